@@ -1,0 +1,19 @@
+import type { Env } from '../config/env';
+import { ensureEmbeddedPostgres, type EmbeddedHandle } from './embedded-postgres';
+import { migrate } from './migrate';
+
+/**
+ * Resolve the database a process should use: DATABASE_URL, else the embedded
+ * server of the data folder (found when running, started when not), and apply
+ * pending migrations.
+ */
+export async function connectDatabase(env: Env, opts: { migrate?: boolean; log?: (m: string) => void } = {}): Promise<{ url: string; embedded: EmbeddedHandle | null }> {
+  let url = env.DATABASE_URL;
+  let embedded: EmbeddedHandle | null = null;
+  if (!url) {
+    embedded = await ensureEmbeddedPostgres(env.dataDir, { log: env.LOG_LEVEL === 'debug' ? opts.log : undefined });
+    url = embedded.url;
+  }
+  if (opts.migrate !== false) await migrate(url, { log: opts.log });
+  return { url, embedded };
+}

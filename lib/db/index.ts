@@ -1,0 +1,5 @@
+export { createPrisma, type Db } from './prisma';
+export { createPool } from './pool';
+export { migrate, listMigrations, MIGRATIONS_DIR } from './migrate';
+export { ensureEmbeddedPostgres, ensureDatabase, type EmbeddedHandle } from './embedded-postgres';
+export { connectDatabase } from './connect';

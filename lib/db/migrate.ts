@@ -1,0 +1,54 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+
+/** Folder of numbered SQL migrations, `NNNN_name/migration.sql`. */
+export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
+
+// One lock id for every Tributary migrator, so concurrent starts serialise.
+const MIGRATE_LOCK = 7_401_337_001;
+
+export interface MigrateResult { applied: string[]; alreadyApplied: number }
+
+/** List migration folder names in apply order. */
+export async function listMigrations(dir = MIGRATIONS_DIR): Promise<string[]> {
+  const entries = await fs.readdir(dir, { withFileTypes: true });
+  return entries.filter((e) => e.isDirectory() && /^\d{4}_/.test(e.name)).map((e) => e.name).sort();
+}
+
+/**
+ * Apply pending migrations, each in its own transaction, under a session
+ * advisory lock: two processes starting together apply each file once.
+ * Idempotent: a second call applies nothing.
+ */
+export async function migrate(url: string, opts: { dir?: string; log?: (m: string) => void } = {}): Promise<MigrateResult> {
+  const dir = opts.dir ?? MIGRATIONS_DIR;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('select pg_advisory_lock($1)', [MIGRATE_LOCK]);
+    await client.query(`create table if not exists _tributary_migrations (
+      name text primary key, applied_at timestamptz not null default now())`);
+    const done = new Set((await client.query('select name from _tributary_migrations')).rows.map((r) => r.name as string));
+    const applied: string[] = [];
+    for (const name of await listMigrations(dir)) {
+      if (done.has(name)) continue;
+      const sql = await fs.readFile(path.join(dir, name, 'migration.sql'), 'utf8');
+      try {
+        await client.query('begin');
+        await client.query(sql);
+        await client.query('insert into _tributary_migrations(name) values ($1)', [name]);
+        await client.query('commit');
+      } catch (e) {
+        await client.query('rollback');
+        throw new Error(`db: migration ${name} failed: ${(e as Error).message}`, { cause: e });
+      }
+      opts.log?.(`applied migration ${name}`);
+      applied.push(name);
+    }
+    return { applied, alreadyApplied: done.size };
+  } finally {
+    await client.query('select pg_advisory_unlock($1)', [MIGRATE_LOCK]).catch(() => {});
+    await client.end();
+  }
+}

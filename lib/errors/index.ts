@@ -1,0 +1,61 @@
+/**
+ * One error type for the whole product. Engines throw AppError (or plain
+ * errors with a prefix such as `lake: …`); the API maps `status` to HTTP and
+ * `isTransient` decides retries in one place.
+ */
+export type ErrorCode =
+  | 'bad_request' | 'validation' | 'unauthorized' | 'forbidden' | 'not_found'
+  | 'conflict' | 'payload_too_large' | 'unavailable' | 'internal';
+
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400, validation: 400, unauthorized: 401, forbidden: 403, not_found: 404,
+  conflict: 409, payload_too_large: 413, unavailable: 503, internal: 500,
+};
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** The input field the error is about, e.g. `payload.mode`. */
+  readonly field?: string;
+  constructor(code: ErrorCode, message: string, opts: { field?: string; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.status = STATUS[code];
+    this.field = opts.field;
+  }
+}
+
+/** Any thrown value as an Error, keeping the original as `cause`. */
+export function toError(e: unknown): Error {
+  if (e instanceof Error) return e;
+  return new Error(typeof e === 'string' ? e : JSON.stringify(e), { cause: e });
+}
+
+// Node/network and Postgres/Oracle codes that mean "try again later": the
+// connection dropped or the server is busy, not that the request is wrong.
+const TRANSIENT_NODE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'ECONNABORTED']);
+const TRANSIENT_PG_CLASSES = ['08', '53', '57P01', '57P02', '57P03', '40001', '40P01'];
+const TRANSIENT_ORA = new Set([3113, 3114, 3135, 12170, 12514, 12516, 12518, 12519, 12520, 12521, 12528, 12535, 12537, 12541, 12543, 12545, 12547, 12560, 12571, 1033, 1034, 1089, 1090, 25408, 24756]);
+
+/**
+ * The seeds' retry rule, once: only connection/transient failures are retried;
+ * bad SQL, a missing table, a conversion error or bad credentials fail at once.
+ */
+export function isTransient(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    const err = cur as { code?: string | number; errorNum?: number; message?: string; transient?: boolean };
+    if (err.transient === true) return true;
+    if (typeof err.code === 'string') {
+      if (TRANSIENT_NODE.has(err.code)) return true;
+      if (/^[0-9A-Z]{5}$/.test(err.code) && TRANSIENT_PG_CLASSES.some((c) => err.code!.toString().startsWith(c))) return true;
+      // node-oracledb thin/thick network errors (NJS-500 connection lost, DPI-1080 closed…)
+      if (/^(NJS-50\d|NJS-040|DPI-1080|DPI-1010)$/.test(err.code)) return true;
+    }
+    if (typeof err.errorNum === 'number' && TRANSIENT_ORA.has(err.errorNum)) return true;
+    const m = err.message ?? '';
+    if (/^ORA-(\d{5})/.test(m) && TRANSIENT_ORA.has(Number(m.slice(4, 9)))) return true;
+    if (/Connection terminated|timeout exceeded when trying to connect|connection is closed/i.test(m)) return true;
+  }
+  return false;
+}
