@@ -1,0 +1,41 @@
+import type { z } from 'zod';
+import type pg from 'pg';
+import type { Logger } from '../log';
+import type { Env } from '../config/env';
+import type { Db } from '../db/prisma';
+
+/** What a job handler is handed by the worker (or by a test, or the CLI). */
+export interface JobContext {
+  /** The job run's id (job_runs.id). */
+  runId: string;
+  /** Raw SQL pool on Tributary's own database (etl_meta, catalog, queue…). */
+  pool: pg.Pool;
+  /** Prisma client on the same database. */
+  prisma: Db;
+  /** Child logger whose lines are stored as the run's log. */
+  logger: Logger;
+  /** Aborted when the run is cancelled or the worker stops: stop at the next safe point. */
+  signal: AbortSignal;
+  /** Parsed process environment (data folder, warehouse…). */
+  env: Env;
+  /** Report progress: units done out of total (total may be updated). */
+  progress(done: number, total?: number): void;
+}
+
+/**
+ * One job kind: a name, its payload schema (validated on enqueue and again on
+ * claim) and the handler the worker runs. Engines export these from
+ * `lib/<engine>/jobs.ts`; `lib/jobs/registry.ts` lists them.
+ */
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
+  kind: string;
+  description: string;
+  /** Least role allowed to start it. (Default: operator) */
+  role?: 'admin' | 'operator' | 'viewer';
+  payload: S;
+  run(ctx: JobContext, payload: z.infer<S>): Promise<unknown>;
+}
+
+export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
+  return def;
+}
