@@ -1,0 +1,51 @@
+import type pg from 'pg';
+import { parseEnv, type Env } from '../config/env';
+import { connectDatabase } from '../db/connect';
+import { createPool } from '../db/pool';
+import { createPrisma, type Db } from '../db/prisma';
+import { createLogger, consoleSink, type Logger } from '../log';
+
+/** What a CLI command gets: the database (embedded found or started), a logger, a signal. */
+export interface CliContext {
+  env: Env;
+  url: string;
+  pool: pg.Pool;
+  prisma: Db;
+  logger: Logger;
+  /** Aborted on Ctrl+C. */
+  signal: AbortSignal;
+  close(): Promise<void>;
+}
+
+/**
+ * Open Tributary's database for a CLI command. While `npm start` runs, its
+ * embedded Postgres is found through the data folder; otherwise this process
+ * starts it and stops it again in close().
+ */
+export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<CliContext> {
+  const env = parseEnv();
+  const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL });
+  const { url, embedded } = await connectDatabase(env, { migrate: opts.migrate, log: (m) => logger.debug(m) });
+  const pool = createPool(url, { application: 'tributary-cli' });
+  const prisma = createPrisma(url, { max: 4 });
+  const ac = new AbortController();
+  const onSig = () => ac.abort(new Error('interrupted'));
+  process.once('SIGINT', onSig);
+  process.once('SIGTERM', onSig);
+  return {
+    env, url, pool, prisma, logger, signal: ac.signal,
+    close: async () => {
+      process.off('SIGINT', onSig);
+      process.off('SIGTERM', onSig);
+      await prisma.$disconnect().catch(() => {});
+      await pool.end().catch(() => {});
+      await embedded?.stop();
+    },
+  };
+}
+
+/** Run a command body with a context and always close it; sets the exit code from the result. */
+export async function withCli<T>(body: (ctx: CliContext) => Promise<T>): Promise<T> {
+  const ctx = await openCliContext();
+  try { return await body(ctx); } finally { await ctx.close(); }
+}
