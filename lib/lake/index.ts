@@ -1,0 +1,89 @@
+/**
+ * Tributary's Iceberg lake: a SQL catalog in Postgres (pyiceberg SqlCatalog /
+ * JdbcCatalog layout), format-v2 tables with Avro manifests and Parquet data
+ * files carrying field ids, compare-and-swap commits.
+ *
+ * Public entry of `lib/lake/`; nothing deeper is imported by other engines.
+ */
+import type * as arrow from 'apache-arrow';
+import type pg from 'pg';
+import type { Logger } from '../log';
+import type {
+  Batches, CommitResult, DataFileInfo, DeleteOptions, MergeOptions, MergeResult, ScanOptions, Snapshot, TableMetadata,
+} from './types';
+import { openLakeImpl } from './lake';
+
+export type {
+  Batches, ColumnRange, CommitResult, DataFileInfo, DeleteOptions, IcebergField, IcebergSchema, MergeOptions, MergeResult,
+  PartitionSpec, ScanOptions, Snapshot, TableMetadata,
+} from './types';
+export type { Storage } from './storage';
+
+export interface LakeOptions {
+  /** Pool on the database holding `iceberg_tables` / `iceberg_namespace_properties`. */
+  pool: pg.Pool;
+  /** Warehouse root: `file:///abs/path` or an absolute path. */
+  warehouse: string;
+  /** Catalog name in the catalog tables. (Default: 'tributary') */
+  catalogName?: string;
+  /** (Default: silent) */
+  logger?: Logger;
+}
+
+export interface CreateTableOptions {
+  /** Arrow schema; nullable flags become optional/required. */
+  schema: arrow.Schema;
+  /** Identity-partition columns. (Default: none) */
+  partitionBy?: string[];
+  /** Table properties, merged over the defaults (zstd Parquet, name mapping…). */
+  properties?: Record<string, string>;
+  /** Merge/identifier key columns, recorded as the schema's identifier-field-ids (must be required). (Default: none) */
+  identifierColumns?: string[];
+}
+
+export interface Lake {
+  readonly catalogName: string;
+  readonly warehouse: string;
+  createNamespace(ns: string, props?: Record<string, string>): Promise<void>;
+  listNamespaces(): Promise<string[]>;
+  namespaceProperties(ns: string): Promise<Record<string, string>>;
+  setNamespaceProperties(ns: string, props: Record<string, string>, remove?: string[]): Promise<void>;
+  /** Refuses when the namespace still holds tables. */
+  dropNamespace(ns: string): Promise<void>;
+  listTables(ns?: string): Promise<string[]>;
+  tableExists(ident: string): Promise<boolean>;
+  createTable(ident: string, opts: CreateTableOptions): Promise<LakeTable>;
+  loadTable(ident: string): Promise<LakeTable>;
+  dropTable(ident: string, opts?: { purge?: boolean }): Promise<void>;
+  renameTable(from: string, to: string): Promise<void>;
+}
+
+export interface LakeTable {
+  readonly ident: string;
+  readonly location: string;
+  arrowSchema(): arrow.Schema;
+  metadata(): TableMetadata;
+  metadataLocation(): string;
+  currentSnapshotId(): bigint | null;
+  snapshots(): Snapshot[];
+  /** Re-read the table from the catalog. */
+  refresh(): Promise<void>;
+  append(batches: Batches): Promise<CommitResult>;
+  /** Adopt already-written Parquet files (field ids of the table schema) without re-encoding. */
+  appendDataFiles(paths: string[]): Promise<CommitResult>;
+  /** Replace the whole table, or only the rows of one partition value, by these rows. */
+  overwrite(batches: Batches, opts?: { partition?: Record<string, unknown> }): Promise<CommitResult>;
+  merge(batches: Batches, opts: MergeOptions): Promise<MergeResult>;
+  deleteWhere(opts: DeleteOptions): Promise<CommitResult & { deleted: number }>;
+  scan(opts?: ScanOptions): AsyncIterable<arrow.RecordBatch>;
+  evolveSchema(target: arrow.Schema): Promise<{ changes: string[]; rewritten: boolean }>;
+  expireSnapshots(opts?: { now?: number; maxSnapshotAgeMs?: number; minSnapshotsToKeep?: number }): Promise<{ expiredSnapshots: number; deletedFiles: string[] }>;
+  compact(opts?: { partition?: Record<string, unknown> }): Promise<CommitResult>;
+  /** Live data and delete files of the current (or given) snapshot. */
+  files(snapshotId?: bigint): Promise<DataFileInfo[]>;
+}
+
+/** Open the lake: the catalog in `pool`'s database, files under `warehouse`. */
+export function openLake(opts: LakeOptions): Lake {
+  return openLakeImpl(opts);
+}

@@ -1,0 +1,124 @@
+import type * as arrow from 'apache-arrow';
+
+/** One Iceberg schema field (spec: "Schemas and Data Types"), primitive types only. */
+export interface IcebergField {
+  id: number;
+  name: string;
+  required: boolean;
+  /** Primitive type string: boolean, int, long, float, double, decimal(P,S), date, time, timestamp, timestamptz, string, uuid, fixed[L], binary. */
+  type: string;
+  doc?: string;
+}
+
+export interface IcebergSchema {
+  type: 'struct';
+  'schema-id': number;
+  'identifier-field-ids'?: number[];
+  fields: IcebergField[];
+}
+
+export interface PartitionField { 'source-id': number; 'field-id': number; name: string; transform: string }
+export interface PartitionSpec { 'spec-id': number; fields: PartitionField[] }
+
+export interface Snapshot {
+  'snapshot-id': number | bigint;
+  'parent-snapshot-id'?: number | bigint;
+  'sequence-number': number;
+  'timestamp-ms': number;
+  'manifest-list': string;
+  summary: Record<string, string> & { operation: 'append' | 'replace' | 'overwrite' | 'delete' };
+  'schema-id'?: number;
+}
+
+/** Table metadata JSON, format v2 (spec: "Table Metadata"). */
+export interface TableMetadata {
+  'format-version': 2;
+  'table-uuid': string;
+  location: string;
+  'last-sequence-number': number;
+  'last-updated-ms': number;
+  'last-column-id': number;
+  'current-schema-id': number;
+  schemas: IcebergSchema[];
+  'default-spec-id': number;
+  'partition-specs': PartitionSpec[];
+  'last-partition-id': number;
+  'default-sort-order-id': number;
+  'sort-orders': { 'order-id': number; fields: unknown[] }[];
+  properties: Record<string, string>;
+  'current-snapshot-id': number | bigint | null;
+  snapshots: Snapshot[];
+  'snapshot-log': { 'snapshot-id': number | bigint; 'timestamp-ms': number }[];
+  'metadata-log': { 'metadata-file': string; 'timestamp-ms': number }[];
+  refs: Record<string, { 'snapshot-id': number | bigint; type: 'branch' | 'tag' }>;
+  statistics?: unknown[];
+}
+
+/** What every committing operation returns. */
+export interface CommitResult {
+  /** The new snapshot's id, or null when the operation had nothing to commit. */
+  snapshotId: bigint | null;
+  sequenceNumber: number;
+  metadataLocation: string;
+  addedDataFiles: number;
+  addedDeleteFiles: number;
+  removedFiles: number;
+  addedRecords: number;
+  /** Commit attempts used (1 when no concurrent writer interfered). */
+  attempts: number;
+}
+
+/** A key range on one column, used to prune files by their bounds and to filter rows. */
+export interface ColumnRange {
+  column: string;
+  /** Inclusive lower bound. */
+  gte?: unknown;
+  /** Inclusive upper bound. */
+  lte?: unknown;
+  /** Exact set of values. */
+  in?: unknown[];
+}
+
+export type Batches = AsyncIterable<arrow.RecordBatch> | Iterable<arrow.RecordBatch>;
+
+export interface ScanOptions {
+  /** Columns to return, in this order. (Default: all columns of the current schema) */
+  columns?: string[];
+  /** Identity-partition values that rows must have, e.g. `{ BRANCH_ID: 3 }`. */
+  partition?: Record<string, unknown>;
+  /** Read this snapshot instead of the current one. */
+  snapshotId?: bigint;
+  /** Row filters: files are pruned by bounds, then rows are filtered exactly. */
+  filter?: ColumnRange[];
+  /** Stop after this many rows. (Default: unlimited) */
+  limit?: number;
+}
+
+export interface MergeOptions {
+  /** Key columns: a row replaces the row with equal keys in the same partition. */
+  keys: string[];
+  /** On updated rows keep the table's existing value of these columns (e.g. `insert_at`). */
+  carryForward?: string[];
+  /** Return, for each updated row, its keys and the previous values of these columns. */
+  returnPrevious?: string[];
+}
+
+export interface MergeResult extends CommitResult {
+  inserted: number;
+  updated: number;
+  /** Present when `returnPrevious` was given: one object per updated row (keys + requested columns). */
+  previous?: Record<string, unknown>[];
+}
+
+export interface DeleteOptions {
+  partition?: Record<string, unknown>;
+  keys?: { columns: string[]; values: unknown[][] };
+}
+
+export interface DataFileInfo {
+  path: string;
+  content: 'data' | 'position-deletes' | 'equality-deletes';
+  partition: Record<string, unknown>;
+  recordCount: number;
+  fileSizeInBytes: number;
+}
