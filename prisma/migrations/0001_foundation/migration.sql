@@ -43,6 +43,7 @@ CREATE TABLE job_runs (
   progress_total integer,
   attempts integer NOT NULL DEFAULT 0,
   worker_id text,
+  queue_job_id uuid,
   heartbeat_at timestamptz(6),
   cancel_requested boolean NOT NULL DEFAULT false,
   error text,

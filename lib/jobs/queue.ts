@@ -1,0 +1,49 @@
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+
+/** The one pg-boss queue every job kind goes through; the payload names the kind. */
+export const QUEUE = 'tributary-jobs';
+
+/** Adapts a pg pool or client to pg-boss's `db` interface. */
+export function bossDb(q: Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>): PgBoss.Db {
+  return { executeSql: (text, values) => q.query(text, values) as Promise<{ rows: unknown[] }> as Promise<{ rows: any[] }> };
+}
+
+/**
+ * A pg-boss instance over an existing pool. Web and CLI only send (no
+ * maintenance); workers supervise (expire/retention) too.
+ */
+export function createBoss(pool: pg.Pool, opts: { supervise?: boolean } = {}): PgBoss {
+  const boss = new PgBoss({
+    db: bossDb(pool),
+    migrate: false,
+    supervise: opts.supervise ?? false,
+    schedule: false,
+  });
+  boss.on('error', () => {}); // surfaced through job_runs, not crashes
+  return boss;
+}
+
+/**
+ * Create pg-boss's schema and Tributary's queue (idempotent). Called with the
+ * SQL migrations by every starter. Tributary owns retries (job_runs), so the
+ * queue itself never retries, and its expiry is long: a live run is watched by
+ * heartbeats (lib/jobs/reaper.ts), not by pg-boss's expiry.
+ */
+export async function ensureQueue(pool: pg.Pool): Promise<void> {
+  const boss = new PgBoss({ db: bossDb(pool), migrate: true, supervise: false, schedule: false });
+  boss.on('error', () => {});
+  // pg-boss's own migration is not guarded against two concurrent starters.
+  const c = await pool.connect();
+  try {
+    await c.query('select pg_advisory_lock(7401337002)');
+    await boss.start();
+    if (!(await boss.getQueue(QUEUE))) {
+      await boss.createQueue(QUEUE, { name: QUEUE, policy: 'standard', retryLimit: 0, expireInHours: 23, retentionDays: 7 });
+    }
+    await boss.stop({ graceful: false, wait: true, close: false });
+  } finally {
+    await c.query('select pg_advisory_unlock(7401337002)').catch(() => {});
+    c.release();
+  }
+}

@@ -1,0 +1,134 @@
+import os from 'node:os';
+import crypto from 'node:crypto';
+import type pg from 'pg';
+import type PgBoss from 'pg-boss';
+import type { Env } from '../config/env';
+import type { Db } from '../db/prisma';
+import { createLogger, type Logger, type Sink } from '../log';
+import { toError } from '../errors';
+import { QUEUE, createBoss } from './queue';
+import { getJobDefinition } from './registry';
+import { jobLogSink } from './log-sink';
+import { reapStaleRuns } from './reaper';
+import type { JobContext } from './types';
+
+export interface WorkerOptions {
+  pool: pg.Pool;
+  prisma: Db;
+  env: Env;
+  logger: Logger;
+  /** Jobs run at once. (Default: env.TRIBUTARY_WORKER_CONCURRENCY) */
+  concurrency?: number;
+  /** How often a running job's heartbeat, progress and cancel flag are synced. (Default: 2000 ms) */
+  heartbeatMs?: number;
+  /** A running job whose heartbeat is older than this is failed by any worker. (Default: 30000 ms) */
+  staleAfterMs?: number;
+  /** Echo job log lines to this sink too (the worker's console). (Default: none) */
+  echo?: Sink;
+}
+
+export interface WorkerHandle { id: string; stop(opts?: { timeoutMs?: number }): Promise<void> }
+
+/** Start a worker: claims jobs from the queue, runs them, heartbeats, reaps dead peers. */
+export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
+  const id = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
+  const heartbeatMs = o.heartbeatMs ?? 2000;
+  const staleAfterMs = o.staleAfterMs ?? 30_000;
+  const boss: PgBoss = createBoss(o.pool, { supervise: true });
+  await boss.start();
+  const running = new Map<string, AbortController>();
+  let stopping = false;
+
+  const runOne = async (runId: string) => {
+    const claimed = await o.pool.query(
+      `update job_runs set status = 'running', worker_id = $2, started_at = now(), heartbeat_at = now(), attempts = attempts + 1
+        where id = $1 and status = 'queued' returning kind, params`, [runId, id]);
+    if (!claimed.rowCount) return; // cancelled before start, or already handled
+    const { kind, params } = claimed.rows[0];
+    const logs = jobLogSink(o.pool, runId, { echo: o.echo });
+    const logger = createLogger(logs.sink, { level: o.env.LOG_LEVEL, fields: {} });
+    const ac = new AbortController();
+    running.set(runId, ac);
+    let done = 0; let total: number | null = null; let dirty = true;
+    let cancelled = false; let lost = false;
+    const beat = async () => {
+      const fields = dirty ? [done, total] : [null, null];
+      dirty = false;
+      const r = await o.pool.query(
+        `update job_runs set heartbeat_at = now(),
+            progress_done = coalesce($3, progress_done), progress_total = coalesce($4, progress_total)
+          where id = $1 and worker_id = $2 and status = 'running' returning cancel_requested`,
+        [runId, id, ...fields]).catch(() => null);
+      if (!r) return;
+      if (!r.rowCount) { lost = true; ac.abort(new Error('run was taken away from this worker (reaped)')); return; }
+      if (r.rows[0].cancel_requested && !ac.signal.aborted) { cancelled = true; ac.abort(new Error('cancelled by request')); }
+    };
+    const timer = setInterval(() => void beat(), heartbeatMs);
+    const ctx: JobContext = {
+      runId, pool: o.pool, prisma: o.prisma, logger, signal: ac.signal, env: o.env,
+      progress: (d, t) => { done = d; if (t !== undefined) total = t; dirty = true; },
+    };
+    let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
+    let error: string | null = null;
+    let result: unknown = null;
+    try {
+      const def = getJobDefinition(kind);
+      if (!def) throw new Error(`jobs: this worker does not know job kind '${kind}'`);
+      const payload = def.payload.parse(params);
+      logger.info(`started ${kind}`, { worker: id });
+      result = (await def.run(ctx, payload)) ?? null;
+      if (cancelled) status = 'cancelled';
+    } catch (e) {
+      const err = toError(e);
+      status = cancelled ? 'cancelled' : 'failed';
+      error = cancelled ? 'cancelled by request' : err.message;
+      if (!cancelled) logger.error(err.message, { stack: err.stack?.split('\n').slice(1, 4).join(' | ') });
+    } finally {
+      clearInterval(timer);
+    }
+    if (status === 'cancelled') logger.warn('cancelled');
+    else if (status === 'succeeded') logger.info(`finished ${kind}`);
+    await logs.close();
+    running.delete(runId);
+    if (lost) return; // another worker already recorded this run's end
+    await o.pool.query(
+      `update job_runs set status = $3, error = $4, result = $5, finished_at = now(), heartbeat_at = now(),
+              progress_done = $6, progress_total = coalesce($7, progress_total)
+        where id = $1 and worker_id = $2 and status = 'running'`,
+      [runId, id, status, error, result === null ? null : JSON.stringify(result), done, total]);
+  };
+
+  const workIds: string[] = [];
+  for (let i = 0; i < (o.concurrency ?? o.env.TRIBUTARY_WORKER_CONCURRENCY); i++) {
+    workIds.push(await boss.work<{ runId: string }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async (jobs) => {
+      for (const j of jobs) if (!stopping) await runOne(j.data.runId);
+    }));
+  }
+
+  const reap = async () => {
+    try {
+      const ids = await reapStaleRuns(o.pool, boss, staleAfterMs);
+      for (const r of ids) o.logger.warn('failed a run whose worker stopped heartbeating', { runId: r });
+    } catch { /* next round */ }
+  };
+  const reaper = setInterval(() => void reap(), Math.max(1000, Math.floor(staleAfterMs / 3)));
+  void reap();
+  o.logger.info('worker started', { worker: id, concurrency: workIds.length });
+
+  return {
+    id,
+    stop: async ({ timeoutMs = 15_000 } = {}) => {
+      if (stopping) return;
+      stopping = true;
+      clearInterval(reaper);
+      for (const w of workIds) await boss.offWork(w).catch(() => {});
+      for (const ac of running.values()) ac.abort(new Error('worker stopping'));
+      const until = Date.now() + timeoutMs;
+      while (running.size && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      // Runs that did not stop in time stay 'running' without heartbeats and
+      // are failed by the next worker's reaper.
+      await boss.stop({ graceful: true, close: false, wait: true, timeout: 2000 }).catch(() => {});
+      o.logger.info('worker stopped', { worker: id });
+    },
+  };
+}
