@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
+import { registerSystemCommands } from './system-commands';
 
 /**
  * Every sub-command, in one list. Engines export `register…Commands(program)`
- * from `lib/<engine>/cli.ts`; add them here.
+ * from `lib/<engine>/cli.ts`; add them here, one line each.
  */
 export function registerCommands(program: Command): void {
-  void program;
+  registerSystemCommands(program);
 }

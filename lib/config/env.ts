@@ -22,6 +22,8 @@ const EnvSchema = z.object({
   TRIBUTARY_SECRET: z.string().min(16).optional(),
   /** Jobs one worker runs at once. (Default: 2) */
   TRIBUTARY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** A running job whose worker has not heartbeated for this long is failed. (Default: 30) */
+  TRIBUTARY_JOB_STALE_SECONDS: z.coerce.number().int().min(3).max(86_400).default(30),
   /** Iceberg warehouse root, `file://…` (s3:// later). (Default: `file://<data>/warehouse`) */
   TRIBUTARY_WAREHOUSE: z.string().optional(),
   /** Log level: debug, info, warn, error. (Default: info) */

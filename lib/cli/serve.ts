@@ -1,0 +1,88 @@
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { parseEnv } from '../config/env';
+import { resolveSecret } from '../config/secret';
+import { connectDatabase, createPool, createPrisma } from '../db';
+import { ensureQueue } from '../jobs/queue';
+import { ensureAdminUser } from '../auth/users';
+import { consoleSink, createLogger } from '../log';
+import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
+
+/**
+ * `tributary serve` (what `npm start` runs): database (embedded unless
+ * DATABASE_URL), migrations, first admin, panel build when needed, then the
+ * web server and one worker as child processes. SIGINT/SIGTERM stops all of
+ * them and the embedded Postgres, in that order.
+ */
+export async function serve(opts: { build?: boolean; worker?: boolean } = {}): Promise<void> {
+  const env = parseEnv();
+  const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
+  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m) });
+  if (embedded?.owned) logger.info('embedded PostgreSQL started', { dataDir: env.dataDir });
+  const pool = createPool(url, { max: 2 });
+  await ensureQueue(pool);
+  await pool.end();
+  const prisma = createPrisma(url, { max: 2 });
+  if (env.TRIBUTARY_ADMIN_USER && env.TRIBUTARY_ADMIN_PASSWORD) {
+    const r = await ensureAdminUser(prisma, { name: env.TRIBUTARY_ADMIN_USER, password: env.TRIBUTARY_ADMIN_PASSWORD });
+    if (r.created) logger.info('created the admin user from TRIBUTARY_ADMIN_USER', { user: r.user.name });
+  } else if ((await prisma.user.count()) === 0) {
+    logger.info(`no user yet: open http://${env.HOST}:${env.PORT}/setup to create the first admin`);
+  }
+  await prisma.$disconnect();
+  if (opts.build !== false) buildPanelIfNeeded((m) => logger.info(m));
+
+  const secret = resolveSecret(env);
+  const childEnv = {
+    ...process.env,
+    DATABASE_URL: url,
+    TRIBUTARY_DATA_DIR: env.dataDir,
+    TRIBUTARY_SECRET: secret,
+    NEXTAUTH_SECRET: secret,
+    NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`,
+    NEXT_TELEMETRY_DISABLED: '1',
+  };
+  const children = new Set<ChildProcess>();
+  let stopping = false;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('stopping web and worker');
+    await Promise.all([...children].map((c) => new Promise<void>((res) => {
+      if (c.exitCode !== null || c.signalCode !== null) return res();
+      const t = setTimeout(() => c.kill('SIGKILL'), 20_000);
+      c.once('exit', () => { clearTimeout(t); res(); });
+      c.kill('SIGTERM');
+    })));
+    if (embedded?.owned) { logger.info('stopping embedded PostgreSQL'); await embedded.stop(); }
+    process.exitCode = code;
+    resolveDone();
+  };
+
+  const start = (name: string, args: string[], restart: boolean) => {
+    const c = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] });
+    children.add(c);
+    c.once('exit', (code, sig) => {
+      children.delete(c);
+      if (stopping) return;
+      if (restart) {
+        logger.warn(`${name} exited (${code ?? sig}); restarting in 2 s`);
+        setTimeout(() => { if (!stopping) start(name, args, restart); }, 2000);
+      } else {
+        logger.error(`${name} exited (${code ?? sig}); stopping`);
+        void shutdown(1);
+      }
+    });
+    return c;
+  };
+
+  start('web', [path.join(PROJECT_ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(env.PORT), '-H', env.HOST], false);
+  if (opts.worker !== false) start('worker', [path.join(PROJECT_ROOT, 'bin/tributary.mjs'), 'worker'], true);
+  logger.info(`Tributary is up: http://${env.HOST}:${env.PORT}/login`);
+  process.once('SIGINT', () => void shutdown(0));
+  process.once('SIGTERM', () => void shutdown(0));
+  await done;
+}

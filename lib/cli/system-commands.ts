@@ -1,0 +1,81 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { withCli } from './context';
+import { serve } from './serve';
+import { migrate } from '../db/migrate';
+import { ensureQueue } from '../jobs/queue';
+import { createUser, listUsers } from '../auth/users';
+import { createApiToken, listApiTokens, revokeApiToken } from '../auth/tokens';
+import { ROLES, type Role } from '../auth/roles';
+import { runWorkerProcess } from '../../workers/main';
+
+const positiveInt = (flag: string) => (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${flag} must be a positive integer (got '${v}')`);
+  return Number(v);
+};
+const role = (v: string): Role => {
+  if (!(ROLES as readonly string[]).includes(v)) throw new InvalidArgumentError(`--role must be one of ${ROLES.join(', ')} (got '${v}')`);
+  return v as Role;
+};
+
+/** serve, worker, migrate, users, tokens. */
+export function registerSystemCommands(program: Command): void {
+  program.command('serve')
+    .description('Start the panel and one worker (what `npm start` runs); embedded PostgreSQL unless DATABASE_URL is set')
+    .option('--no-build', 'do not build the panel even when its sources changed')
+    .option('--no-worker', 'start the panel only')
+    .action(async (o) => serve({ build: o.build, worker: o.worker }));
+
+  program.command('worker')
+    .description('Run a worker alone (start several, on several machines, against one database)')
+    .option('--concurrency <n>', 'jobs run at once (default: TRIBUTARY_WORKER_CONCURRENCY or 2)', positiveInt('--concurrency'))
+    .action(async (o) => runWorkerProcess({ concurrency: o.concurrency }));
+
+  program.command('migrate')
+    .description('Apply pending database migrations (idempotent)')
+    .action(async () => withCli(async (ctx) => {
+      const r = await migrate(ctx.url);
+      await ensureQueue(ctx.pool);
+      console.log(r.applied.length ? `applied: ${r.applied.join(', ')}` : 'database is up to date');
+    }));
+
+  const users = program.command('users').description('Manage panel users');
+  users.command('create')
+    .description('Create a user')
+    .requiredOption('--name <name>', 'login name')
+    .requiredOption('--password <password>', 'password (at least 8 characters)')
+    .option('--role <role>', `one of ${ROLES.join(', ')}`, role, 'viewer')
+    .action(async (o) => withCli(async (ctx) => {
+      if (o.password.length < 8) throw new InvalidArgumentError('--password must be at least 8 characters');
+      const u = await createUser(ctx.prisma, { name: o.name, password: o.password, role: o.role });
+      console.log(`created user ${u.name} (${u.role})`);
+    }));
+  users.command('list').description('List users').option('--json', 'machine-readable output')
+    .action(async (o) => withCli(async (ctx) => {
+      const all = await listUsers(ctx.prisma);
+      if (o.json) console.log(JSON.stringify(all, null, 2));
+      else for (const u of all) console.log(`${u.name}\t${u.role}\t${u.createdAt.toISOString()}`);
+    }));
+
+  const tokens = program.command('tokens').description('Manage API tokens (bearer tokens for /api/v1)');
+  tokens.command('create')
+    .description('Create a token for a user; it is printed once and stored hashed')
+    .requiredOption('--user <name>', 'the user the token acts as (it carries their role)')
+    .requiredOption('--name <name>', 'a label for the token')
+    .action(async (o) => withCli(async (ctx) => {
+      const t = await createApiToken(ctx.prisma, { user: o.user, name: o.name });
+      console.log(t.token);
+      console.error(`token '${t.name}' for ${o.user} (${t.role}) — shown once, store it now`);
+    }));
+  tokens.command('list').description('List tokens (never their values)').option('--json', 'machine-readable output')
+    .option('--all', 'include revoked tokens')
+    .action(async (o) => withCli(async (ctx) => {
+      const all = await listApiTokens(ctx.prisma, { includeRevoked: !!o.all });
+      if (o.json) console.log(JSON.stringify(all, null, 2));
+      else for (const t of all) console.log(JSON.stringify(t));
+    }));
+  tokens.command('revoke').description('Revoke a token by id or prefix').argument('<id>', 'token id or its shown prefix')
+    .action(async (id) => withCli(async (ctx) => {
+      const t = await revokeApiToken(ctx.prisma, id);
+      console.log(`revoked token ${t.name}`);
+    }));
+}

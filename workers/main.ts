@@ -1,0 +1,32 @@
+import { parseEnv } from '../lib/config/env';
+import { connectDatabase, createPool, createPrisma } from '../lib/db';
+import { ensureQueue, startWorker } from '../lib/jobs';
+import { consoleSink, createLogger } from '../lib/log';
+
+/**
+ * The worker process: claims jobs and runs the engines until SIGINT/SIGTERM.
+ * Several may run, on several machines, against the same database.
+ * @returns a promise that settles when the worker has stopped
+ */
+export async function runWorkerProcess(opts: { concurrency?: number } = {}): Promise<void> {
+  const env = parseEnv();
+  const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
+  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m) });
+  const pool = createPool(url, { max: 20, application: 'tributary-worker' });
+  const prisma = createPrisma(url, { max: 4 });
+  await ensureQueue(pool);
+  const worker = await startWorker({
+    pool, prisma, env, logger, concurrency: opts.concurrency,
+    staleAfterMs: env.TRIBUTARY_JOB_STALE_SECONDS * 1000,
+    echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
+  });
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await worker.stop();
+  await prisma.$disconnect().catch(() => {});
+  await pool.end().catch(() => {});
+  await embedded?.stop();
+}
