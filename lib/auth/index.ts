@@ -2,7 +2,7 @@
 // process (lib/api, app/) and by the CLI (`tributary users|tokens`).
 export { ROLES, RoleSchema, isRole, roleAtLeast, minRole, type Role } from './roles';
 export { hashPassword, verifyPassword, MIN_PASSWORD_LENGTH } from './password';
-export { createUser, createFirstAdmin, ensureAdminUser, verifyCredentials, findUser, listUsers, countUsers, type UserInfo } from './users';
+export { createUser, createFirstAdmin, ensureAdminUser, verifyCredentials, findUser, listUsers, countUsers, updateUser, deleteUser, type UserInfo } from './users';
 export { createApiToken, listApiTokens, revokeApiToken, authenticateApiToken, hashToken, TOKEN_PREFIX, type ApiTokenInfo } from './tokens';
 export { loadSecret } from './secret';
 export { createAuthOptions, readSession, type SessionUser } from './session';

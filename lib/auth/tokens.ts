@@ -83,7 +83,7 @@ export async function revokeApiToken(prisma: Db, idOrPrefix: string, opts: { use
 }
 
 /** Who a presented bearer token acts as: null when unknown or revoked. */
-export async function authenticateApiToken(prisma: Db, token: string): Promise<{ userId: string; userName: string; role: Role; tokenId: string } | null> {
+export async function authenticateApiToken(prisma: Db, token: string): Promise<{ userId: string; userName: string; role: Role; tokenId: string; tokenName: string } | null> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const row = await prisma.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
   if (!row || row.revokedAt) return null;
@@ -94,5 +94,5 @@ export async function authenticateApiToken(prisma: Db, token: string): Promise<{
   }
   const tokenRole: Role = isRole(row.role) ? row.role : 'viewer';
   const userRole: Role = isRole(row.user.role) ? row.user.role : 'viewer';
-  return { userId: row.userId, userName: row.user.name, role: minRole(tokenRole, userRole), tokenId: row.id };
+  return { userId: row.userId, userName: row.user.name, role: minRole(tokenRole, userRole), tokenId: row.id, tokenName: row.name };
 }

@@ -92,3 +92,20 @@ export async function listUsers(prisma: Db): Promise<UserInfo[]> {
 export async function countUsers(prisma: Db): Promise<number> {
   return prisma.user.count();
 }
+
+/** Change a user's role and/or password (admin action). Throws `not_found`. */
+export async function updateUser(prisma: Db, id: string, change: { role?: Role; password?: string }): Promise<UserInfo> {
+  const existing = await findUser(prisma, { id });
+  if (!existing) throw new AppError('not_found', `auth: no user ${id}`);
+  const data: { role?: Role; passwordHash?: string } = {};
+  if (change.role) data.role = change.role;
+  if (change.password !== undefined) data.passwordHash = await hashPassword(change.password);
+  return toInfo(await prisma.user.update({ where: { id }, data }));
+}
+
+/** Delete a user and, by cascade, their API tokens. Throws `not_found`. */
+export async function deleteUser(prisma: Db, id: string): Promise<void> {
+  const existing = await findUser(prisma, { id });
+  if (!existing) throw new AppError('not_found', `auth: no user ${id}`);
+  await prisma.user.delete({ where: { id } });
+}

@@ -1,0 +1,5 @@
+// GET /api/v1/job-kinds - the job kinds a worker runs, with the least role that may start each
+import { apiHandler } from '@/lib/api';
+import { jobKinds } from '@/lib/jobs';
+
+export const GET = apiHandler({}, async () => ({ kinds: jobKinds() }));

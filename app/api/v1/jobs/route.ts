@@ -1,0 +1,40 @@
+// GET /api/v1/jobs - list job runs, newest first (?status=&kind=&limit=&before=)
+// POST /api/v1/jobs - start a job: { kind, params } → 202 { id }
+import { z } from 'zod';
+import { apiHandler, json, principalLabel } from '@/lib/api';
+import { roleAtLeast } from '@/lib/auth';
+import { AppError } from '@/lib/errors';
+import { enqueueJob, jobKinds, listJobRuns } from '@/lib/jobs';
+
+const ListQuery = z.object({
+  status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),
+  kind: z.string().min(1).max(100).optional(),
+  /** (Default: 50, at most 500) */
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  /** Only runs created before this instant (ISO 8601), for paging. */
+  before: z.iso.datetime({ offset: true }).optional(),
+});
+
+const StartBody = z.object({
+  kind: z.string({ error: 'kind is required (a job kind such as system.check)' }).min(1, 'kind is required'),
+  params: z.unknown().optional(),
+  /** Accepted as a synonym of `params`. */
+  payload: z.unknown().optional(),
+});
+
+export const GET = apiHandler({ query: ListQuery }, async ({ deps, query }) => {
+  return { runs: await listJobRuns(deps.pool, query) };
+});
+
+export const POST = apiHandler({ role: 'operator', body: StartBody, maxBodyBytes: 256 * 1024 }, async ({ deps, body, principal }) => {
+  const def = jobKinds().find((k) => k.kind === body.kind);
+  if (def && !roleAtLeast(principal.role, def.role)) {
+    throw new AppError('forbidden', `starting ${def.kind} needs the ${def.role} role; you are ${principal.role}`);
+  }
+  const { runId } = await enqueueJob(deps.pool, {
+    kind: body.kind,
+    params: body.params ?? body.payload ?? {},
+    createdBy: principalLabel(principal),
+  });
+  return json({ id: runId, kind: body.kind, status: 'queued' }, 202, { Location: `/api/v1/jobs/${runId}` });
+});

@@ -1,0 +1,33 @@
+import { AppError } from '../errors';
+
+/** Largest JSON body a route accepts unless it says otherwise. (Default: 1 MiB) */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Read a request body as JSON, refusing more than `maxBytes` before parsing
+ * (Content-Length is checked first, the stream is counted too, since chunked
+ * bodies have none). An empty body reads as `{}`.
+ */
+export async function readJsonBody(req: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<unknown> {
+  const tooBig = () => new AppError('payload_too_large', `request body is larger than ${maxBytes} bytes`, { field: 'body' });
+  const declared = Number(req.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooBig();
+  if (!req.body) return {};
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) { await reader.cancel().catch(() => {}); throw tooBig(); }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new AppError('bad_request', `malformed JSON body: ${(e as Error).message}`, { field: 'body', cause: e });
+  }
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { AppError } from '../errors';
+import { roleAtLeast, type Role } from '../auth/roles';
+import { authenticate, type Principal } from './authenticate';
+import { readJsonBody, DEFAULT_MAX_BODY_BYTES } from './body';
+import { getServerDeps, type ServerDeps } from './deps';
+import { toErrorResponse, zodField } from './errors';
+
+export interface HandlerSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
+  /** Least role allowed; `public` needs no credentials. (Default: viewer) */
+  role?: Role | 'public';
+  /** Schema of the dynamic route segments (`[id]` → `{ id }`). (Default: none) */
+  params?: P;
+  /** Schema of the query string, as an object of strings. (Default: none) */
+  query?: Q;
+  /** Schema of the JSON body; a route without one ignores its body. (Default: none) */
+  body?: B;
+  /** Largest accepted body. (Default: 1 MiB) */
+  maxBodyBytes?: number;
+}
+
+export interface HandlerContext<P, Q, B> {
+  req: Request;
+  deps: ServerDeps;
+  /** Null only on `public` routes. */
+  principal: Principal;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+type NextRouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
+
+function parsePart<S extends z.ZodType>(schema: S, value: unknown, part: 'params' | 'query' | 'body'): z.infer<S> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  // Body fields are named as the client wrote them (`kind`, `params.mode`); others get their part as prefix.
+  const field = zodField(issue, part === 'body' ? undefined : part) || part;
+  const code = part === 'params' ? 'not_found' : 'validation';
+  throw new AppError(code, `${field}: ${issue.message}`, { field: part === 'params' ? undefined : field });
+}
+
+/** A JSON response with a status other than 200 (e.g. 202 for an enqueued job). */
+export function json(data: unknown, status = 200, headers?: HeadersInit): Response {
+  return Response.json(data, { status, headers });
+}
+
+/**
+ * The one wrapper for `/api/v1` route handlers: authenticates (session cookie
+ * or bearer token), checks the role, parses params/query/body with zod,
+ * limits the body size, and maps every error to `{ error: { code, message, field? } }`.
+ * The handler returns data (sent as 200 JSON) or a Response.
+ *
+ * @example
+ * // GET /api/v1/jobs/:id - one run with its log
+ * export const GET = apiHandler({ params: z.object({ id: z.string() }) }, async ({ deps, params }) => …);
+ */
+export function apiHandler<
+  P extends z.ZodType = z.ZodType<Record<string, never>>,
+  Q extends z.ZodType = z.ZodType<Record<string, never>>,
+  B extends z.ZodType = z.ZodType<undefined>,
+>(spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>) {
+  return async function handle(req: Request, routeCtx?: NextRouteContext): Promise<Response> {
+    try {
+      const deps = getServerDeps();
+      const least = spec.role ?? 'viewer';
+      let principal: Principal | null = null;
+      if (least !== 'public' || req.headers.has('authorization')) principal = await authenticate(req, deps);
+      if (least !== 'public') {
+        if (!principal) throw new AppError('unauthorized', 'authentication required: sign in, or send `Authorization: Bearer <API token>`');
+        if (!roleAtLeast(principal.role, least)) throw new AppError('forbidden', `this needs the ${least} role; you are ${principal.role}`);
+      }
+      const rawParams = (await routeCtx?.params) ?? {};
+      const params = spec.params ? parsePart(spec.params, rawParams, 'params') : rawParams;
+      const url = new URL(req.url);
+      const query = spec.query ? parsePart(spec.query, Object.fromEntries(url.searchParams), 'query') : {};
+      let body: unknown = undefined;
+      if (spec.body) body = parsePart(spec.body, await readJsonBody(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), 'body');
+      const out = await fn({ req, deps, principal: principal as Principal, params, query, body } as HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>);
+      if (out instanceof Response) return out;
+      return Response.json(out ?? null, { headers: { 'Cache-Control': 'no-store' } });
+    } catch (e) {
+      return toErrorResponse(e);
+    }
+  };
+}

@@ -1,0 +1,7 @@
+// The web process's API layer: one handler wrapper for every /api/v1 route,
+// the process-wide database handles, and the error body shape.
+export { apiHandler, json, type HandlerSpec, type HandlerContext } from './handler';
+export { authenticate, principalLabel, type Principal } from './authenticate';
+export { getServerDeps, closeServerDeps, type ServerDeps } from './deps';
+export { readJsonBody, DEFAULT_MAX_BODY_BYTES } from './body';
+export { toErrorResponse, errorResponse, OVERSIZED_BODY_STATUS, type ApiErrorBody } from './errors';
