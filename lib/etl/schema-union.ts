@@ -1,0 +1,100 @@
+import { typeToString, type ColumnType } from '../sources';
+
+/**
+ * Cross-branch schema union along an explicit widening lattice:
+ *   int → long → decimal(38,0) (integers join decimals as decimal(10,0) / decimal(19,0));
+ *   decimal(p,s) ∪ decimal(p',s') → decimal(max(p-s, p'-s') + max(s,s'), max(s,s')), over 38 an error;
+ *   float → double; integers/decimals ∪ float/double → double;
+ *   date → timestamp → timestamptz;
+ *   anything else with no common widening (a number in one branch, text in another) → string, reported as drift.
+ * Columns missing in a branch become nullable (every data column is nullable).
+ */
+export interface UnionColumn { name: string; type: ColumnType }
+
+export interface Drift {
+  column: string;
+  /** What happened: widened, to_string, missing. */
+  kind: 'widened' | 'to_string' | 'missing';
+  /** Type per branch (or `lake` for the existing table). */
+  types?: Record<string, string>;
+  resolved?: string;
+  /** Branches lacking the column. */
+  missingIn?: string[];
+}
+
+export class SchemaUnionError extends Error {
+  constructor(message: string) { super(message); this.name = 'SchemaUnionError'; }
+}
+
+const INT_DIGITS: Record<string, number> = { int: 10, long: 19 };
+
+/** The widest common type of two, or null when there is none short of string. */
+export function widen(a: ColumnType, b: ColumnType, column = '?'): ColumnType | null {
+  if (typeToString(a) === typeToString(b)) return a;
+  const k = (t: ColumnType) => t.kind;
+  const integral = (t: ColumnType) => t.kind === 'int' || t.kind === 'long';
+  const floating = (t: ColumnType) => t.kind === 'float' || t.kind === 'double';
+  if (integral(a) && integral(b)) return { kind: 'long' };
+  if (floating(a) && floating(b)) return { kind: 'double' };
+  if ((floating(a) && (integral(b) || k(b) === 'decimal')) || (floating(b) && (integral(a) || k(a) === 'decimal'))) return { kind: 'double' };
+  if ((integral(a) || k(a) === 'decimal') && (integral(b) || k(b) === 'decimal')) {
+    const asDec = (t: ColumnType) => (t.kind === 'decimal' ? t : { kind: 'decimal' as const, precision: INT_DIGITS[t.kind], scale: 0 });
+    const x = asDec(a); const y = asDec(b);
+    const scale = Math.max(x.scale, y.scale);
+    const precision = Math.max(x.precision - x.scale, y.precision - y.scale) + scale;
+    if (precision > 38) {
+      throw new SchemaUnionError(`etl: column ${column}: ${typeToString(a)} ∪ ${typeToString(b)} needs decimal(${precision},${scale}), beyond the maximum precision 38`);
+    }
+    return { kind: 'decimal', precision, scale };
+  }
+  const temporal = ['date', 'timestamp', 'timestamptz'];
+  if (temporal.includes(a.kind) && temporal.includes(b.kind)) {
+    return a.kind === 'timestamptz' || b.kind === 'timestamptz' ? { kind: 'timestamptz' } : { kind: 'timestamp' };
+  }
+  return null;
+}
+
+/**
+ * Union of branch schemas, on top of an existing lake schema when there is one
+ * (its columns keep their order and are never narrowed).
+ */
+export function unionSchemas(branches: Record<string, UnionColumn[]>, base?: UnionColumn[]): { columns: UnionColumn[]; drift: Drift[] } {
+  const order: string[] = [];
+  const types = new Map<string, Record<string, ColumnType>>();
+  const add = (who: string, c: UnionColumn) => {
+    if (!types.has(c.name)) { types.set(c.name, {}); order.push(c.name); }
+    types.get(c.name)![who] = c.type;
+  };
+  for (const c of base ?? []) add('lake', c);
+  const names = Object.keys(branches).sort();
+  for (const b of names) for (const c of branches[b]) add(b, c);
+  const drift: Drift[] = [];
+  const columns: UnionColumn[] = [];
+  for (const name of order) {
+    const per = types.get(name)!;
+    const entries = Object.entries(per);
+    let t: ColumnType | null = entries[0][1];
+    let toString = false;
+    for (const [, x] of entries.slice(1)) {
+      const w: ColumnType | null = t ? widen(t, x, name) : null;
+      if (!w) { toString = true; t = null; break; }
+      t = w;
+    }
+    const resolved: ColumnType = toString || !t ? { kind: 'string' } : t;
+    const distinct = new Set(entries.map(([, x]) => typeToString(x)));
+    if (distinct.size > 1) {
+      drift.push({ column: name, kind: toString ? 'to_string' : 'widened', types: Object.fromEntries(entries.map(([w, x]) => [w, typeToString(x)])), resolved: typeToString(resolved) });
+    }
+    const missingIn = names.filter((b) => !per[b]);
+    if (missingIn.length && names.length > 0) drift.push({ column: name, kind: 'missing', missingIn });
+    columns.push({ name, type: resolved });
+  }
+  return { columns, drift };
+}
+
+/** Type of an unconstrained numeric inferred from the data's max integer digits and scale. */
+export function inferNumeric(p: { intDigits: number; scale: number }): ColumnType {
+  if (p.scale === 0) return p.intDigits <= 18 ? { kind: 'long' } : p.intDigits <= 38 ? { kind: 'decimal', precision: 38, scale: 0 } : { kind: 'string' };
+  if (p.intDigits + p.scale > 38) return { kind: 'string' };
+  return { kind: 'decimal', precision: 38, scale: p.scale };
+}

@@ -1,0 +1,127 @@
+import fs from 'node:fs/promises';
+import { z } from 'zod';
+import { checkSubquery, isIdentifier, isQualifiedName, isSubquery, snakeCase, type QuerySpec } from '../sources';
+
+/**
+ * tables.json — the table definitions in seed 000's format. Validated at load
+ * with errors naming the entry and the field.
+ *
+ * Lake table names are deterministic lower snake case: a plain table's name
+ * without its owner (`OASIS.APPOINTMENTS` → `appointments`), a subquery
+ * entry's `name` in snake form (`VisitsEnriched` → `visits_enriched`).
+ */
+export const WHERE_OPERATORS = ['=', '>', '>=', '<', '<=', '<>', '!='] as const;
+
+const ident = z.string().refine(isIdentifier, { message: 'must be an identifier of [A-Za-z0-9_$#]' });
+
+const HelperSchema = z.strictObject({
+  table: z.string().refine(isQualifiedName, { message: 'must be OWNER.TABLE of [A-Za-z0-9_$#]' }),
+  join: z.array(z.tuple([ident, ident]), { message: 'must be a list of [child_column, helper_column] pairs' }).min(1, { message: 'needs at least one [child_column, helper_column] pair' }),
+  cdc_column: ident,
+  where_date_column: ident.nullish(),
+});
+
+export const TableEntrySchema = z.strictObject({
+  table: z.string().min(1),
+  name: z.string().min(1).optional(),
+  unique_key: z.union([ident, z.array(ident).min(1)]),
+  cdc_column: ident.nullish(),
+  where_date_column: ident.nullish(),
+  where_operator: z.enum(WHERE_OPERATORS, { message: `must be one of ${WHERE_OPERATORS.join(' ')}` }).nullish(),
+  where_value_of_initial_run: z.union([z.string(), z.number()]).nullish(),
+  category: z.enum(['masters', 'transactions']).optional(),
+  helper: HelperSchema.nullish(),
+});
+
+export type TableEntry = z.infer<typeof TableEntrySchema>;
+
+/** A validated table definition, ready for planning. */
+export interface TableDef {
+  /** Lake table name (lower snake case), also the control tables' table_name. */
+  lakeName: string;
+  /** The entry's `table` text (OWNER.TABLE or the subquery). */
+  source: string;
+  uniqueKey: string[];
+  category: 'masters' | 'transactions';
+  spec: QuerySpec;
+  entry: TableEntry;
+}
+
+export class TablesConfigError extends Error {
+  constructor(message: string) { super(message); this.name = 'TablesConfigError'; }
+}
+
+function label(raw: unknown, i: number): string {
+  const e = raw as { name?: unknown; table?: unknown } | null;
+  const what = typeof e?.name === 'string' ? e.name : typeof e?.table === 'string' ? (e.table.length > 40 ? `${e.table.slice(0, 37)}...` : e.table) : '?';
+  return `entry ${i} (${what})`;
+}
+
+/** Validate parsed tables.json content; throws TablesConfigError listing every problem. */
+export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[] {
+  const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as { tables?: unknown }).tables) ? (raw as { tables: unknown[] }).tables : null;
+  if (!list) throw new TablesConfigError(`${file}: expected a JSON array of table entries`);
+  const problems: string[] = [];
+  const defs: TableDef[] = [];
+  const seen = new Map<string, number>();
+  list.forEach((item, i) => {
+    const where = `${file}: ${label(item, i)}`;
+    const r = TableEntrySchema.safeParse(item);
+    if (!r.success) {
+      for (const iss of r.error.issues) {
+        if (iss.code === 'unrecognized_keys') problems.push(`${where}: unknown field ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}`);
+        else problems.push(`${where}: field ${iss.path.join('.') || '(entry)'}: ${iss.message}`);
+      }
+      return;
+    }
+    const e = r.data;
+    const local: string[] = [];
+    const sub = isSubquery(e.table);
+    if (sub) {
+      const why = checkSubquery(e.table);
+      if (why) local.push(`field table: ${why}`);
+      if (!e.name) local.push('field name: a subquery entry needs a name (its lake table name)');
+    } else {
+      if (!isQualifiedName(e.table)) local.push('field table: must be OWNER.TABLE of [A-Za-z0-9_$#] or a parenthesised subquery');
+      if (e.name !== undefined) local.push('field name: only allowed on subquery entries (a plain table derives its name from OWNER.TABLE)');
+    }
+    if (e.name !== undefined && !/^[A-Za-z0-9_ -]+$/.test(e.name)) local.push('field name: letters, digits, "_", "-" and spaces only');
+    const dateCol = e.helper ? e.helper.where_date_column : e.where_date_column;
+    if (e.where_operator && (e.where_value_of_initial_run === null || e.where_value_of_initial_run === undefined)) local.push('field where_value_of_initial_run: required with where_operator');
+    if (e.where_value_of_initial_run !== null && e.where_value_of_initial_run !== undefined && !e.where_operator) local.push('field where_operator: required with where_value_of_initial_run');
+    if (e.where_operator && !dateCol) local.push(`field where_operator: needs a date column (${e.helper ? 'helper.where_date_column' : 'where_date_column'})`);
+    if (typeof e.where_value_of_initial_run === 'string' && !/^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$|^-?\d+(\.\d+)?$/.test(e.where_value_of_initial_run.trim())) {
+      local.push('field where_value_of_initial_run: must be a date (YYYY-MM-DD[ HH:MM:SS]) or a number');
+    }
+    if (e.helper && (e.cdc_column || e.where_date_column)) local.push('field helper: a helper-driven entry leaves its own cdc_column / where_date_column null');
+    const uniqueKey = Array.isArray(e.unique_key) ? e.unique_key : [e.unique_key];
+    if (uniqueKey.some((k) => k.toUpperCase() === 'BRANCH_ID')) local.push('field unique_key: BRANCH_ID is added to the key by Tributary');
+    const lakeName = sub ? snakeCase(e.name ?? '') : snakeCase(e.table.split('.').pop() ?? '');
+    if (!local.length && !lakeName) local.push('field name: gives an empty lake table name');
+    if (local.length) { problems.push(...local.map((m) => `${where}: ${m}`)); return; }
+    if (seen.has(lakeName)) { problems.push(`${where}: duplicate lake table name "${lakeName}" (also entry ${seen.get(lakeName)})`); return; }
+    seen.set(lakeName, i);
+    const category = e.category ?? (dateCol || e.helper ? 'transactions' : 'masters');
+    defs.push({
+      lakeName, source: e.table, uniqueKey: uniqueKey.map((k) => k.toUpperCase()), category, entry: e,
+      spec: {
+        source: sub ? { kind: 'subquery', sql: e.table } : { kind: 'table', name: e.table },
+        cdcColumn: e.cdc_column ?? null,
+        dateColumn: e.where_date_column ?? null,
+        initial: e.where_operator ? { operator: e.where_operator, value: e.where_value_of_initial_run! } : null,
+        helper: e.helper ? { table: e.helper.table, join: e.helper.join as [string, string][], cdcColumn: e.helper.cdc_column, dateColumn: e.helper.where_date_column ?? null } : null,
+      },
+    });
+  });
+  if (problems.length) throw new TablesConfigError(problems.join('\n'));
+  return defs;
+}
+
+/** Read and validate a tables.json file. */
+export async function loadTablesConfig(file: string): Promise<TableDef[]> {
+  let text: string;
+  try { text = await fs.readFile(file, 'utf8'); } catch (e) { throw new TablesConfigError(`${file}: cannot read (${(e as Error).message})`); }
+  let raw: unknown;
+  try { raw = JSON.parse(text); } catch (e) { throw new TablesConfigError(`${file}: not valid JSON (${(e as Error).message})`); }
+  return parseTablesConfig(raw, file);
+}

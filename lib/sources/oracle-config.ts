@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+
+/**
+ * Oracle client settings resolved without touching the driver, so they can be
+ * tested here where no Oracle server or Instant Client exists.
+ */
+export interface OracleDsnParams {
+  /** A full connect string or TNS alias; wins over host/port/service/sid. */
+  dsn?: string;
+  connectString?: string;
+  host?: string;
+  /** (Default: 1521) */
+  port?: number;
+  serviceName?: string;
+  service_name?: string;
+  sid?: string;
+}
+
+/** host/port/service → Easy Connect; host/port/SID → a DESCRIPTION; or the given connect string. */
+export function oracleConnectString(p: OracleDsnParams): string {
+  const full = p.dsn ?? p.connectString;
+  if (full) return full;
+  if (!p.host) throw new Error('sources: an Oracle branch needs dsn, or host with service_name or sid');
+  const port = p.port ?? 1521;
+  const service = p.serviceName ?? p.service_name;
+  if (service) return `${p.host}:${port}/${service}`;
+  if (p.sid) return `(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=${p.host})(PORT=${port}))(CONNECT_DATA=(SID=${p.sid})))`;
+  throw new Error('sources: an Oracle branch needs service_name or sid next to host');
+}
+
+/**
+ * Instant Client directory for thick mode: `$ORACLE_CLIENT_LIB_DIR` → the
+ * configured dir → none (the system loader path). A configured directory that
+ * does not exist on this host is ignored, so a Windows path in shared config
+ * is harmless on Linux.
+ */
+export function resolveOracleClientLibDir(opts: { envValue?: string; configValue?: string; exists?: (p: string) => boolean }): string | undefined {
+  const exists = opts.exists ?? ((p: string) => { try { return fs.statSync(p).isDirectory(); } catch { return false; } });
+  for (const c of [opts.envValue, opts.configValue]) {
+    if (c && c.trim() && exists(c)) return c;
+  }
+  return undefined;
+}

@@ -1,0 +1,221 @@
+import type * as arrow from 'apache-arrow';
+import { ColumnBuilder, assembleBatch, constantColumn, trackedText } from './batch-builder';
+import type { ColumnType, ReadStats, ReadTarget } from './types';
+
+/**
+ * Decoder of `COPY … TO STDOUT (FORMAT binary)` straight into Arrow buffers.
+ * Wire format (Postgres docs, "COPY — Binary Format"): an 11-byte signature,
+ * int32 flags, int32 header-extension length; then per tuple an int16 field
+ * count (-1 ends the data) and per field an int32 length (-1 = NULL) and the
+ * value in the type's binary send format, big-endian.
+ *
+ * Each projected column arrives already in its wire type (the COPY query casts
+ * where the source differs), so one decode per logical type suffices.
+ */
+export interface CopyColumn {
+  /** Logical type the column is decoded as. */
+  type: ColumnType;
+  /** Index of the target field it fills, or -1 (tracked only). */
+  targetIndex: number;
+  /** Name under which its maximum is tracked, or null. */
+  track: string | null;
+}
+
+const PG_EPOCH_US = 946_684_800_000_000n;
+const PG_EPOCH_DAYS = 10_957;
+const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
+const TWO32 = 4294967296;
+
+export class CopyDecoder {
+  private readonly cols: CopyColumn[];
+  private readonly builders: ColumnBuilder[];
+  private readonly target: ReadTarget;
+  private readonly batchSize: number;
+  private readonly stats: ReadStats;
+  private readonly maxCmp: (number | bigint | string | null)[];
+  private pending: Buffer | null = null;
+  private headerDone = false;
+  private row = 0;
+  done = false;
+
+  constructor(cols: CopyColumn[], target: ReadTarget, batchSize: number, stats: ReadStats) {
+    this.cols = cols;
+    this.target = target;
+    this.batchSize = batchSize;
+    this.stats = stats;
+    this.builders = cols.map((c) => new ColumnBuilder(c.type, batchSize));
+    this.maxCmp = cols.map(() => null);
+  }
+
+  /** Feed a chunk; returns the batches completed by it. */
+  push(chunk: Buffer): arrow.RecordBatch[] {
+    let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    this.pending = null;
+    let off = 0;
+    if (!this.headerDone) {
+      if (buf.length < 19) { this.pending = buf; return []; }
+      if (!buf.subarray(0, 11).equals(SIGNATURE)) throw new Error('sources: not a binary COPY stream');
+      const ext = buf.readInt32BE(15);
+      if (buf.length < 19 + ext) { this.pending = buf; return []; }
+      off = 19 + ext;
+      this.headerDone = true;
+    }
+    const out: arrow.RecordBatch[] = [];
+    const n = this.cols.length;
+    while (off + 2 <= buf.length) {
+      const fc = buf.readInt16BE(off);
+      if (fc === -1) { this.done = true; off = buf.length; break; }
+      if (fc !== n) throw new Error(`sources: COPY tuple has ${fc} fields, expected ${n}`);
+      // make sure the whole tuple is here before writing any of it
+      let p = off + 2;
+      let complete = true;
+      for (let j = 0; j < n; j++) {
+        if (p + 4 > buf.length) { complete = false; break; }
+        const len = buf.readInt32BE(p);
+        p += 4 + (len > 0 ? len : 0);
+        if (p > buf.length) { complete = false; break; }
+      }
+      if (!complete) break;
+      p = off + 2;
+      const row = this.row;
+      for (let j = 0; j < n; j++) {
+        const len = buf.readInt32BE(p);
+        p += 4;
+        const b = this.builders[j];
+        if (len < 0) { b.setNull(row); continue; }
+        this.decode(j, b, buf, p, len, row);
+        p += len;
+      }
+      off = p;
+      this.row++;
+      this.stats.rows++;
+      if (this.row === this.batchSize) out.push(this.flush());
+    }
+    if (off < buf.length) this.pending = Buffer.from(buf.subarray(off));
+    return out;
+  }
+
+  private decode(j: number, b: ColumnBuilder, buf: Buffer, p: number, len: number, row: number): void {
+    const t = this.cols[j].type;
+    switch (t.kind) {
+      case 'int': b.i32[row] = len === 2 ? buf.readInt16BE(p) : buf.readInt32BE(p); break;
+      case 'long': b.i64[row] = buf.readBigInt64BE(p); break;
+      case 'float': b.f32[row] = buf.readFloatBE(p); break;
+      case 'double': b.f64[row] = buf.readDoubleBE(p); break;
+      case 'boolean': b.setBool(row, buf[p] !== 0); break;
+      case 'date': b.i32[row] = buf.readInt32BE(p) + PG_EPOCH_DAYS; break;
+      case 'timestamp': case 'timestamptz': b.i64[row] = buf.readBigInt64BE(p) + PG_EPOCH_US; break;
+      case 'string': case 'binary': b.setBytes(row, buf, p, p + len); break;
+      case 'decimal': if (!decodeNumeric(buf, p, t.scale, b.words, row)) b.setNull(row); break;
+    }
+    if (this.cols[j].track) this.offer(j, b, row);
+  }
+
+  private offer(j: number, b: ColumnBuilder, row: number): void {
+    const t = this.cols[j].type;
+    let v: number | bigint | string;
+    switch (t.kind) {
+      case 'int': case 'date': v = b.i32[row]; break;
+      case 'long': case 'timestamp': case 'timestamptz': v = b.i64[row]; break;
+      case 'float': v = b.f32[row]; break;
+      case 'double': v = b.f64[row]; break;
+      case 'decimal': {
+        const o = row * 4;
+        const w = b.words;
+        v = BigInt.asIntN(128, (BigInt(w[o + 3]) << 96n) | (BigInt(w[o + 2]) << 64n) | (BigInt(w[o + 1]) << 32n) | BigInt(w[o]));
+        break;
+      }
+      default: v = Buffer.from(b.bytes.subarray(b.offsets[row], b.offsets[row + 1])).toString('utf8');
+    }
+    const cur = this.maxCmp[j];
+    if (cur === null || v > cur) this.maxCmp[j] = v;
+  }
+
+  /** Emit the rows collected so far as one batch (null when there are none). */
+  flush(): arrow.RecordBatch {
+    const len = this.row;
+    const children: arrow.Data[] = new Array(this.target.fields.length);
+    for (let j = 0; j < this.cols.length; j++) {
+      const c = this.cols[j];
+      if (c.targetIndex >= 0) children[c.targetIndex] = this.builders[j].finish(len);
+      else this.builders[j].reset();
+    }
+    this.target.fields.forEach((f, i) => {
+      if (children[i]) return;
+      const k = this.target.constants[f.name];
+      children[i] = constantColumn(f.type, k ? k.value : null, len);
+    });
+    this.row = 0;
+    this.publishMax();
+    return assembleBatch(this.target.schema, children, len);
+  }
+
+  /** Rows not yet emitted. */
+  get buffered(): number { return this.row; }
+
+  private publishMax(): void {
+    this.cols.forEach((c, j) => {
+      const v = this.maxCmp[j];
+      if (!c.track || v === null) return;
+      const prev = this.stats.max[c.track];
+      if (!prev || v > prev.cmp) this.stats.max[c.track] = { cmp: v, text: trackedText(c.type, v) };
+    });
+  }
+}
+
+/**
+ * Postgres numeric send format: int16 ndigits, int16 weight, uint16 sign,
+ * int16 dscale, then ndigits base-10000 digits. Writes the value scaled to
+ * `scale` as a 128-bit integer; false for NaN/infinity.
+ */
+export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint32Array, row: number): boolean {
+  const nd = buf.readInt16BE(p);
+  const weight = buf.readInt16BE(p + 2);
+  const sign = buf.readUInt16BE(p + 4);
+  if (sign === 0xc000 || sign === 0xd000 || sign === 0xf000) return false;
+  let accN = 0;
+  let big: bigint | null = null;
+  let q = p + 8;
+  for (let k = 0; k < nd; k++, q += 2) {
+    const d = buf.readInt16BE(q);
+    if (big === null) {
+      accN = accN * 10000 + d;
+      if (accN > 900_000_000_000) big = BigInt(accN);
+    } else big = big * 10000n + BigInt(d);
+  }
+  // acc holds value × 10^fracDigits
+  const fracDigits = nd === 0 ? 0 : 4 * (nd - 1 - weight);
+  const shift = scale - fracDigits;
+  const o = row * 4;
+  if (big === null && shift >= 0 && shift <= 15) {
+    const v = accN * 10 ** shift;
+    if (v <= Number.MAX_SAFE_INTEGER) {
+      const lo = v % TWO32;
+      const hi = Math.floor(v / TWO32);
+      if (sign === 0x4000 && v !== 0) {
+        words[o] = (TWO32 - lo) % TWO32;
+        words[o + 1] = (TWO32 - hi - (lo > 0 ? 1 : 0)) % TWO32;
+        words[o + 2] = 0xffffffff;
+        words[o + 3] = 0xffffffff;
+      } else {
+        words[o] = lo; words[o + 1] = hi; words[o + 2] = 0; words[o + 3] = 0;
+      }
+      return true;
+    }
+  }
+  let acc = big ?? BigInt(accN);
+  if (shift >= 0) acc *= 10n ** BigInt(shift);
+  else {
+    const div = 10n ** BigInt(-shift);
+    const r = acc % div;
+    acc /= div;
+    if (r * 2n >= div) acc += 1n;
+  }
+  if (sign === 0x4000) acc = -acc;
+  const u = BigInt.asUintN(128, acc);
+  words[o] = Number(u & 0xffffffffn);
+  words[o + 1] = Number((u >> 32n) & 0xffffffffn);
+  words[o + 2] = Number((u >> 64n) & 0xffffffffn);
+  words[o + 3] = Number((u >> 96n) & 0xffffffffn);
+  return true;
+}

@@ -1,0 +1,157 @@
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import type * as arrow from 'apache-arrow';
+import { SlotPool } from './backoff';
+import { CopyDecoder, type CopyColumn } from './pg-copy-decoder';
+import { OID, pgColumnType, pgWireType, TEXT_OIDS } from './pg-types';
+import { canonicalColumn } from './identifiers';
+import { renderNumericProfile } from './render';
+import { sameType } from './arrow-types';
+import type { BranchSource, ReadStats, ReadTarget, RenderedQuery, SourceColumn } from './types';
+
+export interface PostgresBranchOptions {
+  branch: string;
+  /** libpq-style URL, or discrete settings. */
+  connectionString?: string;
+  host?: string; port?: number; database?: string; user?: string; password?: string;
+  /** Connections this branch may hold at once. (Default: 4) */
+  poolSize?: number;
+  /** Seconds to wait for a connection before failing (a transient error). (Default: 10) */
+  connectTimeoutSeconds?: number;
+}
+
+/**
+ * A Postgres branch. Rows are read with `COPY (SELECT …) TO STDOUT (FORMAT
+ * binary)` decoded straight into Arrow buffers. COPY takes no bind
+ * parameters, so binds are first set as session settings (`set_config` with a
+ * real bind) and the query reads them back with `current_setting(…)::type`:
+ * no value is ever spliced into SQL text.
+ */
+export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
+  const size = o.poolSize ?? 4;
+  const pool = new pg.Pool({
+    connectionString: o.connectionString, host: o.host, port: o.port, database: o.database, user: o.user, password: o.password,
+    max: size, connectionTimeoutMillis: (o.connectTimeoutSeconds ?? 10) * 1000, application_name: `tributary-etl:${o.branch}`,
+  });
+  pool.on('error', () => {});
+  const slots = new SlotPool(size);
+
+  async function withClient<T>(signal: AbortSignal | undefined, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    const release = await slots.acquire(signal);
+    let client: pg.PoolClient | null = null;
+    let broken: Error | undefined;
+    try {
+      client = await pool.connect();
+      return await fn(client);
+    } catch (e) {
+      broken = e as Error;
+      throw e;
+    } finally {
+      // a failed statement may leave the session mid-COPY: never reuse it
+      client?.release(broken ? true : undefined);
+      release();
+    }
+  }
+
+  async function setBinds(c: pg.PoolClient, q: RenderedQuery): Promise<string> {
+    if (q.binds.length) {
+      const sets = q.binds.map((_, i) => `set_config('tributary.b${i + 1}', $${i + 1}, false)`).join(', ');
+      await c.query(`SELECT ${sets}`, q.binds.map((b) => String(b.value)));
+    }
+    return q.sql.replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
+  }
+
+  return {
+    dialect: 'postgres',
+    branch: o.branch,
+
+    async describe(q, signal) {
+      return withClient(signal, async (c) => {
+        const r = await c.query({ text: `SELECT * FROM (${q.sql}) q LIMIT 0`, values: q.binds.map((b) => String(b.value)) });
+        return r.fields.map((f) => {
+          const m = pgColumnType(f.dataTypeID, f.dataTypeModifier);
+          return { name: canonicalColumn(f.name), sourceName: f.name, type: m.type, sourceType: m.sourceType, inferred: m.inferred, oid: f.dataTypeID } satisfies SourceColumn;
+        });
+      });
+    },
+
+    async profileNumeric(q, columns, signal) {
+      if (!columns.length) return {};
+      return withClient(signal, async (c) => {
+        const p = renderNumericProfile(q, 'postgres', columns);
+        const r = await c.query({ text: p.sql, values: p.binds.map((b) => String(b.value)) });
+        const row = r.rows[0] ?? {};
+        return Object.fromEntries(columns.map((col, i) => [col, { intDigits: Number(row[`i${i}`] ?? 0), scale: Number(row[`s${i}`] ?? 0) }]));
+      });
+    },
+
+    read(q, columns, target, opts) {
+      return readCopy(q, columns, target, opts);
+    },
+
+    async close() { await pool.end().catch(() => {}); },
+  };
+
+  async function* readCopy(q: RenderedQuery, columns: SourceColumn[], target: ReadTarget, opts: { batchSize: number; signal?: AbortSignal; stats: ReadStats }): AsyncGenerator<arrow.RecordBatch> {
+    const release = await slots.acquire(opts.signal);
+    let client: pg.PoolClient | null = null;
+    let broken: Error | undefined;
+    try {
+      client = await pool.connect();
+      const sql = await setBinds(client, q);
+      const { projection, cols } = copyProjection(columns, target);
+      const stream = client.query(copyTo(`COPY (SELECT ${projection} FROM (${sql}) q) TO STDOUT (FORMAT binary)`));
+      const onAbort = () => stream.destroy(opts.signal!.reason as Error);
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const dec = new CopyDecoder(cols, target, opts.batchSize, opts.stats);
+      try {
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          for (const b of dec.push(chunk)) yield b;
+        }
+      } finally { opts.signal?.removeEventListener('abort', onAbort); }
+      if (dec.buffered > 0) yield dec.flush();
+    } catch (e) {
+      broken = e as Error;
+      throw e;
+    } finally {
+      client?.release(broken ? true : undefined);
+      release();
+    }
+  }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/** The COPY select list: target columns present in the source (cast when the wire type differs) plus tracked-only columns. */
+export function copyProjection(columns: SourceColumn[], target: ReadTarget): { projection: string; cols: CopyColumn[] } {
+  const byName = new Map(columns.map((c) => [c.name, c]));
+  const parts: string[] = [];
+  const cols: CopyColumn[] = [];
+  const tracked = new Set(target.track);
+  target.fields.forEach((f, i) => {
+    if (target.constants[f.name]) return;
+    const src = byName.get(f.name);
+    if (!src) return;
+    parts.push(projectAs(src, f.type));
+    cols.push({ type: f.type, targetIndex: i, track: tracked.has(f.name) ? f.name : null });
+    tracked.delete(f.name);
+  });
+  for (const name of tracked) {
+    const src = byName.get(name);
+    if (!src) continue;
+    parts.push(projectAs(src, src.type));
+    cols.push({ type: src.type, targetIndex: -1, track: name });
+  }
+  return { projection: parts.length ? parts.join(', ') : 'NULL::int4', cols: parts.length ? cols : [{ type: { kind: 'int' }, targetIndex: -1, track: null }] };
+}
+
+function projectAs(src: SourceColumn, t: SourceColumn['type']): string {
+  const ref = `q.${quoteIdent(src.sourceName ?? src.name)}`;
+  const wire = pgWireType(t);
+  const exact = sameType(src.type, t) && !src.inferred && (
+    src.oid === wire.oid || (t.kind === 'string' && TEXT_OIDS.has(src.oid ?? -1)) || (t.kind === 'int' && src.oid === OID.int4)
+  );
+  return exact ? ref : `${ref}::${wire.cast}`;
+}
