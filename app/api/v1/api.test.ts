@@ -205,7 +205,7 @@ describe('jobs', () => {
     expect(queued.body).toMatchObject({ id: r.body.id, kind: 'system.check', createdBy: 'token:olga/ci' });
 
     const { pool, prisma } = getServerDeps();
-    worker = await startWorker({ pool, prisma, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url }), logger: silentLogger, heartbeatMs: 500 });
+    worker = await startWorker({ pool, prisma, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 500 });
     let run = queued.body;
     for (let i = 0; i < 200 && !['succeeded', 'failed', 'cancelled'].includes(run.status); i++) {
       await new Promise((res) => setTimeout(res, 100));

@@ -1,0 +1,23 @@
+import type { Metadata } from 'next';
+import { TokensSection } from './tokens-section';
+import { UsersSection } from './users-section';
+import { currentUser } from '../../_server/current-user';
+
+export const metadata: Metadata = { title: 'Settings' };
+
+export default async function SettingsPage() {
+  const user = await currentUser();
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>Settings</h1>
+          <p className="page-sub">API tokens for automation{user?.role === 'admin' ? ', and the people who use this panel' : ''}.</p>
+        </div>
+      </header>
+      <TokensSection />
+      {user?.role === 'admin' && <UsersSection />}
+      {user?.role !== 'admin' && <p className="muted small">Users and other settings are managed by an admin.</p>}
+    </div>
+  );
+}

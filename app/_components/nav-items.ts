@@ -1,0 +1,13 @@
+/** The panel's sections, in navigation order. A new engine's page goes here once it exists. */
+export const NAV_ITEMS = [
+  { href: '/', label: 'Overview' },
+  { href: '/connections', label: 'Connections' },
+  { href: '/pipelines', label: 'Pipelines' },
+  { href: '/flows', label: 'Flows' },
+  { href: '/runs', label: 'Runs' },
+  { href: '/lake', label: 'Lake' },
+  { href: '/data-quality', label: 'Data quality' },
+  { href: '/slices', label: 'Slices' },
+  { href: '/models', label: 'Models' },
+  { href: '/settings', label: 'Settings' },
+] as const;

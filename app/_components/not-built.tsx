@@ -1,0 +1,27 @@
+import Link from 'next/link';
+
+/**
+ * The page of an engine that is not wired into the panel yet: says so plainly
+ * and lists what will be here, so nobody mistakes it for a broken page.
+ */
+export function NotBuilt({ title, summary, coming, cli }: { title: string; summary: string; coming: string[]; cli?: string }) {
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>{title}</h1>
+          <p className="page-sub">{summary}</p>
+        </div>
+      </header>
+      <section className="card notice" data-testid="not-built">
+        <h2><span className="badge badge-muted">not built yet</span> This part of Tributary is not built yet.</h2>
+        <p>What will be here:</p>
+        <ul className="bullets">
+          {coming.map((c) => <li key={c}>{c}</li>)}
+        </ul>
+        {cli && <p className="muted">Command line, once available: <code>{cli}</code></p>}
+        <p className="muted">Meanwhile, every job the worker runs is visible under <Link href="/runs">Runs</Link>.</p>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,24 @@
+import type { Metadata } from 'next';
+import { redirect } from 'next/navigation';
+import { currentUser, needsSetup } from '../_server/current-user';
+import { LoginForm } from './login-form';
+
+export const metadata: Metadata = { title: 'Sign in' };
+export const dynamic = 'force-dynamic';
+
+export default async function LoginPage({ searchParams }: { searchParams: Promise<{ callbackUrl?: string }> }) {
+  if (await needsSetup()) redirect('/setup');
+  if (await currentUser()) redirect('/');
+  const { callbackUrl } = await searchParams;
+  // Only same-site paths: never bounce a signed-in user to another origin.
+  const next = callbackUrl && callbackUrl.startsWith('/') && !callbackUrl.startsWith('//') ? callbackUrl : '/';
+  return (
+    <div className="auth-page">
+      <div className="auth-card">
+        <div className="auth-brand">Tributary</div>
+        <h1>Sign in</h1>
+        <LoginForm next={next} />
+      </div>
+    </div>
+  );
+}
