@@ -1,0 +1,39 @@
+/** Status of one (run, table, branch) unit. */
+export type DqStatus = 'OK' | 'MISMATCH' | 'ERROR' | 'SKIPPED';
+
+/**
+ * One reconciliation result, as written to `etl_meta.etl_dq_results`. The
+ * seed's names are kept: `oracle*` means the source branch (Oracle or
+ * PostgreSQL), `iceberg*` the lake.
+ */
+export interface DqResult {
+  pipelineRunId: string;
+  table: string;
+  branch: string;
+  windowStart: string | null;
+  windowEnd: string | null;
+  windowNote: string | null;
+  lakeSnapshotId: string | null;
+  oracleRowCount: number | null;
+  icebergRowCount: number | null;
+  rowCountDelta: number | null;
+  hashMatched: number | null;
+  hashOnlyInOracle: number | null;
+  hashOnlyInIceberg: number | null;
+  hashMismatch: number | null;
+  hashTotalDelta: number | null;
+  hashColumns: string[] | null;
+  columnsOnlyInOracle: string[];
+  columnsOnlyInIceberg: string[];
+  exampleKeys: unknown;
+  repair: unknown;
+  status: DqStatus;
+  errorDetails: string | null;
+  checkedAt: Date;
+}
+
+/** A new `dq-…` run id: time-ordered and unique. */
+export function newDqRunId(now = new Date()): string {
+  const ts = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `dq-${ts}-${Math.random().toString(36).slice(2, 8)}`;
+}
