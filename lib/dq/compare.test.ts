@@ -8,7 +8,7 @@ function table(rows: { id: number; name: string | null; amt: number }[]) {
   return arrow.tableFromArrays({
     amt: Float64Array.from(rows.map((r) => r.amt)),
     id: Int32Array.from(rows.map((r) => r.id)),
-    name: arrow.vectorFromArray(rows.map((r) => r.name), new arrow.Utf8()),
+    name: arrow.vectorFromArray(rows.map((r) => r.name), new arrow.Utf8()) as never,
   });
 }
 function side(t: arrow.Table): DqSide & { passes: number } {
