@@ -1,0 +1,58 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * AES-256-GCM for connection secrets at rest. The key is derived (HKDF-SHA256)
+ * from `TRIBUTARY_SECRET` when set, else from `<dataDir>/secret.key`, a random
+ * secret created once with mode 0600. Sealed text: `v1:<iv>:<tag>:<ciphertext>` (base64).
+ */
+export interface KeySource {
+  /** TRIBUTARY_SECRET, when set. */
+  secret?: string;
+  /** Data folder holding `secret.key` otherwise. */
+  dataDir: string;
+}
+
+const INFO = 'tributary:connections:v1';
+
+export function loadKeyMaterial(src: KeySource): string {
+  if (src.secret) return src.secret;
+  const file = path.join(src.dataDir, 'secret.key');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  fs.mkdirSync(src.dataDir, { recursive: true });
+  try {
+    // 'wx': exactly one process creates it; a racing one reads the winner's
+    fs.writeFileSync(file, crypto.randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  return fs.readFileSync(file, 'utf8').trim();
+}
+
+export function deriveKey(material: string): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', Buffer.from(material, 'utf8'), Buffer.alloc(0), Buffer.from(INFO), 32));
+}
+
+export function seal(key: Buffer, value: unknown): string {
+  const iv = crypto.randomBytes(12);
+  const c = crypto.createCipheriv('aes-256-gcm', key, iv);
+  const ct = Buffer.concat([c.update(JSON.stringify(value), 'utf8'), c.final()]);
+  return `v1:${iv.toString('base64')}:${c.getAuthTag().toString('base64')}:${ct.toString('base64')}`;
+}
+
+export function open<T = unknown>(key: Buffer, sealed: string): T {
+  const [v, iv, tag, ct] = sealed.split(':');
+  if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('connections: unreadable secret (unknown format)');
+  try {
+    const d = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+    d.setAuthTag(Buffer.from(tag, 'base64'));
+    return JSON.parse(Buffer.concat([d.update(Buffer.from(ct, 'base64')), d.final()]).toString('utf8')) as T;
+  } catch (e) {
+    throw new Error('connections: cannot decrypt secrets (TRIBUTARY_SECRET or secret.key changed?)', { cause: e });
+  }
+}

@@ -1,0 +1,112 @@
+import crypto from 'node:crypto';
+import type pg from 'pg';
+import { z } from 'zod';
+import { AppError } from '../errors';
+import { deriveKey, loadKeyMaterial, open, seal, type KeySource } from './secret-box';
+
+/**
+ * Connection records (table `connections`): kind, params (plain), secrets
+ * (AES-GCM sealed, never returned by list/get unless asked for internally).
+ * Branches are connections with is_branch and a unique branch_key.
+ */
+export interface ConnectionsContext { pool: pg.Pool; keys: KeySource }
+
+export const CONNECTION_KINDS = ['oracle', 'postgres', 'clickhouse', 'striim', 'smtp', 'other'] as const;
+
+export const ConnectionInputSchema = z.strictObject({
+  name: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+  kind: z.enum(CONNECTION_KINDS),
+  isBranch: z.boolean().default(false),
+  branchKey: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').nullish(),
+  params: z.record(z.string(), z.unknown()).default({}),
+  secrets: z.record(z.string(), z.string()).default({}),
+}).refine((c) => !c.isBranch || !!c.branchKey, { message: 'a branch needs a branchKey', path: ['branchKey'] })
+  .refine((c) => !c.isBranch || c.kind === 'oracle' || c.kind === 'postgres', { message: 'only oracle and postgres connections can be branches', path: ['kind'] });
+
+export type ConnectionInput = z.input<typeof ConnectionInputSchema>;
+
+export interface ConnectionView {
+  id: string; name: string; kind: string; isBranch: boolean; branchKey: string | null;
+  params: Record<string, unknown>;
+  /** Names of the stored secrets (values never leave the server). */
+  secretKeys: string[];
+  createdAt: Date; updatedAt: Date;
+}
+
+export interface BranchConfig {
+  key: string; name: string; kind: 'oracle' | 'postgres';
+  params: Record<string, unknown>;
+  secrets: Record<string, string>;
+}
+
+const keyCache = new Map<string, Buffer>();
+function keyOf(src: KeySource): Buffer {
+  const id = `${src.secret ? 'env' : 'file'}:${src.dataDir}:${src.secret ? crypto.createHash('sha256').update(src.secret).digest('hex') : ''}`;
+  let k = keyCache.get(id);
+  if (!k) { k = deriveKey(loadKeyMaterial(src)); keyCache.set(id, k); }
+  return k;
+}
+
+function view(r: Record<string, unknown>, secretKeys: string[]): ConnectionView {
+  return {
+    id: r.id as string, name: r.name as string, kind: r.kind as string, isBranch: r.is_branch as boolean, branchKey: (r.branch_key as string) ?? null,
+    params: r.params as Record<string, unknown>, secretKeys, createdAt: r.created_at as Date, updatedAt: r.updated_at as Date,
+  };
+}
+
+function secretKeysOf(ctx: ConnectionsContext, sealed: unknown): string[] {
+  if (typeof sealed !== 'string' || !sealed) return [];
+  try { return Object.keys(open<Record<string, string>>(keyOf(ctx.keys), sealed)).sort(); } catch { return []; }
+}
+
+/** Create a connection, or replace the one with the same name when `upsert`. */
+export async function createConnection(ctx: ConnectionsContext, input: ConnectionInput, opts: { upsert?: boolean } = {}): Promise<ConnectionView> {
+  const r = ConnectionInputSchema.safeParse(input);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new AppError('validation', `connections: ${i.path.join('.') || 'connection'}: ${i.message}`, { field: i.path.join('.') });
+  }
+  const c = r.data;
+  const sealed = Object.keys(c.secrets).length ? seal(keyOf(ctx.keys), c.secrets) : null;
+  const sql = `INSERT INTO connections (id, name, kind, is_branch, branch_key, params, secrets_enc, created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())
+    ${opts.upsert ? `ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, is_branch = EXCLUDED.is_branch, branch_key = EXCLUDED.branch_key,
+      params = EXCLUDED.params, secrets_enc = EXCLUDED.secrets_enc, updated_at = now()` : ''}
+    RETURNING *`;
+  try {
+    const res = await ctx.pool.query(sql, [crypto.randomUUID(), c.name, c.kind, c.isBranch, c.isBranch ? c.branchKey : c.branchKey ?? null, JSON.stringify(c.params), sealed]);
+    return view(res.rows[0], Object.keys(c.secrets).sort());
+  } catch (e) {
+    const pe = e as { code?: string; constraint?: string };
+    if (pe.code === '23505') {
+      const field = pe.constraint?.includes('branch_key') ? 'branchKey' : 'name';
+      throw new AppError('conflict', `connections: a connection with this ${field === 'name' ? 'name' : 'branch key'} already exists`, { field, cause: e });
+    }
+    throw e;
+  }
+}
+
+export async function listConnections(ctx: ConnectionsContext, f: { kind?: string; branchesOnly?: boolean } = {}): Promise<ConnectionView[]> {
+  const r = await ctx.pool.query(`SELECT * FROM connections WHERE ($1::text IS NULL OR kind = $1) AND ($2::boolean IS NOT TRUE OR is_branch) ORDER BY name`, [f.kind ?? null, f.branchesOnly ?? null]);
+  return r.rows.map((row) => view(row, secretKeysOf(ctx, row.secrets_enc)));
+}
+
+/** One connection by name (secrets never included). */
+export async function getConnection(ctx: ConnectionsContext, name: string): Promise<ConnectionView | null> {
+  const r = await ctx.pool.query('SELECT * FROM connections WHERE name = $1', [name]);
+  return r.rows[0] ? view(r.rows[0], secretKeysOf(ctx, r.rows[0].secrets_enc)) : null;
+}
+
+export async function deleteConnection(ctx: ConnectionsContext, name: string): Promise<boolean> {
+  const r = await ctx.pool.query('DELETE FROM connections WHERE name = $1', [name]);
+  return (r.rowCount ?? 0) > 0;
+}
+
+/** Every branch with its decrypted secrets: for the engines only, never for an API answer. */
+export async function getBranches(ctx: ConnectionsContext): Promise<BranchConfig[]> {
+  const r = await ctx.pool.query(`SELECT * FROM connections WHERE is_branch ORDER BY branch_key`);
+  return r.rows.map((row) => ({
+    key: row.branch_key, name: row.name, kind: row.kind, params: row.params,
+    secrets: row.secrets_enc ? open<Record<string, string>>(keyOf(ctx.keys), row.secrets_enc) : {},
+  }));
+}

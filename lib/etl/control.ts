@@ -1,0 +1,94 @@
+import type pg from 'pg';
+
+/**
+ * etl_meta control tables (seed 000 §6). `control_state` is the authoritative
+ * watermark store; it is advanced only after the lake commit that holds the
+ * rows (a crash in between leaves it one load behind, and merges are
+ * idempotent, so the rerun re-reads and converges). `etl_control` is its
+ * queryable twin with the last outcome; `etl_run_log` is append-only.
+ */
+export interface Watermark { cdc: string | null; date: string | null }
+
+export type UnitStatus = 'SUCCESS' | 'FAILED' | 'REFUSED';
+
+export async function getWatermarks(pool: pg.Pool, table: string, branches: string[]): Promise<Map<string, Watermark>> {
+  const r = await pool.query('SELECT branch_id, last_cdc_value, last_date_value FROM etl_meta.control_state WHERE table_name = $1 AND branch_id = ANY($2)', [table, branches]);
+  return new Map(r.rows.map((x) => [x.branch_id as string, { cdc: x.last_cdc_value, date: x.last_date_value }]));
+}
+
+/** The later of two watermark texts (numbers numerically, canonical timestamps/dates as text). */
+export function laterWatermark(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  const na = Number(a); const nb = Number(b);
+  if (a.trim() !== '' && b.trim() !== '' && Number.isFinite(na) && Number.isFinite(nb)) return nb > na ? b : a;
+  return b > a ? b : a;
+}
+
+export interface SuccessRecord {
+  table: string; branch: string; runId: string; mode: string; watermark: Watermark; snapshotId: string | null;
+  rows: number; startedAt: Date; finishedAt: Date;
+}
+
+/** After a lake commit: advance control_state and upsert etl_control, in one transaction. */
+export async function recordSuccess(pool: pg.Pool, s: SuccessRecord): Promise<void> {
+  const c = await pool.connect();
+  try {
+    await c.query('BEGIN');
+    await c.query(`INSERT INTO etl_meta.control_state (table_name, branch_id, last_cdc_value, last_date_value, last_run_id, last_mode, snapshot_id, updated_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, now())
+      ON CONFLICT (table_name, branch_id) DO UPDATE SET last_cdc_value = EXCLUDED.last_cdc_value, last_date_value = EXCLUDED.last_date_value,
+        last_run_id = EXCLUDED.last_run_id, last_mode = EXCLUDED.last_mode, snapshot_id = EXCLUDED.snapshot_id, updated_at = now()`,
+    [s.table, s.branch, s.watermark.cdc, s.watermark.date, s.runId, s.mode, s.snapshotId]);
+    await c.query(`INSERT INTO etl_meta.etl_control (table_name, branch_id, last_cdc_value, last_date_value, status, row_count, duration_ms, pipeline_run_id,
+        last_run_started_at, last_run_finished_at, last_success_at, error_details, updated_at)
+      VALUES ($1, $2, $3, $4, 'SUCCESS', $5, $6, $7, $8, $9, $9, NULL, now())
+      ON CONFLICT (table_name, branch_id) DO UPDATE SET last_cdc_value = EXCLUDED.last_cdc_value, last_date_value = EXCLUDED.last_date_value,
+        status = 'SUCCESS', row_count = EXCLUDED.row_count, duration_ms = EXCLUDED.duration_ms, pipeline_run_id = EXCLUDED.pipeline_run_id,
+        last_run_started_at = EXCLUDED.last_run_started_at, last_run_finished_at = EXCLUDED.last_run_finished_at,
+        last_success_at = EXCLUDED.last_success_at, error_details = NULL, updated_at = now()`,
+    [s.table, s.branch, s.watermark.cdc, s.watermark.date, s.rows, s.finishedAt.getTime() - s.startedAt.getTime(), s.runId, s.startedAt, s.finishedAt]);
+    await c.query('COMMIT');
+  } catch (e) {
+    await c.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally { c.release(); }
+}
+
+/** A failed or refused unit: etl_control shows it, watermarks stay. */
+export async function recordFailure(pool: pg.Pool, f: { table: string; branch: string; runId: string; status: UnitStatus; error: string; startedAt: Date; finishedAt: Date }): Promise<void> {
+  await pool.query(`INSERT INTO etl_meta.etl_control (table_name, branch_id, status, row_count, duration_ms, pipeline_run_id, last_run_started_at, last_run_finished_at, error_details, updated_at)
+    VALUES ($1, $2, $3, 0, $4, $5, $6, $7, $8, now())
+    ON CONFLICT (table_name, branch_id) DO UPDATE SET status = EXCLUDED.status, row_count = 0, duration_ms = EXCLUDED.duration_ms,
+      pipeline_run_id = EXCLUDED.pipeline_run_id, last_run_started_at = EXCLUDED.last_run_started_at, last_run_finished_at = EXCLUDED.last_run_finished_at,
+      error_details = EXCLUDED.error_details, updated_at = now()`,
+  [f.table, f.branch, f.status, f.finishedAt.getTime() - f.startedAt.getTime(), f.runId, f.startedAt, f.finishedAt, f.error]);
+}
+
+export interface RunLogRow {
+  runId: string; table: string; branch: string; mode: string; category: string; status: UnitStatus; rows: number;
+  startedAt: Date; finishedAt: Date; attempts: number; writeDisposition: string | null; schemaDiscrepancy: unknown; error: string | null;
+}
+
+export async function appendRunLog(pool: pg.Pool, r: RunLogRow): Promise<void> {
+  await pool.query(`INSERT INTO etl_meta.etl_run_log (pipeline_run_id, table_name, branch_id, mode, category, status, row_count, started_at, finished_at,
+      duration_ms, attempts, write_disposition, schema_discrepancy, error_details)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+  [r.runId, r.table, r.branch, r.mode, r.category, r.status, r.rows, r.startedAt, r.finishedAt, r.finishedAt.getTime() - r.startedAt.getTime(),
+    r.attempts, r.writeDisposition, r.schemaDiscrepancy === null || r.schemaDiscrepancy === undefined ? null : JSON.stringify(r.schemaDiscrepancy), r.error]);
+}
+
+/** Read side for `/api/v1/etl/control`. */
+export async function listEtlControl(pool: pg.Pool, f: { table?: string; branch?: string } = {}): Promise<Record<string, unknown>[]> {
+  const r = await pool.query(`SELECT * FROM etl_meta.etl_control WHERE ($1::text IS NULL OR table_name = $1) AND ($2::text IS NULL OR branch_id = $2)
+    ORDER BY table_name, branch_id`, [f.table ?? null, f.branch ?? null]);
+  return r.rows;
+}
+
+/** Read side for `/api/v1/etl/runs`: newest first. */
+export async function listEtlRuns(pool: pg.Pool, f: { runId?: string; table?: string; branch?: string; status?: string; limit?: number } = {}): Promise<Record<string, unknown>[]> {
+  const r = await pool.query(`SELECT * FROM etl_meta.etl_run_log WHERE ($1::text IS NULL OR pipeline_run_id = $1) AND ($2::text IS NULL OR table_name = $2)
+      AND ($3::text IS NULL OR branch_id = $3) AND ($4::text IS NULL OR status = $4) ORDER BY id DESC LIMIT $5`,
+  [f.runId ?? null, f.table ?? null, f.branch ?? null, f.status ?? null, Math.min(f.limit ?? 200, 5000)]);
+  return r.rows;
+}

@@ -1,0 +1,118 @@
+import * as arrow from 'apache-arrow';
+import { fromArrowType, toArrowType } from '../sources';
+import type { Lake, LakeTable } from '../lake';
+import { readParquetBatches } from './parquet-encoder';
+import type { StagedFile } from './staging';
+import type { UnionColumn } from './schema-union';
+
+/** Columns Tributary injects into every row (seed 000 §2). */
+export const BRANCH_ID = 'BRANCH_ID';
+export const INSERT_AT = 'insert_at';
+export const RECORDED_UPDATED_AT = 'Recorded_updated_at';
+export const INJECTED = [BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT];
+
+export interface WriteOutcome { snapshotId: string | null; disposition: 'replace' | 'merge' | 'append'; inserted?: number; updated?: number }
+
+/**
+ * The write step behind a small interface: the run loop only sees this.
+ * `lakeTarget()` implements it over lib/lake.
+ */
+export interface LakeTarget {
+  /** Current data columns (without the injected ones), or null when the table does not exist. */
+  columns(table: string): Promise<UnionColumn[] | null>;
+  /** Create or evolve the table to hold `columns`; returns the lake's Arrow schema (with field ids) to stage in. */
+  prepare(table: string, columns: UnionColumn[]): Promise<arrow.Schema>;
+  /** Replace the whole table by the staged files. */
+  replace(table: string, files: StagedFile[]): Promise<WriteOutcome>;
+  /** Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward. */
+  merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number }): Promise<WriteOutcome>;
+  /** Snapshot retention after a load. */
+  expire(table: string, opts: { maxAgeDays: number; minToKeep: number }): Promise<void>;
+}
+
+/** The lake schema for a table: data columns, then BRANCH_ID, insert_at, Recorded_updated_at. */
+export function lakeArrowSchema(columns: UnionColumn[]): arrow.Schema {
+  const fields = columns.filter((c) => !INJECTED.includes(c.name)).map((c) => new arrow.Field(c.name, toArrowType(c.type), true));
+  fields.push(new arrow.Field(BRANCH_ID, new arrow.Utf8(), true));
+  fields.push(new arrow.Field(INSERT_AT, toArrowType({ kind: 'timestamp' }), true));
+  fields.push(new arrow.Field(RECORDED_UPDATED_AT, toArrowType({ kind: 'timestamp' }), true));
+  return new arrow.Schema(fields);
+}
+
+export function lakeTarget(lake: Lake, opts: { namespace: string }): LakeTarget {
+  const ident = (t: string) => `${opts.namespace}.${t}`;
+  const cache = new Map<string, LakeTable>();
+  const load = async (t: string) => {
+    const tbl = cache.get(t) ?? await lake.loadTable(ident(t));
+    cache.set(t, tbl);
+    await tbl.refresh();
+    return tbl;
+  };
+  async function* batchesOf(files: StagedFile[]): AsyncGenerator<arrow.RecordBatch> {
+    for (const f of files) for (const b of await readParquetBatches(f.path)) yield b;
+  }
+  return {
+    async columns(t) {
+      if (!(await lake.tableExists(ident(t)))) return null;
+      const tbl = await load(t);
+      return tbl.arrowSchema().fields.filter((f) => !INJECTED.includes(f.name)).map((f) => ({ name: f.name, type: fromArrowType(f.type) }));
+    },
+    async prepare(t, columns) {
+      const schema = lakeArrowSchema(columns);
+      if (!(await lake.tableExists(ident(t)))) {
+        if (!(await lake.listNamespaces()).includes(opts.namespace)) await lake.createNamespace(opts.namespace).catch(() => {});
+        try {
+          const tbl = await lake.createTable(ident(t), { schema, partitionBy: [BRANCH_ID] });
+          cache.set(t, tbl);
+          return tbl.arrowSchema();
+        } catch (e) {
+          // another worker created it first: fall through to evolve
+          if (!(await lake.tableExists(ident(t)))) throw e;
+        }
+      }
+      const tbl = await load(t);
+      const cur = tbl.arrowSchema();
+      const same = cur.fields.length === schema.fields.length && schema.fields.every((f, i) => cur.fields[i]?.name === f.name && String(cur.fields[i].type) === String(f.type));
+      const covered = schema.fields.every((f) => cur.fields.some((c) => c.name === f.name && String(c.type) === String(f.type)));
+      if (!same && !covered) await tbl.evolveSchema(schema);
+      return tbl.arrowSchema();
+    },
+    async replace(t, files) {
+      const tbl = await load(t);
+      const paths = files.map((f) => f.path);
+      const anyTbl = tbl as LakeTable & { replaceDataFiles?: (p: string[]) => Promise<{ snapshotId: bigint | null }> };
+      const empty = tbl.currentSnapshotId() === null || (await tbl.files()).every((f) => f.recordCount === 0);
+      let r: { snapshotId: bigint | null };
+      if (empty && paths.length) r = await tbl.appendDataFiles(paths); // the staged files become the data files: no re-encode
+      else if (typeof anyTbl.replaceDataFiles === 'function') r = await anyTbl.replaceDataFiles(paths);
+      else r = await tbl.overwrite(batchesOf(files));
+      return { snapshotId: r.snapshotId === null ? null : String(r.snapshotId), disposition: 'replace' };
+    },
+    async merge(t, files, keys, o) {
+      const tbl = await load(t);
+      let snapshotId: string | null = null;
+      let inserted = 0; let updated = 0;
+      // each merge holds at most groupMaxBytes of staged Parquet (×3–6 once decoded)
+      let group: StagedFile[] = [];
+      let bytes = 0;
+      const flush = async () => {
+        if (!group.length) return;
+        const r = await tbl.merge(batchesOf(group), { keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT] });
+        if (r.snapshotId !== null) snapshotId = String(r.snapshotId);
+        inserted += r.inserted; updated += r.updated;
+        group = []; bytes = 0;
+      };
+      for (const f of files) {
+        if (group.length && bytes + f.bytes > o.groupMaxBytes) await flush();
+        group.push(f); bytes += f.bytes;
+      }
+      await flush();
+      if (snapshotId === null && tbl.currentSnapshotId() !== null) snapshotId = String(tbl.currentSnapshotId());
+      return { snapshotId, disposition: 'merge', inserted, updated };
+    },
+    async expire(t, o) {
+      const tbl = await load(t);
+      await tbl.expireSnapshots({ maxSnapshotAgeMs: o.maxAgeDays * 86_400_000, minSnapshotsToKeep: o.minToKeep });
+    },
+  };
+}
