@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { registerSystemCommands } from './system-commands';
+import { registerEtlCommands } from '../etl/cli';
+import { registerConnectionsCommands } from '../connections/cli';
 
 /**
  * Every sub-command, in one list. Engines export `register…Commands(program)`
@@ -7,4 +9,6 @@ import { registerSystemCommands } from './system-commands';
  */
 export function registerCommands(program: Command): void {
   registerSystemCommands(program);
+  registerEtlCommands(program);
+  registerConnectionsCommands(program);
 }
