@@ -59,15 +59,9 @@ export async function compareSides(source: DqSide, lake: DqSide, opts: CompareOp
   const maxRows = opts.maxRowsInMemory ?? 200_000;
   const nEx = opts.examples ?? 20;
   const maxKeys = opts.maxKeys ?? 100_000;
-  const keyObj = (k: KeyValues) => Object.fromEntries(opts.keyNames.map((n, i) => [n, k[i]]));
-
-  const res: HashDiff = {
-    sourceRows: 0, lakeRows: 0, matched: 0, onlyInSource: 0, onlyInLake: 0, mismatch: 0,
-    examples: { only_in_source: [], only_in_lake: [], hash_mismatch: [] },
-    mismatchColumns: {},
-    keys: { onlyInSource: [], onlyInLake: [], mismatch: [], complete: true },
-    stats: { passes: 0, buckets: 0, depthBits: topBits, rowLevelRows: 0 },
-  };
+  const acc = diffAccumulator(opts);
+  const { res, keyObj, diffRows, pushKey } = acc;
+  res.stats.depthBits = topBits;
 
   let bits = topBits;
   let [s, l] = await Promise.all([source.digests(bits), lake.digests(bits)]);
@@ -153,7 +147,20 @@ export async function compareSides(source: DqSide, lake: DqSide, opts: CompareOp
     }
   }
   return res;
+}
 
+/** The result being built and the row-level diff, shared by compareSides and diffRowSets. */
+function diffAccumulator(opts: Omit<CompareOptions, 'signal'>) {
+  const nEx = opts.examples ?? 20;
+  const maxKeys = opts.maxKeys ?? 100_000;
+  const keyObj = (k: KeyValues) => Object.fromEntries(opts.keyNames.map((n, i) => [n, k[i]]));
+  const res: HashDiff = {
+    sourceRows: 0, lakeRows: 0, matched: 0, onlyInSource: 0, onlyInLake: 0, mismatch: 0,
+    examples: { only_in_source: [], only_in_lake: [], hash_mismatch: [] },
+    mismatchColumns: {},
+    keys: { onlyInSource: [], onlyInLake: [], mismatch: [], complete: true },
+    stats: { passes: 0, buckets: 0, depthBits: 0, rowLevelRows: 0 },
+  };
   function diffRows(sr: SideRow[], lr: SideRow[]) {
     const src = new Map<string, SideRow>();
     for (const r of sr) src.set(keyText(r.key), r);
@@ -185,4 +192,14 @@ export async function compareSides(source: DqSide, lake: DqSide, opts: CompareOp
   function pushKey(list: KeyValues[], k: KeyValues) {
     if (list.length < maxKeys) list.push(k); else res.keys.complete = false;
   }
+  return { res, keyObj, diffRows, pushKey };
+}
+
+/** A row-level diff of two row sets (the re-check after repair), same categories as compareSides. */
+export function diffRowSets(source: SideRow[], lake: SideRow[], opts: Omit<CompareOptions, 'signal'>): HashDiff {
+  const { res, diffRows } = diffAccumulator(opts);
+  res.sourceRows = source.length;
+  res.lakeRows = lake.length;
+  diffRows(source, lake);
+  return res;
 }

@@ -112,3 +112,14 @@ export function oraRowsSql(q: HashQuery, w: PrefixFilter): string {
   const cols = q.keys.map((_, i) => `x.K${i}`).concat(q.columns.map((_, i) => `x.V${i}`)).join(', ');
   return `SELECT TO_CHAR(${signed('x.RU')}) AS RH, ${cols} FROM (${inner(q, true)}) x${within(w)}`;
 }
+
+/** The rows with these canonical keys (re-check after repair); keys travel as quoted literals. */
+export function oraRowsForKeysSql(q: HashQuery, keys: (string | null)[][]): string {
+  const lit = (v: string | null) => (v === null ? 'NULL' : `'${v.replace(/'/g, "''")}'`);
+  const tuple = `(${q.keys.map((c) => oraCanonicalExpr(`t.${oraIdent(c.name)}`, c)).join(', ')})`;
+  const preds: string[] = [];
+  for (let i = 0; i < keys.length; i += 1000) preds.push(`${tuple} IN (${keys.slice(i, i + 1000).map((k) => `(${k.map(lit).join(', ')})`).join(', ')})`);
+  const where = [q.rel.where, preds.length ? preds.join(' OR ') : '1 = 0'].filter((p) => p.trim()).map((p) => `(${p})`).join(' AND ');
+  const cols = q.keys.map((_, i) => `x.K${i}`).concat(q.columns.map((_, i) => `x.V${i}`)).join(', ');
+  return `SELECT TO_CHAR(${signed('x.RU')}) AS RH, ${cols} FROM (${inner({ ...q, rel: { ...q.rel, where } }, true)}) x`;
+}

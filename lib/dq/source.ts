@@ -1,0 +1,106 @@
+import pg from 'pg';
+import {
+  canonicalColumn, createOracleSource, createPostgresSource, loadOracleThick, oracleColumnType, oracleConnectString, pgColumnType,
+  type BranchSource, type OracleBranchOptions, type PostgresBranchOptions, type SourceColumn,
+} from '../sources';
+import { oraCountSql, oraDigestSql, oraRowsForKeysSql, oraRowsSql } from './oracle-sql';
+import { pgSide } from './pg-side';
+import type { BucketDigest } from './row-hash';
+import type { DqSide, SideRow } from './side';
+import type { HashQuery } from './sql-common';
+
+/**
+ * A source branch as the reconciler uses it: one connection for describing
+ * and for the digest / row queries, and (only for repair) the ETL's reader of
+ * that branch, opened on first use.
+ */
+export interface DqSource {
+  readonly dialect: 'postgres' | 'oracle';
+  readonly branch: string;
+  /** Columns a query projects (no rows read). */
+  describe(sql: string): Promise<SourceColumn[]>;
+  /** The comparison side over a rendered query. */
+  side(q: HashQuery): DqSide;
+  /** The ETL engine's reader of this branch (repair re-extracts through it). */
+  reader(): BranchSource;
+  close(): Promise<void>;
+}
+
+/** A branch the run may check: its key and how to open it. */
+export interface DqBranch {
+  key: string;
+  open(): Promise<DqSource>;
+}
+
+/** A Postgres branch: connects at once (a branch that is down fails here, and only its units). */
+export async function openPostgresDqSource(o: PostgresBranchOptions): Promise<DqSource> {
+  const client = new pg.Client({
+    connectionString: o.connectionString, host: o.host, port: o.port, database: o.database, user: o.user, password: o.password,
+    connectionTimeoutMillis: (o.connectTimeoutSeconds ?? 10) * 1000, application_name: `tributary-dq:${o.branch}`,
+  });
+  client.on('error', () => {});
+  await client.connect();
+  let reader: BranchSource | null = null;
+  return {
+    dialect: 'postgres',
+    branch: o.branch,
+    async describe(sql) {
+      const r = await client.query(`SELECT * FROM (${sql}) q LIMIT 0`);
+      return r.fields.map((f) => {
+        const m = pgColumnType(f.dataTypeID, f.dataTypeModifier);
+        return { name: canonicalColumn(f.name), sourceName: f.name, type: m.type, sourceType: m.sourceType, inferred: m.inferred, oid: f.dataTypeID };
+      });
+    },
+    side: (q) => pgSide(client, q),
+    reader() { return (reader ??= createPostgresSource({ ...o, poolSize: 1 })); },
+    async close() { await reader?.close().catch(() => {}); await client.end().catch(() => {}); },
+  };
+}
+
+type OraConn = {
+  execute(sql: string, binds: unknown[], opts: Record<string, unknown>): Promise<{ rows?: unknown[]; metaData?: { name: string; dbTypeName?: string; precision?: number; scale?: number }[] }>;
+  close(): Promise<void>;
+};
+
+/**
+ * An Oracle branch (thick mode, 11g+), hashing in SQL (oracle-sql.ts).
+ * Not exercised here: there is no Oracle server in this environment.
+ */
+export async function openOracleDqSource(o: OracleBranchOptions): Promise<DqSource> {
+  const db = loadOracleThick(o.clientLibDir) as unknown as { getConnection(a: Record<string, unknown>): Promise<OraConn>; OUT_FORMAT_OBJECT: number; OUT_FORMAT_ARRAY: number };
+  const conn = await db.getConnection({ user: o.user, password: o.password, connectString: oracleConnectString(o) });
+  let reader: BranchSource | null = null;
+  const rows = async (sql: string) => ((await conn.execute(sql, [], { outFormat: db.OUT_FORMAT_OBJECT })).rows ?? []) as Record<string, unknown>[];
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  const side = (q: HashQuery): DqSide => {
+    const toRows = (rs: Record<string, unknown>[]): SideRow[] => rs.map((r) => ({
+      hash: String(r.RH), key: q.keys.map((_, i) => text(r[`K${i}`])), values: q.columns.map((_, i) => text(r[`V${i}`])),
+    }));
+    return {
+      async count() { return Number((await rows(oraCountSql(q.rel)))[0].N); },
+      async digests(bits, within) {
+        const out = new Map<number, BucketDigest>();
+        for (const r of await rows(oraDigestSql(q, bits, within))) out.set(Number(r.B), { count: Number(r.N), sum: String(r.S) });
+        return out;
+      },
+      async rows(within) { return toRows(await rows(oraRowsSql(q, within))); },
+      async rowsForKeys(keys) {
+        return keys.length ? toRows(await rows(oraRowsForKeysSql(q, keys))) : [];
+      },
+    };
+  };
+  return {
+    dialect: 'oracle',
+    branch: o.branch,
+    async describe(sql) {
+      const r = await conn.execute(`SELECT * FROM (${sql}) q WHERE 1 = 0`, [], { outFormat: db.OUT_FORMAT_ARRAY, maxRows: 1 });
+      return (r.metaData ?? []).map((m) => {
+        const t = oracleColumnType(m.dbTypeName ?? 'VARCHAR2', m.precision, m.scale);
+        return { name: canonicalColumn(m.name), sourceName: m.name, type: t.type, sourceType: t.sourceType, inferred: t.inferred };
+      });
+    },
+    side,
+    reader() { return (reader ??= createOracleSource({ ...o, poolSize: 1 })); },
+    async close() { await reader?.close().catch(() => {}); await conn.close().catch(() => {}); },
+  };
+}
