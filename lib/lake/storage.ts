@@ -1,14 +1,118 @@
-/** Object storage behind a small interface: `file://` now, `s3://` next. */
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/**
+ * Object storage behind a small interface: `file://` now, `s3://` next. Every
+ * address is a full URI (`file:///abs/path`); callers never touch `fs`.
+ */
 export interface Storage {
   /** Read a whole object. Throws with code ENOENT when missing. */
   read(uri: string): Promise<Uint8Array>;
+  /** Read a byte range [start, end). */
+  readRange(uri: string, start: number, end: number): Promise<Uint8Array>;
   /** Write atomically (temp file + rename); replaces an existing object. */
   write(uri: string, data: Uint8Array): Promise<void>;
   /** Create only if absent; returns false when the object already exists. */
   writeExclusive(uri: string, data: Uint8Array): Promise<boolean>;
   exists(uri: string): Promise<boolean>;
   size(uri: string): Promise<number>;
+  /** Delete; a missing object is not an error. */
   delete(uri: string): Promise<void>;
-  /** Every object under a prefix (recursive). */
+  /** Every object under a prefix (recursive), as URIs. */
   list(prefix: string): Promise<string[]>;
+}
+
+/** Normalise a warehouse given as `file:///abs` or `/abs` to a `file://` URI without trailing slash. */
+export function normaliseWarehouse(warehouse: string): string {
+  if (warehouse.startsWith('file://')) return pathToFileURL(fileURLToPath(warehouse)).href.replace(/\/+$/, '');
+  if (warehouse.startsWith('s3://') || warehouse.startsWith('s3a://')) return warehouse.replace(/\/+$/, '');
+  if (!path.isAbsolute(warehouse)) throw new Error(`lake: warehouse must be an absolute path or file:// URI, got ${warehouse}`);
+  return pathToFileURL(warehouse).href.replace(/\/+$/, '');
+}
+
+/** `file:///a/b` → `/a/b` (decoding %20 etc.). */
+export function uriToPath(uri: string): string {
+  if (uri.startsWith('file:')) return fileURLToPath(uri);
+  if (uri.startsWith('/')) return uri;
+  throw new Error(`lake: unsupported storage scheme in ${uri}`);
+}
+
+export function pathToUri(p: string): string {
+  return pathToFileURL(p).href;
+}
+
+/** Storage for `file://` URIs: writes go to a temp file then rename, so readers never see half a file. */
+export function fileStorage(): Storage {
+  const tmpName = (p: string) => path.join(path.dirname(p), `.${path.basename(p)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
+  const storage: Storage = {
+    async read(uri) {
+      return new Uint8Array(await fs.readFile(uriToPath(uri)));
+    },
+    async readRange(uri, start, end) {
+      const fh = await fs.open(uriToPath(uri), 'r');
+      try {
+        const buf = Buffer.alloc(end - start);
+        const { bytesRead } = await fh.read(buf, 0, end - start, start);
+        return new Uint8Array(buf.buffer, buf.byteOffset, bytesRead);
+      } finally { await fh.close(); }
+    },
+    async write(uri, data) {
+      const p = uriToPath(uri);
+      await fs.mkdir(path.dirname(p), { recursive: true });
+      const tmp = tmpName(p);
+      await fs.writeFile(tmp, data);
+      await fs.rename(tmp, p);
+    },
+    async writeExclusive(uri, data) {
+      const p = uriToPath(uri);
+      await fs.mkdir(path.dirname(p), { recursive: true });
+      // Write the bytes to a temp file first, then link() it into place: link
+      // fails with EEXIST when the name is taken, so creation is exclusive AND
+      // readers never see a partially written file.
+      const tmp = tmpName(p);
+      await fs.writeFile(tmp, data);
+      try {
+        await fs.link(tmp, p);
+        return true;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw e;
+      } finally {
+        await fs.unlink(tmp).catch(() => {});
+      }
+    },
+    async exists(uri) {
+      try { await fs.stat(uriToPath(uri)); return true; } catch { return false; }
+    },
+    async size(uri) {
+      return (await fs.stat(uriToPath(uri))).size;
+    },
+    async delete(uri) {
+      await fs.rm(uriToPath(uri), { force: true });
+    },
+    async list(prefix) {
+      const root = uriToPath(prefix);
+      const out: string[] = [];
+      const walk = async (dir: string) => {
+        let entries: import('node:fs').Dirent[];
+        try { entries = await fs.readdir(dir, { withFileTypes: true }); } catch { return; }
+        for (const e of entries) {
+          const p = path.join(dir, e.name);
+          if (e.isDirectory()) await walk(p);
+          else out.push(pathToUri(p));
+        }
+      };
+      await walk(root);
+      return out.sort();
+    },
+  };
+  return storage;
+}
+
+/** Pick the storage for a warehouse URI. */
+export function storageFor(warehouse: string): Storage {
+  if (warehouse.startsWith('file://')) return fileStorage();
+  throw new Error(`lake: storage for ${warehouse.split(':')[0]}:// is not implemented yet (file:// only)`);
 }

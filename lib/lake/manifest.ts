@@ -1,0 +1,333 @@
+/**
+ * Manifests and manifest lists (spec: "Manifests", "Manifest Lists"), format v2,
+ * with the exact Avro schemas, field ids and names Iceberg's writers use (the
+ * Spark-written files in fixtures/iceberg-foreign/avro are the model).
+ */
+import { avroType, readAvroFile, writeAvroFile } from './avro';
+import { compare, decodeBound, encodeBound, toComparable, type Comparable } from './bounds';
+import { parseDecimal } from './schema';
+import type { IcebergSchema, PartitionSpec } from './types';
+
+export type ManifestStatus = 0 | 1 | 2; // EXISTING, ADDED, DELETED
+export type FileContent = 0 | 1 | 2; // data, position deletes, equality deletes
+
+interface KV<V> { key: number; value: V }
+
+export interface DataFileRec {
+  content: FileContent;
+  file_path: string;
+  file_format: string;
+  /** Avro-form partition values keyed by partition field name. */
+  partition: Record<string, unknown>;
+  record_count: bigint;
+  file_size_in_bytes: bigint;
+  column_sizes: KV<bigint>[] | null;
+  value_counts: KV<bigint>[] | null;
+  null_value_counts: KV<bigint>[] | null;
+  nan_value_counts: KV<bigint>[] | null;
+  lower_bounds: KV<Buffer>[] | null;
+  upper_bounds: KV<Buffer>[] | null;
+  key_metadata: Buffer | null;
+  split_offsets: bigint[] | null;
+  equality_ids: number[] | null;
+  sort_order_id: number | null;
+}
+
+export interface ManifestEntry {
+  status: ManifestStatus;
+  snapshot_id: bigint | null;
+  sequence_number: bigint | null;
+  file_sequence_number: bigint | null;
+  data_file: DataFileRec;
+}
+
+export interface FieldSummary { contains_null: boolean; contains_nan: boolean | null; lower_bound: Buffer | null; upper_bound: Buffer | null }
+
+export interface ManifestFile {
+  manifest_path: string;
+  manifest_length: bigint;
+  partition_spec_id: number;
+  content: 0 | 1;
+  sequence_number: bigint;
+  min_sequence_number: bigint;
+  added_snapshot_id: bigint;
+  added_files_count: number;
+  existing_files_count: number;
+  deleted_files_count: number;
+  added_rows_count: bigint;
+  existing_rows_count: bigint;
+  deleted_rows_count: bigint;
+  partitions: FieldSummary[] | null;
+  key_metadata: Buffer | null;
+}
+
+const kvArray = (name: string, keyId: number, valId: number, valType: string, fieldId: number, doc: string) => ({
+  name, type: ['null', { type: 'array', items: { type: 'record', name: `k${keyId}_v${valId}`, fields: [{ name: 'key', type: 'int', 'field-id': keyId }, { name: 'value', type: valType, 'field-id': valId }] }, logicalType: 'map' }],
+  default: null, doc, 'field-id': fieldId,
+});
+
+/** Avro schema of one Iceberg primitive (spec appendix A). */
+export function avroTypeOfIceberg(type: string): unknown {
+  switch (type) {
+    case 'boolean': case 'int': case 'long': case 'float': case 'double': case 'string': return type;
+    case 'binary': return 'bytes';
+    case 'date': return { type: 'int', logicalType: 'date' };
+    case 'time': return { type: 'long', logicalType: 'time-micros' };
+    case 'timestamp': return { type: 'long', logicalType: 'timestamp-micros', 'adjust-to-utc': false };
+    case 'timestamptz': return { type: 'long', logicalType: 'timestamp-micros', 'adjust-to-utc': true };
+    case 'uuid': return { type: 'fixed', name: 'uuid_fixed', size: 16, logicalType: 'uuid' };
+    default: {
+      const d = parseDecimal(type);
+      if (d) return { type: 'fixed', name: `decimal_${d.precision}_${d.scale}`, size: decimalSize(d.precision), logicalType: 'decimal', precision: d.precision, scale: d.scale };
+      const f = /^fixed\[(\d+)\]$/.exec(type);
+      if (f) return { type: 'fixed', name: `fixed_${f[1]}`, size: Number(f[1]) };
+      throw new Error(`lake: unsupported partition type ${type}`);
+    }
+  }
+}
+
+/** Bytes needed for a decimal of this precision (spec: minimum bytes for fixed decimals). */
+export function decimalSize(precision: number): number {
+  for (let n = 1; ; n++) if (Math.floor(Math.log10(2 ** (8 * n - 1) - 1)) >= precision) return n;
+}
+
+/** The partition field's result type (identity only: the source type). */
+export function partitionFieldType(schema: IcebergSchema, f: PartitionSpec['fields'][number]): string {
+  const src = schema.fields.find((x) => x.id === f['source-id']);
+  if (!src) throw new Error(`lake: partition field ${f.name} has no source column ${f['source-id']}`);
+  if (f.transform !== 'identity') throw new Error(`lake: unsupported partition transform ${f.transform} on ${f.name} (identity only)`);
+  return src.type;
+}
+
+export function manifestEntrySchema(schema: IcebergSchema, spec: PartitionSpec): object {
+  const partitionFields = spec.fields.map((f) => ({
+    name: f.name, type: ['null', avroTypeOfIceberg(partitionFieldType(schema, f))], default: null, 'field-id': f['field-id'],
+  }));
+  return {
+    type: 'record', name: 'manifest_entry',
+    fields: [
+      { name: 'status', type: 'int', 'field-id': 0 },
+      { name: 'snapshot_id', type: ['null', 'long'], default: null, 'field-id': 1 },
+      { name: 'sequence_number', type: ['null', 'long'], default: null, 'field-id': 3 },
+      { name: 'file_sequence_number', type: ['null', 'long'], default: null, 'field-id': 4 },
+      {
+        name: 'data_file', 'field-id': 2,
+        type: {
+          type: 'record', name: 'r2',
+          fields: [
+            { name: 'content', type: 'int', doc: 'Contents of the file: 0=data, 1=position deletes, 2=equality deletes', 'field-id': 134 },
+            { name: 'file_path', type: 'string', doc: 'Location URI with FS scheme', 'field-id': 100 },
+            { name: 'file_format', type: 'string', doc: 'File format name: avro, orc, or parquet', 'field-id': 101 },
+            { name: 'partition', type: { type: 'record', name: 'r102', fields: partitionFields }, doc: 'Partition data tuple, schema based on the partition spec', 'field-id': 102 },
+            { name: 'record_count', type: 'long', doc: 'Number of records in the file', 'field-id': 103 },
+            { name: 'file_size_in_bytes', type: 'long', doc: 'Total file size in bytes', 'field-id': 104 },
+            kvArray('column_sizes', 117, 118, 'long', 108, 'Map of column id to total size on disk'),
+            kvArray('value_counts', 119, 120, 'long', 109, 'Map of column id to total count, including null and NaN'),
+            kvArray('null_value_counts', 121, 122, 'long', 110, 'Map of column id to null value count'),
+            kvArray('nan_value_counts', 138, 139, 'long', 137, 'Map of column id to number of NaN values in the column'),
+            kvArray('lower_bounds', 126, 127, 'bytes', 125, 'Map of column id to lower bound'),
+            kvArray('upper_bounds', 129, 130, 'bytes', 128, 'Map of column id to upper bound'),
+            { name: 'key_metadata', type: ['null', 'bytes'], default: null, doc: 'Encryption key metadata blob', 'field-id': 131 },
+            { name: 'split_offsets', type: ['null', { type: 'array', items: 'long', 'element-id': 133 }], default: null, doc: 'Splittable offsets', 'field-id': 132 },
+            { name: 'equality_ids', type: ['null', { type: 'array', items: 'int', 'element-id': 136 }], default: null, doc: 'Equality comparison field IDs', 'field-id': 135 },
+            { name: 'sort_order_id', type: ['null', 'int'], default: null, doc: 'Sort order ID', 'field-id': 140 },
+          ],
+        },
+      },
+    ],
+  };
+}
+
+export const MANIFEST_LIST_SCHEMA = {
+  type: 'record', name: 'manifest_file',
+  fields: [
+    { name: 'manifest_path', type: 'string', doc: 'Location URI with FS scheme', 'field-id': 500 },
+    { name: 'manifest_length', type: 'long', doc: 'Total file size in bytes', 'field-id': 501 },
+    { name: 'partition_spec_id', type: 'int', doc: 'Spec ID used to write', 'field-id': 502 },
+    { name: 'content', type: 'int', doc: 'Contents of the manifest: 0=data, 1=deletes', 'field-id': 517 },
+    { name: 'sequence_number', type: 'long', doc: 'Sequence number when the manifest was added', 'field-id': 515 },
+    { name: 'min_sequence_number', type: 'long', doc: 'Lowest sequence number in the manifest', 'field-id': 516 },
+    { name: 'added_snapshot_id', type: 'long', doc: 'Snapshot ID that added the manifest', 'field-id': 503 },
+    { name: 'added_files_count', type: 'int', doc: 'Added entry count', 'field-id': 504 },
+    { name: 'existing_files_count', type: 'int', doc: 'Existing entry count', 'field-id': 505 },
+    { name: 'deleted_files_count', type: 'int', doc: 'Deleted entry count', 'field-id': 506 },
+    { name: 'added_rows_count', type: 'long', doc: 'Added rows count', 'field-id': 512 },
+    { name: 'existing_rows_count', type: 'long', doc: 'Existing rows count', 'field-id': 513 },
+    { name: 'deleted_rows_count', type: 'long', doc: 'Deleted rows count', 'field-id': 514 },
+    {
+      name: 'partitions', default: null, doc: 'Summary for each partition', 'field-id': 507,
+      type: ['null', {
+        type: 'array', 'element-id': 508,
+        items: {
+          type: 'record', name: 'r508',
+          fields: [
+            { name: 'contains_null', type: 'boolean', doc: 'True if any file has a null partition value', 'field-id': 509 },
+            { name: 'contains_nan', type: ['null', 'boolean'], default: null, doc: 'True if any file has a nan partition value', 'field-id': 518 },
+            { name: 'lower_bound', type: ['null', 'bytes'], default: null, doc: 'Partition lower bound for all files', 'field-id': 510 },
+            { name: 'upper_bound', type: ['null', 'bytes'], default: null, doc: 'Partition upper bound for all files', 'field-id': 511 },
+          ],
+        },
+      }],
+    },
+    { name: 'key_metadata', type: ['null', 'bytes'], default: null, doc: 'Implementation-specific key metadata for encryption', 'field-id': 519 },
+  ],
+};
+
+/** Avro schema → Iceberg schema JSON (`iceberg.schema` header key) for the manifest list; written once. */
+const MANIFEST_LIST_ICEBERG_SCHEMA = JSON.stringify({
+  type: 'struct', 'schema-id': 0,
+  fields: MANIFEST_LIST_SCHEMA.fields.map((f) => ({ id: f['field-id'], name: f.name, required: !Array.isArray(f.type), type: icebergOfAvro(f.type) })),
+});
+
+function icebergOfAvro(t: unknown): unknown {
+  if (Array.isArray(t)) return icebergOfAvro(t[1]);
+  if (t === 'bytes') return 'binary';
+  if (typeof t === 'string') return t;
+  const o = t as { type: string; items?: unknown; fields?: { name: string; type: unknown; 'field-id': number }[]; 'element-id'?: number };
+  if (o.type === 'array') return { type: 'list', 'element-id': o['element-id'], element: icebergOfAvro(o.items), 'element-required': true };
+  if (o.type === 'record') return { type: 'struct', fields: o.fields!.map((f) => ({ id: f['field-id'], name: f.name, required: !Array.isArray(f.type), type: icebergOfAvro(f.type) })) };
+  return o.type;
+}
+
+/** Comparable partition value → Avro form stored in the manifest. */
+export function partitionValueToAvro(type: string, v: Comparable | null): unknown {
+  if (v === null) return null;
+  switch (type) {
+    case 'boolean': return v === 1 || v === true;
+    case 'int': case 'date': case 'float': case 'double': return Number(v);
+    case 'long': case 'time': case 'timestamp': case 'timestamptz': return BigInt(v as bigint);
+    case 'string': return new TextDecoder().decode(v as Uint8Array);
+    default: {
+      const d = parseDecimal(type);
+      if (d) {
+        const size = decimalSize(d.precision);
+        const b = Buffer.alloc(size);
+        let x = BigInt.asUintN(size * 8, v as bigint);
+        for (let i = size - 1; i >= 0; i--) { b[i] = Number(x & 0xffn); x >>= 8n; }
+        return b;
+      }
+      return Buffer.from(v as Uint8Array);
+    }
+  }
+}
+
+/** Avro-form partition value (as read from any writer's manifest) → comparable. */
+export function partitionValueFromAvro(type: string, v: unknown): Comparable | null {
+  if (v === null || v === undefined) return null;
+  switch (type) {
+    case 'boolean': return v ? 1 : 0;
+    case 'string': return new TextEncoder().encode(String(v));
+    case 'binary': case 'uuid': return new Uint8Array(v as Buffer);
+    default: {
+      if (parseDecimal(type)) {
+        const b = v as Buffer; let x = 0n;
+        for (const byte of b) x = (x << 8n) | BigInt(byte);
+        return BigInt.asIntN(b.length * 8, x);
+      }
+      if (type.startsWith('fixed')) return new Uint8Array(v as Buffer);
+      return toComparable(type, v);
+    }
+  }
+}
+
+/** A stable string key for a partition tuple (map keys, grouping). */
+export function partitionKey(partition: Record<string, unknown>, spec: PartitionSpec): string {
+  return spec.fields.map((f) => {
+    const v = partition[f.name];
+    if (v === null || v === undefined) return '∅';
+    if (typeof v === 'bigint') return `${v}`;
+    if (Buffer.isBuffer(v) || v instanceof Uint8Array) return Buffer.from(v).toString('hex');
+    return JSON.stringify(v);
+  }).join('|');
+}
+
+export function summarisePartitions(files: DataFileRec[], schema: IcebergSchema, spec: PartitionSpec): FieldSummary[] {
+  return spec.fields.map((f) => {
+    const type = partitionFieldType(schema, f);
+    let containsNull = false; let lo: Comparable | null = null, hi: Comparable | null = null;
+    for (const df of files) {
+      const v = partitionValueFromAvro(type, df.partition[f.name]);
+      if (v === null) { containsNull = true; continue; }
+      if (lo === null || compare(v, lo) < 0) lo = v;
+      if (hi === null || compare(v, hi) > 0) hi = v;
+    }
+    const enc = (x: Comparable | null, upper: boolean) => { if (x === null) return null; const b = encodeBound(type, x, upper); return b ? Buffer.from(b) : null; };
+    return { contains_null: containsNull, contains_nan: type === 'float' || type === 'double' ? false : null, lower_bound: enc(lo, false), upper_bound: enc(hi, true) };
+  });
+}
+
+/** Could a manifest hold files of this partition (by its field summaries)? */
+export function manifestMayContain(m: ManifestFile, schema: IcebergSchema, spec: PartitionSpec, want: Record<string, Comparable | null>): boolean {
+  if (!m.partitions) return true;
+  for (let i = 0; i < spec.fields.length; i++) {
+    const f = spec.fields[i];
+    if (!(f.name in want)) continue;
+    const s = m.partitions[i];
+    if (!s) continue;
+    const v = want[f.name];
+    const type = partitionFieldType(schema, f);
+    if (v === null) { if (!s.contains_null) return false; continue; }
+    if (!s.lower_bound || !s.upper_bound) { if (!s.lower_bound && !s.upper_bound && s.contains_null) return false; continue; }
+    const lo = decodeBound(type, s.lower_bound), hi = decodeBound(type, s.upper_bound);
+    if (lo !== null && compare(v, lo) < 0) return false;
+    if (hi !== null && compare(v, hi) > 0) return false;
+  }
+  return true;
+}
+
+export function writeManifest(entries: ManifestEntry[], schema: IcebergSchema, spec: PartitionSpec, content: 'data' | 'deletes'): Uint8Array {
+  const avroSchema = manifestEntrySchema(schema, spec);
+  return writeAvroFile(avroSchema, entries, {
+    schema: JSON.stringify(schema),
+    'schema-id': String(schema['schema-id']),
+    'partition-spec': JSON.stringify(spec.fields),
+    'partition-spec-id': String(spec['spec-id']),
+    'format-version': '2',
+    content,
+  });
+}
+
+export function readManifest(bytes: Uint8Array, what: string): { entries: ManifestEntry[]; meta: Record<string, string> } {
+  const f = readAvroFile<ManifestEntry>(bytes, what);
+  for (const e of f.records) {
+    const df = e.data_file as DataFileRec & { content?: FileContent };
+    if (df.content === undefined) df.content = 0; // v1 manifests
+    if (e.sequence_number === undefined) e.sequence_number = null;
+    if (e.file_sequence_number === undefined) e.file_sequence_number = null;
+  }
+  return { entries: f.records, meta: f.meta };
+}
+
+export function writeManifestList(files: ManifestFile[], snapshotId: bigint, parentId: bigint | null, sequenceNumber: bigint): Uint8Array {
+  return writeAvroFile(MANIFEST_LIST_SCHEMA, files, {
+    'snapshot-id': String(snapshotId),
+    'parent-snapshot-id': parentId === null ? 'null' : String(parentId),
+    'sequence-number': String(sequenceNumber),
+    'format-version': '2',
+    'iceberg.schema': MANIFEST_LIST_ICEBERG_SCHEMA,
+  });
+}
+
+export function readManifestList(bytes: Uint8Array, what: string): ManifestFile[] {
+  const f = readAvroFile<Record<string, unknown>>(bytes, what);
+  return f.records.map((r) => ({
+    manifest_path: r.manifest_path as string,
+    manifest_length: BigInt(r.manifest_length as bigint),
+    partition_spec_id: r.partition_spec_id as number,
+    content: (r.content ?? 0) as 0 | 1,
+    sequence_number: BigInt((r.sequence_number ?? 0n) as bigint),
+    min_sequence_number: BigInt((r.min_sequence_number ?? 0n) as bigint),
+    added_snapshot_id: BigInt(r.added_snapshot_id as bigint),
+    added_files_count: (r.added_files_count ?? r.added_data_files_count ?? 0) as number,
+    existing_files_count: (r.existing_files_count ?? r.existing_data_files_count ?? 0) as number,
+    deleted_files_count: (r.deleted_files_count ?? r.deleted_data_files_count ?? 0) as number,
+    added_rows_count: BigInt((r.added_rows_count ?? 0n) as bigint),
+    existing_rows_count: BigInt((r.existing_rows_count ?? 0n) as bigint),
+    deleted_rows_count: BigInt((r.deleted_rows_count ?? 0n) as bigint),
+    partitions: (r.partitions ?? null) as FieldSummary[] | null,
+    key_metadata: (r.key_metadata ?? null) as Buffer | null,
+  }));
+}
+
+// Validate the static schema once at load time (a typo here would corrupt every table).
+avroType(MANIFEST_LIST_SCHEMA);

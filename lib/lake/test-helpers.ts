@@ -1,0 +1,69 @@
+/**
+ * Test-only helpers for the lake: a warehouse folder inside the repo (chdb
+ * reads only below the cwd), the three readers (own scan, icebird, ClickHouse
+ * through chdb) and a `fetch` that serves `file://` URLs for icebird.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as arrow from 'apache-arrow';
+import type { LakeTable } from './index';
+
+export function makeWarehouse(): { dir: string; uri: string; remove(): void } {
+  const dir = path.resolve('lib/lake', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
+  fs.mkdirSync(dir, { recursive: true });
+  return { dir, uri: `file://${dir}`, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+let installed = false;
+/** Let icebird (which uses fetch) read `file://` URLs, with HEAD and Range support. */
+export function installFileFetch(): void {
+  if (installed) return;
+  installed = true;
+  const orig = globalThis.fetch;
+  globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith('file://')) return orig(input, init);
+    const p = decodeURIComponent(new URL(url).pathname);
+    if (!fs.existsSync(p)) return new Response('not found', { status: 404 });
+    const size = fs.statSync(p).size;
+    if (init?.method === 'HEAD') return new Response(null, { status: 200, headers: { 'content-length': String(size) } });
+    const range = new Headers(init?.headers).get('range');
+    const buf = fs.readFileSync(p);
+    if (range) {
+      const m = /bytes=(\d+)-(\d*)/.exec(range)!;
+      const start = Number(m[1]); const end = m[2] ? Number(m[2]) + 1 : size;
+      return new Response(buf.subarray(start, end), { status: 206, headers: { 'content-length': String(end - start) } });
+    }
+    return new Response(buf, { status: 200, headers: { 'content-length': String(size) } });
+  }) as typeof fetch;
+}
+
+export async function scanRows(t: LakeTable, opts: Parameters<LakeTable['scan']>[0] = {}): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for await (const b of t.scan(opts)) for (const r of b) out.push(r!.toJSON());
+  return out;
+}
+
+export async function icebirdRows(t: LakeTable): Promise<Record<string, unknown>[]> {
+  installFileFetch();
+  const { icebergRead } = await import('icebird');
+  const name = t.metadataLocation().slice(t.metadataLocation().lastIndexOf('/') + 1);
+  return icebergRead({ tableUrl: t.location, metadataFileName: name });
+}
+
+/** ClickHouse (chdb) over the table folder, path relative to the cwd as chdb requires. */
+export async function chdbQuery(t: LakeTable, select: string): Promise<Record<string, unknown>[]> {
+  const { query } = await import('chdb');
+  const rel = path.relative(process.cwd(), new URL(t.location).pathname);
+  const sql = select.replace(/\bT\b/, `icebergLocal('${rel}')`);
+  const out = query(sql, 'JSONEachRow');
+  return out.trim() ? out.trim().split('\n').map((l) => JSON.parse(l)) : [];
+}
+
+/** A batch from plain rows with an explicit schema. */
+export function batchOf(schema: arrow.Schema, rows: Record<string, unknown>[]): arrow.RecordBatch {
+  const children = schema.fields.map((f) => arrow.vectorFromArray(rows.map((r) => r[f.name] ?? null), f.type).data[0]);
+  const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
+  return new arrow.RecordBatch(schema, struct);
+}

@@ -1,0 +1,168 @@
+/**
+ * The partitioned, rolling data-file writer. Batches arrive conformed to the
+ * table schema; rows are grouped by identity-partition value and buffered per
+ * partition; a partition's buffer becomes one Parquet file when it reaches the
+ * target file size (estimated from the observed compression ratio) or when all
+ * buffers together exceed the memory budget. Peak memory is therefore bounded
+ * by the budget plus one file being encoded — never by the input size.
+ */
+import crypto from 'node:crypto';
+import * as arrow from 'apache-arrow';
+import { batchBytes } from './arrow-util';
+import { splitByPartition } from './split';
+import { encodeBound, type ColumnStats } from './bounds';
+import { partitionKey, type DataFileRec } from './manifest';
+import { encodeParquet, parquetLayout, statsOf, type Codec } from './parquet';
+import { FIELD_ID } from './schema';
+import type { Storage } from './storage';
+import type { IcebergSchema, PartitionSpec } from './types';
+
+export interface WriterOptions {
+  storage: Storage;
+  location: string;
+  schema: IcebergSchema;
+  arrowSchema: arrow.Schema;
+  spec: PartitionSpec;
+  /** (Default: 128 MiB) */
+  targetFileSize: number;
+  codec: Codec;
+  /** Arrow bytes buffered across partitions before the largest is flushed. (Default: 256 MiB) */
+  bufferBytes?: number;
+}
+
+interface Pending { partition: Record<string, unknown>; batches: arrow.RecordBatch[]; bytes: number; rows: number }
+
+export class DataFileWriter {
+  private pending = new Map<string, Pending>();
+  private buffered = 0;
+  private ratio = 4; // Arrow bytes per Parquet byte; refined after each file
+  readonly written: DataFileRec[] = [];
+  private readonly types: Map<number, string>;
+  private readonly prefix = crypto.randomUUID();
+  private seq = 0;
+
+  constructor(private readonly o: WriterOptions) {
+    this.types = new Map(o.schema.fields.map((f) => [f.id, f.type]));
+  }
+
+  async write(batch: arrow.RecordBatch): Promise<void> {
+    if (batch.numRows === 0) return;
+    for (const part of splitByPartition(batch, this.o.schema, this.o.spec)) {
+      const key = partitionKey(part.partition, this.o.spec);
+      let p = this.pending.get(key);
+      if (!p) this.pending.set(key, (p = { partition: part.partition, batches: [], bytes: 0, rows: 0 }));
+      const bytes = batchBytes(part.batch);
+      p.batches.push(part.batch); p.bytes += bytes; p.rows += part.batch.numRows;
+      this.buffered += bytes;
+      if (p.bytes >= this.o.targetFileSize * this.ratio) await this.flush(key);
+    }
+    const budget = this.o.bufferBytes ?? 256 * 1024 * 1024;
+    while (this.buffered > budget) {
+      let bigKey = ''; let big = -1;
+      for (const [k, p] of this.pending) if (p.bytes > big) { big = p.bytes; bigKey = k; }
+      await this.flush(bigKey);
+    }
+  }
+
+  private partitionPath(partition: Record<string, unknown>): string {
+    if (this.o.spec.fields.length === 0) return '';
+    return this.o.spec.fields.map((f) => {
+      const v = partition[f.name];
+      const s = v === null || v === undefined ? 'null' : Buffer.isBuffer(v) ? v.toString('hex') : String(v);
+      return `${encodeURIComponent(f.name)}=${encodeURIComponent(s)}`;
+    }).join('/') + '/';
+  }
+
+  private async flush(key: string): Promise<void> {
+    const p = this.pending.get(key);
+    if (!p) return;
+    this.pending.delete(key);
+    this.buffered -= p.bytes;
+    const rec = await writeDataFile(this.o, p.partition, p.batches, `${this.o.location}/data/${this.partitionPath(p.partition)}${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`, this.types);
+    if (Number(rec.file_size_in_bytes) > 0) this.ratio = Math.max(1, Math.min(20, p.bytes / Number(rec.file_size_in_bytes)));
+    this.written.push(rec);
+  }
+
+  /** Flush everything; returns the data files written. */
+  async close(): Promise<DataFileRec[]> {
+    for (const k of [...this.pending.keys()]) await this.flush(k);
+    return this.written;
+  }
+
+  /** Delete every file this writer produced (on a failed operation). */
+  async abort(): Promise<void> {
+    this.pending.clear();
+    await Promise.all(this.written.map((f) => this.o.storage.delete(f.file_path)));
+  }
+}
+
+/** Encode one Parquet data file and describe it as a manifest `data_file`. */
+export async function writeDataFile(
+  o: Pick<WriterOptions, 'storage' | 'schema' | 'arrowSchema' | 'codec'>, partition: Record<string, unknown>, batches: arrow.RecordBatch[], path: string, types: Map<number, string>,
+  content: 0 | 1 = 0,
+): Promise<DataFileRec> {
+  const bytes = encodeParquet(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
+  await o.storage.write(path, bytes);
+  const stats = statsOf(o.arrowSchema, batches, types);
+  const layout = await parquetLayout(bytes);
+  const rows = batches.reduce((s, b) => s + b.numRows, 0);
+  const ids = new Map(o.arrowSchema.fields.map((f) => [f.name, Number(f.metadata.get(FIELD_ID))]));
+  return dataFileRecord({ path, partition, rows, size: bytes.length, stats, types, content, columnSizes: new Map([...layout.columnSizes].map(([n, s]) => [ids.get(n)!, s])) });
+}
+
+export function dataFileRecord(a: {
+  path: string; partition: Record<string, unknown>; rows: number; size: number; stats: Map<number, ColumnStats>; types: Map<number, string>;
+  content: 0 | 1 | 2; columnSizes?: Map<number, number>;
+}): DataFileRec {
+  const ids = [...a.stats.keys()].sort((x, y) => x - y);
+  const kv = <V>(f: (id: number) => V | null) => ids.flatMap((id) => { const v = f(id); return v === null ? [] : [{ key: id, value: v }]; });
+  return {
+    content: a.content,
+    file_path: a.path,
+    file_format: 'PARQUET',
+    partition: a.partition,
+    record_count: BigInt(a.rows),
+    file_size_in_bytes: BigInt(a.size),
+    column_sizes: a.columnSizes ? kv((id) => (a.columnSizes!.has(id) ? BigInt(a.columnSizes!.get(id)!) : null)) : null,
+    value_counts: kv((id) => BigInt(a.stats.get(id)!.valueCount)),
+    null_value_counts: kv((id) => BigInt(a.stats.get(id)!.nullCount)),
+    nan_value_counts: kv((id) => { const t = a.types.get(id); return t === 'float' || t === 'double' ? BigInt(a.stats.get(id)!.nanCount) : null; }),
+    lower_bounds: kv((id) => { const s = a.stats.get(id)!; if (s.min === null) return null; const b = encodeBound(a.types.get(id)!, s.min, false); return b ? Buffer.from(b) : null; }),
+    upper_bounds: kv((id) => { const s = a.stats.get(id)!; if (s.max === null) return null; const b = encodeBound(a.types.get(id)!, s.max, true); return b ? Buffer.from(b) : null; }),
+    key_metadata: null,
+    split_offsets: null,
+    equality_ids: null,
+    sort_order_id: a.content === 0 ? 0 : null,
+  };
+}
+
+/** Position-delete file schema (spec: "Position Delete Files"): reserved field ids. */
+export const POS_DELETE_SCHEMA: IcebergSchema = {
+  type: 'struct', 'schema-id': 0,
+  fields: [
+    { id: 2147483546, name: 'file_path', required: true, type: 'string' },
+    { id: 2147483545, name: 'pos', required: true, type: 'long' },
+  ],
+};
+
+export const POS_DELETE_ARROW = new arrow.Schema([
+  new arrow.Field('file_path', new arrow.Utf8(), false, new Map([[FIELD_ID, '2147483546']])),
+  new arrow.Field('pos', new arrow.Int64(), false, new Map([[FIELD_ID, '2147483545']])),
+]);
+
+/** Write one position-delete file; `rows` must be sorted by (file_path, pos) as the spec requires. */
+export async function writePositionDeletes(storage: Storage, location: string, codec: Codec, partition: Record<string, unknown>, partPath: string, rows: { path: string; positions: BigInt64Array }[]): Promise<DataFileRec> {
+  rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const paths: string[] = []; const pos: bigint[] = [];
+  for (const r of rows) {
+    const sorted = BigInt64Array.from(r.positions).sort();
+    for (const p of sorted) { paths.push(r.path); pos.push(p); }
+  }
+  const fp = arrow.vectorFromArray(paths, new arrow.Utf8());
+  const pv = arrow.makeVector(BigInt64Array.from(pos));
+  const struct = arrow.makeData({ type: new arrow.Struct(POS_DELETE_ARROW.fields), length: paths.length, nullCount: 0, children: [fp.data[0], pv.data[0]] });
+  const batch = new arrow.RecordBatch(POS_DELETE_ARROW, struct);
+  const types = new Map(POS_DELETE_SCHEMA.fields.map((f) => [f.id, f.type]));
+  const path = `${location}/data/${partPath}${crypto.randomUUID()}-deletes.parquet`;
+  return writeDataFile({ storage, schema: POS_DELETE_SCHEMA, arrowSchema: POS_DELETE_ARROW, codec }, partition, [batch], path, types, 1);
+}
