@@ -4,7 +4,8 @@ import { pgIdent } from './pg-sql';
 import type { UnitWindow } from './window';
 
 /** A window column at the source: how to reference it and its source type. */
-export interface WindowColumnRef { alias: 't' | 'h'; column: SourceColumn }
+/** `raw`: reference the name unquoted, as tables.json spells it (a helper column not described by name). */
+export interface WindowColumnRef { alias: 't' | 'h'; column: SourceColumn; raw?: string }
 
 function literal(dialect: 'postgres' | 'oracle', col: SourceColumn, v: number, julian: boolean): { ref: (r: string) => string; lit: string } {
   if (julian) return { ref: (r) => r, lit: String(v) };
@@ -26,7 +27,7 @@ function literal(dialect: 'postgres' | 'oracle', col: SourceColumn, v: number, j
 export function windowWhere(dialect: 'postgres' | 'oracle', w: UnitWindow, cols: { window?: WindowColumnRef | null; initial?: WindowColumnRef | null }): string {
   const q = dialect === 'postgres' ? pgIdent : oraIdent;
   const preds: string[] = [];
-  const refOf = (c: WindowColumnRef) => `${c.alias}.${q(c.column.sourceName ?? c.column.name)}`;
+  const refOf = (c: WindowColumnRef) => `${c.alias}.${c.raw ?? q(c.column.sourceName ?? c.column.name)}`;
   if (w.column && cols.window) {
     const c = cols.window;
     if (w.lower !== null) { const l = literal(dialect, c.column, w.lower, w.julian); preds.push(`${l.ref(refOf(c))} >= ${l.lit}`); }

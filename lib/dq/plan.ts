@@ -1,0 +1,91 @@
+import type * as arrow from 'apache-arrow';
+import type { LakeTable } from '../lake';
+import type { SourceColumn } from '../sources';
+import { INJECTED } from '../etl/lake-target';
+import type { TableDef } from '../etl/tables-config';
+import { arrowKind } from './arrow-canonical';
+import { arrowSide } from './arrow-side';
+import { compareAsFloat } from './canonical';
+import { oracleKind } from './oracle-sql';
+import { pgKind } from './pg-sql';
+import type { DqSide } from './side';
+import type { HashQuery, SqlColumn } from './sql-common';
+import { lakePredicate, unitWindow, type UnitWindow } from './window';
+import { windowWhere } from './window-sql';
+
+/** The FROM clause of a table definition: the table or subquery as `t`, the helper joined as `h` (as the ETL reads it). */
+export function fromClause(def: TableDef): string {
+  const s = def.spec;
+  const base = s.source.kind === 'table' ? `${s.source.name} t` : `${s.source.sql.trim()} t`;
+  if (!s.helper) return base;
+  return `${base} INNER JOIN ${s.helper.table} h ON ${s.helper.join.map(([c, h]) => `t.${c} = h.${h}`).join(' AND ')}`;
+}
+
+const NUMERIC = new Set(['int', 'long', 'decimal', 'double', 'float']);
+
+/** Everything one unit's checks need, resolved from both sides' schemas. */
+export interface UnitPlan {
+  window: UnitWindow;
+  query: HashQuery;
+  lakeColumns: { name: string; asFloat: boolean }[];
+  lakeKeys: { name: string; asFloat: boolean }[];
+  columnNames: string[];
+  keyNames: string[];
+  columnsOnlyInSource: string[];
+  columnsOnlyInLake: string[];
+  sourceColumns: SourceColumn[];
+}
+
+/** Resolve columns, keys and window of a unit (pure over the described schemas). */
+export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: SourceColumn[], helperDate: SourceColumn | null, lakeSchema: arrow.Schema,
+  w: { since: string; until?: string | null; watermark: { cdc: string | null; date: string | null } | null }): UnitPlan {
+  const lakeFields = lakeSchema.fields.filter((f) => !INJECTED.includes(f.name) && !INJECTED.some((n) => n.toUpperCase() === f.name.toUpperCase()));
+  const src = source.filter((c) => !INJECTED.some((n) => n.toUpperCase() === c.name.toUpperCase()));
+  const lakeByName = new Map(lakeFields.map((f) => [f.name.toUpperCase(), f]));
+  const srcByName = new Map(src.map((c) => [c.name.toUpperCase(), c]));
+  const common = [...srcByName.keys()].filter((n) => lakeByName.has(n)).sort();
+  const columnsOnlyInSource = [...srcByName.keys()].filter((n) => !lakeByName.has(n)).sort();
+  const columnsOnlyInLake = [...lakeByName.keys()].filter((n) => !srcByName.has(n)).sort();
+  for (const k of def.uniqueKey) {
+    if (!common.includes(k.toUpperCase())) throw new Error(`dq: unique key column ${k} is not on both sides (source has ${srcByName.has(k.toUpperCase())}, lake has ${lakeByName.has(k.toUpperCase())})`);
+  }
+  const kindOf = dialect === 'postgres' ? pgKind : oracleKind;
+  const sqlCols: SqlColumn[] = [];
+  const lakeCols: { name: string; asFloat: boolean }[] = [];
+  for (const n of common) {
+    const s = srcByName.get(n)!, f = lakeByName.get(n)!;
+    const asFloat = compareAsFloat(kindOf(s.sourceType), arrowKind(f.type));
+    sqlCols.push({ name: s.sourceName ?? s.name, sourceType: s.sourceType, asFloat });
+    lakeCols.push({ name: f.name, asFloat });
+  }
+  const keyIdx = def.uniqueKey.map((k) => common.indexOf(k.toUpperCase()));
+  const winCol = def.spec.helper ? helperDate : def.spec.dateColumn ? srcByName.get(def.spec.dateColumn.toUpperCase()) ?? null : null;
+  if (!def.spec.helper && def.spec.dateColumn && !winCol) throw new Error(`dq: date column ${def.spec.dateColumn} not found at the source`);
+  if (!def.spec.helper && def.spec.dateColumn && !lakeByName.has(def.spec.dateColumn.toUpperCase())) throw new Error(`dq: date column ${def.spec.dateColumn} not found in the lake table`);
+  const julian = !!winCol && NUMERIC.has(winCol.type.kind);
+  const window = unitWindow({ spec: def.spec, category: def.category, since: w.since, until: w.until, watermark: w.watermark, julian });
+  if (window.column) window.column = lakeByName.get(window.column)!.name;
+  const where = windowWhere(dialect, window, {
+    window: !def.spec.helper && winCol ? { alias: 't', column: winCol } : null,
+    initial: window.initial ? (window.initial.onHelper ? (helperDate ? { alias: 'h', column: helperDate, raw: def.spec.helper!.dateColumn! } : null) : { alias: 't', column: winCol! }) : null,
+  });
+  return {
+    window,
+    query: { rel: { from: fromClause(def), where }, keys: keyIdx.map((i) => sqlCols[i]), columns: sqlCols },
+    lakeColumns: lakeCols, lakeKeys: keyIdx.map((i) => lakeCols[i]),
+    columnNames: common, keyNames: keyIdx.map((i) => common[i]),
+    columnsOnlyInSource, columnsOnlyInLake, sourceColumns: source,
+  };
+}
+
+/** The lake side of a unit: the branch partition at one snapshot, windowed in the decode loop. */
+export function lakeSideOf(table: LakeTable, branch: string, snapshotId: bigint | null, plan: UnitPlan, signal?: AbortSignal): DqSide {
+  return arrowSide({
+    scan: (columns) => (snapshotId === null ? (async function* () { /* empty table */ })() : table.scan({ columns, partition: { BRANCH_ID: branch }, snapshotId })),
+    keys: plan.lakeKeys, columns: plan.lakeColumns,
+    windowColumns: plan.window.column ? [plan.window.column] : [],
+    window: lakePredicate(plan.window),
+    signal,
+  });
+}
+

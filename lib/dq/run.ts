@@ -1,0 +1,158 @@
+import type pg from 'pg';
+import { toError } from '../errors';
+import type { Lake } from '../lake';
+import type { Logger } from '../log';
+import { HELPER_DATE, renderDescribe, type SourceColumn } from '../sources';
+import { getWatermarks } from '../etl/control';
+import type { TableDef } from '../etl/tables-config';
+import { compareSides, type HashDiff } from './compare';
+import { repairUnit, type RepairOutcome } from './repair';
+import { newDqRunId, type DqResult, type DqStatus } from './result';
+import { writeDqResults } from './results';
+import type { DqBranch, DqSource } from './source';
+import { defaultSince } from './window';
+import { fromClause, lakeSideOf, planUnit } from './plan';
+
+export interface DqOptions {
+  /** Lake namespace of the data tables. (Default: etl) */
+  namespace?: string;
+  /** Window start, `YYYY-MM-DD[ HH:MM:SS]`. (Default: 1 January of the current year) */
+  since?: string;
+  /** Window end; overrides each unit's watermark. (Default: the unit's last watermark in control_state) */
+  until?: string | null;
+  /** Run the row-hash check (false: counts only, --no-hash). (Default: true) */
+  hash?: boolean;
+  /** Append rows to etl_meta.etl_dq_results (false: --no-write). (Default: true) */
+  write?: boolean;
+  /** Re-extract keys only in the source or mismatched and merge them into the lake. (Default: false) */
+  repair?: boolean;
+  /** With repair, delete keys found only in the lake. (Default: false) */
+  repairDeletes?: boolean;
+  /** Example keys stored per category. (Default: 20) */
+  examples?: number;
+  /** Rows a row-level comparison holds per side at once. (Default: 200000) */
+  maxRowsInMemory?: number;
+  /** The run's id. (Default: a new `dq-…` id) */
+  runId?: string;
+}
+
+export interface DqDeps {
+  /** Tributary's own database: control_state watermarks and etl_dq_results. */
+  pool: pg.Pool;
+  lake: Lake;
+  tables: TableDef[];
+  branches: DqBranch[];
+  logger: Logger;
+  signal?: AbortSignal;
+  /** Units done / total. */
+  progress?: (done: number, total: number) => void;
+  now?: () => Date;
+}
+
+export interface DqRunSummary {
+  runId: string;
+  results: DqResult[];
+  /** No unit is MISMATCH or ERROR (after repair: none remains). */
+  ok: boolean;
+}
+
+/**
+ * Reconcile every (table, branch): the windowed row count and the row-hash
+ * diff on both sides at one lake snapshot, optionally repaired; results
+ * appended to etl_meta.etl_dq_results. Branches run in parallel, each on one
+ * source connection, its tables one after another; a branch that cannot be
+ * reached gives ERROR for its units and the others are still checked.
+ */
+export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSummary> {
+  const runId = o.runId ?? newDqRunId(deps.now?.());
+  const ns = o.namespace ?? 'etl';
+  const since = o.since ?? defaultSince(deps.now?.());
+  const log = deps.logger.child({ runId });
+  const total = deps.tables.length * deps.branches.length;
+  let done = 0;
+  const results: DqResult[] = [];
+  const base = (def: TableDef, branch: string): DqResult => ({
+    pipelineRunId: runId, table: def.lakeName, branch, windowStart: null, windowEnd: null, windowNote: null, lakeSnapshotId: null,
+    oracleRowCount: null, icebergRowCount: null, rowCountDelta: null, hashMatched: null, hashOnlyInOracle: null, hashOnlyInIceberg: null,
+    hashMismatch: null, hashTotalDelta: null, hashColumns: null, columnsOnlyInOracle: [], columnsOnlyInIceberg: [], exampleKeys: null,
+    repair: null, status: 'ERROR', errorDetails: null, checkedAt: deps.now?.() ?? new Date(),
+  });
+  deps.progress?.(0, total);
+
+  await Promise.all(deps.branches.map(async (b) => {
+    let src: DqSource | null = null;
+    try {
+      src = await b.open();
+    } catch (e) {
+      const msg = `dq: cannot reach branch ${b.key}: ${toError(e).message}`;
+      log.error(msg, { branch: b.key });
+      for (const def of deps.tables) { results.push({ ...base(def, b.key), status: 'ERROR', errorDetails: msg }); deps.progress?.(++done, total); }
+      return;
+    }
+    try {
+      for (const def of deps.tables) {
+        deps.signal?.throwIfAborted();
+        const r = await checkUnit(src, def, b.key).catch((e) => ({ ...base(def, b.key), status: 'ERROR' as DqStatus, errorDetails: toError(e).message }));
+        (r.status === 'OK' || r.status === 'SKIPPED' ? log.info : log.warn)('checked', { table: def.lakeName, branch: b.key, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, error: r.errorDetails ?? undefined });
+        results.push(r);
+        deps.progress?.(++done, total);
+      }
+    } finally { await src.close(); }
+  }));
+
+  async function checkUnit(src: DqSource, def: TableDef, branch: string): Promise<DqResult> {
+    const res = base(def, branch);
+    const ident = `${ns}.${def.lakeName}`;
+    if (!(await deps.lake.tableExists(ident))) return { ...res, status: 'SKIPPED', errorDetails: `lake table ${ident} does not exist (never loaded)` };
+    const wm = (await getWatermarks(deps.pool, def.lakeName, [branch])).get(branch) ?? null;
+    if (!wm && !o.until) return { ...res, status: 'SKIPPED', errorDetails: `no control_state watermark for ${def.lakeName} on ${branch} (never loaded on this branch); pass --until to check anyway` };
+    const table = await deps.lake.loadTable(ident);
+    const snapshotId = table.currentSnapshotId();
+    res.lakeSnapshotId = snapshotId === null ? null : String(snapshotId);
+    const source = await src.describe(`SELECT t.* FROM ${fromClause(def)}`);
+    let helperDate: SourceColumn | null = null;
+    if (def.spec.helper?.dateColumn) {
+      const all = await src.describe(renderDescribe(def.spec, src.dialect).sql.replace(/ WHERE 1 = 0$/, ''));
+      helperDate = all.find((c) => c.name === HELPER_DATE) ?? null;
+    }
+    const plan = planUnit(def, src.dialect, source, helperDate, table.arrowSchema(), { since, until: o.until, watermark: wm });
+    Object.assign(res, {
+      windowStart: plan.window.start, windowEnd: plan.window.end, windowNote: plan.window.note,
+      columnsOnlyInOracle: plan.columnsOnlyInSource, columnsOnlyInIceberg: plan.columnsOnlyInLake,
+    });
+    const srcSide = src.side(plan.query);
+    const lakeSide = lakeSideOf(table, branch, snapshotId, plan, deps.signal);
+    if (o.hash === false) {
+      const [n, m] = await Promise.all([srcSide.count(), lakeSide.count()]);
+      Object.assign(res, { oracleRowCount: n, icebergRowCount: m, rowCountDelta: n - m, status: n === m ? 'OK' : 'MISMATCH' });
+      if (o.repair && n !== m) res.repair = { status: 'NOT_RUN', reason: 'repair needs the row-hash check (drop --no-hash)' };
+      return res;
+    }
+    const diff = await compareSides(srcSide, lakeSide, {
+      columnNames: plan.columnNames, keyNames: plan.keyNames, examples: o.examples, maxRowsInMemory: o.maxRowsInMemory, signal: deps.signal,
+    });
+    fillHash(res, diff);
+    res.hashColumns = plan.columnNames;
+    if (o.repair && res.status === 'MISMATCH') {
+      const outcome: RepairOutcome = await repairUnit({ src, table, def, branch, plan, diff, deletes: !!o.repairDeletes, logger: log.child({ table: def.lakeName, branch }), signal: deps.signal })
+        .catch((e) => ({ status: 'FAILED' as const, error: toError(e).message, remaining: true }));
+      res.repair = { found_status: 'MISMATCH', ...outcome };
+      if (!outcome.remaining) res.status = 'OK';
+    }
+    return res;
+  }
+
+  results.sort((a, b) => a.table.localeCompare(b.table) || a.branch.localeCompare(b.branch));
+  if (o.write !== false) await writeDqResults(deps.pool, results);
+  return { runId, results, ok: results.every((r) => r.status === 'OK' || r.status === 'SKIPPED') };
+}
+
+function fillHash(res: DqResult, d: HashDiff): void {
+  const total = d.onlyInSource + d.onlyInLake + d.mismatch;
+  Object.assign(res, {
+    oracleRowCount: d.sourceRows, icebergRowCount: d.lakeRows, rowCountDelta: d.sourceRows - d.lakeRows,
+    hashMatched: d.matched, hashOnlyInOracle: d.onlyInSource, hashOnlyInIceberg: d.onlyInLake, hashMismatch: d.mismatch, hashTotalDelta: total,
+    exampleKeys: total ? { ...d.examples, mismatch_columns: d.mismatchColumns } : null,
+    status: total === 0 && d.sourceRows === d.lakeRows ? 'OK' : 'MISMATCH',
+  });
+}
