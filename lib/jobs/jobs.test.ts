@@ -11,7 +11,7 @@ import { enqueueJob, getJobRun, listJobRuns, requestCancel, startWorker, type Wo
 let db: TestDatabase;
 let prisma: Db;
 let worker: WorkerHandle | null = null;
-const env = parseEnv({ TRIBUTARY_DATA_DIR: path.join(process.cwd(), '.data-test-jobs') } as NodeJS.ProcessEnv);
+const env = parseEnv({ TRIBUTARY_DATA_DIR: path.join(process.cwd(), '.data-test-jobs') } as unknown as NodeJS.ProcessEnv);
 
 async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
   const until = Date.now() + ms;

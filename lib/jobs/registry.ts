@@ -1,5 +1,6 @@
 import type { JobDefinition } from './types';
 import { systemJobs } from './system-check';
+import { etlJobs } from '../etl/jobs';
 
 /**
  * Every job kind the worker can run. Engines export their definitions from
@@ -8,6 +9,7 @@ import { systemJobs } from './system-check';
  */
 const ALL: JobDefinition[] = [
   ...systemJobs,
+  ...etlJobs,
 ];
 
 const byKind = new Map(ALL.map((d) => [d.kind, d]));
