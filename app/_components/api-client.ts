@@ -5,7 +5,12 @@ export class ApiError extends Error {
   }
 }
 
+// Set while signing out: polls must not hit the API with a cookie that is being cleared.
+let halted = false;
+export function haltApiCalls(): void { halted = true; }
+
 export async function api<T>(url: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
+  if (halted) return new Promise<T>(() => {});
   const res = await fetch(url, {
     method: init.method ?? 'GET',
     headers: init.body === undefined ? undefined : { 'content-type': 'application/json' },

@@ -1,23 +1,39 @@
 'use client';
 import Link from 'next/link';
-import { usePathname, useRouter } from 'next/navigation';
-import { signOut } from 'next-auth/react';
+import { usePathname } from 'next/navigation';
+import { getCsrfToken } from 'next-auth/react';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { haltApiCalls } from './api-client';
 import { NAV_ITEMS } from './nav-items';
 import { useUser } from './user-context';
 
 export function Sidebar() {
   const pathname = usePathname();
-  const router = useRouter();
+  const qc = useQueryClient();
   const user = useUser();
   const [leaving, setLeaving] = useState(false);
   const active = (href: string) => (href === '/' ? pathname === '/' : pathname === href || pathname.startsWith(href + '/'));
 
+  // A plain form post to next-auth's sign-out: the page unloads with the
+  // answer that clears the cookie, so no poll runs signed out in between.
   async function logout() {
     setLeaving(true);
-    await signOut({ redirect: false });
-    router.replace('/login');
-    router.refresh();
+    const csrfToken = await getCsrfToken();
+    haltApiCalls();
+    await qc.cancelQueries();
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = '/api/auth/signout';
+    for (const [k, v] of Object.entries({ csrfToken: csrfToken ?? '', callbackUrl: '/login' })) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = k;
+      input.value = v;
+      form.appendChild(input);
+    }
+    document.body.appendChild(form);
+    form.submit();
   }
 
   return (

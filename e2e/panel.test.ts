@@ -1,0 +1,249 @@
+// The panel in Chromium against the real stack (`tributary serve`): sign-in,
+// navigation, starting system.check and watching it complete, its live log,
+// tokens, and what a viewer may not do — in the browser and through the API.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
+
+const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
+const VIEWER = { name: 'vera', password: 'viewer-e2e-password' };
+const SHOTS = path.join(os.tmpdir(), 'tributary-e2e-shots');
+const NAV = ['Overview', 'Connections', 'Pipelines', 'Flows', 'Runs', 'Lake', 'Data quality', 'Slices', 'Models', 'Settings'];
+
+let stack: Stack;
+let browser: Browser;
+/** Console errors and uncaught page errors seen in any page, with the URL. */
+const consoleErrors: string[] = [];
+/**
+ * Errors a test provokes on purpose (Chromium logs every 4xx answer to a
+ * fetch): each entry allows one console line containing the text.
+ */
+const provoked: string[] = [];
+
+async function newPage(ctx: BrowserContext): Promise<Page> {
+  const page = await ctx.newPage();
+  page.on('console', (m) => { if (m.type() === 'error') consoleErrors.push(`${page.url()}: ${m.text()}`); });
+  page.on('pageerror', (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
+  page.setDefaultTimeout(20_000);
+  return page;
+}
+
+async function login(page: Page, who: { name: string; password: string }) {
+  await page.goto(`${stack.baseUrl}/login`);
+  await page.getByLabel('User name').fill(who.name);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${stack.baseUrl}/`);
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}
+
+async function api(method: string, url: string, opts: { token?: string; body?: string } = {}) {
+  const res = await fetch(stack.baseUrl + url, {
+    method,
+    headers: { ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}), 'content-type': 'application/json' },
+    body: opts.body,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`e2e: ${CHROMIUM} is missing — apt-get install -y chromium`);
+  stack = await startStack({ admin: ADMIN });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  fs.mkdirSync(SHOTS, { recursive: true });
+}, 20 * 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+}, 120_000);
+
+describe('panel', () => {
+  let admin: BrowserContext;
+  let page: Page;
+  let runId = '';
+
+  beforeAll(async () => { admin = await browser.newContext(); page = await newPage(admin); });
+  afterAll(async () => { await admin?.close(); });
+
+  it('sends strangers to the login page, and the first-run page is gone once a user exists', async () => {
+    await page.goto(`${stack.baseUrl}/runs`);
+    await page.waitForURL(/\/login$/);
+    await page.goto(`${stack.baseUrl}/setup`);
+    await page.waitForURL(/\/login$/);
+  });
+
+  it('signs the env admin in and every navigation entry opens a page', async () => {
+    await login(page, ADMIN);
+    expect(await page.getByTestId('user-name').textContent()).toBe(ADMIN.name);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    for (const label of NAV) {
+      await nav.getByRole('link', { name: label, exact: true }).click();
+      await page.getByRole('heading', { level: 1, name: label }).waitFor();
+    }
+    // Pages whose engine is not wired say so.
+    await nav.getByRole('link', { name: 'Lake', exact: true }).click();
+    await expect(page.getByTestId('not-built').textContent()).resolves.toContain('not built yet');
+  });
+
+  it('starts system.check from Runs, watches it complete, and opens its log', async () => {
+    await page.goto(`${stack.baseUrl}/runs`);
+    await page.getByRole('button', { name: 'Start job' }).click();
+    const form = page.getByRole('form', { name: 'Start a job' });
+    await form.locator('option[value="system.check"]').waitFor({ state: 'attached' });
+    await expect(form.getByRole('combobox').inputValue()).resolves.toBe('system.check');
+    await form.getByRole('button', { name: 'Start', exact: true }).click();
+    const logLink = page.getByRole('status').getByRole('link', { name: 'Open its log' });
+    runId = (await logLink.getAttribute('href'))!.split('/').pop()!;
+    expect(runId).toMatch(/^[0-9a-f-]{36}$/);
+    // The list updates by itself: no reload.
+    await page.locator(`tr[data-run-id="${runId}"] [data-status="succeeded"]`).waitFor({ timeout: 30_000 });
+    await expect(page.locator(`tr[data-run-id="${runId}"] [role=progressbar]`).getAttribute('aria-valuenow')).resolves.toBe('100');
+    await page.screenshot({ path: path.join(SHOTS, 'runs.png'), fullPage: true });
+
+    await logLink.click();
+    await page.waitForURL(`${stack.baseUrl}/runs/${runId}`);
+    const log = page.getByTestId('run-log');
+    await log.getByText('database reachable').waitFor();
+    await log.getByText('data folder writable').waitFor();
+    await expect(page.getByText('succeeded').first().isVisible()).resolves.toBe(true);
+    await page.screenshot({ path: path.join(SHOTS, 'run.png'), fullPage: true });
+  });
+
+  it('shows a long run live and cancels it', async () => {
+    await page.goto(`${stack.baseUrl}/runs`);
+    await page.getByRole('button', { name: 'Start job' }).click();
+    const form = page.getByRole('form', { name: 'Start a job' });
+    await form.getByLabel('Parameters (JSON)').fill('{"holdSeconds": "soon"}');
+    await form.getByRole('button', { name: 'Start', exact: true }).click();
+    // The server's validation error names the field.
+    provoked.push('status of 400 (Bad Request)');
+    await expect(form.getByRole('alert').textContent()).resolves.toContain('params.holdSeconds');
+    await form.getByLabel('Parameters (JSON)').fill('{"holdSeconds": 120}');
+    await form.getByRole('button', { name: 'Start', exact: true }).click();
+    const id = (await page.getByRole('status').getByRole('link', { name: 'Open its log' }).getAttribute('href'))!.split('/').pop()!;
+    await page.goto(`${stack.baseUrl}/runs/${id}`);
+    await page.locator('[data-status="running"]').first().waitFor({ timeout: 30_000 });
+    await page.getByTestId('run-log').getByText('database reachable').waitFor();
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await page.locator('[data-status="cancelled"]').first().waitFor({ timeout: 30_000 });
+  });
+
+  it('creates an API token shown once, which works, then revokes it', async () => {
+    await page.goto(`${stack.baseUrl}/settings`);
+    await page.getByLabel('Token name').fill('e2e-admin');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('new-token-value').textContent())!;
+    expect(token).toMatch(/^trb_/);
+    expect((await api('GET', `/api/v1/jobs/${runId}`, { token })).body.status).toBe('succeeded');
+    // After a reload it is never shown again.
+    await page.reload();
+    await page.getByTestId('tokens-table').getByText('e2e-admin').waitFor();
+    expect(await page.content()).not.toContain(token);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByTestId('tokens-table').getByRole('row', { name: /e2e-admin/ }).getByRole('button', { name: 'Revoke' }).click();
+    await page.getByTestId('tokens-table').getByText('e2e-admin').waitFor({ state: 'detached' }).catch(async () => {
+      // The last token gone leaves no table at all.
+      await page.getByText('No active tokens.').waitFor();
+    });
+    expect((await api('GET', '/api/v1/jobs', { token })).status).toBe(401);
+  });
+
+  it('adds a viewer from Settings', async () => {
+    await page.goto(`${stack.baseUrl}/settings`);
+    await page.locator('input[name="user-name"]').fill(VIEWER.name);
+    await page.locator('input[name="user-password"]').fill(VIEWER.password);
+    await page.locator('select[name="user-role"]').selectOption('viewer');
+    await page.getByRole('button', { name: 'Add user' }).click();
+    await page.getByTestId('users-table').getByText(VIEWER.name).waitFor();
+  });
+
+  it('signs out', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/login$/);
+    await page.goto(`${stack.baseUrl}/runs`);
+    await page.waitForURL(/\/login$/);
+  });
+});
+
+describe('a viewer', () => {
+  let ctx: BrowserContext;
+  let page: Page;
+  beforeAll(async () => { ctx = await browser.newContext(); page = await newPage(ctx); });
+  afterAll(async () => { await ctx?.close(); });
+
+  it('sees runs but no start or cancel button', async () => {
+    await login(page, VIEWER);
+    await page.goto(`${stack.baseUrl}/runs`);
+    await page.getByTestId('runs-table').waitFor();
+    expect(await page.getByRole('button', { name: 'Start job' }).count()).toBe(0);
+    await page.getByTestId('runs-table').getByRole('link', { name: 'Log' }).first().click();
+    await page.getByTestId('run-log').waitFor();
+    expect(await page.getByRole('button', { name: /Cancel/ }).count()).toBe(0);
+  });
+
+  it('gets 403 when starting a job, by session and by its own token; nothing is created', async () => {
+    provoked.push('status of 403 (Forbidden)');
+    const before = (await page.evaluate(() => fetch('/api/v1/jobs?limit=500').then((r) => r.json()))).runs.length;
+    const bySession = await page.evaluate(() => fetch('/api/v1/jobs', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"kind":"system.check"}' })
+      .then(async (r) => ({ status: r.status, body: await r.json() })));
+    expect(bySession.status).toBe(403);
+    expect(bySession.body.error.code).toBe('forbidden');
+
+    await page.goto(`${stack.baseUrl}/settings`);
+    await page.getByLabel('Token name').fill('viewer-script');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('new-token-value').textContent())!;
+    const byToken = await api('POST', '/api/v1/jobs', { token, body: '{"kind":"system.check"}' });
+    expect(byToken.status).toBe(403);
+    expect(byToken.body.error.code).toBe('forbidden');
+    expect((await api('GET', '/api/v1/jobs?limit=500', { token })).body.runs.length).toBe(before);
+    expect(await page.getByRole('heading', { name: 'Users' }).count()).toBe(0);
+  });
+});
+
+describe('the API without a browser', () => {
+  it('no token → 401; bad input → 400 with the field', async () => {
+    const none = await api('POST', '/api/v1/jobs', { body: '{"kind":"system.check"}' });
+    expect(none.status).toBe(401);
+    expect(none.body.error.code).toBe('unauthorized');
+
+    // An operator token made through the API by the admin.
+    const adminToken = await (async () => {
+      const ctx = await browser.newContext();
+      const p = await newPage(ctx);
+      await login(p, ADMIN);
+      const t = await p.evaluate(() => fetch('/api/v1/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"e2e-api"}' }).then((r) => r.json()));
+      await ctx.close();
+      return t.token as string;
+    })();
+    const malformed = await api('POST', '/api/v1/jobs', { token: adminToken, body: '{"kind":' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.field).toBe('body');
+    const unknown = await api('POST', '/api/v1/jobs', { token: adminToken, body: '{"kind":"nope.nothing"}' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.field).toBe('kind');
+    const badPayload = await api('POST', '/api/v1/jobs', { token: adminToken, body: '{"kind":"system.check","params":{"holdSeconds":-1}}' });
+    expect(badPayload.status).toBe(400);
+    expect(badPayload.body.error.field).toBe('params.holdSeconds');
+    const big = await api('POST', '/api/v1/jobs', { token: adminToken, body: JSON.stringify({ kind: 'system.check', params: { x: 'y'.repeat(2_000_000) } }) });
+    expect(big.status).toBe(400);
+    expect(big.body.error.code).toBe('payload_too_large');
+    const ok = await api('POST', '/api/v1/jobs', { token: adminToken, body: '{"kind":"system.check"}' });
+    expect(ok.status).toBe(202);
+    expect(ok.body.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('left no console errors in any page', () => {
+    const unexpected = consoleErrors.filter((line) => {
+      const i = provoked.findIndex((p) => line.includes(p));
+      if (i < 0) return true;
+      provoked.splice(i, 1);
+      return false;
+    });
+    expect(unexpected).toEqual([]);
+  });
+});

@@ -1,0 +1,83 @@
+// Starts the real Tributary stack for browser tests: `tributary serve` (embedded
+// Postgres in a temporary data folder, migrations, env admin, panel build when
+// needed, `next start`, one worker) on a free port; stops it with SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface Stack { baseUrl: string; dataDir: string; output(): string; stop(): Promise<void> }
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Start `node bin/tributary.mjs serve` and wait until the panel answers.
+ * @param opts.timeoutMs how long to wait, build included (Default: 15 minutes)
+ */
+export async function startStack(opts: { admin: { name: string; password: string }; timeoutMs?: number }): Promise<Stack> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-e2e-'));
+  const port = await freePort();
+  const env: Record<string, string | undefined> = {};
+  // A clean environment: nothing from the test runner (NODE_ENV=test, a DATABASE_URL) leaks into the server.
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(VITEST|DATABASE_URL$|NEXTAUTH|TRIBUTARY_|PORT$|HOST$|NODE_ENV$|NODE_OPTIONS$)/.test(k)) continue;
+    env[k] = v;
+  }
+  Object.assign(env, {
+    TRIBUTARY_DATA_DIR: dataDir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TRIBUTARY_ADMIN_USER: opts.admin.name,
+    TRIBUTARY_ADMIN_PASSWORD: opts.admin.password,
+    NEXT_TELEMETRY_DISABLED: '1',
+    NODE_ENV: 'production',
+  });
+  let out = '';
+  const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/tributary.mjs'), 'serve'], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise<void>((res) => child.once('exit', () => res()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      await exited;
+      clearTimeout(t);
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + (opts.timeoutMs ?? 15 * 60_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`e2e: tributary serve exited early (${child.exitCode ?? child.signalCode}):\n${out.slice(-4000)}`);
+    }
+    try {
+      const [h, l] = await Promise.all([fetch(`${baseUrl}/api/v1/health`), fetch(`${baseUrl}/login`, { redirect: 'manual' })]);
+      if (h.ok && l.status === 200) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`e2e: the panel did not come up at ${baseUrl}:\n${out.slice(-4000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return { baseUrl, dataDir, output: () => out, stop };
+}
