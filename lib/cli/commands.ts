@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { registerSystemCommands } from './system-commands';
 import { registerEtlCommands } from '../etl/cli';
 import { registerConnectionsCommands } from '../connections/cli';
+import { registerDqCommands } from '../dq/cli';
 
 /**
  * Every sub-command, in one list. Engines export `register…Commands(program)`
@@ -11,4 +12,5 @@ export function registerCommands(program: Command): void {
   registerSystemCommands(program);
   registerEtlCommands(program);
   registerConnectionsCommands(program);
+  registerDqCommands(program);
 }

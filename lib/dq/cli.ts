@@ -1,0 +1,108 @@
+import type { Command } from 'commander';
+import { withCli } from '../cli/context';
+import { DqUsageError, executeDq, type ExecuteDqOptions } from './execute';
+import type { DqResult } from './result';
+import { checkWindowValue, defaultSince } from './window';
+
+/** Exit codes of `tributary dq`. */
+export const DQ_EXIT = { ok: 0, mismatch: 1, usage: 2 } as const;
+
+interface DqFlags {
+  branch?: string; tables?: string; tablesFile: string; since?: string; until?: string; hash: boolean; csv?: string; write: boolean;
+  selfTest?: boolean; repair?: boolean; repairDeletes?: boolean; json?: boolean; namespace?: string; examples?: string; oracleClientLibDir?: string;
+}
+
+const list = (v?: string) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
+
+/** Flags → options; every bad value fails with the flag's name. */
+export function dqOptionsFromFlags(f: DqFlags): ExecuteDqOptions {
+  for (const [flag, v] of [['--since', f.since], ['--until', f.until]] as const) {
+    if (v !== undefined) { const why = checkWindowValue(v); if (why) throw new DqUsageError(`${flag}: ${why}, got ${JSON.stringify(v)}`); }
+  }
+  const since = f.since ?? defaultSince();
+  if (f.until !== undefined && f.until.slice(0, 10) < since.slice(0, 10)) throw new DqUsageError(`--until: ${f.until} is before --since ${since}`);
+  if (f.branch !== undefined && !list(f.branch).length) throw new DqUsageError('--branch: expected comma-separated branch keys');
+  if (f.tables !== undefined && !list(f.tables).length) throw new DqUsageError('--tables: expected comma-separated table names');
+  const repair = !!(f.repair || f.repairDeletes);
+  if (repair && !f.hash) throw new DqUsageError('--repair: needs the row-hash check to find the keys (drop --no-hash)');
+  if (repair && f.selfTest) throw new DqUsageError('--repair: not available with --self-test (there is no source to re-extract from)');
+  if (f.namespace !== undefined && !/^[a-z0-9_]+$/.test(f.namespace)) throw new DqUsageError(`--namespace: lower-case letters, digits and _ only, got ${JSON.stringify(f.namespace)}`);
+  let examples: number | undefined;
+  if (f.examples !== undefined) {
+    if (!/^\d+$/.test(f.examples) || Number(f.examples) > 10_000) throw new DqUsageError(`--examples: expected an integer 0..10000, got ${JSON.stringify(f.examples)}`);
+    examples = Number(f.examples);
+  }
+  if (f.csv !== undefined && !f.csv.trim()) throw new DqUsageError('--csv: expected a folder');
+  return {
+    branches: list(f.branch), tables: list(f.tables), tablesFile: f.tablesFile, since, until: f.until ?? null, hash: f.hash, write: f.write,
+    csvDir: f.csv, selfTest: !!f.selfTest, repair, repairDeletes: !!f.repairDeletes, namespace: f.namespace, examples, oracleClientLibDir: f.oracleClientLibDir,
+  };
+}
+
+const n = (v: number | null) => (v === null ? '-' : String(v));
+
+function printSummary(runId: string, rows: DqResult[], csvFile?: string): void {
+  const w = (x: string) => process.stdout.write(x + '\n');
+  w(`run ${runId}`);
+  w(`${'table'.padEnd(26)} ${'branch'.padEnd(12)} ${'status'.padEnd(9)} ${'source'.padStart(9)} ${'lake'.padStart(9)} ${'delta'.padStart(6)} ${'match'.padStart(9)} ${'only_src'.padStart(8)} ${'only_lake'.padStart(9)} ${'mismatch'.padStart(8)}`);
+  for (const r of rows) {
+    w(`${r.table.padEnd(26)} ${r.branch.padEnd(12)} ${r.status.padEnd(9)} ${n(r.oracleRowCount).padStart(9)} ${n(r.icebergRowCount).padStart(9)} ${n(r.rowCountDelta).padStart(6)} ${n(r.hashMatched).padStart(9)} ${n(r.hashOnlyInOracle).padStart(8)} ${n(r.hashOnlyInIceberg).padStart(9)} ${n(r.hashMismatch).padStart(8)}`);
+    const ex = r.exampleKeys as { only_in_source?: unknown[]; only_in_lake?: unknown[]; hash_mismatch?: { key: unknown; columns: string[] }[] } | null;
+    if (ex?.only_in_source?.length) w(`    only in source: ${ex.only_in_source.map((k) => JSON.stringify(k)).join(' ')}`);
+    if (ex?.only_in_lake?.length) w(`    only in lake:   ${ex.only_in_lake.map((k) => JSON.stringify(k)).join(' ')}`);
+    if (ex?.hash_mismatch?.length) w(`    mismatch:       ${ex.hash_mismatch.map((m) => `${JSON.stringify(m.key)} [${m.columns.join(',')}]`).join(' ')}`);
+    if (r.columnsOnlyInOracle.length) w(`    columns only in source: ${r.columnsOnlyInOracle.join(', ')}`);
+    if (r.columnsOnlyInIceberg.length) w(`    columns only in lake: ${r.columnsOnlyInIceberg.join(', ')}`);
+    if (r.windowNote) w(`    window: ${r.windowStart ?? '-'} … ${r.windowEnd ?? '-'} (${r.windowNote})`);
+    if (r.repair) w(`    repair: ${JSON.stringify(r.repair)}`);
+    if (r.errorDetails) w(`    ${r.errorDetails.split('\n')[0]}`);
+  }
+  const bad = rows.filter((r) => r.status === 'MISMATCH' || r.status === 'ERROR').length;
+  w(`${rows.length} unit(s): ${rows.filter((r) => r.status === 'OK').length} OK, ${rows.filter((r) => r.status === 'MISMATCH').length} MISMATCH, ${rows.filter((r) => r.status === 'ERROR').length} ERROR, ${rows.filter((r) => r.status === 'SKIPPED').length} SKIPPED${bad ? '' : ''}`);
+  if (csvFile) w(`csv: ${csvFile}`);
+}
+
+/** `tributary dq …`: reconcile the lake against the sources (seed 000's dq_check.py flags). */
+export function registerDqCommands(program: Command): void {
+  program.command('dq')
+    .description('Data-quality reconciliation: windowed row counts and row-hash diff per table × branch, narrowed to keys, with repair')
+    .option('--branch <keys>', 'comma-separated branch keys (default: all branches)')
+    .option('--tables <names>', 'comma-separated tables: OWNER.TABLE, TABLE, subquery name or lake name (default: all)')
+    .option('--tables-file <path>', 'table definitions', './tables.json')
+    .option('--since <date>', 'window start, YYYY-MM-DD[ HH:MM:SS] (default: 1 January of the current year)')
+    .option('--until <date>', "window end; a bare date includes that day (default: each table × branch's last watermark in control_state)")
+    .option('--no-hash', 'row counts only (skip the row-hash check)')
+    .option('--csv <dir>', 'also write the results to <dir>/<run id>.csv')
+    .option('--no-write', 'do not append to etl_meta.etl_dq_results')
+    .option('--self-test', 'reconcile the lake against the staged Parquet kept by `tributary etl --keep-staging` (no source database)')
+    .option('--repair', 're-extract keys missing or different in the lake and merge them (insert_at carried forward), then re-check them')
+    .option('--repair-deletes', 'with repair (implies --repair): also delete keys found only in the lake')
+    .option('--namespace <ns>', 'lake namespace of the data tables (default: etl; self-test: selftest)')
+    .option('--examples <n>', 'example keys stored per mismatch category (default: 20)')
+    .option('--oracle-client-lib-dir <dir>', 'Oracle Instant Client dir for thick mode (after $ORACLE_CLIENT_LIB_DIR)')
+    .option('--json', 'print the results as JSON')
+    .addHelpText('after', '\nExit codes: 0 every unit OK (or SKIPPED); 1 some unit MISMATCH or ERROR (after --repair: some difference remains); 2 bad flags or tables.json.')
+    .action(async (f: DqFlags) => {
+      let o: ExecuteDqOptions;
+      try { o = dqOptionsFromFlags(f); } catch (e) {
+        process.stderr.write(`error: ${(e as Error).message}\n`);
+        process.exitCode = DQ_EXIT.usage;
+        return;
+      }
+      await withCli(async (ctx) => {
+        try {
+          const s = await executeDq(ctx, { ...o, oracleClientLibDirEnv: process.env.ORACLE_CLIENT_LIB_DIR });
+          if (f.json) process.stdout.write(JSON.stringify({ runId: s.runId, ok: s.ok, csv: s.csvFile ?? null, results: s.results }, null, 2) + '\n');
+          else printSummary(s.runId, s.results, s.csvFile);
+          process.exitCode = s.ok ? DQ_EXIT.ok : DQ_EXIT.mismatch;
+        } catch (e) {
+          if (e instanceof DqUsageError) {
+            process.stderr.write(`error: ${e.message}\n`);
+            process.exitCode = DQ_EXIT.usage;
+            return;
+          }
+          throw e;
+        }
+      });
+    });
+}
