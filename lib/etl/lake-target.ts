@@ -1,3 +1,7 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
 import type { Lake, LakeTable } from '../lake';
@@ -39,7 +43,30 @@ export function lakeArrowSchema(columns: UnionColumn[]): arrow.Schema {
   return new arrow.Schema(fields);
 }
 
-export function lakeTarget(lake: Lake, opts: { namespace: string }): LakeTarget {
+/**
+ * Move (or, keeping staging, copy) staged files into the table's data folder:
+ * adopted files must live as long as the snapshots that reference them.
+ */
+async function adopt(location: string, files: StagedFile[], keep: boolean): Promise<string[]> {
+  if (!location.startsWith('file:') && !location.startsWith('/')) throw new Error(`etl: cannot adopt staged files into ${location}`);
+  const dir = path.join(location.startsWith('file:') ? fileURLToPath(location) : location, 'data');
+  await fs.mkdir(dir, { recursive: true });
+  const out: string[] = [];
+  for (const f of files) {
+    const dest = path.join(dir, `etl-${crypto.randomUUID()}.parquet`);
+    if (keep) await fs.copyFile(f.path, dest);
+    else {
+      try { await fs.rename(f.path, dest); } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+        await fs.copyFile(f.path, dest);
+      }
+    }
+    out.push(dest);
+  }
+  return out;
+}
+
+export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: boolean }): LakeTarget {
   const ident = (t: string) => `${opts.namespace}.${t}`;
   const cache = new Map<string, LakeTable>();
   const load = async (t: string) => {
@@ -79,12 +106,14 @@ export function lakeTarget(lake: Lake, opts: { namespace: string }): LakeTarget 
     },
     async replace(t, files) {
       const tbl = await load(t);
-      const paths = files.map((f) => f.path);
       const anyTbl = tbl as LakeTable & { replaceDataFiles?: (p: string[]) => Promise<{ snapshotId: bigint | null }> };
       const empty = tbl.currentSnapshotId() === null || (await tbl.files()).every((f) => f.recordCount === 0);
+      const live = files.filter((f) => f.rows > 0);
       let r: { snapshotId: bigint | null };
-      if (empty && paths.length) r = await tbl.appendDataFiles(paths); // the staged files become the data files: no re-encode
-      else if (typeof anyTbl.replaceDataFiles === 'function') r = await anyTbl.replaceDataFiles(paths);
+      // the staged files become the table's data files: never encoded twice
+      if (empty && live.length) r = await tbl.appendDataFiles(await adopt(tbl.location, live, !!opts.keepStaging));
+      else if (empty) r = { snapshotId: tbl.currentSnapshotId() };
+      else if (typeof anyTbl.replaceDataFiles === 'function') r = await anyTbl.replaceDataFiles(await adopt(tbl.location, live, !!opts.keepStaging));
       else r = await tbl.overwrite(batchesOf(files));
       return { snapshotId: r.snapshotId === null ? null : String(r.snapshotId), disposition: 'replace' };
     },

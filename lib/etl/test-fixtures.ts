@@ -24,7 +24,7 @@ export const FIXTURE_TABLES = [
     helper: { table: 'OASIS.ORDERS', join: [['ORDER_ID', 'ORDER_ID']], cdc_column: 'AMEND_LAST_DATE', where_date_column: 'ORDER_DATE' },
   },
   {
-    table: '(SELECT o.ORDER_ID, o.AMEND_LAST_DATE, o.ORDER_DATE, c.NAME AS CUSTOMER_NAME FROM OASIS.ORDERS o JOIN OASIS.CUSTOMERS c ON c.CUSTOMER_ID = o.CUSTOMER_ID)',
+    table: '(SELECT o.ORDER_ID, o.AMEND_LAST_DATE, o.ORDER_DATE, c.BALANCE AS CUSTOMER_BALANCE FROM OASIS.ORDERS o JOIN OASIS.CUSTOMERS c ON c.CUSTOMER_ID = o.CUSTOMER_ID)',
     name: 'orders_enriched', unique_key: 'ORDER_ID', cdc_column: 'AMEND_LAST_DATE', where_date_column: 'ORDER_DATE', category: 'transactions',
   },
 ];

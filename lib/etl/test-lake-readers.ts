@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { LakeTable } from '../lake';
+
+/**
+ * Test-only readers of lake tables by independent engines: ClickHouse
+ * (chdb `icebergLocal`, path relative to the cwd as chdb requires) and icebird
+ * (through a `fetch` that serves file:// URLs).
+ */
+export function chdbRows(t: LakeTable, select: (from: string) => string): Record<string, unknown>[] {
+  return chdbRowsAt(new URL(t.location).pathname, select);
+}
+
+export function chdbRowsAt(dir: string, select: (from: string) => string): Record<string, unknown>[] {
+  const rel = path.relative(process.cwd(), dir);
+  const sql = select(`icebergLocal('${rel}')`);
+  return chdbQuery(sql);
+}
+
+let chdbMod: { query(sql: string, fmt: string): string } | null = null;
+export function chdbQuery(sql: string): Record<string, unknown>[] {
+  if (!chdbMod) throw new Error('call loadChdb() first');
+  const out = chdbMod.query(sql, 'JSONEachRow');
+  return out.trim() ? out.trim().split('\n').map((l) => JSON.parse(l)) : [];
+}
+
+export async function loadChdb(): Promise<void> {
+  chdbMod = (await import('chdb')) as unknown as { query(sql: string, fmt: string): string };
+}
+
+let installed = false;
+function installFileFetch(): void {
+  if (installed) return;
+  installed = true;
+  const orig = globalThis.fetch;
+  globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    if (!url.startsWith('file://')) return orig(input, init);
+    const p = decodeURIComponent(new URL(url).pathname);
+    if (!fs.existsSync(p)) return new Response('not found', { status: 404 });
+    const size = fs.statSync(p).size;
+    if (init?.method === 'HEAD') return new Response(null, { status: 200, headers: { 'content-length': String(size) } });
+    const range = new Headers(init?.headers).get('range');
+    const buf = fs.readFileSync(p);
+    if (range) {
+      const m = /bytes=(\d+)-(\d*)/.exec(range)!;
+      const start = Number(m[1]); const end = m[2] ? Number(m[2]) + 1 : size;
+      return new Response(buf.subarray(start, end), { status: 206, headers: { 'content-length': String(end - start) } });
+    }
+    return new Response(buf, { status: 200, headers: { 'content-length': String(size) } });
+  }) as typeof fetch;
+}
+
+export async function icebirdRows(t: LakeTable): Promise<Record<string, unknown>[]> {
+  installFileFetch();
+  const { icebergRead } = await import('icebird');
+  const name = t.metadataLocation().slice(t.metadataLocation().lastIndexOf('/') + 1);
+  return icebergRead({ tableUrl: t.location, metadataFileName: name }) as Promise<Record<string, unknown>[]>;
+}
+
+/** Canonical text of a value so Postgres `::text` and ClickHouse `toString` compare equal. */
+export function norm(v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  let s = typeof v === 'string' ? v : String(v);
+  const ts = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?(\+00(:00)?|Z)?$/.exec(s);
+  if (ts) {
+    const frac = (ts[3] ?? '').replace(/0+$/, '');
+    return `${ts[1]} ${ts[2]}${frac === '.' ? '' : frac}`;
+  }
+  if (/^-?\d+\.\d+$/.test(s)) { s = s.replace(/0+$/, '').replace(/\.$/, ''); return s === '-0' ? '0' : s; }
+  return s;
+}
