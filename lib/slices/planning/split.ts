@@ -43,6 +43,8 @@ export interface SplitOptions {
   asOfScn?: string;
   /** Values sampled for column boundaries. (Default: 100000) */
   sampleRows?: number;
+  /** Probe mode: no method may read the whole table (Oracle NTILE is replaced by sampled ROWIDs). (Default: false) */
+  bounded?: boolean;
   logger?: Logger;
 }
 
@@ -71,7 +73,7 @@ export async function planSplit(o: SplitOptions): Promise<SplitPlan> {
   }
 
   if (strategy === 'rowid') {
-    const plan = await dialect.physicalRanges(t.table, chunks);
+    const plan = await dialect.physicalRanges(t.table, chunks, { bounded: o.bounded, sampleRows: o.sampleRows });
     const n = plan.ranges.length;
     const slices = plan.ranges.map((r, i) => {
       const pos = { first: i === 0, last: i === n - 1 };

@@ -59,6 +59,13 @@ export function ntileRowidSql(table: string, chunks: number): string {
     `) GROUP BY grp ORDER BY grp`;
 }
 
+/** Probe-only fallback: ROWIDs from a block sample (never NTILE over the whole table). */
+export function sampledRowidSql(table: string, pct: number, cap: number): string {
+  const t = oraName(table);
+  const sample = pct >= 100 ? '' : ` SAMPLE BLOCK (${Number(pct.toPrecision(6))})`;
+  return `SELECT ROWIDTOCHAR(rid) AS v FROM (SELECT ROWID AS rid FROM ${t.owner}.${oraIdent(t.table)}${sample} WHERE ROWNUM <= ${cap}) ORDER BY rid`;
+}
+
 /** ROWID predicate: first open below, last open above, middle closed BETWEEN, single slice 1=1. */
 export function rowidPredicate(alias: string, r: PhysicalRange, pos: { first: boolean; last: boolean }): string {
   if (pos.first && pos.last) return '1=1';

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Logger } from '../../../log';
 import type { SourceExecutor } from '../executor';
+import { equiDepthBounds } from '../column-range';
 import { PlanningInputError } from '../validate';
 import * as q from './oracle-sql';
 import type { ColumnCandidate, ColumnKind, ExplainResult, PartitionSlice, PhysicalPlan, PhysicalRange, SourceDialect } from './types';
@@ -39,7 +40,7 @@ export class OracleDialect implements SourceDialect {
    * reader). A method the account lacks fails with ORA-00942 / PLS-00201 /
    * ORA-01031 and the next is tried.
    */
-  async physicalRanges(table: string, chunks: number): Promise<PhysicalPlan> {
+  async physicalRanges(table: string, chunks: number, po: { bounded?: boolean; sampleRows?: number } = {}): Promise<PhysicalPlan> {
     const want = this.opts.rowidMethod ?? 'auto';
     const timeoutMs = this.opts.splitTimeoutMs;
     const tried: string[] = [];
@@ -71,9 +72,24 @@ export class OracleDialect implements SourceDialect {
         if (want !== 'auto') throw e;
       }
     }
+    if (po.bounded) {
+      // The probe never reads the whole table: ROWID bounds from a block sample.
+      const want = po.sampleRows ?? 100_000;
+      const n = await this.estimatedRows(table);
+      const pct = n > 0 ? Math.max(0.000001, (100 * want) / n) : 100;
+      const sample = await this.exec.query<{ v: string }>(q.sampledRowidSql(table, pct, want * 3), [], { purpose: 'sample' });
+      const bounds = equiDepthBounds(sample.map((r) => r.v), chunks);
+      const edges = ['', ...bounds];
+      // Closed ranges need an upper ROWID: the next range's lower bound is its hi (BETWEEN overlaps by one ROWID at most, so the probe uses it for timing only).
+      return { ranges: edges.map((lo, i) => ({ lo, hi: edges[i + 1] ?? '' })), method: 'sampled_rowid' };
+    }
     if (tried.length) this.opts.logger?.info('slices: ROWID chunking falls back to NTILE', { tried });
     const rows = await this.exec.query<PhysicalRange>(q.ntileRowidSql(table, chunks), [], { purpose: 'split', timeoutMs });
     return { ranges: rows.length ? rows.map((r) => ({ lo: r.lo, hi: r.hi })) : [{ lo: '', hi: '' }], method: 'ntile' };
+  }
+
+  async estimatedRows(table: string): Promise<number> {
+    return Number((await this.one<{ n: number }>(q.numRowsSql(table)))?.n ?? 0);
   }
 
   physicalPredicate(alias: string, r: PhysicalRange, pos: { first: boolean; last: boolean }): string {
@@ -89,8 +105,7 @@ export class OracleDialect implements SourceDialect {
   }
 
   async sampleColumn(table: string, column: string, kind: ColumnKind, sampleRows: number): Promise<string[]> {
-    const est = await this.one<{ n: number }>(q.numRowsSql(table));
-    const n = Number(est?.n ?? 0);
+    const n = await this.estimatedRows(table);
     let pct = n > 0 ? Math.max(0.000001, (100 * sampleRows) / n) : 100;
     for (;;) {
       const rows = await this.exec.query<{ v: string }>(q.sampleSql(table, column, kind, pct, sampleRows * 3), [], { purpose: 'sample' });

@@ -104,6 +104,13 @@ export class PostgresDialect implements SourceDialect {
     return { ranges: ctidRanges(Number(r?.blocks ?? 0), chunks), method: 'relpages' };
   }
 
+  async estimatedRows(table: string): Promise<number> {
+    const r = await this.one<{ rows: string }>(
+      `SELECT greatest(sum(CASE WHEN c.reltuples > 0 THEN c.reltuples ELSE pg_relation_size(t.relid) / 8192.0 * 50 END), 0) AS rows
+       FROM ${LEAVES} JOIN pg_class c ON c.oid = t.relid`, [table]);
+    return Number(r?.rows ?? 0);
+  }
+
   physicalPredicate(alias: string, r: PhysicalRange, pos: { first: boolean; last: boolean }): string {
     return ctidPredicate(alias, r, pos);
   }
@@ -119,11 +126,8 @@ export class PostgresDialect implements SourceDialect {
   }
 
   async sampleColumn(table: string, column: string, _kind: ColumnKind, sampleRows: number): Promise<string[]> {
-    const est = await this.one<{ rows: string }>(
-      `SELECT greatest(sum(CASE WHEN c.reltuples > 0 THEN c.reltuples ELSE pg_relation_size(t.relid) / 8192.0 * 50 END), 0) AS rows
-       FROM ${LEAVES} JOIN pg_class c ON c.oid = t.relid`, [table]);
     const col = `"${bareColumn(column)}"`;
-    let pct = samplePercent(sampleRows, Number(est?.rows ?? 0));
+    let pct = samplePercent(sampleRows, await this.estimatedRows(table));
     for (;;) {
       // SYSTEM sampling reads pct% of the pages (sized for ~sampleRows); the
       // LIMIT is a backstop for stale statistics. It is loose (3×) because a

@@ -52,8 +52,14 @@ export interface SourceDialect {
   isPartitioned(table: string): Promise<boolean>;
   /** One slice per partition (or per subpartition / leaf). Empty when not partitioned. */
   partitions(table: string, opts: { subpartitions: boolean; templateRef: string }): Promise<PartitionSlice[]>;
-  /** Up to `chunks` contiguous physical ranges covering the table. */
-  physicalRanges(table: string, chunks: number): Promise<PhysicalPlan>;
+  /**
+   * Up to `chunks` contiguous physical ranges covering the table. With
+   * `bounded` (the probe) no method may read the whole table (Oracle: no NTILE;
+   * sampled ROWIDs instead).
+   */
+  physicalRanges(table: string, chunks: number, opts?: { bounded?: boolean; sampleRows?: number }): Promise<PhysicalPlan>;
+  /** Row estimate from statistics (0 when unknown). */
+  estimatedRows(table: string): Promise<number>;
   /** Predicate for one range; open below for the first, open above for the last. */
   physicalPredicate(alias: string, r: PhysicalRange, pos: { first: boolean; last: boolean }): string;
   columnKind(table: string, column: string): Promise<ColumnKind>;
