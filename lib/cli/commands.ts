@@ -3,6 +3,7 @@ import { registerSystemCommands } from './system-commands';
 import { registerEtlCommands } from '../etl/cli';
 import { registerConnectionsCommands } from '../connections/cli';
 import { registerDqCommands } from '../dq/cli';
+import { registerSlicesCommands } from '../slices/cli';
 
 /**
  * Every sub-command, in one list. Engines export `register…Commands(program)`
@@ -13,4 +14,5 @@ export function registerCommands(program: Command): void {
   registerEtlCommands(program);
   registerConnectionsCommands(program);
   registerDqCommands(program);
+  registerSlicesCommands(program);
 }

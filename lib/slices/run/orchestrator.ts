@@ -211,8 +211,8 @@ async function loop(p: {
       inFlight.delete(id);
       const st = await markOutcome(pool, id, f.outcome, s.maxAttempts);
       const msg = `slice ${f.slice.roworder} → ${st}${st === 'COMPLETED' ? '' : ': ' + f.outcome.notes}`;
-      if (st === 'COMPLETED') log.info(msg, { slice: f.slice.roworder });
-      else if (st === 'COMPLETED-FAILEDDROP') log.warn(msg, { slice: f.slice.roworder });
+      if (st === 'COMPLETED') log.info(msg, { slice: f.slice.roworder, kind: 'finished' });
+      else if (st === 'COMPLETED-FAILEDDROP') log.warn(msg, { slice: f.slice.roworder, kind: 'finished' });
       else log.error(msg, { slice: f.slice.roworder, kind: 'finished' });
       if (st === 'FAILED') {
         const attempts = f.slice.attempts + 1;

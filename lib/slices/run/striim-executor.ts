@@ -71,7 +71,7 @@ export function createStriimExecutor(deps: {
       rates.delete(w.slice.id);
       const errs = await cleanup(w.full, w.namespace);
       const took = `Total Execution time: ${formatDuration(Date.now() - w.since)}`;
-      log.info(`slice ${w.slice.roworder} ${app.statusChange} → ${errs.length ? 'COMPLETED-FAILEDDROP' : 'COMPLETED'}`, { slice: w.slice.roworder, kind: 'finished', fields: { app: w.full } });
+      log.info(`slice ${w.slice.roworder} ${app.statusChange} → ${errs.length ? 'COMPLETED-FAILEDDROP' : 'COMPLETED'}`, { slice: w.slice.roworder, fields: { app: w.full } });
       w.settle(errs.length
         ? { status: 'COMPLETED-FAILEDDROP', notes: `${took}; cleanup failed: ${errs.join('; ')}` }
         : { status: 'COMPLETED', notes: took });
