@@ -150,7 +150,8 @@ function bigIntsToDecimal(vals: bigint[]): Uint32Array {
 
 /** Same type for the lake's purpose (ignores field-level details such as timezone spelling of UTC). */
 export function sameType(a: arrow.DataType, b: arrow.DataType): boolean {
-  return arrow.util.compareTypes(a, b);
+  // compareTypes ignores decimal precision/scale; the printed form includes them
+  return arrow.util.compareTypes(a, b) && String(a) === String(b);
 }
 
 /**
