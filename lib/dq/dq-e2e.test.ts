@@ -11,6 +11,7 @@ import { DEFAULT_SETTINGS, lakeTarget, parseTablesConfig, runEtl, type BranchHan
 import { FIXTURE_TABLES, seedBranch } from '../etl/test-fixtures';
 import { listDqResults } from './results';
 import { runDq, type DqOptions } from './run';
+import { runSelfTest } from './self-test';
 import { openPostgresDqSource, type DqBranch } from './source';
 
 // End to end: two real Postgres branches loaded into a real lake by the ETL
@@ -49,8 +50,8 @@ beforeAll(async () => {
   const branches: BranchHandle[] = scratch.map((s, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: s.url, poolSize: 2 }) }));
   try {
     const r = await runEtl({
-      pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches, tables,
-      settings: { ...DEFAULT_SETTINGS, mode: 'INITIAL', retries: 0, retryDelayMs: 10, fetchBatchSize: 500 }, logger: silentLogger, stagingRoot: staging,
+      pool: db.pool, target: lakeTarget(lake, { namespace: 'etl', keepStaging: true }), branches, tables,
+      settings: { ...DEFAULT_SETTINGS, mode: 'INITIAL', retries: 0, retryDelayMs: 10, fetchBatchSize: 500, keepStaging: true }, logger: silentLogger, stagingRoot: staging,
     });
     expect(r.units.filter((u) => u.status !== 'SUCCESS')).toEqual([]);
   } finally { await Promise.all(branches.map((b) => b.source.close())); }
@@ -85,6 +86,13 @@ describe('dq end to end', () => {
     const stored = await listDqResults(db.pool, { runId: r.runId });
     expect(stored).toHaveLength(r.results.length);
     expect(stored.every((x) => x.status === 'OK')).toBe(true);
+  });
+
+  it('--self-test reconciles the lake against the kept staging Parquet, no source database', async () => {
+    const results = await runSelfTest({ lake, tables: pick('customers', 'orders'), branches: [], stagingRoot: staging, namespace: 'etl', logger: silentLogger });
+    expect(results.map((r) => `${r.table}/${r.branch}:${r.status}:${r.errorDetails ?? ''}`)).toEqual(['customers/b0:OK:', 'customers/b1:OK:', 'orders/b0:OK:', 'orders/b1:OK:']);
+    expect(results[0].windowNote).toMatch(/^self-test: staged Parquet of run /);
+    expect(results[2].oracleRowCount).toBeGreaterThan(0);
   });
 
   it('windows a Julian-date table with Julian literals on both sides', async () => {
