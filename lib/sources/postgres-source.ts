@@ -40,13 +40,17 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     const release = await slots.acquire(signal);
     let client: pg.PoolClient | null = null;
     let broken: Error | undefined;
+    const onError = (e: Error) => { broken = e; };
     try {
       client = await pool.connect();
+      // a checked-out client losing its server emits 'error': without a listener that would crash the process
+      client.on('error', onError);
       return await fn(client);
     } catch (e) {
       broken = e as Error;
       throw e;
     } finally {
+      client?.off('error', onError);
       // a failed statement may leave the session mid-COPY: never reuse it
       client?.release(broken ? true : undefined);
       release();
@@ -96,12 +100,15 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     const release = await slots.acquire(opts.signal);
     let client: pg.PoolClient | null = null;
     let broken: Error | undefined;
+    let stream: NodeJS.ReadableStream & { destroy(e?: Error): void } | null = null;
+    const onError = (e: Error) => { broken = e; stream?.destroy(Object.assign(e, { transient: true })); };
     try {
       client = await pool.connect();
+      client.on('error', onError);
       const sql = await setBinds(client, q);
       const { projection, cols } = copyProjection(columns, target);
-      const stream = client.query(copyTo(`COPY (SELECT ${projection} FROM (${sql}) q) TO STDOUT (FORMAT binary)`));
-      const onAbort = () => stream.destroy(opts.signal!.reason as Error);
+      stream = client.query(copyTo(`COPY (SELECT ${projection} FROM (${sql}) q) TO STDOUT (FORMAT binary)`));
+      const onAbort = () => stream?.destroy(opts.signal!.reason as Error);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       const dec = new CopyDecoder(cols, target, opts.batchSize, opts.stats);
       try {
@@ -109,11 +116,14 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
           for (const b of dec.push(chunk)) yield b;
         }
       } finally { opts.signal?.removeEventListener('abort', onAbort); }
+      // a connection lost mid-COPY can end the stream quietly: never take a truncated read for a whole one
+      if (!dec.done) throw Object.assign(new Error(`sources: branch ${o.branch}: COPY ended before its end marker (connection lost)`), { transient: true });
       if (dec.buffered > 0) yield dec.flush();
     } catch (e) {
       broken = e as Error;
       throw e;
     } finally {
+      client?.off('error', onError);
       client?.release(broken ? true : undefined);
       release();
     }

@@ -1,0 +1,180 @@
+import crypto from 'node:crypto';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { silentLogger } from '../log';
+import { openLake, type Lake } from '../lake';
+import { createConnection } from '../connections';
+import { createPostgresSource } from '../sources';
+import { lakeTarget } from './lake-target';
+import { runEtl, type BranchHandle } from './runner';
+import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
+import { parseTablesConfig } from './tables-config';
+import { FIXTURE_TABLES, seedBranch } from './test-fixtures';
+import { chdbRows, loadChdb } from './test-lake-readers';
+
+// Failure handling against real Postgres and the real lake: a branch refusing
+// connections, a connection cut mid-COPY, a fatal SQL error, kill -9 of the CLI.
+let db: TestDatabase;
+let lake: Lake;
+let warehouse: string;
+let staging: string;
+const scratch: { url: string; drop(): Promise<void> }[] = [];
+const opened: BranchHandle[] = [];
+const servers: net.Server[] = [];
+const tables = parseTablesConfig(FIXTURE_TABLES);
+const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 2, retryDelayMs: 20, fetchBatchSize: 50, ...o });
+const pgBranch = (key: string, url: string): BranchHandle => {
+  const b = { key, source: createPostgresSource({ branch: key, connectionString: url, poolSize: 2, connectTimeoutSeconds: 3 }) };
+  opened.push(b);
+  return b;
+};
+
+/** A TCP proxy to `port` that cuts the first connection carrying COPY data in the middle of its first tuple. */
+async function cuttingProxy(port: number): Promise<{ port: number; cuts: () => number }> {
+  let cuts = 0;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    client.pipe(upstream);
+    upstream.on('data', (d: Buffer) => {
+      const at = cuts === 0 ? d.indexOf(Buffer.from('PGCOPY\n', 'latin1')) : -1;
+      if (at < 0) { client.write(d); return; }
+      // forward the COPY header and a few bytes of the first tuple, then drop the connection
+      cuts++;
+      client.write(d.subarray(0, at + 40), () => { client.destroy(); upstream.destroy(); });
+    });
+    const end = () => { client.destroy(); upstream.destroy(); };
+    client.on('error', end); upstream.on('error', end); client.on('close', end); upstream.on('close', end);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { port: (server.address() as net.AddressInfo).port, cuts: () => cuts };
+}
+
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+beforeAll(async () => {
+  await loadChdb();
+  db = await createTestDatabase();
+  warehouse = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
+  await fs.mkdir(warehouse, { recursive: true });
+  staging = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-fail-'));
+  lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
+  for (let i = 0; i < 3; i++) {
+    const s = await createScratchDatabase('br');
+    scratch.push(s);
+    await seedBranch(s.url, { index: i, customers: 20, orders: 60 });
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(opened.map((b) => b.source.close()));
+  for (const s of servers) s.close();
+  for (const s of scratch) await s.drop();
+  await db?.drop();
+  await fs.rm(warehouse, { recursive: true, force: true });
+  await fs.rm(staging, { recursive: true, force: true });
+});
+
+describe('failure handling', () => {
+  it('a branch refusing connections: others load, FAILED with attempts = retries + 1, its rows survive, INITIAL falls back to merge', async () => {
+    const healthy = scratch.map((s, i) => pgBranch(`b${i}`, s.url));
+    const first = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: healthy, tables, settings: settings({ mode: 'INITIAL', tables: ['customers'] }), logger: silentLogger, stagingRoot: staging });
+    expect(first.ok).toBe(true);
+    const dead = pgBranch('b2', `postgres://postgres@127.0.0.1:${await closedPort()}/nope`);
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: [healthy[0], healthy[1], dead], tables, settings: settings({ mode: 'INITIAL', tables: ['customers'] }), logger: silentLogger, stagingRoot: staging });
+    expect(r.ok).toBe(false);
+    const log = await db.pool.query(`SELECT branch_id, status, attempts, write_disposition FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1 ORDER BY branch_id`, [r.runId]);
+    expect(log.rows).toEqual([
+      { branch_id: 'b0', status: 'SUCCESS', attempts: 1, write_disposition: 'merge' },
+      { branch_id: 'b1', status: 'SUCCESS', attempts: 1, write_disposition: 'merge' },
+      { branch_id: 'b2', status: 'FAILED', attempts: 3, write_disposition: 'merge' },
+    ]);
+    const t = await lake.loadTable('etl.customers');
+    const per = chdbRows(t, (f) => `SELECT BRANCH_ID AS b, count() AS n FROM ${f} GROUP BY b ORDER BY b`);
+    expect(per.map((x) => Number(x.n))).toEqual([20, 20, 20]);
+    const ctl = await db.pool.query(`SELECT status FROM etl_meta.etl_control WHERE table_name = 'customers' AND branch_id = 'b2'`);
+    expect(ctl.rows[0].status).toBe('FAILED');
+  });
+
+  it('a connection cut mid-extract is retried and then succeeds', async () => {
+    const proxy = await cuttingProxy(Number(new URL(scratch[1].url).port));
+    const u = new URL(scratch[1].url);
+    u.port = String(proxy.port);
+    const b = pgBranch('b1', u.toString());
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: [b], tables, settings: settings({ mode: 'INITIAL', tables: ['orders'] }), logger: silentLogger, stagingRoot: staging });
+    expect(proxy.cuts()).toBe(1);
+    expect(r.units.map((x) => [x.status, x.attempts])).toEqual([['SUCCESS', 2]]);
+    const t = await lake.loadTable('etl.orders');
+    const n = chdbRows(t, (f) => `SELECT count() AS n, uniqExact(ORDER_ID) AS k FROM ${f} WHERE BRANCH_ID = 'b1'`)[0];
+    expect(Number(n.n)).toBe(r.units[0].rows);
+    expect(Number(n.k)).toBe(r.units[0].rows);
+  });
+
+  it('a fatal SQL error is not retried and stops later phases', async () => {
+    const bad = parseTablesConfig([...FIXTURE_TABLES.slice(0, 1), { table: 'OASIS.NO_SUCH_TABLE', unique_key: 'ID', category: 'masters' }, FIXTURE_TABLES[2]]);
+    const b = pgBranch('b0', scratch[0].url);
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: [b], tables: bad, settings: settings({ mode: 'INITIAL', retries: 3, retryDelayMs: 600_000 }), logger: silentLogger, stagingRoot: staging });
+    const u = r.units.find((x) => x.table === 'no_such_table')!;
+    expect(u.status).toBe('FAILED');
+    expect(u.attempts).toBe(1);
+    expect(u.error).toMatch(/does not exist/);
+    expect(r.units.find((x) => x.table === 'customers')!.status).toBe('SUCCESS');
+    expect(r.phases).toEqual([{ phase: 'masters', ran: true, ok: false }, { phase: 'transactions', ran: false, ok: false }]);
+    expect(r.ok).toBe(false);
+  });
+
+  it('kill -9 of the CLI mid-load, then a rerun: lake equals sources, no duplicates', async () => {
+    const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-cli-'));
+    const secret = crypto.randomBytes(16).toString('hex');
+    for (let i = 0; i < 3; i++) {
+      await createConnection({ pool: db.pool, keys: { secret, dataDir } }, { name: `b${i}`, kind: 'postgres', isBranch: true, branchKey: `b${i}`, params: { pool_size: 2 }, secrets: { url: scratch[i].url } }, { upsert: true });
+    }
+    const tablesFile = path.join(dataDir, 'tables.json');
+    await fs.writeFile(tablesFile, JSON.stringify(FIXTURE_TABLES));
+    const wh2 = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
+    const env = { ...process.env, DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: secret, TRIBUTARY_WAREHOUSE: `file://${wh2}`, LOG_LEVEL: 'warn' };
+    const cli = (args: string[]) => spawn(process.execPath, ['bin/tributary.mjs', 'etl', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const exitOf = (p: ReturnType<typeof cli>) => new Promise<number | null>((r) => p.on('exit', (code) => r(code)));
+    try {
+      const p = cli(['--mode', 'INITIAL', '--tables-file', tablesFile, '--namespace', 'killed', '--fetch-batch-size', '10', '--load-workers', '1']);
+      const exited = exitOf(p);
+      // wait for the first lake commit of this run, then kill -9
+      for (let i = 0; i < 600; i++) {
+        const c = await db.pool.query(`SELECT count(*)::int n FROM etl_meta.control_state WHERE last_run_id IN (SELECT pipeline_run_id FROM etl_meta.etl_run_log WHERE table_name = 'customers' AND mode = 'INITIAL' AND branch_id = 'b0' AND category = 'masters' ORDER BY id DESC LIMIT 1) AND table_name = 'customers'`);
+        if (c.rows[0].n > 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      p.kill('SIGKILL');
+      await exited;
+      const again = cli(['--mode', 'INITIAL', '--tables-file', tablesFile, '--namespace', 'killed', '--json']);
+      let out = '';
+      again.stdout!.on('data', (d) => { out += d; });
+      let err = '';
+      again.stderr!.on('data', (d) => { err += d; });
+      expect(await exitOf(again), err).toBe(0);
+      expect(JSON.parse(out).ok).toBe(true);
+      const l2 = openLake({ pool: db.pool, warehouse: `file://${wh2}` });
+      for (const [table, key] of [['customers', 'CUSTOMER_ID'], ['orders', 'ORDER_ID'], ['order_lines', 'concat(toString(ORDER_ID), \'/\', toString(LINE_NO))']]) {
+        const t = await l2.loadTable(`killed.${table}`);
+        const r = chdbRows(t, (f) => `SELECT count() AS n, uniqExact(BRANCH_ID, ${key}) AS k FROM ${f}`)[0];
+        expect(Number(r.n), table).toBe(Number(r.k));
+        const want = table === 'customers' ? 60 : table === 'orders' ? JSON.parse(out).units.filter((u: { table: string }) => u.table === 'orders').reduce((a: number, u: { rows: number }) => a + u.rows, 0) : Number(r.n);
+        expect(Number(r.n), table).toBe(want);
+      }
+    } finally {
+      await fs.rm(wh2, { recursive: true, force: true });
+      await fs.rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
