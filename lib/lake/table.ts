@@ -88,6 +88,13 @@ export class LakeTableImpl implements LakeTable {
     return { ident: this.ident, storage: this.ctx.storage, metadata: meta, resolve: (p) => p, cache: this.ctx.cache };
   }
 
+  private async currentLocation(): Promise<string | null> {
+    const r = await this.ctx.pool.query<{ m: string }>(
+      `select metadata_location as m from iceberg_tables where catalog_name = $1 and table_namespace = $2 and table_name = $3`,
+      [this.ctx.catalogName, this.namespace, this.name]);
+    return r.rows[0]?.m ?? null;
+  }
+
   async refresh(): Promise<void> {
     const r = await this.ctx.pool.query<{ m: string }>(
       `select metadata_location as m from iceberg_tables where catalog_name = $1 and table_namespace = $2 and table_name = $3`,
@@ -124,19 +131,22 @@ export class LakeTableImpl implements LakeTable {
       const { meta, written } = await build(base, attempt);
       const full = withMetadataLog(meta, { file: baseLoc, ts: base['last-updated-ms'] });
       const bytes = serialiseMetadata(full);
-      let loc: string | null = null; let v = metadataVersion(baseLoc) + 1;
-      for (let k = 0; k < 64 && !loc; k++, v++) {
+      let loc: string | null = null; let v = metadataVersion(baseLoc) + 1; let moved = false;
+      for (let k = 0; k < 64 && !loc && !moved; k++, v++) {
         const cand = `${this.location}/metadata/v${v}.metadata.json`;
-        if (await this.ctx.storage.writeExclusive(cand, bytes)) loc = cand;
+        if (await this.ctx.storage.writeExclusive(cand, bytes)) { loc = cand; break; }
+        // v<N> is taken: a concurrent writer is committing (we will lose the swap, so rebase now),
+        // or a crashed writer left it behind (the catalog has not moved: take the next number).
+        moved = (await this.currentLocation()) !== baseLoc;
       }
-      if (!loc) throw new Error(`lake: table ${this.ident}: could not create a new metadata file after v${v}`);
-      const ok = await swapMetadataLocation(this.ctx.pool, this.ctx.catalogName, this.namespace, this.name, baseLoc, loc);
+      const ok = !!loc && await swapMetadataLocation(this.ctx.pool, this.ctx.catalogName, this.namespace, this.name, baseLoc, loc);
       if (ok) {
-        this.meta = full; this.metaLoc = loc;
-        await this.writeVersionHint(v - 1);
+        this.meta = full; this.metaLoc = loc!;
+        await this.writeVersionHint(v);
         return { attempts: attempt };
       }
-      await Promise.all([loc, ...written].map((p) => this.ctx.storage.delete(p)));
+      if (!loc && !moved) throw new Error(`lake: table ${this.ident}: could not create a new metadata file after v${v}`);
+      await Promise.all([...(loc ? [loc] : []), ...written].map((p) => this.ctx.storage.delete(p)));
       if (attempt >= MAX_ATTEMPTS) throw new CommitConflict(`lake: table ${this.ident}: gave up after ${attempt} concurrent commit attempts`);
       this.ctx.logger.debug('lake commit lost a race; retrying', { table: this.ident, attempt });
       await sleep(20 + Math.random() * 50 * attempt);
