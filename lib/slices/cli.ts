@@ -14,20 +14,13 @@ import { checkSetup, setupWizard } from './run/setup';
 import { openSource } from './run/source';
 import { createStriimClient } from './run/striim-client';
 import { startStriimEmulator } from './run/striim-emulator';
+// probe | split | assort (the planning half of the engine) hang under the same `slices` command.
+import { registerPlanningCommands } from './planning/cli';
 
 /** Exit codes of `tributary slices …`. */
 export const EXIT = { ok: 0, failures: 1, usage: 2, refused: 3, interrupted: 130 } as const;
 
 class UsageError extends Error {}
-
-// The planning commands (probe | split | assort) hang under the same `slices` command when present.
-const planningModule = './planning/cli';
-let registerPlanning: ((cmd: Command) => void) | null = null;
-try {
-  registerPlanning = ((await import(planningModule)) as { registerPlanningCommands?: (cmd: Command) => void }).registerPlanningCommands ?? null;
-} catch (e) {
-  if (!/Cannot find module|ERR_MODULE_NOT_FOUND|Failed to load url/i.test(`${(e as { code?: string }).code ?? ''} ${(e as Error).message}`)) throw e;
-}
 
 function fail(e: unknown): never {
   const err = e as Error;
@@ -308,7 +301,7 @@ export function registerSlicesCommands(program: Command): void {
       } catch (e) { fail(e); }
     });
 
-  registerPlanning?.(slices);
+  registerPlanningCommands(slices);
 }
 
 function formatStatus(st: Awaited<ReturnType<typeof getStatus>>, o: { rows?: boolean; failed?: boolean }): string {
