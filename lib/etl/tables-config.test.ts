@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadTablesConfig, parseTablesConfig } from './tables-config';
+
+const ok = { table: 'OASIS.APPOINTMENTS', unique_key: 'APPT_ID', cdc_column: 'AMEND_LAST_DATE', where_date_column: 'APPT_DATE', where_operator: '>=', where_value_of_initial_run: '2026-06-01' };
+const bad = (entry: Record<string, unknown>) => () => parseTablesConfig([entry]);
+
+describe('tables.json validation', () => {
+  it('accepts the repo example and derives lake names in lower snake case', async () => {
+    const defs = await loadTablesConfig(path.resolve('tables.json'));
+    expect(defs.map((d) => d.lakeName)).toEqual(['patients', 'doctors', 'appointments', 'orders_master', 'order_lines', 'visits_enriched']);
+    expect(defs.map((d) => d.category)).toEqual(['masters', 'masters', 'transactions', 'transactions', 'transactions', 'transactions']);
+    expect(parseTablesConfig([{ ...ok, table: '(SELECT a.X FROM S.T a)', name: 'VisitsEnriched' }])[0].lakeName).toBe('visits_enriched');
+  });
+  it('names the entry and field of every problem', () => {
+    expect(bad({ ...ok, colour: 'red' })).toThrow(/entry 0 \(OASIS\.APPOINTMENTS\): unknown field "colour"/);
+    expect(bad({ ...ok, name: 'x' })).toThrow(/field name: only allowed on subquery entries/);
+    expect(bad({ ...ok, table: '(SELECT t.ID, t.BRANCH_ID FROM S.T t)', name: 'v' })).toThrow(/entry 0 \(v\): field table: the subquery projects BRANCH_ID/);
+    expect(bad({ ...ok, table: '(SELECT t.ID, x AS branch_id FROM S.T t)', name: 'v' })).toThrow(/projects BRANCH_ID/);
+    expect(bad({ ...ok, table: '(SELECT t.ID FROM S.T t)' })).toThrow(/a subquery entry needs a name/);
+    expect(bad({ ...ok, cdc_column: 'AMEND-DATE' })).toThrow(/field cdc_column: must be an identifier/);
+    expect(bad({ ...ok, table: 'OASIS.APPT;DROP' })).toThrow(/field table: must be OWNER\.TABLE/);
+    expect(bad({ ...ok, unique_key: ['ID', 'A B'] })).toThrow(/field unique_key/);
+    expect(bad({ ...ok, where_operator: 'LIKE' })).toThrow(/field where_operator: must be one of/);
+    expect(bad({ ...ok, cdc_column: null, where_date_column: null, helper: { table: 'OASIS.H', join: [], cdc_column: 'C' } })).toThrow(/field helper\.join: needs at least one/);
+    expect(bad({ ...ok, cdc_column: null, where_date_column: null, helper: { table: 'OASIS.H', cdc_column: 'C' } })).toThrow(/field helper\.join/);
+    expect(bad({ ...ok, where_value_of_initial_run: 'yesterday' })).toThrow(/where_value_of_initial_run: must be a date/);
+    expect(bad({ ...ok, table: '(SELECT a FROM t); DELETE FROM x', name: 'v' })).toThrow(/field table/);
+    expect(() => parseTablesConfig([ok, { ...ok, table: 'OTHER.APPOINTMENTS' }])).toThrow(/entry 1 \(OTHER\.APPOINTMENTS\): duplicate lake table name "appointments" \(also entry 0\)/);
+    expect(() => parseTablesConfig({ nope: 1 })).toThrow(/expected a JSON array/);
+  });
+});
