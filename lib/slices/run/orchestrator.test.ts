@@ -8,6 +8,7 @@ import { runSlices } from './orchestrator';
 import { openSource } from './source';
 import { reconcileRun } from './reconcile';
 import { acquireRunLock } from './run-lock';
+import { checkSetup } from './setup';
 import { createStriimClient } from './striim-client';
 import { startStriimEmulator, type StriimEmulator } from './striim-emulator';
 import { DEFAULT_TQL_TEMPLATE } from './tql-template';
@@ -179,5 +180,15 @@ describe('slices run through the Striim emulator', () => {
     expect((await db.pool.query('select count(*)::int n from slice_runs where run_id = 4')).rows[0].n).toBe(0);
     const all = await getStatus(db.pool, { allRuns: true });
     expect((all as { runs: { run_id: number }[] }).runs.map((x) => x.run_id)).toEqual([1, 2, 3, 5]);
+  });
+
+  it('setup reports Striim, source (with its watermark) and the state table', async () => {
+    const checks = await checkSetup(db.pool, settings({ runId: 1 }));
+    expect(checks.map((c) => [c.name, c.ok])).toEqual([['state', true], ['striim', true], ['source', true], ['target', true]]);
+    expect(checks[1].detail).toMatch(/authenticated \(user admin\)/);
+    expect(checks[2].detail).toMatch(/postgres 127\.0\.0\.1:\d+\/src_\w+: reachable; watermark \[PostgreSQL WAL LSN\]/);
+    const bad = await checkSetup(db.pool, fastSettings({ runId: 1, striimUrl: 'http://127.0.0.1:1', striimRetries: 0 }, dir));
+    expect(bad.find((c) => c.name === 'striim')).toMatchObject({ ok: false, detail: expect.stringMatching(/unreachable/) });
+    expect(bad.find((c) => c.name === 'source')).toMatchObject({ ok: false, detail: expect.stringMatching(/no oracle source configured/) });
   });
 });
