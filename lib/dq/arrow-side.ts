@@ -1,8 +1,8 @@
-import type * as arrow from 'apache-arrow';
+import * as arrow from 'apache-arrow';
 import { cellRenderer, type CellRenderer } from './arrow-canonical';
-import { Digest, FIELD_SEP, hash64, hashToBigInt, NULL_MARK, prefixOf, type BucketDigest } from './row-hash';
+import { Digest, FIELD_SEP, hashToBigInt, md5Digest, NULL_MARK, prefix32, type BucketDigest } from './row-hash';
 import type { DqSide, SideRow } from './side';
-import type { PrefixFilter } from './sql-common';
+import { KEY_MIX, type KeyHashKind, type PrefixFilter } from './sql-common';
 
 /** A row predicate over a batch (the window), built once per batch. */
 export type BatchPredicate = (batch: arrow.RecordBatch) => ((i: number) => boolean) | null;
@@ -18,13 +18,28 @@ export interface ArrowSideOptions {
   windowColumns?: string[];
   /** The window, evaluated in the decode loop. (Default: every row) */
   window?: BatchPredicate;
+  /** Key → bucket mapping; must match the other side's. (Default: md5) */
+  keyHash?: KeyHashKind;
   signal?: AbortSignal;
 }
 
 interface Plan {
-  schema: arrow.Schema;
-  cols: { data: arrow.Data; render: CellRenderer }[];
+  data: arrow.Data[];
+  render: CellRenderer[];
   keyIdx: number[];
+  /** High 32 bits of the key hash of row i. */
+  keyHi: (i: number) => number;
+  keep: ((i: number) => boolean) | null;
+}
+
+/** Low 32 bits of an integer key cell, two's complement (what `k & 4294967295` keeps in SQL). */
+function low32Reader(d: arrow.Data): (i: number) => number {
+  const v = d.values as ArrayLike<number> | BigInt64Array | BigUint64Array;
+  if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
+    const words = new Int32Array(v.buffer, v.byteOffset, v.length * 2); // little-endian: low word first
+    return (i) => words[2 * (d.offset + i)];
+  }
+  return (i) => (v as ArrayLike<number>)[d.offset + i] | 0;
 }
 
 /**
@@ -39,51 +54,59 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
     if (i < 0) throw new Error(`dq: key column ${k.name} is not among the compared columns`);
     return i;
   });
+  const keyHash = opts.keyHash ?? 'md5';
+  if (keyHash === 'int32' && keyIdx.length !== 1) throw new Error('dq: the int32 key hash needs a single key column');
   const scanCols = [...new Set([...colNames, ...(opts.windowColumns ?? [])])];
+  const nCols = opts.columns.length;
 
-  let renderers: { schema: arrow.Schema | null; r: CellRenderer[] } = { schema: null, r: [] };
-  const plan = (batch: arrow.RecordBatch): Plan => {
-    if (renderers.schema !== batch.schema) {
-      renderers = {
-        schema: batch.schema,
-        r: opts.columns.map((c) => {
-          const f = batch.schema.fields.find((x) => x.name === c.name);
-          if (!f) throw new Error(`dq: column ${c.name} missing from the scanned batch`);
-          return cellRenderer(f.type, c.asFloat);
-        }),
+  let cache: { schema: arrow.Schema | null; render: CellRenderer[]; idx: number[] } = { schema: null, render: [], idx: [] };
+  const planOf = (batch: arrow.RecordBatch): Plan => {
+    if (cache.schema !== batch.schema) {
+      const idx = opts.columns.map((c) => {
+        const j = batch.schema.fields.findIndex((x) => x.name === c.name);
+        if (j < 0) throw new Error(`dq: column ${c.name} missing from the scanned batch`);
+        return j;
+      });
+      cache = { schema: batch.schema, idx, render: opts.columns.map((c, k) => cellRenderer(batch.schema.fields[idx[k]].type, c.asFloat)) };
+    }
+    const data = cache.idx.map((j) => batch.data.children[j] as arrow.Data);
+    const render = cache.render;
+    let keyHi: (i: number) => number;
+    if (keyHash === 'int32') {
+      const kd = data[keyIdx[0]];
+      const low = low32Reader(kd);
+      keyHi = (i) => Math.imul(low(i), KEY_MIX) >>> 0;
+    } else {
+      keyHi = (i) => {
+        let kt = '';
+        for (const k of keyIdx) { const v = render[k](data[k], i); kt += (v === null ? NULL_MARK : v) + FIELD_SEP; }
+        return md5Digest(kt).readUInt32BE(0);
       };
     }
-    const idx = opts.columns.map((c) => batch.schema.fields.findIndex((x) => x.name === c.name));
-    return { schema: batch.schema, cols: idx.map((j, k) => ({ data: batch.data.children[j] as arrow.Data, render: renderers.r[k] })), keyIdx };
+    return { data, render, keyIdx, keyHi, keep: opts.window?.(batch) ?? null };
   };
 
-  /** Visit every windowed row: key text first (cheap filter), row text on demand. */
-  async function each(visit: (keyText: string, p: Plan, i: number) => void): Promise<number> {
-    let n = 0;
-    for await (const batch of opts.scan(scanCols)) {
-      opts.signal?.throwIfAborted();
-      const p = plan(batch);
-      const keep = opts.window?.(batch) ?? null;
+  const values = (p: Plan, i: number) => { const out = new Array<string | null>(nCols); for (let k = 0; k < nCols; k++) out[k] = p.render[k](p.data[k], i); return out; };
+  const rowTextOf = (vals: (string | null)[]) => { let s = ''; for (const v of vals) s += (v === null ? NULL_MARK : v) + FIELD_SEP; return s; };
+  const rowTextAt = (p: Plan, i: number) => { let s = ''; for (let k = 0; k < nCols; k++) { const v = p.render[k](p.data[k], i); s += (v === null ? NULL_MARK : v) + FIELD_SEP; } return s; };
+
+  async function* batches(cols: string[]) {
+    for await (const b of opts.scan(cols)) { opts.signal?.throwIfAborted(); yield b; }
+  }
+
+  async function collect(accept: (p: Plan, i: number, vals: (string | null)[]) => boolean, prefilter?: (p: Plan, i: number) => boolean): Promise<SideRow[]> {
+    const out: SideRow[] = [];
+    for await (const batch of batches(scanCols)) {
+      const p = planOf(batch);
       for (let i = 0; i < batch.numRows; i++) {
-        if (keep && !keep(i)) continue;
-        let kt = '';
-        for (const k of p.keyIdx) { const v = p.cols[k].render(p.cols[k].data, i); kt += (v === null ? NULL_MARK : v) + FIELD_SEP; }
-        visit(kt, p, i);
-        n++;
+        if (p.keep && !p.keep(i)) continue;
+        if (prefilter && !prefilter(p, i)) continue;
+        const vals = values(p, i);
+        if (!accept(p, i, vals)) continue;
+        const d = md5Digest(rowTextOf(vals));
+        out.push({ key: p.keyIdx.map((k) => vals[k]), hash: hashToBigInt({ hi: d.readInt32BE(0), lo: d.readUInt32BE(4) }).toString(), values: vals });
       }
     }
-    return n;
-  }
-  const rowValues = (p: Plan, i: number) => p.cols.map((c) => c.render(c.data, i));
-  const rowTextOf = (vals: (string | null)[]) => { let s = ''; for (const v of vals) s += (v === null ? NULL_MARK : v) + FIELD_SEP; return s; };
-
-  async function collect(accept: (keyText: string) => boolean): Promise<SideRow[]> {
-    const out: SideRow[] = [];
-    await each((kt, p, i) => {
-      if (!accept(kt)) return;
-      const values = rowValues(p, i);
-      out.push({ key: p.keyIdx.map((k) => values[k]), hash: hashToBigInt(hash64(rowTextOf(values))).toString(), values });
-    });
     return out;
   }
 
@@ -91,8 +114,7 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
     async count() {
       let n = 0;
       const countCols = opts.windowColumns?.length ? opts.windowColumns : [opts.keys[0].name];
-      for await (const batch of opts.scan(countCols)) {
-        opts.signal?.throwIfAborted();
+      for await (const batch of batches(countCols)) {
         const keep = opts.window?.(batch) ?? null;
         if (!keep) { n += batch.numRows; continue; }
         for (let i = 0; i < batch.numRows; i++) if (keep(i)) n++;
@@ -102,25 +124,31 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
     async digests(bits, within) {
       const buckets = new Map<number, Digest>();
       const inSet = within ? new Set(within.prefixes) : null;
-      await each((kt, p, i) => {
-        const kh = hash64(kt);
-        if (inSet && !inSet.has(prefixOf(kh, within!.bits))) return;
-        const b = prefixOf(kh, bits);
-        let d = buckets.get(b);
-        if (!d) { d = new Digest(); buckets.set(b, d); }
-        d.add(hash64(rowTextOf(rowValues(p, i))));
-      });
+      const wb = within?.bits ?? 0;
+      for await (const batch of batches(scanCols)) {
+        const p = planOf(batch);
+        for (let i = 0; i < batch.numRows; i++) {
+          if (p.keep && !p.keep(i)) continue;
+          const hi = p.keyHi(i);
+          if (inSet && !inSet.has(prefix32(hi, wb))) continue;
+          const b = prefix32(hi, bits);
+          let d = buckets.get(b);
+          if (!d) { d = new Digest(); buckets.set(b, d); }
+          const h = md5Digest(rowTextAt(p, i));
+          d.add2(h.readInt32BE(0), h.readUInt32BE(4));
+        }
+      }
       const out = new Map<number, BucketDigest>();
       for (const [b, d] of buckets) out.set(b, { count: d.count, sum: d.sum() });
       return out;
     },
-    rows(within) {
+    rows(within: PrefixFilter) {
       const inSet = new Set(within.prefixes);
-      return collect((kt) => inSet.has(prefixOf(hash64(kt), within.bits)));
+      return collect(() => true, (p, i) => inSet.has(prefix32(p.keyHi(i), within.bits)));
     },
     rowsForKeys(keys) {
       const want = new Set(keys.map((k) => rowTextOf(k)));
-      return collect((kt) => want.has(kt));
+      return collect((p, _i, vals) => want.has(rowTextOf(p.keyIdx.map((k) => vals[k]))));
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { CanonKind } from './canonical';
-import type { HashQuery, PrefixFilter, SqlColumn, SqlRelation } from './sql-common';
+import { KEY_MIX, type HashQuery, type KeyHashKind, type PrefixFilter, type SqlColumn, type SqlRelation } from './sql-common';
 
 /**
  * Oracle (11g and later) SQL for the reconciler's source side: the same
@@ -74,8 +74,18 @@ function signed(u: string): string {
   return `(${u} - CASE WHEN ${u} >= 9223372036854775808 THEN 18446744073709551616 ELSE 0 END)`;
 }
 
-function prefix(uKey: string, bits: number): string {
+function prefix(uKey: string, bits: number, kind: KeyHashKind = 'md5'): string {
+  if (kind === 'int32') return bits >= 32 ? uKey : `FLOOR(${uKey} / ${2 ** (32 - bits)})`;
   return `FLOOR(${uKey} / ${2n ** BigInt(64 - bits)})`;
+}
+
+/** Key hash: unsigned md5 prefix, or the int32 mix of a single integer key (MOD keeps the low 32 bits of negatives as two's complement does). */
+function keyHash(q: HashQuery): string {
+  if (q.keyHash === 'int32') {
+    const k = `t.${oraIdent(q.keys[0].name)}`;
+    return `MOD(MOD(MOD(${k}, 4294967296) + 4294967296, 4294967296) * ${KEY_MIX}, 4294967296)`;
+  }
+  return oraHashU64(oraRowText(q.keys));
 }
 
 function whereClause(rel: SqlRelation): string {
@@ -87,14 +97,14 @@ function inner(q: HashQuery, withValues: boolean): string {
     ? q.keys.map((c, i) => `, ${oraCanonicalExpr(`t.${oraIdent(c.name)}`, c)} AS K${i}`).join('')
       + q.columns.map((c, i) => `, ${oraCanonicalExpr(`t.${oraIdent(c.name)}`, c)} AS V${i}`).join('')
     : '';
-  return `SELECT ${oraHashU64(oraRowText(q.keys))} AS KU, ${oraHashU64(oraRowText(q.columns))} AS RU${vals} FROM ${q.rel.from}${whereClause(q.rel)}`;
+  return `SELECT ${keyHash(q)} AS KU, ${oraHashU64(oraRowText(q.columns))} AS RU${vals} FROM ${q.rel.from}${whereClause(q.rel)}`;
 }
 
-function within(w: PrefixFilter | undefined): string {
+function within(w: PrefixFilter | undefined, kind: KeyHashKind = 'md5'): string {
   if (!w || !w.prefixes.length) return '';
   // IN lists hold at most 1000 expressions in Oracle
   const chunks: string[] = [];
-  for (let i = 0; i < w.prefixes.length; i += 1000) chunks.push(`${prefix('x.KU', w.bits)} IN (${w.prefixes.slice(i, i + 1000).join(', ')})`);
+  for (let i = 0; i < w.prefixes.length; i += 1000) chunks.push(`${prefix('x.KU', w.bits, kind)} IN (${w.prefixes.slice(i, i + 1000).join(', ')})`);
   return ` WHERE ${chunks.length > 1 ? `(${chunks.join(' OR ')})` : chunks[0]}`;
 }
 
@@ -104,13 +114,13 @@ export function oraCountSql(rel: SqlRelation): string {
 
 /** Bucket digests: (B, N, S) per non-empty bucket; S the exact sum of signed row hashes. */
 export function oraDigestSql(q: HashQuery, bits: number, w?: PrefixFilter): string {
-  return `SELECT ${prefix('x.KU', bits)} AS B, COUNT(*) AS N, TO_CHAR(SUM(${signed('x.RU')})) AS S FROM (${inner(q, false)}) x${within(w)} GROUP BY ${prefix('x.KU', bits)}`;
+  return `SELECT ${prefix('x.KU', bits, q.keyHash)} AS B, COUNT(*) AS N, TO_CHAR(SUM(${signed('x.RU')})) AS S FROM (${inner(q, false)}) x${within(w, q.keyHash)} GROUP BY ${prefix('x.KU', bits, q.keyHash)}`;
 }
 
 /** The rows of some buckets: RH (signed hash text), K0…, V0…. */
 export function oraRowsSql(q: HashQuery, w: PrefixFilter): string {
   const cols = q.keys.map((_, i) => `x.K${i}`).concat(q.columns.map((_, i) => `x.V${i}`)).join(', ');
-  return `SELECT TO_CHAR(${signed('x.RU')}) AS RH, ${cols} FROM (${inner(q, true)}) x${within(w)}`;
+  return `SELECT TO_CHAR(${signed('x.RU')}) AS RH, ${cols} FROM (${inner(q, true)}) x${within(w, q.keyHash)}`;
 }
 
 /** The rows with these canonical keys (re-check after repair); keys travel as quoted literals. */

@@ -4,7 +4,8 @@ import pg from 'pg';
 import { createScratchDatabase } from '../testing/pg';
 import { cellRenderer, arrowKind } from './arrow-canonical';
 import { compareAsFloat, daysFromCivil } from './canonical';
-import { pgCanonicalExpr, pgHash64, pgIdent, pgKind, pgRowText } from './pg-sql';
+import { pgCanonicalExpr, pgHash64, pgIdent, pgKeyHash, pgKind, pgPrefix, pgRowText } from './pg-sql';
+import { KEY_MIX } from './sql-common';
 import { hash64, hashToBigInt, rowText } from './row-hash';
 
 /**
@@ -127,6 +128,18 @@ describe('Postgres canonical SQL ≡ Node canonicaliser', () => {
       });
     });
   }
+
+  it('the int32 key mix buckets integer keys the same in SQL and in Node', async () => {
+    const keys = ['0', '1', '-1', '2147483647', '-2147483648', '4294967297', '9223372036854775807', '-9223372036854775808', '123456789012'];
+    const q = { rel: { from: '', where: '' }, keys: [{ name: 'k', sourceType: 'bigint', asFloat: false }], columns: [], keyHash: 'int32' as const };
+    const r = await client.query({ text: `SELECT ${pgPrefix(pgKeyHash(q), 8, 'int32')} AS b8, ${pgPrefix(pgKeyHash(q), 32, 'int32')} AS b32 FROM (SELECT unnest($1::bigint[]) AS k) t`, values: [keys] });
+    const data = toArrow(keys, new arrow.Int64());
+    const words = new Int32Array((data.values as BigInt64Array).buffer, (data.values as BigInt64Array).byteOffset, keys.length * 2);
+    r.rows.forEach((row, i) => {
+      const hi = Math.imul(words[2 * i], KEY_MIX) >>> 0;
+      expect([Number(row.b8), Number(row.b32)]).toEqual([hi >>> 24, hi]);
+    });
+  });
 
   it('a multi-column row hash is the same in SQL and in Node', async () => {
     await client.query(`DROP TABLE IF EXISTS t_row; CREATE TABLE t_row (id int, name text, amt numeric(10,2), at timestamp)`);

@@ -1,5 +1,5 @@
 import type { CanonKind } from './canonical';
-import type { HashQuery, PrefixFilter, SqlColumn, SqlRelation } from './sql-common';
+import { KEY_MIX, type HashQuery, type KeyHashKind, type PrefixFilter, type SqlColumn, type SqlRelation } from './sql-common';
 
 /**
  * Postgres SQL for the reconciler's source side: canonical text per column
@@ -26,8 +26,6 @@ export function pgKind(type: string): CanonKind {
   return 'text';
 }
 
-const TS_FMT = `'YYYY-MM-DD HH24:MI:SS'`;
-
 /** Canonical text expression of one column (NULL stays NULL). */
 export function pgCanonicalExpr(ref: string, col: Pick<SqlColumn, 'sourceType' | 'asFloat'>): string {
   const t = col.sourceType.toLowerCase();
@@ -41,11 +39,13 @@ export function pgCanonicalExpr(ref: string, col: Pick<SqlColumn, 'sourceType' |
     case 'decimal': return `trim_scale(${ref})::text`;
     case 'float': return `trim_scale(${ref}::float8::numeric)::text`;
     case 'boolean': return `${ref}::text`;
-    case 'date': return `to_char(${ref}, 'YYYY-MM-DD 00:00:00')`;
+    // timestamp::text is ISO `YYYY-MM-DD HH:MM:SS` under DateStyle ISO (the default; the
+    // reconciler's sessions set it) and twice as fast as to_char
+    case 'date': return `${ref}::timestamp::text`;
     case 'timestamp':
       return t.includes('with time zone') || t === 'timestamptz'
-        ? `to_char(${ref} AT TIME ZONE 'UTC', ${TS_FMT})`
-        : `to_char(${ref}, ${TS_FMT})`;
+        ? `date_trunc('second', ${ref} AT TIME ZONE 'UTC')::text`
+        : `date_trunc('second', ${ref})::text`;
     case 'binary': return `encode(${ref}, 'hex')`;
     default:
       // char(n): text casts drop the padding the driver (and so the lake) keeps; format() keeps it
@@ -54,10 +54,9 @@ export function pgCanonicalExpr(ref: string, col: Pick<SqlColumn, 'sourceType' |
   }
 }
 
-/** The canonical row text of columns: `coalesce(c, NULL_MARK) || FIELD_SEP` each (row-hash.ts). */
+/** The canonical row text of columns: `coalesce(c, NULL_MARK) || FIELD_SEP` each (row-hash.ts); `||` is faster than concat(). */
 export function pgRowText(cols: SqlColumn[], alias = 't'): string {
-  const parts = cols.map((c) => `coalesce(${pgCanonicalExpr(`${alias}.${pgIdent(c.name)}`, c)}, E'\\x1e'), E'\\x1f'`);
-  return `concat(${parts.join(', ')})`;
+  return cols.map((c) => `coalesce(${pgCanonicalExpr(`${alias}.${pgIdent(c.name)}`, c)}, E'\\x1e') || E'\\x1f'`).join(' || ');
 }
 
 /** First 8 bytes of MD5 as a signed bigint. */
@@ -65,10 +64,17 @@ export function pgHash64(textExpr: string): string {
   return `('x' || left(md5(${textExpr}), 16))::bit(64)::bigint`;
 }
 
-/** Prefix (top `bits` bits, unsigned) of a bigint key hash. */
-export function pgPrefix(kh: string, bits: number): string {
+/** Prefix (top `bits` bits, unsigned) of a key hash: a signed bigint (md5) or an unsigned 32-bit value (int32). */
+export function pgPrefix(kh: string, bits: number, kind: KeyHashKind = 'md5'): string {
+  if (kind === 'int32') return bits >= 32 ? kh : `(${kh} >> ${32 - bits})`;
   const mask = bits >= 63 ? '9223372036854775807' : String(2 ** bits - 1);
   return `((${kh} >> ${64 - bits}) & ${mask})`;
+}
+
+/** The key hash expression of a query. */
+export function pgKeyHash(q: HashQuery, alias = 't'): string {
+  if (q.keyHash === 'int32') return `(((${alias}.${pgIdent(q.keys[0].name)}::bigint & 4294967295) * ${KEY_MIX}) & 4294967295)`;
+  return pgHash64(pgRowText(q.keys, alias));
 }
 
 function whereClause(rel: SqlRelation, extra?: string): string {
@@ -77,16 +83,16 @@ function whereClause(rel: SqlRelation, extra?: string): string {
 }
 
 function inner(q: HashQuery, withValues: boolean): string {
-  const kh = pgHash64(pgRowText(q.keys));
+  const kh = pgKeyHash(q);
   const rh = pgHash64(pgRowText(q.columns));
   const vals = withValues ? q.columns.map((c, i) => `, ${pgCanonicalExpr(`t.${pgIdent(c.name)}`, c)} AS v${i}`).join('') : '';
   const keys = withValues ? q.keys.map((c, i) => `, ${pgCanonicalExpr(`t.${pgIdent(c.name)}`, c)} AS k${i}`).join('') : '';
   return `SELECT ${kh} AS kh, ${rh} AS rh${keys}${vals} FROM ${q.rel.from}${whereClause(q.rel)}`;
 }
 
-function prefixPredicate(within: PrefixFilter | undefined): string {
+function prefixPredicate(within: PrefixFilter | undefined, kind: KeyHashKind = 'md5'): string {
   if (!within || within.prefixes.length === 0) return '';
-  return `${pgPrefix('x.kh', within.bits)} IN (${within.prefixes.join(', ')})`;
+  return `${pgPrefix('x.kh', within.bits, kind)} IN (${within.prefixes.join(', ')})`;
 }
 
 /** Windowed row count. */
@@ -99,14 +105,14 @@ export function pgCountSql(rel: SqlRelation): string {
  * is the exact sum of the rows' hashes (sum(bigint) accumulates in 128 bits).
  */
 export function pgDigestSql(q: HashQuery, bits: number, within?: PrefixFilter): string {
-  const w = prefixPredicate(within);
-  return `SELECT ${pgPrefix('x.kh', bits)} AS b, count(*)::bigint AS n, sum(x.rh)::text AS s FROM (${inner(q, false)}) x`
+  const w = prefixPredicate(within, q.keyHash);
+  return `SELECT ${pgPrefix('x.kh', bits, q.keyHash)} AS b, count(*)::bigint AS n, sum(x.rh)::text AS s FROM (${inner(q, false)}) x`
     + (w ? ` WHERE ${w}` : '') + ` GROUP BY 1`;
 }
 
 /** The rows of some buckets: key values, row hash and canonical column values (k0…, v0…). */
 export function pgRowsSql(q: HashQuery, within: PrefixFilter): string {
-  const w = prefixPredicate(within);
+  const w = prefixPredicate(within, q.keyHash);
   return `SELECT x.rh::text AS rh, ${q.keys.map((_, i) => `x.k${i}`).concat(q.columns.map((_, i) => `x.v${i}`)).join(', ')} FROM (${inner(q, true)}) x`
     + (w ? ` WHERE ${w}` : '');
 }

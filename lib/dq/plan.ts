@@ -69,9 +69,12 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
     window: !def.spec.helper && winCol ? { alias: 't', column: winCol } : null,
     initial: window.initial ? (window.initial.onHelper ? (helperDate ? { alias: 'h', column: helperDate, raw: def.spec.helper!.dateColumn! } : null) : { alias: 't', column: winCol! }) : null,
   });
+  // a single integer key on both sides buckets by a cheap integer mix instead of an MD5 of its text
+  const keyHash = keyIdx.length === 1 && kindOf(srcByName.get(common[keyIdx[0]])!.sourceType) === 'integer'
+    && arrowKind(lakeByName.get(common[keyIdx[0]])!.type) === 'integer' ? 'int32' as const : 'md5' as const;
   return {
     window,
-    query: { rel: { from: fromClause(def), where }, keys: keyIdx.map((i) => sqlCols[i]), columns: sqlCols },
+    query: { rel: { from: fromClause(def), where }, keys: keyIdx.map((i) => sqlCols[i]), columns: sqlCols, keyHash },
     lakeColumns: lakeCols, lakeKeys: keyIdx.map((i) => lakeCols[i]),
     columnNames: common, keyNames: keyIdx.map((i) => common[i]),
     columnsOnlyInSource, columnsOnlyInLake, sourceColumns: source,
@@ -82,7 +85,7 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
 export function lakeSideOf(table: LakeTable, branch: string, snapshotId: bigint | null, plan: UnitPlan, signal?: AbortSignal): DqSide {
   return arrowSide({
     scan: (columns) => (snapshotId === null ? (async function* () { /* empty table */ })() : table.scan({ columns, partition: { BRANCH_ID: branch }, snapshotId })),
-    keys: plan.lakeKeys, columns: plan.lakeColumns,
+    keys: plan.lakeKeys, columns: plan.lakeColumns, keyHash: plan.query.keyHash,
     windowColumns: plan.window.column ? [plan.window.column] : [],
     window: lakePredicate(plan.window),
     signal,

@@ -38,7 +38,12 @@ export function hashToBigInt(h: Hash64): bigint {
 
 /** The top `bits` (1..32) of a key hash: the key-range bucket at that depth. */
 export function prefixOf(h: Hash64, bits: number): number {
-  return bits >= 32 ? (h.hi >>> 0) : (h.hi >>> (32 - bits));
+  return prefix32(h.hi, bits);
+}
+
+/** The top `bits` (1..32) of the high 32 bits of a key hash. */
+export function prefix32(hi: number, bits: number): number {
+  return bits >= 32 ? (hi >>> 0) : (hi >>> (32 - bits));
 }
 
 /**
@@ -52,10 +57,12 @@ export class Digest {
   private loSum = 0;
   private big = 0n;
   private pending = 0;
-  add(h: Hash64): void {
+  add(h: Hash64): void { this.add2(h.hi, h.lo); }
+  /** Add a hash given as its signed high and unsigned low 32-bit halves (no allocation). */
+  add2(hi: number, lo: number): void {
     this.count++;
-    this.hiSum += h.hi;
-    this.loSum += h.lo;
+    this.hiSum += hi;
+    this.loSum += lo;
     // keep the number accumulators exact (below 2^53): fold every 1M rows
     if (++this.pending >= 1_000_000) this.fold();
   }

@@ -40,6 +40,8 @@ export async function openPostgresDqSource(o: PostgresBranchOptions): Promise<Dq
   });
   client.on('error', () => {});
   await client.connect();
+  // the canonical SQL relies on ISO timestamp output (timestamp::text)
+  await client.query(`SET datestyle = 'ISO, YMD'`);
   let reader: BranchSource | null = null;
   return {
     dialect: 'postgres',

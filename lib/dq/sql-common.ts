@@ -28,6 +28,17 @@ export interface HashQuery {
   keys: SqlColumn[];
   /** Hashed columns, in the comparison's column order (sorted names). */
   columns: SqlColumn[];
+  /**
+   * How keys map to buckets: `md5` of the canonical key text (any key), or
+   * `int32` — a multiplicative mix of the low 32 bits of a single integer key,
+   * the same bucket spread for a fraction of the cost. (Default: md5)
+   */
+  keyHash?: KeyHashKind;
 }
+
+export type KeyHashKind = 'md5' | 'int32';
+
+/** The int32 key mix's multiplier (odd, < 2^31 so the product fits a signed 64-bit integer in SQL). */
+export const KEY_MIX = 1640531527;
 
 export type { CanonKind };
