@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { buildPanelIfNeeded } from '../lib/cli/panel-build';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const CHROMIUM = '/usr/bin/chromium';
@@ -29,6 +30,14 @@ async function freePort(): Promise<number> {
  * @param opts.timeoutMs how long to wait, build included (Default: 15 minutes)
  */
 export async function startStack(opts: { admin: { name: string; password: string }; timeoutMs?: number }): Promise<Stack> {
+  // Build first (serve would too), retrying while another `next build` of this
+  // tree holds Next's build lock — engineers and test files share one .next.
+  for (let attempt = 1; ; attempt++) {
+    try { buildPanelIfNeeded((m) => process.stderr.write(`e2e: ${m}\n`)); break; } catch (e) {
+      if (attempt >= 4) throw e;
+      await new Promise((r) => setTimeout(r, 20_000));
+    }
+  }
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-e2e-'));
   const port = await freePort();
   const env: Record<string, string | undefined> = {};

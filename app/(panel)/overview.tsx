@@ -51,7 +51,7 @@ export function Overview() {
           </Link>
         ))}
       </div>
-      <p className="muted small">Counts over the latest {list.length} runs.</p>
+      {!runs.isPending && <p className="muted small">Counts over the latest {list.length} run{list.length === 1 ? '' : 's'}.</p>}
 
       <div className="grid-2">
         <section className="card card-flush">
