@@ -4,6 +4,7 @@ import { registerEtlCommands } from '../etl/cli';
 import { registerConnectionsCommands } from '../connections/cli';
 import { registerDqCommands } from '../dq/cli';
 import { registerSlicesCommands } from '../slices/cli';
+import { registerLakeCommands } from '../lake/cli';
 
 /**
  * Every sub-command, in one list. Engines export `register…Commands(program)`
@@ -15,4 +16,5 @@ export function registerCommands(program: Command): void {
   registerConnectionsCommands(program);
   registerDqCommands(program);
   registerSlicesCommands(program);
+  registerLakeCommands(program);
 }

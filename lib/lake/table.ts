@@ -479,7 +479,11 @@ export class LakeTableImpl implements LakeTable {
     return [...planned.data, ...planned.deletes].map((p) => {
       const spec = specById(this.meta, p.specId);
       const partition: Record<string, unknown> = {};
-      for (const f of spec.fields) { const t = partitionFieldType(schema, f); partition[f.name] = fromComparable(t, partitionValueFromAvro(t, p.entry.data_file.partition[f.name])); }
+      for (const f of spec.fields) {
+        const t = partitionFieldType(schema, f);
+        const v = fromComparable(t, partitionValueFromAvro(t, p.entry.data_file.partition[f.name]));
+        partition[f.name] = typeof v === 'bigint' ? (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : String(v)) : v;
+      }
       const c = p.entry.data_file.content;
       return { path: p.entry.data_file.file_path, content: c === 0 ? 'data' : c === 1 ? 'position-deletes' : 'equality-deletes', partition, recordCount: Number(p.entry.data_file.record_count), fileSizeInBytes: Number(p.entry.data_file.file_size_in_bytes) };
     });

@@ -1,0 +1,189 @@
+/**
+ * `tributary lake …`: list, describe, snapshots, scan, import, expire, compact, drop.
+ * Table names are `namespace.table`; a bare name uses `--namespace` (Default: default).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import * as arrow from 'apache-arrow';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { withCli, type CliContext } from '../cli/context';
+import { parseIdent } from './catalog';
+import { csvCell, csvToBatch, plainRow } from './format';
+import { openLake, type Lake, type LakeTable } from './index';
+import { readParquetBatches } from './parquet';
+import { FIELD_ID } from './schema';
+
+const positiveInt = (flag: string) => (v: string) => {
+  if (!/^\d+$/.test(v) || Number(v) <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer`);
+  return Number(v);
+};
+
+function lakeOf(ctx: CliContext): Lake {
+  return openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
+}
+
+function identOf(cmd: Command, name: string): string {
+  const ns = (cmd.optsWithGlobals() as { namespace?: string }).namespace ?? 'default';
+  const { namespace, name: table } = parseIdent(name, ns);
+  return `${namespace}.${table}`;
+}
+
+const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+const json = (v: unknown) => out(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x), 2));
+
+function partitionArg(t: LakeTable, v: string | undefined, flag: string): Record<string, unknown> | undefined {
+  if (v === undefined) return undefined;
+  const spec = t.metadata()['partition-specs'].find((s) => s['spec-id'] === t.metadata()['default-spec-id'])!;
+  if (spec.fields.length !== 1) throw new Error(`${flag}: table ${t.ident} has ${spec.fields.length} partition columns (need exactly one)`);
+  return { [spec.fields[0].name]: v };
+}
+
+async function describe(t: LakeTable) {
+  const m = t.metadata();
+  const schema = m.schemas.find((s) => s['schema-id'] === m['current-schema-id'])!;
+  const files = await t.files();
+  const rows = new Map<string, number>();
+  for (const f of files) {
+    const k = JSON.stringify(f.partition);
+    const n = f.content === 'data' ? f.recordCount : f.content === 'position-deletes' ? -f.recordCount : 0;
+    rows.set(k, (rows.get(k) ?? 0) + n);
+  }
+  const snap = m.snapshots.find((s) => String(s['snapshot-id']) === String(m['current-snapshot-id']));
+  return {
+    table: t.ident, location: t.location, metadataLocation: t.metadataLocation(), formatVersion: m['format-version'],
+    schema: schema.fields.map((f) => ({ id: f.id, name: f.name, type: f.type, required: f.required })),
+    partitionSpec: m['partition-specs'].find((s) => s['spec-id'] === m['default-spec-id'])!.fields,
+    properties: m.properties,
+    currentSnapshot: snap ? { id: String(snap['snapshot-id']), sequenceNumber: snap['sequence-number'], timestamp: new Date(snap['timestamp-ms']).toISOString(), summary: snap.summary } : null,
+    files: files.map((f) => ({ path: f.path, content: f.content, partition: f.partition, records: f.recordCount, bytes: f.fileSizeInBytes })),
+    rowsPerPartition: [...rows].map(([k, n]) => ({ partition: JSON.parse(k), rows: n })),
+  };
+}
+
+async function* fileBatches(file: string, tableSchema?: arrow.Schema): AsyncGenerator<arrow.RecordBatch> {
+  const lower = file.toLowerCase();
+  if (!fs.existsSync(file)) throw new Error(`import: file ${file} not found`);
+  if (lower.endsWith('.parquet')) {
+    for await (const b of readParquetBatches(new Uint8Array(fs.readFileSync(file)), file)) {
+      // Foreign field ids mean nothing to this table: match columns by name.
+      const fields = b.schema.fields.map((f) => new arrow.Field(f.name, f.type, f.nullable, new Map([...f.metadata].filter(([k]) => k !== FIELD_ID))));
+      yield new arrow.RecordBatch(new arrow.Schema(fields), b.data);
+    }
+  } else if (lower.endsWith('.csv')) {
+    yield csvToBatch(fs.readFileSync(file, 'utf8'), tableSchema);
+  } else throw new Error(`import: ${file}: only .parquet and .csv files can be imported`);
+}
+
+export function registerLakeCommands(program: Command): void {
+  const lake = program.command('lake').description('Iceberg lake: tables, snapshots, scans, imports and maintenance')
+    .option('--namespace <ns>', 'namespace for table names without one (Default: default)', 'default');
+
+  lake.command('list').description('list tables (namespace.table)')
+    .option('--json', 'JSON output')
+    .action(async (o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
+      void cmd;
+      const tables = await lakeOf(ctx).listTables();
+      if (o.json) json(tables); else out(tables.join('\n') || '(no tables)');
+    }));
+
+  lake.command('describe').argument('<table>').description('schema, partition spec, properties, current snapshot, files, rows per partition')
+    .option('--json', 'JSON output')
+    .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
+      const d = await describe(await lakeOf(ctx).loadTable(identOf(cmd, name)));
+      if (o.json) { json(d); return; }
+      out(`table ${d.table}\nlocation ${d.location}\nmetadata ${d.metadataLocation}`);
+      out('schema:'); for (const f of d.schema) out(`  ${f.id}\t${f.name}\t${f.type}${f.required ? ' not null' : ''}`);
+      out(`partitioned by: ${d.partitionSpec.map((p) => `${p.transform}(${p.name})`).join(', ') || '(none)'}`);
+      out('properties:'); for (const [k, v] of Object.entries(d.properties)) if (k !== 'schema.name-mapping.default') out(`  ${k}=${v}`);
+      out(`current snapshot: ${d.currentSnapshot ? `${d.currentSnapshot.id} (${d.currentSnapshot.summary.operation}, ${d.currentSnapshot.timestamp})` : '(none)'}`);
+      out(`files: ${d.files.length}`); for (const f of d.files) out(`  ${f.content}\t${JSON.stringify(f.partition)}\t${f.records} rows\t${f.bytes} B\t${f.path}`);
+      out('rows per partition:'); for (const r of d.rowsPerPartition) out(`  ${JSON.stringify(r.partition)}\t${r.rows}`);
+    }));
+
+  lake.command('snapshots').argument('<table>').description('snapshot history')
+    .option('--json', 'JSON output')
+    .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
+      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const list = t.snapshots().map((s) => ({
+        id: String(s['snapshot-id']), parent: s['parent-snapshot-id'] === undefined ? null : String(s['parent-snapshot-id']),
+        sequenceNumber: s['sequence-number'], timestamp: new Date(s['timestamp-ms']).toISOString(), operation: s.summary.operation, summary: s.summary,
+        current: String(s['snapshot-id']) === String(t.currentSnapshotId()),
+      }));
+      if (o.json) { json(list); return; }
+      for (const s of list) out(`${s.current ? '*' : ' '} ${s.id}\tseq ${s.sequenceNumber}\t${s.timestamp}\t${s.operation}\trecords ${s.summary['total-records'] ?? '?'}`);
+    }));
+
+  lake.command('scan').argument('<table>').description('print rows')
+    .option('--where-partition <value>', 'only rows of this partition value')
+    .option('--limit <n>', 'at most n rows', positiveInt('--limit'))
+    .addOption(new Option('--format <format>', 'csv or json').choices(['csv', 'json']).default('csv'))
+    .option('--json', 'same as --format json')
+    .action(async (name: string, o: { wherePartition?: string; limit?: number; format: string; json?: boolean }, cmd: Command) => withCli(async (ctx) => {
+      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const asJson = o.json || o.format === 'json';
+      const rows: Record<string, unknown>[] = [];
+      let header = false;
+      for await (const b of t.scan({ partition: partitionArg(t, o.wherePartition, '--where-partition'), limit: o.limit })) {
+        for (let i = 0; i < b.numRows; i++) {
+          const r = plainRow(b, i);
+          if (asJson) { rows.push(r); continue; }
+          if (!header) { out(Object.keys(r).map(csvCell).join(',')); header = true; }
+          out(Object.values(r).map(csvCell).join(','));
+        }
+      }
+      if (asJson) json(rows);
+      else if (!header) out(t.arrowSchema().fields.map((f) => csvCell(f.name)).join(','));
+    }));
+
+  lake.command('import').argument('<table>').argument('<files...>').description('load Parquet or CSV files into a new or existing table')
+    .addOption(new Option('--mode <mode>', 'append, merge or overwrite').choices(['append', 'merge', 'overwrite']).makeOptionMandatory())
+    .option('--key <cols>', 'merge key columns, comma-separated (required with --mode merge)')
+    .option('--partition-by <col>', 'identity-partition column when the table is created')
+    .option('--json', 'JSON output')
+    .action(async (name: string, files: string[], o: { mode: string; key?: string; partitionBy?: string; json?: boolean }, cmd: Command) => {
+      if (o.mode === 'merge' && !o.key) throw new InvalidArgumentError('--key is required with --mode merge');
+      const keys = o.key?.split(',').map((k) => k.trim()).filter(Boolean);
+      return withCli(async (ctx) => {
+        const l = lakeOf(ctx);
+        const ident = identOf(cmd, name);
+        let t: LakeTable;
+        if (await l.tableExists(ident)) t = await l.loadTable(ident);
+        else {
+          const first = await fileBatches(path.resolve(files[0])).next();
+          if (first.done) throw new Error(`import: ${files[0]} has no rows to infer a schema from`);
+          const schema = first.value.schema;
+          if (o.partitionBy && !schema.fields.some((f) => f.name === o.partitionBy)) throw new InvalidArgumentError(`--partition-by: column ${o.partitionBy} is not in ${files[0]}`);
+          const fields = schema.fields.map((f) => (keys?.includes(f.name) || f.name === o.partitionBy ? new arrow.Field(f.name, f.type, false) : f));
+          t = await l.createTable(ident, { schema: new arrow.Schema(fields), partitionBy: o.partitionBy ? [o.partitionBy] : [] });
+        }
+        const tableSchema = t.arrowSchema();
+        const all = async function* () { for (const f of files) yield* fileBatches(path.resolve(f), tableSchema); };
+        const res = o.mode === 'append' ? await t.append(all()) : o.mode === 'overwrite' ? await t.overwrite(all()) : await t.merge(all(), { keys: keys! });
+        if (o.json) json(res); else out(`${o.mode}: ${ident} snapshot ${res.snapshotId ?? '(none)'}${'inserted' in res ? `, ${(res as unknown as { inserted: number }).inserted} inserted, ${(res as unknown as { updated: number }).updated} updated` : `, ${res.addedRecords} rows`}`);
+      });
+    });
+
+  lake.command('expire').argument('<table>').description('expire old snapshots (history.expire.* properties) and delete unreferenced files')
+    .option('--json', 'JSON output')
+    .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
+      const r = await (await lakeOf(ctx).loadTable(identOf(cmd, name))).expireSnapshots();
+      if (o.json) json(r); else out(`expired ${r.expiredSnapshots} snapshots, deleted ${r.deletedFiles.length} files`);
+    }));
+
+  lake.command('compact').argument('<table>').description('rewrite data and delete files into files of the target size')
+    .option('--partition <value>', 'only this partition value')
+    .option('--json', 'JSON output')
+    .action(async (name: string, o: { partition?: string; json?: boolean }, cmd: Command) => withCli(async (ctx) => {
+      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const r = await t.compact({ partition: partitionArg(t, o.partition, '--partition') });
+      if (o.json) json(r); else out(r.snapshotId ? `compacted ${t.ident}: ${r.removedFiles} files → ${r.addedDataFiles}` : `nothing to compact in ${t.ident}`);
+    }));
+
+  lake.command('drop').argument('<table>').description('drop a table from the catalog')
+    .option('--purge', 'also delete its files')
+    .action(async (name: string, o: { purge?: boolean }, cmd: Command) => withCli(async (ctx) => {
+      const ident = identOf(cmd, name);
+      await lakeOf(ctx).dropTable(ident, { purge: !!o.purge });
+      out(`dropped ${ident}${o.purge ? ' (purged)' : ''}`);
+    }));
+}

@@ -1,0 +1,93 @@
+import * as arrow from 'apache-arrow';
+
+/** One Arrow value as a plain JSON-safe value: decimals as exact strings, times as ISO strings, bytes as hex. */
+export function plainValue(type: arrow.DataType, v: unknown): unknown {
+  if (v === null || v === undefined) return null;
+  switch (type.typeId) {
+    case arrow.Type.Decimal: {
+      const scale = (type as arrow.Decimal).scale;
+      const u = BigInt(String(v)); const neg = u < 0n;
+      const s = (neg ? -u : u).toString().padStart(scale + 1, '0');
+      return (neg ? '-' : '') + (scale ? `${s.slice(0, -scale)}.${s.slice(-scale)}` : s);
+    }
+    case arrow.Type.Int: return typeof v === 'bigint' ? (v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : String(v)) : v;
+    case arrow.Type.Timestamp: {
+      const iso = new Date(Number(v)).toISOString();
+      return (type as arrow.Timestamp).timezone ? iso : iso.replace('Z', '');
+    }
+    case arrow.Type.Date: return new Date(Number(v)).toISOString().slice(0, 10);
+    case arrow.Type.Time: return String(v);
+    case arrow.Type.Binary: case arrow.Type.FixedSizeBinary: return Buffer.from(v as Uint8Array).toString('hex');
+    default: return typeof v === 'bigint' ? String(v) : v;
+  }
+}
+
+export function plainRow(batch: arrow.RecordBatch, i: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  batch.schema.fields.forEach((f, c) => { out[f.name] = plainValue(f.type, batch.getChildAt(c)!.get(i)); });
+  return out;
+}
+
+export function csvCell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** Minimal RFC 4180 CSV parser (quoted fields, doubled quotes, CRLF). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = []; let row: string[] = []; let cell = ''; let q = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (q) {
+      if (ch === '"') { if (text[i + 1] === '"') { cell += '"'; i++; } else q = false; } else cell += ch;
+    } else if (ch === '"') q = true;
+    else if (ch === ',') { row.push(cell); cell = ''; }
+    else if (ch === '\n' || ch === '\r') {
+      if (ch === '\r' && text[i + 1] === '\n') i++;
+      row.push(cell); cell = ''; rows.push(row); row = [];
+    } else cell += ch;
+  }
+  if (cell !== '' || row.length) { row.push(cell); rows.push(row); }
+  return rows.filter((r) => !(r.length === 1 && r[0] === ''));
+}
+
+/** CSV text → one Arrow batch; types from `schema` when given, else inferred (Int64, Float64, Bool, Utf8). */
+export function csvToBatch(text: string, schema?: arrow.Schema): arrow.RecordBatch {
+  const [header, ...rows] = parseCsv(text);
+  if (!header) throw new Error('lake: empty CSV file');
+  const fields = header.map((name, c) => {
+    const known = schema?.fields.find((f) => f.name === name);
+    if (known) return new arrow.Field(name, known.type, true);
+    if (schema) throw new Error(`lake: CSV column ${name} is not in the table`);
+    const vals = rows.map((r) => r[c]).filter((v) => v !== '' && v !== undefined);
+    const type = vals.length && vals.every((v) => /^-?\d{1,18}$/.test(v)) ? new arrow.Int64()
+      : vals.length && vals.every((v) => /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v)) ? new arrow.Float64()
+        : vals.length && vals.every((v) => /^(true|false)$/i.test(v)) ? new arrow.Bool() : new arrow.Utf8();
+    return new arrow.Field(name, type, true);
+  });
+  const children = fields.map((f, c) => arrow.vectorFromArray(rows.map((r) => fromText(f.type, r[c])), f.type).data[0]);
+  const s = new arrow.Schema(fields);
+  return new arrow.RecordBatch(s, arrow.makeData({ type: new arrow.Struct(fields), length: rows.length, nullCount: 0, children }));
+}
+
+function fromText(type: arrow.DataType, v: string | undefined): unknown {
+  if (v === undefined || v === '') return null;
+  switch (type.typeId) {
+    case arrow.Type.Int: return (type as arrow.Int).bitWidth === 64 ? BigInt(v) : Number(v);
+    case arrow.Type.Float: return Number(v);
+    case arrow.Type.Bool: return /^(true|1|t|yes)$/i.test(v);
+    case arrow.Type.Decimal: {
+      const scale = (type as arrow.Decimal).scale;
+      const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(v.trim());
+      if (!m) throw new Error(`lake: ${v} is not a decimal`);
+      let u = BigInt((m[2] || '0') + (m[3] ?? '').padEnd(scale, '0').slice(0, scale)); if (m[1]) u = -u;
+      const out = new Uint32Array(4); let x = BigInt.asUintN(128, u);
+      for (let k = 0; k < 4; k++) { out[k] = Number(x & 0xffffffffn); x >>= 32n; }
+      return out;
+    }
+    case arrow.Type.Date: return new Date(v.length === 10 ? `${v}T00:00:00Z` : v);
+    case arrow.Type.Timestamp: return Date.parse((type as arrow.Timestamp).timezone || /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`);
+    default: return v;
+  }
+}
