@@ -58,7 +58,7 @@ function bin(args: string[], env: Record<string, string> = {}): Promise<{ code: 
   return new Promise((resolve) => {
     execFile(process.execPath, [BIN, 'slices', ...args], {
       cwd: dir,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: path.join(dir, 'data'), TRIBUTARY_SECRET: SECRET, ...env } as NodeJS.ProcessEnv,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: path.join(dir, 'data'), TRIBUTARY_SECRET: SECRET, NODE_ENV: "test", ...env } as NodeJS.ProcessEnv,
       timeout: 120_000,
       encoding: 'utf8',
     }, (err: (Error & { code?: unknown }) | null, stdout: string, stderr: string) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr }));
