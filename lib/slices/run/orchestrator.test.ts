@@ -191,4 +191,46 @@ describe('slices run through the Striim emulator', () => {
     expect(bad.find((c) => c.name === 'striim')).toMatchObject({ ok: false, detail: expect.stringMatching(/unreachable/) });
     expect(bad.find((c) => c.name === 'source')).toMatchObject({ ok: false, detail: expect.stringMatching(/no oracle source configured/) });
   });
+
+  it('stops gracefully on abort (in-flight slices finish, the rest stays NEW) and resumes', async () => {
+    await sql(tgt.url, 'create table public.tgt_int (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null)');
+    const ac = new AbortController();
+    const q = queryFile('public.small', 'public.tgt_int', 4_000, 4);
+    const timer = setInterval(async () => {
+      const r = await db.pool.query("select count(*)::int n from striim_orchestration where uniquerunid = 7 and status = 'RUNNING'");
+      if (r.rows[0].n > 0) { ac.abort(); clearInterval(timer); }
+    }, 20);
+    const r = await runSlices({ pool: db.pool, settings: settings({ runId: 7, concurrency: 1 }), queryFileText: q, templateText: template, signal: ac.signal });
+    clearInterval(timer);
+    expect(r.verdict).toBe('INTERRUPTED');
+    expect(r.counts.RUNNING).toBe(0);
+    expect(r.counts.COMPLETED).toBeGreaterThanOrEqual(1);
+    expect(r.counts.NEW).toBeGreaterThanOrEqual(1);
+    const r2 = await runSlices({ pool: db.pool, settings: settings({ runId: 7 }) });
+    expect(r2).toMatchObject({ mode: 'resume', verdict: 'FINISHED' });
+    expect((await sql(tgt.url, 'select count(*)::int n from public.tgt_int'))[0].n).toBe(4_000);
+  });
+
+  it('marks COMPLETED-FAILEDDROP when cleanup fails; reset --include-faileddrop --with-striim-cleanup recovers', async () => {
+    await sql(tgt.url, 'create table public.tgt_fd (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null)');
+    emu.faults.failUndeploy = /^ILA_8_2\./;
+    const q = queryFile('public.small', 'public.tgt_fd', 2_000, 2);
+    try {
+      const r = await runSlices({ pool: db.pool, settings: settings({ runId: 8 }), queryFileText: q, templateText: template });
+      expect(r.verdict).toBe('FINISHED'); // data landed; only cleanup failed
+      expect(r.counts).toMatchObject({ COMPLETED: 1, 'COMPLETED-FAILEDDROP': 1 });
+      const [row] = (await db.pool.query('select notes, iscurrentrow from striim_orchestration where uniquerunid = 8 and roworder = 2')).rows;
+      expect(row.notes).toMatch(/cleanup failed: undeploy: .*injected cleanup failure/);
+      expect(row.iscurrentrow).toBe(true); // stays in the active view for reset
+      expect(emu.apps.has('ILA_8_2.OracleInitialLoadApp')).toBe(true);
+    } finally { emu.faults.failUndeploy = null; }
+    const client = createStriimClient({ baseUrl: emu.url, user: 'admin', password: 'admin' });
+    const reset = await resetRun(db.pool, 8, { includeFaileddrop: true, striim: client });
+    expect(reset.requeued).toBe(1);
+    expect(reset.cleaned).toEqual(expect.arrayContaining(['ILA_8_2.OracleInitialLoadApp', 'ILA_8_2']));
+    expect(emu.apps.has('ILA_8_2.OracleInitialLoadApp')).toBe(false);
+    const r2 = await runSlices({ pool: db.pool, settings: settings({ runId: 8 }) });
+    expect(r2.counts).toMatchObject({ COMPLETED: 2 });
+    expect((await sql(tgt.url, 'select count(*)::int n from public.tgt_fd'))[0].n).toBe(2_000);
+  });
 });

@@ -277,6 +277,8 @@ export async function startStriimEmulator(opts: StriimEmulatorOptions = {}): Pro
       if (!namespaces.has(ns)) return fail(short, `No objects found: namespace ${ns} does not exist`);
       const inNs = [...apps.values()].filter((a) => a.namespace === ns);
       if (inNs.length && !m[2]) return fail(short, `Namespace ${ns} is not empty; use CASCADE`);
+      const stuck = inNs.find((a) => faults.failUndeploy?.test(a.fullName));
+      if (stuck) return fail(short, `DROP NAMESPACE ${ns} failed: ${stuck.fullName} could not be removed (injected cleanup failure)`);
       for (const a of inNs) { stopCopy(a); apps.delete(a.fullName); }
       namespaces.delete(ns);
       if (session.ns === ns) session.ns = 'admin';
