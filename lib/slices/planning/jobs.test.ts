@@ -1,0 +1,52 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEnv } from '../../config/env';
+import type { JobContext } from '../../jobs/types';
+import { silentLogger } from '../../log';
+import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../../testing/pg';
+import { planningJobs, probeJob, splitJob } from './jobs';
+
+let src: { url: string; drop(): Promise<void> };
+let db: TestDatabase;
+let dataDir: string;
+
+beforeAll(async () => {
+  src = await createScratchDatabase('src');
+  const c = new pg.Client({ connectionString: src.url });
+  await c.connect();
+  await c.query(`CREATE TABLE public.t (id int PRIMARY KEY, v text); INSERT INTO public.t SELECT g, md5(g::text) FROM generate_series(1, 20000) g; ANALYZE public.t;`);
+  await c.end();
+  db = await createTestDatabase();
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'planning-jobs-'));
+});
+afterAll(async () => {
+  await db?.drop();
+  await src?.drop();
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+const ctx = (): JobContext => ({
+  runId: 'job-1', pool: db.pool, prisma: undefined as never, logger: silentLogger, signal: new AbortController().signal,
+  env: { ...parseEnv({} as NodeJS.ProcessEnv), dataDir }, progress: () => {},
+});
+
+describe('planning jobs', () => {
+  it('exports slices.probe and slices.split', () => {
+    expect(planningJobs.map((j) => j.kind)).toEqual(['slices.probe', 'slices.split']);
+    expect(splitJob.payload.safeParse({ table: 'public.t', target: 'A.T', runId: 0 }).success).toBe(false);
+  });
+  it('slices.split writes the run queryfile and registers; slices.probe stores a recommendation', async () => {
+    const p = splitJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'PUBLIC.T_TGT', strategy: 'rowid', chunks: 4, runId: 9, sourceUrl: src.url });
+    const r = (await splitJob.run(ctx(), p)) as { file: string; slices: number; registered: number };
+    expect(r.file).toBe(path.join(dataDir, 'runs', '9', 'queryfile.txt'));
+    expect(r.registered).toBe(r.slices);
+    expect((await fs.readFile(r.file, 'utf8')).trim().split('\n')).toHaveLength(r.slices);
+    const q = probeJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', depth: 'lightweight', sampleRows: 1000, runId: 9, sourceUrl: src.url });
+    const rec = (await probeJob.run(ctx(), q)) as { file: string; recommendation: { chunk_count: number } };
+    expect(rec.file).toBe(path.join(dataDir, 'runs', '9', 'probe_recommendation.json'));
+    expect(rec.recommendation.chunk_count).toBeGreaterThanOrEqual(1);
+  });
+});
