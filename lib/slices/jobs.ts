@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineJob, type JobDefinition } from '../jobs/types';
+import { planningJobs } from './planning/jobs';
 
 /**
  * Job kinds of the slices engine. Handlers import the engine lazily (the web
@@ -105,13 +106,5 @@ export const slicesReconcileJob = defineJob({
   },
 });
 
-// The planning engineer's jobs (slices.probe / split …) join this list when present.
-const planningModule = './planning/jobs';
-let planningJobs: JobDefinition[] = [];
-try {
-  planningJobs = ((await import(planningModule)) as { planningJobs?: JobDefinition[] }).planningJobs ?? [];
-} catch (e) {
-  if (!/Cannot find module|ERR_MODULE_NOT_FOUND|Failed to load url/i.test(`${(e as { code?: string }).code ?? ''} ${(e as Error).message}`)) throw e;
-}
-
+/** Every slices job kind: run / reset / clear / reconcile here, probe / split from planning. */
 export const slicesJobs: JobDefinition[] = [slicesRunJob, slicesResetJob, slicesClearJob, slicesReconcileJob, ...planningJobs] as JobDefinition[];

@@ -173,7 +173,7 @@ export function createStriimClient(opts: StriimClientOptions): StriimClient {
     for (let reauth = 0; ; reauth++) {
       if (!token) await authenticate();
       const r = await request('/api/v2/tungsten', { headers: { authorization: `STRIIM-TOKEN ${token}`, 'content-type': 'text/plain' }, body });
-      if (isTokenRejection(r.body) || r.status === 401) {
+      if (isTokenRejection(r.body) || r.status === 401 || r.status === 403) {
         if (reauth >= 1 || !canLogin) throw new StriimError(`striim: token rejected: ${r.text.slice(0, 200)}`, { httpStatus: r.status });
         stats.reauths++;
         log.info('striim: token expired, re-authenticating');
