@@ -1,6 +1,8 @@
 import type { JobDefinition } from './types';
 import { systemJobs } from './system-check';
 import { etlJobs } from '../etl/jobs';
+import { dqJobs } from '../dq/jobs';
+import { slicesJobs } from '../slices/jobs';
 
 /**
  * Every job kind the worker can run. Engines export their definitions from
@@ -10,6 +12,8 @@ import { etlJobs } from '../etl/jobs';
 const ALL: JobDefinition[] = [
   ...systemJobs,
   ...etlJobs,
+  ...dqJobs,
+  ...slicesJobs,
 ];
 
 const byKind = new Map(ALL.map((d) => [d.kind, d]));
