@@ -81,20 +81,39 @@ export async function parquetLayout(bytes: Uint8Array): Promise<ParquetLayout> {
   } finally { pf.free(); }
 }
 
-/** Batches of one Parquet file, row group by row group (in file order, so row positions are stable). */
-export async function* readParquetBatches(bytes: Uint8Array, what: string, batchSize = 65_536): AsyncGenerator<arrow.RecordBatch> {
-  let layout: ParquetLayout;
-  try { layout = await parquetLayout(bytes); } catch (e) {
+/**
+ * Batches of one Parquet file, row group by row group (in file order, so row
+ * positions are stable). `fieldIds` limits decoding to those columns (by
+ * `PARQUET:field_id`; all columns when the file has no ids).
+ */
+export async function* readParquetBatches(bytes: Uint8Array, what: string, opts: { fieldIds?: Set<number>; batchSize?: number } = {}): AsyncGenerator<arrow.RecordBatch> {
+  let pf: pw.ParquetFile;
+  let groups: number;
+  let columns: string[] | undefined;
+  try {
+    pf = await pw.ParquetFile.fromFile(new Blob([bytes as Uint8Array<ArrayBuffer>]));
+    groups = pf.metadata().numRowGroups();
+    if (opts.fieldIds) {
+      const schema = arrow.tableFromIPC(pf.schema().intoIPCStream()).schema;
+      const withIds = schema.fields.filter((f) => f.metadata.has(FIELD_ID));
+      if (withIds.length === schema.fields.length) {
+        columns = withIds.filter((f) => opts.fieldIds!.has(Number(f.metadata.get(FIELD_ID)))).map((f) => f.name);
+        if (columns.length === 0) columns = [schema.fields[0].name]; // still need the row count
+      }
+    }
+  } catch (e) {
     throw new Error(`lake: corrupt Parquet file ${what}: ${(e as Error).message}`, { cause: e });
   }
-  for (let rg = 0; rg < layout.rowGroups; rg++) {
-    let t: arrow.Table;
-    try {
-      const wt = pw.readParquet(bytes, { rowGroups: [rg], batchSize });
-      t = arrow.tableFromIPC(wt.intoIPCStream());
-    } catch (e) {
-      throw new Error(`lake: cannot read Parquet file ${what}: ${(e as Error).message}`, { cause: e });
+  try {
+    for (let rg = 0; rg < groups; rg++) {
+      let t: arrow.Table;
+      try {
+        const wt = await pf.read({ rowGroups: [rg], batchSize: opts.batchSize ?? 65_536, ...(columns ? { columns } : {}) });
+        t = arrow.tableFromIPC(wt.intoIPCStream());
+      } catch (e) {
+        throw new Error(`lake: cannot read Parquet file ${what}: ${(e as Error).message}`, { cause: e });
+      }
+      for (const b of t.batches) yield b;
     }
-    for (const b of t.batches) yield b;
-  }
+  } finally { pf.free(); }
 }

@@ -284,11 +284,11 @@ export async function readFile(view: TableView, path: string): Promise<Uint8Arra
 }
 
 /** Batches of one data file conformed to `schema`, each with the file position of its first row. */
-export async function* readDataFile(view: TableView, pf: PlannedFile, schema: IcebergSchema, target: arrow.Schema): AsyncGenerator<{ batch: arrow.RecordBatch; rowBase: number }> {
+export async function* readDataFile(view: TableView, pf: PlannedFile, schema: IcebergSchema, target: arrow.Schema, fieldIds?: Set<number>): AsyncGenerator<{ batch: arrow.RecordBatch; rowBase: number }> {
   const path = pf.entry.data_file.file_path;
   const bytes = await readFile(view, path);
   let rowBase = 0;
-  for await (const raw of readParquetBatches(bytes, path)) {
+  for await (const raw of readParquetBatches(bytes, path, { fieldIds })) {
     const batch = projectFileBatch(raw, schema, target, path);
     yield { batch, rowBase };
     rowBase += raw.numRows;

@@ -268,7 +268,7 @@ export class LakeTableImpl implements LakeTable {
    * Rows of live data files matching `keys`, by file: their positions (for
    * position deletes) and, when `keep` is set, the matched rows themselves.
    */
-  private async matchKeys(candidates: PlannedFile[], deletes: PlannedFile[], keyCols: number[], keys: Set<string>, keep: boolean): Promise<{
+  private async matchKeys(candidates: PlannedFile[], deletes: PlannedFile[], keyCols: number[], keys: Set<string>, keep: boolean, extraCols: number[] = []): Promise<{
     hits: Map<string, { pf: PlannedFile; positions: number[] }>; oldRows: arrow.RecordBatch[]; oldKeys: string[]; matched: Set<string>;
   }> {
     const schema = this.schema(); const target = arrowSchemaOf(schema);
@@ -278,7 +278,9 @@ export class LakeTableImpl implements LakeTable {
     for (const pf of candidates) {
       const pos = await idx.positions(pf);
       const eq = await idx.equality(pf);
-      for await (const { batch, rowBase } of readDataFile(this.view(), pf, schema, target)) {
+      const ids = new Set([...keyCols, ...extraCols].map((c) => schema.fields[c].id));
+      for (const e of eq) for (const id of e.ids) ids.add(id);
+      for await (const { batch, rowBase } of readDataFile(this.view(), pf, schema, target, ids)) {
         const cols = keyCols.map((c) => batch.data.children[c]);
         const take: number[] = [];
         const eqCols = eq.map((e) => e.ids.map((id) => batch.data.children[schema.fields.findIndex((f) => f.id === id)]));
@@ -375,7 +377,7 @@ export class LakeTableImpl implements LakeTable {
         const candidates = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, ranges));
         const deletes = planned.deletes.filter((d) => d.partKey === pk || specById(this.meta, d.specId).fields.length === 0);
         const needOld = carry.length > 0 || prevCols.length > 0;
-        const m = await this.matchKeys(candidates, deletes, keyCols, keys, needOld);
+        const m = await this.matchKeys(candidates, deletes, keyCols, keys, needOld, [...carry, ...prevCols]);
         for (const [path, h] of m.hits) allHits.set(path, h);
         updated += m.matched.size; inserted += keys.size - m.matched.size;
         if (needOld && m.oldRows.length) {
@@ -461,7 +463,10 @@ export class LakeTableImpl implements LakeTable {
       if (!fileMayMatch(pf.entry, schema, opts.filter)) continue;
       const pos = await idx.positions(pf);
       const eq = await idx.equality(pf);
-      for await (const { batch, rowBase } of readDataFile(view, pf, schema, target)) {
+      const ids = new Set(colIdx.map((i) => schema.fields[i].id));
+      for (const r of opts.filter ?? []) ids.add(schema.fields.find((f) => f.name === r.column)!.id);
+      for (const e of eq) for (const id of e.ids) ids.add(id);
+      for await (const { batch, rowBase } of readDataFile(view, pf, schema, target, ids)) {
         let b = applyDeletes(batch, rowBase, schema, pos, eq, filter);
         if (!b.numRows) continue;
         if (b.numRows > left) b = b.slice(0, left);

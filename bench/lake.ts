@@ -1,0 +1,146 @@
+/**
+ * Lake benchmark: 10 mixed columns (+ the branch partition column), 7 branch
+ * partitions. Prints append rows/s at each size, raw parquet-wasm writing of
+ * the same Arrow batches and the ratio, a 1% merge (half updates, half
+ * inserts) into the largest table and its ratio to that append, scan rows/s,
+ * and peak RSS.
+ *
+ *   npx tsx bench/lake.ts [--sizes 1000000,5000000] [--batch 100000]
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as arrow from 'apache-arrow';
+import { openCliContext } from '../lib/cli/context';
+import { encodeParquet } from '../lib/lake/parquet';
+import { openLake } from '../lib/lake';
+
+const arg = (name: string, d: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : d; };
+const sizes = arg('--sizes', '1000000,5000000').split(',').map(Number);
+const BATCH = Number(arg('--batch', '100000'));
+const BRANCHES = 7;
+
+const SCHEMA = new arrow.Schema([
+  new arrow.Field('BRANCH_ID', new arrow.Int32(), false),
+  new arrow.Field('id', new arrow.Int64(), false),
+  new arrow.Field('amount', new arrow.Decimal(2, 18, 128), true),
+  new arrow.Field('customer', new arrow.Utf8(), true),
+  new arrow.Field('city', new arrow.Utf8(), true),
+  new arrow.Field('status', new arrow.Utf8(), true),
+  new arrow.Field('created_at', new arrow.TimestampMicrosecond(), true),
+  new arrow.Field('updated_at', new arrow.TimestampMicrosecond('UTC'), true),
+  new arrow.Field('qty', new arrow.Int32(), true),
+  new arrow.Field('day', new arrow.DateDay(), true),
+  new arrow.Field('description', new arrow.Utf8(), true),
+]);
+
+function utf8(values: string[]): arrow.Data {
+  return arrow.vectorFromArray(values, new arrow.Utf8()).data[0];
+}
+
+/** One template batch per branch (all columns but id); each emitted batch gets fresh ids. */
+function templates(n: number, salt = 0): arrow.Data[][] {
+  return Array.from({ length: BRANCHES }, (_, b) => {
+    const amount = new Uint32Array(n * 4), ts = new BigInt64Array(n), ts2 = new BigInt64Array(n), qty = new Int32Array(n), day = new Int32Array(n);
+    const cust: string[] = [], city: string[] = [], status: string[] = [], desc: string[] = [];
+    for (let i = 0; i < n; i++) {
+      amount[i * 4] = (i * 7919 + b + salt) % 10_000_000;
+      ts[i] = BigInt(1_700_000_000_000_000 + i * 1_000_003 + salt); ts2[i] = ts[i] + 5_000_000n;
+      qty[i] = (i * 31 + salt) % 1000; day[i] = 19_000 + (i % 700);
+      cust.push(`customer-${(i * 13 + b) % 50_000}`); city.push(`city-${i % 200}`); status.push(['new', 'paid', 'shipped', 'closed'][i % 4]);
+      desc.push(`order ${i} of branch ${b}: ${'lorem ipsum dolor sit amet consectetur '.slice(0, 40)}${(i * 2654435761) % 1e9}`.padEnd(80, '.').slice(0, 80));
+    }
+    const fixed = (type: arrow.DataType, data: ArrayLike<number> | BigInt64Array) => arrow.makeData({ type: type as arrow.Int, length: n, nullCount: 0, data: data as Int32Array });
+    return [
+      fixed(new arrow.Int32(), new Int32Array(n).fill(b + 1)),
+      fixed(new arrow.Decimal(2, 18, 128), amount), utf8(cust), utf8(city), utf8(status),
+      fixed(new arrow.TimestampMicrosecond(), ts), fixed(new arrow.TimestampMicrosecond('UTC'), ts2), fixed(new arrow.Int32(), qty), fixed(new arrow.DateDay(), day), utf8(desc),
+    ];
+  });
+}
+
+function batchWith(t: arrow.Data[], ids: BigInt64Array, rows: number): arrow.RecordBatch {
+  const idData = arrow.makeData({ type: new arrow.Int64(), length: rows, nullCount: 0, data: ids });
+  const cols = [t[0], idData, ...t.slice(1)].map((d) => (d.length === rows ? d : d.slice(0, rows)));
+  return new arrow.RecordBatch(SCHEMA, arrow.makeData({ type: new arrow.Struct(SCHEMA.fields), length: rows, nullCount: 0, children: cols }));
+}
+
+/** `total` rows, branch after branch, in batches of BATCH rows; id = branch * 1e9 + seq. */
+function* rows(tpl: arrow.Data[][], total: number): Generator<arrow.RecordBatch> {
+  const per = Math.ceil(total / BRANCHES);
+  for (let b = 0; b < BRANCHES; b++) {
+    for (let s = 0; s < per; s += BATCH) {
+      const n = Math.min(BATCH, per - s);
+      const ids = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) ids[i] = BigInt((b + 1) * 1e9 + s + i);
+      yield batchWith(tpl[b], ids, n);
+    }
+  }
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+async function main() {
+  const ctx = await openCliContext();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lake-bench-'));
+  const catalog = `bench_${crypto.randomBytes(3).toString('hex')}`;
+  const lake = openLake({ pool: ctx.pool, warehouse: dir, catalogName: catalog });
+  const tpl = templates(BATCH);
+  console.log(`lake bench: sizes ${sizes.join(', ')}, ${BRANCHES} partitions, batches of ${BATCH} rows, ${os.cpus().length} cpus`);
+  try {
+    let lastAppendMs = 0; let lastTable = '';
+    for (const size of sizes) {
+      // reference: raw parquet-wasm writing of the same batches (zstd, files of ~the same row count as the lake writes)
+      const rawDir = fs.mkdtempSync(path.join(dir, 'raw-'));
+      let t0 = performance.now(); let pending: arrow.RecordBatch[] = []; let pendingRows = 0; let k = 0;
+      const target = 1_000_000; // the lake's writer flushes files of this order for this data
+      for (const b of rows(tpl, size)) {
+        pending.push(b); pendingRows += b.numRows;
+        if (pendingRows >= target) { fs.writeFileSync(path.join(rawDir, `${k++}.parquet`), encodeParquet(SCHEMA, pending)); pending = []; pendingRows = 0; }
+      }
+      if (pending.length) fs.writeFileSync(path.join(rawDir, `${k++}.parquet`), encodeParquet(SCHEMA, pending));
+      const rawMs = performance.now() - t0;
+      fs.rmSync(rawDir, { recursive: true, force: true });
+
+      const ident = `bench.t${size}`;
+      const t = await lake.createTable(ident, { schema: SCHEMA, partitionBy: ['BRANCH_ID'] });
+      t0 = performance.now();
+      const r = await t.append(rows(tpl, size));
+      const appendMs = performance.now() - t0;
+      console.log(`append ${fmt(size)} rows: ${(appendMs / 1000).toFixed(2)} s, ${fmt(size / (appendMs / 1000))} rows/s (${r.addedDataFiles} files) | raw parquet-wasm: ${(rawMs / 1000).toFixed(2)} s, ${fmt(size / (rawMs / 1000))} rows/s | ratio lake/raw throughput ${(rawMs / appendMs).toFixed(2)}`);
+      lastAppendMs = appendMs; lastTable = ident;
+    }
+    const size = sizes[sizes.length - 1];
+    const t = await lake.loadTable(lastTable);
+    // 1% merge: half updates of random existing ids, half inserts
+    const changed = Math.round(size * 0.01); const half = Math.floor(changed / 2);
+    const per = Math.ceil(size / BRANCHES);
+    const tpl2 = templates(Math.ceil(changed / BRANCHES) + 1, 7);
+    const mergeBatches: arrow.RecordBatch[] = [];
+    for (let b = 0; b < BRANCHES; b++) {
+      const n = Math.floor(changed / BRANCHES);
+      const ids = new BigInt64Array(n);
+      for (let i = 0; i < n; i++) ids[i] = i < n / 2 ? BigInt((b + 1) * 1e9 + Math.floor(Math.random() * per)) : BigInt((b + 1) * 1e9 + per + i);
+      mergeBatches.push(batchWith(tpl2[b], ids, n));
+    }
+    void half;
+    let t0 = performance.now();
+    const m = await t.merge(mergeBatches, { keys: ['id'], carryForward: ['created_at'] });
+    const mergeMs = performance.now() - t0;
+    console.log(`merge ${fmt(changed)} changed rows (1%) into ${fmt(size)}: ${(mergeMs / 1000).toFixed(2)} s (${m.updated} updated, ${m.inserted} inserted) | ratio merge/append ${(mergeMs / lastAppendMs).toFixed(3)}`);
+
+    t0 = performance.now(); let n = 0;
+    for await (const b of t.scan()) n += b.numRows;
+    const scanMs = performance.now() - t0;
+    console.log(`scan ${fmt(n)} rows: ${(scanMs / 1000).toFixed(2)} s, ${fmt(n / (scanMs / 1000))} rows/s`);
+    console.log(`peak RSS: ${fmt(process.resourceUsage().maxRSS / 1024)} MiB`);
+  } finally {
+    for (const tbl of await lake.listTables()) await lake.dropTable(tbl, { purge: true }).catch(() => {});
+    await ctx.pool.query(`delete from iceberg_namespace_properties where catalog_name = $1`, [catalog]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    await ctx.close();
+  }
+}
+
+await main();
