@@ -1,5 +1,5 @@
 import * as arrow from 'apache-arrow';
-import { canonicalDouble, canonicalEpochSeconds, canonicalScaled, canonicalValue, type CanonKind } from './canonical';
+import { canonicalDouble, canonicalScaled, canonicalValue, epochSecondsFormatter, type CanonKind } from './canonical';
 
 /**
  * Canonical text of Arrow column values — the lake's (and staged Parquet's)
@@ -140,7 +140,8 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
     }
     case arrow.Type.Timestamp: case arrow.Type.Date: {
       const sec = epochSecondsReader(type)!;
-      return (d, i) => isNull(d, i) ? null : canonicalEpochSeconds(sec(d, i));
+      const fmt = epochSecondsFormatter();
+      return (d, i) => isNull(d, i) ? null : fmt(sec(d, i));
     }
     default: {
       // rare types (time, interval, nested): through the generic path

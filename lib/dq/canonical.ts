@@ -130,20 +130,32 @@ export function daysFromCivil(y0: number, m: number, d: number): number {
   return era * 146097 + doe - 719468;
 }
 
-let lastDay = NaN;
-let lastDayText = '';
+/**
+ * A formatter of whole seconds since the epoch (read as a UTC wall clock) to
+ * `YYYY-MM-DD HH:MM:SS`, remembering the last day it formatted (one per column:
+ * consecutive rows mostly share a day).
+ */
+export function epochSecondsFormatter(): (sec: number) => string {
+  let lastDay = NaN;
+  let lastDayText = '';
+  return (sec) => {
+    const days = Math.floor(sec / 86400);
+    let rem = sec - days * 86400;
+    if (days !== lastDay) {
+      const [y, m, d] = civilFromDays(days);
+      lastDay = days;
+      lastDayText = `${pad4(y)}-${pad2(m)}-${pad2(d)} `;
+    }
+    const hh = Math.floor(rem / 3600); rem -= hh * 3600;
+    const mi = Math.floor(rem / 60);
+    return lastDayText + pad2(hh) + ':' + pad2(mi) + ':' + pad2(rem - mi * 60);
+  };
+}
+
+const sharedFormatter = epochSecondsFormatter();
 /** `YYYY-MM-DD HH:MM:SS` of whole seconds since the epoch, read as a UTC wall clock. */
 export function canonicalEpochSeconds(sec: number): string {
-  const days = Math.floor(sec / 86400);
-  let rem = sec - days * 86400;
-  if (days !== lastDay) {
-    const [y, m, d] = civilFromDays(days);
-    lastDay = days;
-    lastDayText = `${pad4(y)}-${pad2(m)}-${pad2(d)} `;
-  }
-  const hh = Math.floor(rem / 3600); rem -= hh * 3600;
-  const mi = Math.floor(rem / 60);
-  return lastDayText + pad2(hh) + ':' + pad2(mi) + ':' + pad2(rem - mi * 60);
+  return sharedFormatter(sec);
 }
 
 /** Whole seconds since the epoch of a timestamp value given in `unit`s, truncated toward the past. */
