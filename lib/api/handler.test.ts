@@ -8,11 +8,18 @@ import { apiHandler, json } from './handler';
 import { readJsonBody } from './body';
 import { closeServerDeps } from './deps';
 
+// Test processes are reused across files: put the environment back afterwards.
+const savedEnv = { ...process.env };
 beforeAll(() => {
   process.env.DATABASE_URL = 'postgres://nobody:x@127.0.0.1:9/none';
   process.env.TRIBUTARY_SECRET = 'handler-test-secret-123';
 });
-afterAll(async () => { await closeServerDeps(); });
+afterAll(async () => {
+  await closeServerDeps();
+  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET']) {
+    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
+  }
+});
 
 const post = (body: string | undefined, url = 'http://x/api/v1/t') => new Request(url, { method: 'POST', body });
 const ctx = (p: Record<string, string> = {}) => ({ params: Promise.resolve(p) });

@@ -49,6 +49,9 @@ async function call(handler: (r: Request, c: ReturnType<typeof ctx>) => Promise<
 }
 const runCount = async () => Number((await db.pool.query('select count(*) from job_runs')).rows[0].count);
 
+// Test processes are reused across files: put the environment back afterwards.
+const savedEnv = { ...process.env };
+
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-api-'));
@@ -63,6 +66,9 @@ afterAll(async () => {
   await closeServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR']) {
+    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
+  }
 });
 
 describe('first run', () => {
