@@ -1,0 +1,49 @@
+import fs from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseEnv } from '../config/env';
+import type { Db } from '../db/prisma';
+import type { JobContext } from '../jobs/types';
+import { silentLogger } from '../log';
+import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { slicesClearJob, slicesJobs, slicesReconcileJob, slicesResetJob, slicesRunJob } from './jobs';
+import { makeSource, queryFile, sql, tmpDir } from './run/test-fixtures';
+
+let db: TestDatabase;
+let src: { url: string; drop(): Promise<void> };
+let tgt: { url: string; drop(): Promise<void> };
+let dir: string;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  src = await createScratchDatabase('src');
+  tgt = await createScratchDatabase('tgt');
+  dir = await tmpDir();
+  await makeSource(src.url, 'public.src', 10_000);
+  await sql(tgt.url, 'create table public.tgt (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null)');
+});
+afterAll(async () => { await db?.drop(); await src?.drop(); await tgt?.drop(); await fs.rm(dir, { recursive: true, force: true }); });
+
+const ctx = (progress: [number, number | undefined][] = []): JobContext => ({
+  runId: 'job-1', pool: db.pool, prisma: null as unknown as Db, logger: silentLogger, signal: new AbortController().signal,
+  env: parseEnv({ TRIBUTARY_DATA_DIR: dir } as NodeJS.ProcessEnv), progress: (d, t) => progress.push([d, t]),
+});
+
+describe('slices jobs', () => {
+  it('lists run/reset/clear/reconcile (and the planning kinds) with payload validation', () => {
+    expect(slicesJobs.map((j) => j.kind)).toEqual(expect.arrayContaining(['slices.run', 'slices.reset', 'slices.clear', 'slices.reconcile']));
+    expect(slicesRunJob.payload.safeParse({ runId: 0 }).success).toBe(false);
+    expect(slicesRunJob.payload.safeParse({ runId: 3, executor: 'native', concurrency: 2 }).success).toBe(true);
+  });
+
+  it('runs the native executor as a job with progress, then reconciles, resets and clears', async () => {
+    const progress: [number, number | undefined][] = [];
+    const p = slicesRunJob.payload.parse({ runId: 31, executor: 'native', concurrency: 2, sourceUrl: src.url, targetUrl: tgt.url, queryFileText: queryFile('public.src', 'public.tgt', 10_000, 3), deployWait: 0 });
+    const r = await slicesRunJob.run(ctx(progress), p) as { verdict: string; watermark: { label: string } };
+    expect(r.verdict).toBe('FINISHED');
+    expect(r.watermark.label).toBe('PostgreSQL WAL LSN');
+    expect(progress.at(-1)).toEqual([3, 3]);
+    const rec = await slicesReconcileJob.run(ctx(), { runId: 31, sourceUrl: src.url, targetUrl: tgt.url }) as { total: unknown };
+    expect(rec.total).toEqual({ source: 10_000, target: 10_000, delta: 0 });
+    expect(await slicesResetJob.run(ctx(), { runId: 31 })).toEqual({ requeued: 0, cleaned: [] });
+    expect(((await slicesClearJob.run(ctx(), { runId: 31, hard: true })) as { rows: number }).rows).toBe(3);
+  });
+});
