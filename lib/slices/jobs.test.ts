@@ -24,7 +24,7 @@ afterAll(async () => { await db?.drop(); await src?.drop(); await tgt?.drop(); a
 
 const ctx = (progress: [number, number | undefined][] = []): JobContext => ({
   runId: 'job-1', pool: db.pool, prisma: null as unknown as Db, logger: silentLogger, signal: new AbortController().signal,
-  env: parseEnv({ TRIBUTARY_DATA_DIR: dir } as NodeJS.ProcessEnv), progress: (d, t) => progress.push([d, t]),
+  env: parseEnv({ TRIBUTARY_DATA_DIR: dir } as unknown as NodeJS.ProcessEnv), progress: (d, t) => progress.push([d, t]),
 });
 
 describe('slices jobs', () => {
