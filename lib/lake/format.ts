@@ -71,7 +71,7 @@ export function csvToBatch(text: string, schema?: arrow.Schema): arrow.RecordBat
   return new arrow.RecordBatch(s, arrow.makeData({ type: new arrow.Struct(fields), length: rows.length, nullCount: 0, children }));
 }
 
-function fromText(type: arrow.DataType, v: string | undefined): unknown {
+export function fromText(type: arrow.DataType, v: string | undefined): unknown {
   if (v === undefined || v === '') return null;
   switch (type.typeId) {
     case arrow.Type.Int: return (type as arrow.Int).bitWidth === 64 ? BigInt(v) : Number(v);

@@ -11,7 +11,7 @@ import type { Logger } from '../log';
 import type {
   Batches, CommitResult, DataFileInfo, DeleteOptions, MergeOptions, MergeResult, ScanOptions, Snapshot, TableMetadata,
 } from './types';
-import { openLakeImpl } from './lake';
+import { openLakeImpl, openTableFolderImpl } from './lake';
 
 export type {
   Batches, ColumnRange, CommitResult, DataFileInfo, DeleteOptions, IcebergField, IcebergSchema, MergeOptions, MergeResult,
@@ -86,4 +86,9 @@ export interface LakeTable {
 /** Open the lake: the catalog in `pool`'s database, files under `warehouse`. */
 export function openLake(opts: LakeOptions): Lake {
   return openLakeImpl(opts);
+}
+
+/** Open a table from its folder without a catalog, for reading (e.g. tables written by Spark/Java/Athena). */
+export function openTableFolder(dir: string): Promise<LakeTable> {
+  return openTableFolderImpl(dir);
 }

@@ -7,7 +7,9 @@ import {
 } from './catalog';
 import { loadManifest, loadManifestList } from './scan';
 import { icebergSchemaFromArrow, nameMapping } from './schema';
-import { normaliseWarehouse, storageFor } from './storage';
+import { fileStorage, normaliseWarehouse, pathToUri, storageFor } from './storage';
+import type { LakeTable } from './index';
+import type pg from 'pg';
 import { LakeTableImpl, readMetadata, type LakeCtx } from './table';
 import type { PartitionSpec, TableMetadata } from './types';
 import type { CreateTableOptions, Lake, LakeOptions } from './index';
@@ -158,4 +160,33 @@ export function openLakeImpl(opts: LakeOptions): Lake {
     },
   };
   return lake;
+}
+
+/**
+ * Open a table from its folder alone, without a catalog (read-only use: scan,
+ * files, metadata) — e.g. a table written by Spark, Java or Athena. The current
+ * metadata is the one `version-hint.text` names, else the highest-numbered
+ * metadata file; paths under the recorded location are mapped onto `dir`.
+ */
+export async function openTableFolderImpl(dir: string): Promise<LakeTable> {
+  const storage = fileStorage();
+  const root = pathToUri(dir).replace(/\/+$/, '');
+  let metaName: string | null = null;
+  try {
+    const hint = new TextDecoder().decode(await storage.read(`${root}/metadata/version-hint.text`)).trim();
+    if (hint) metaName = /metadata\.json$/.test(hint) ? hint : `v${hint}.metadata.json`;
+  } catch { /* no hint: list */ }
+  if (!metaName) {
+    const names = (await storage.list(`${root}/metadata`)).map((u) => u.slice(u.lastIndexOf('/') + 1)).filter((n) => n.endsWith('.metadata.json'));
+    const ver = (n: string) => Number(/^v?(\d+)/.exec(n)?.[1] ?? -1);
+    names.sort((a, b) => ver(a) - ver(b));
+    metaName = names.at(-1) ?? null;
+  }
+  if (!metaName) throw new Error(`lake: no table metadata under ${dir}/metadata`);
+  const loc = `${root}/metadata/${metaName}`;
+  const meta = await readMetadata(storage, loc, dir);
+  const recorded = meta.location.replace(/\/+$/, '');
+  const resolve = (p: string) => (p.startsWith(recorded) ? root + p.slice(recorded.length) : p);
+  const ctx: LakeCtx = { pool: null as unknown as pg.Pool, catalogName: '', storage, logger: silentLogger, cache: new Map() };
+  return new LakeTableImpl(ctx, 'folder', dir.split('/').filter(Boolean).at(-1) ?? 'table', meta, loc, resolve);
 }

@@ -69,7 +69,11 @@ function noop(loc: string): CommitResult {
 
 export class LakeTableImpl implements LakeTable {
   readonly ident: string;
-  constructor(private readonly ctx: LakeCtx, readonly namespace: string, readonly name: string, private meta: TableMetadata, private metaLoc: string) {
+  constructor(
+    private readonly ctx: LakeCtx, readonly namespace: string, readonly name: string, private meta: TableMetadata, private metaLoc: string,
+    /** Maps paths recorded in metadata to readable URIs (tables written elsewhere, opened from a folder). */
+    private readonly resolve: (p: string) => string = (p) => p,
+  ) {
     this.ident = `${namespace}.${name}`;
   }
 
@@ -85,7 +89,7 @@ export class LakeTableImpl implements LakeTable {
   snapshots(): Snapshot[] { return this.meta.snapshots; }
 
   private view(meta = this.meta): TableView {
-    return { ident: this.ident, storage: this.ctx.storage, metadata: meta, resolve: (p) => p, cache: this.ctx.cache };
+    return { ident: this.ident, storage: this.ctx.storage, metadata: meta, resolve: this.resolve, cache: this.ctx.cache };
   }
 
   private async currentLocation(): Promise<string | null> {
