@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SourceExecutor, StatementLogEntry } from '../executor';
 import { planSplit } from '../split';
 import { parseTemplate } from '../template';
+import { runProbe } from '../probe';
 import { OracleDialect, summarizeOraclePlan } from './oracle';
 import * as q from './oracle-sql';
 
@@ -21,7 +22,10 @@ function scripted(answer: (sql: string) => unknown[] | Error): SourceExecutor {
       if (a instanceof Error) throw a;
       return a as T[];
     },
-    timedFetch: async () => ({ rows: 0, bytes: 0, ms: 1, timedOut: false }),
+    timedFetch: async (sql: string, f: { budgetMs: number }) => {
+      log.push({ sql, purpose: 'timing', readOnly: true, timeoutMs: f.budgetMs, ms: 100 });
+      return { rows: 1000, bytes: 2 * 1024 * 1024, ms: 1000, timedOut: false };
+    },
     fork: async () => exec,
     close: async () => {},
   };
@@ -178,5 +182,34 @@ describe('Oracle dialect driven through a scripted executor', () => {
     const exec = scripted((sql) => (sql.includes('v$database') ? noPriv('ORA-00942') : [{ scn: 555 }]));
     expect(await new OracleDialect(exec).currentScn()).toBe('555');
     expect(exec.log.map((e) => e.sql)).toEqual([q.CURRENT_SCN_SQL, q.FLASHBACK_SCN_SQL]);
+  });
+});
+
+describe('Oracle probe through a scripted executor', () => {
+  it('caps every timing query with ROWNUM, samples ROWIDs instead of NTILE, sizes from dba_segments', async () => {
+    const exec = scripted((sql) => {
+      if (sql.startsWith('SELECT COUNT(*) AS n FROM all_tables')) return [{ n: 1 }];
+      if (sql.startsWith('SELECT NVL(SUM(bytes), 0)')) return [{ bytes: 64 * 1024 * 1024 * 600 }];
+      if (sql.startsWith('SELECT partitioned')) return [{ partitioned: 'NO' }];
+      if (sql.startsWith('SELECT NVL(num_rows')) return [{ n: 10_000_000, blocks: 100000 }];
+      if (sql.includes('DBMS_PARALLEL_EXECUTE') || sql.includes('dba_extents')) return noPriv('ORA-01031');
+      if (sql.startsWith('SELECT ROWIDTOCHAR(rid)')) return Array.from({ length: 100 }, (_, i) => ({ v: `AAAR${String(i).padStart(3, '0')}` }));
+      if (sql.startsWith('SELECT * FROM (SELECT c.column_name')) return [];
+      if (sql.startsWith('SELECT id, parent_id')) return [{ id: 0, parent_id: null, depth: 0, operation: 'SELECT STATEMENT', options: null, object_owner: null, object_name: null, object_alias: null, cardinality: 1 },
+        { id: 1, parent_id: 0, depth: 1, operation: 'TABLE ACCESS', options: 'BY ROWID RANGE', object_owner: 'PAY', object_name: 'CM_FB_SUBMISSION', object_alias: 'S@SEL$1', cardinality: 1 }];
+      return [];
+    });
+    const rec = await runProbe({ dialect: new OracleDialect(exec), template: t(), depth: 'bakeoff', sampleRows: 100_000, timeBudgetSeconds: 20, targetSliceSeconds: 600 });
+    expect(rec.candidates.map((c) => [c.label, c.accessPath, c.verdict])).toEqual([['ROWID', 'TABLE ACCESS BY ROWID RANGE', 'good']]);
+    expect(rec.winner_MB_per_sec).toBe(2);
+    expect(rec.chunk_count).toBe(32); // 37.5 GiB / (600 s × 2 MB/s)
+    expect(rec.warnings[0]).toMatch(/column candidates empty/);
+    expect(exec.log.some((e) => e.sql.includes('NTILE'))).toBe(false);
+    const sample = exec.log.find((e) => e.sql.startsWith('SELECT ROWIDTOCHAR(rid)'))!;
+    expect(sample.sql).toBe('SELECT ROWIDTOCHAR(rid) AS v FROM (SELECT ROWID AS rid FROM PAY.CM_FB_SUBMISSION SAMPLE BLOCK (0.2) WHERE ROWNUM <= 60000) ORDER BY rid');
+    const timing = exec.log.filter((e) => e.purpose === 'timing');
+    expect(timing).toHaveLength(1);
+    expect(timing[0].sql).toMatch(/^SELECT \* FROM \(SELECT s\.\* FROM PAY\.CM_FB_SUBMISSION s WHERE s\.ENTITY_TYPE='CASE' AND s\.ROWID <= 'AAAR\d+'\) WHERE ROWNUM <= 100000$/);
+    expect(timing[0].timeoutMs).toBe(20_000);
   });
 });
