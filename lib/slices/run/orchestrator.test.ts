@@ -233,4 +233,13 @@ describe('slices run through the Striim emulator', () => {
     expect(r2.counts).toMatchObject({ COMPLETED: 2 });
     expect((await sql(tgt.url, 'select count(*)::int n from public.tgt_fd'))[0].n).toBe(2_000);
   });
+
+  it('stops before registering anything when Striim is unreachable or refuses the credentials', async () => {
+    await expect(runSlices({ pool: db.pool, settings: settings({ runId: 11, striimUrl: 'http://127.0.0.1:1', striimRetries: 1 }), queryFileText: queryFile('public.small', 'public.tgt_q', 2_000, 2) }))
+      .rejects.toThrow(/Striim at http:\/\/127.0.0.1:1 is not usable: .*unreachable after 2 attempts/);
+    const wrong = { ...settings({ runId: 11 }), striim: { ...settings({ runId: 11 }).striim, password: 'nope' } };
+    await expect(runSlices({ pool: db.pool, settings: wrong, queryFileText: queryFile('public.small', 'public.tgt_q', 2_000, 2) }))
+      .rejects.toThrow(/Authentication failed/);
+    expect((await db.pool.query('select count(*)::int n from striim_orchestration where uniquerunid = 11')).rows[0].n).toBe(0);
+  });
 });

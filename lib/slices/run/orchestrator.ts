@@ -69,6 +69,11 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
   let executor: SliceExecutor | null = null;
   let client: StriimClient | null = null;
   try {
+    if (s.executor === 'striim') {
+      client = deps.striimClient ?? createStriimClient({ ...s.striim, logger, signal: undefined });
+      // Pre-flight: an unreachable Striim or bad credentials stop the run before anything is registered or marked.
+      try { await client.mon(); } catch (e) { throw new Error(`slices: Striim at ${s.striim.baseUrl} is not usable: ${(e as Error).message}`, { cause: e }); }
+    }
     const run0 = await getRun(pool, runId);
     const current = await countCurrentRows(pool, runId);
     let mode: RunResult['mode'] = 'resume';
@@ -110,8 +115,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
 
     if (s.executor === 'striim') {
       const template = run.template_tql ?? deps.templateText ?? DEFAULT_TQL_TEMPLATE;
-      client = deps.striimClient ?? createStriimClient({ ...s.striim, logger, signal: undefined });
-      executor = createStriimExecutor({ client, settings: s, template, appName: templateAppName(template), log });
+      executor = createStriimExecutor({ client: client!, settings: s, template, appName: templateAppName(template), log });
     } else {
       if (!deps.nativeExecutor) throw new Error('slices: the native executor is not available here');
       executor = await deps.nativeExecutor({ pool, settings: s, log, signal: deps.signal, watermark });
