@@ -137,6 +137,7 @@ describe('split on real Postgres: disjoint and complete', () => {
     const t = parseTemplate(plain, { table: 'public.big' });
     await expect(planSplit({ dialect, template: t, strategy: 'rowid', asOfScn: '1' })).rejects.toThrow('✗ --as-of-scn is only supported for Oracle sources (this source is postgres)');
     await expect(planSplit({ dialect, template: t, strategy: 'partition' })).rejects.toThrow('✗ table public.big is not partitioned');
+    await expect(planSplit({ dialect, template: t })).rejects.toThrow('✗ --chunks N is required for --strategy auto on public.big (not partitioned, so it splits by rowid)');
     await expect(planSplit({ dialect, template: t, strategy: 'column', column: 'note', chunks: 2 })).rejects.toThrow(/must be numeric, date or timestamp/);
     await expect(planSplit({ dialect, template: parseTemplate('select * from public.nope n', { table: 'public.nope' }), strategy: 'rowid' })).rejects.toThrow('✗ table public.nope not found on the source');
   });

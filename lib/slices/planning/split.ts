@@ -35,7 +35,7 @@ export interface SplitOptions {
   strategy?: Strategy;
   /** Required for --strategy column. */
   column?: string;
-  /** Number of slices wanted. (Default: 1) Partition strategy ignores it. */
+  /** Number of slices wanted; required unless the (resolved) strategy is partition, which ignores it. */
   chunks?: number;
   /** One slice per subpartition / leaf. (Default: false) */
   subpartitions?: boolean;
@@ -51,7 +51,6 @@ export interface SplitOptions {
 /** Plan the slices of one template: disjoint and complete by construction. */
 export async function planSplit(o: SplitOptions): Promise<SplitPlan> {
   const { dialect, template: t } = o;
-  const chunks = o.chunks ?? 1;
   await dialect.assertTable(t.table);
   const refText = t.sql.slice(t.ref.start, t.ref.end);
   if (o.asOfScn !== undefined && !dialect.asOf) {
@@ -60,6 +59,10 @@ export async function planSplit(o: SplitOptions): Promise<SplitPlan> {
   const asOf = (ref: string) => (o.asOfScn !== undefined && dialect.asOf ? dialect.asOf(ref, o.asOfScn) : undefined);
   let strategy = o.strategy ?? 'auto';
   if (strategy === 'auto') strategy = (await dialect.isPartitioned(t.table)) ? 'partition' : 'rowid';
+  if (strategy !== 'partition' && o.chunks === undefined) {
+    throw new PlanningInputError(`✗ --chunks N is required for --strategy ${o.strategy === 'auto' || !o.strategy ? `auto on ${t.table} (not partitioned, so it splits by rowid)` : strategy} (run tributary slices probe for a recommendation)`, 'chunks');
+  }
+  const chunks = o.chunks ?? 1;
   const render = (predicate: string, tableRef?: string) => flattenSql(renderSlice(t, { predicate, tableRef: tableRef ?? asOf(refText) }));
 
   if (strategy === 'partition') {
