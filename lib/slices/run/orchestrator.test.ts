@@ -242,4 +242,18 @@ describe('slices run through the Striim emulator', () => {
       .rejects.toThrow(/Authentication failed/);
     expect((await db.pool.query('select count(*)::int n from striim_orchestration where uniquerunid = 11')).rows[0].n).toBe(0);
   });
+
+  it('retries a slice that died half-way; the re-read skips the rows already written (DUPLICATE_ROW_EXISTS)', async () => {
+    await sql(tgt.url, 'create table public.tgt_die (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null)');
+    emu.faults.dieHalfway = /^ILA_12_1\./;
+    emu.faults.dieHalfwayTimes = 1;
+    try {
+      const r = await runSlices({ pool: db.pool, settings: settings({ runId: 12 }), queryFileText: queryFile('public.small', 'public.tgt_die', 8_000, 2), templateText: template.replace(/EventCount:2000,/g, 'EventCount:500,') });
+      expect(r.verdict).toBe('FINISHED');
+    } finally { emu.faults.dieHalfway = null; }
+    const [row] = (await db.pool.query('select attempts, last_error from striim_orchestration where uniquerunid = 12 and roworder = 1')).rows;
+    expect(row.attempts).toBe(2);
+    expect(row.last_error).toMatch(/\[runtime\] application TERMINATED: .*died half-way/);
+    expect((await sql(tgt.url, 'select count(*)::int n, count(distinct id)::int d from public.tgt_die'))[0]).toEqual({ n: 8_000, d: 8_000 });
+  });
 });

@@ -28,7 +28,7 @@ export interface EmulatorFaults {
   neverQuiesce?: RegExp | null;
   /** Matching apps die (TERMINATED) after copying half their rows… */
   dieHalfway?: RegExp | null;
-  /** …this many times in all, then copy normally. (Default: 1) */
+  /** …this many times in all (counts down), then copy normally. (Default: 1) */
   dieHalfwayTimes?: number;
   /** Pause after each written batch, in ms, to make copies last. (Default: 0) */
   batchDelayMs?: number;
@@ -139,7 +139,6 @@ export async function startStriimEmulator(opts: StriimEmulatorOptions = {}): Pro
     ...(opts.targetUrl ? pgUrlToPropertyVariables(opts.targetUrl, 'Target') : {}),
     ...(opts.propertyVariables ?? {}),
   }));
-  let dieBudget = faults.dieHalfwayTimes ?? 1;
 
   const resolveVar = (v: string | undefined, ns: string): string | undefined => {
     if (!v || !v.startsWith('$')) return v;
@@ -171,8 +170,9 @@ export async function startStriimEmulator(opts: StriimEmulatorOptions = {}): Pro
     const fetchSize = Math.max(batch, Number(prop(src, 'FetchSize') ?? 100) || 100, 1000);
     const ignoreDup = /DUPLICATE_ROW_EXISTS/i.test(prop(tgt, 'IgnorableExceptionCode') ?? '');
     const quiesce = /^true$/i.test(prop(src, 'QuiesceOnILCompletion') ?? 'false');
-    const dies = !!faults.dieHalfway?.test(app.fullName) && dieBudget > 0;
-    if (dies) dieBudget--;
+    // dieHalfwayTimes counts down like http503 (unset = 1).
+    const dies = !!faults.dieHalfway?.test(app.fullName) && (faults.dieHalfwayTimes ?? 1) > 0;
+    if (dies) faults.dieHalfwayTimes = (faults.dieHalfwayTimes ?? 1) - 1;
 
     const s = new pg.Client({ connectionString: srcUrl, types: textTypes, application_name: `striim-emulator ${app.fullName}` });
     const t = new pg.Client({ connectionString: tgtUrl, application_name: `striim-emulator ${app.fullName}` });
