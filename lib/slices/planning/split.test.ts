@@ -103,6 +103,29 @@ describe('split on real Postgres: disjoint and complete', () => {
     expect([b.total, b.distinct]).toEqual([n, n]);
   });
 
+  it('--subpartitions: one slice per leaf of a sub-partitioned table; inheritance parents read with ONLY', async () => {
+    await admin.query(`CREATE TABLE public.sub (id bigint, kind text) PARTITION BY RANGE (id);
+      CREATE TABLE public.sub_a PARTITION OF public.sub FOR VALUES FROM (0) TO (5000) PARTITION BY LIST (kind);
+      CREATE TABLE public.sub_a_x PARTITION OF public.sub_a FOR VALUES IN ('x');
+      CREATE TABLE public.sub_a_y PARTITION OF public.sub_a DEFAULT;
+      CREATE TABLE public.sub_b PARTITION OF public.sub FOR VALUES FROM (5000) TO (MAXVALUE);
+      INSERT INTO public.sub SELECT g, CASE WHEN g % 2 = 0 THEN 'x' ELSE 'y' END FROM generate_series(1, 9000) g;
+      CREATE TABLE public.inh (id bigint); CREATE TABLE public.inh_c () INHERITS (public.inh);
+      INSERT INTO public.inh SELECT generate_series(1, 100); INSERT INTO public.inh_c SELECT generate_series(101, 250);`);
+    const t = parseTemplate('SELECT q.id FROM public.sub q WHERE ~SPLIT~', { table: 'public.sub' });
+    const top = await planSplit({ dialect, template: t, strategy: 'partition' });
+    expect(top.slices.map((x) => x.partition)).toEqual(['sub_a', 'sub_b']);
+    const leaves = await planSplit({ dialect, template: t, strategy: 'partition', subpartitions: true });
+    expect(leaves.method).toBe('subpartition');
+    expect(leaves.slices.map((x) => x.partition)).toEqual(['sub_a_x', 'sub_a_y', 'sub_b']);
+    const r = await runAll(leaves);
+    expect([r.total, r.distinct]).toEqual([9000, 9000]);
+    const inh = await planSplit({ dialect, template: parseTemplate('SELECT i.id FROM public.inh i', { table: 'public.inh' }), strategy: 'auto' });
+    expect(inh.slices.map((x) => x.sql)).toEqual(['SELECT i.id FROM ONLY public.inh i WHERE 1=1', 'SELECT i.id FROM inh_c i WHERE 1=1']);
+    const ri = await runAll(inh);
+    expect([ri.total, ri.distinct]).toEqual([250, 250]);
+  });
+
   it('open tails capture rows inserted after the split; --chunks 1 gives 1=1', async () => {
     const t = parseTemplate(plain, { table: 'public.big' });
     const phys = await planSplit({ dialect, template: t, strategy: 'rowid', chunks: 4 });
