@@ -34,13 +34,20 @@ const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUs
 const mib = (b: number) => `${(b / 1048576).toFixed(0)} MiB`;
 const rate = (n: number, ms: number) => `${Math.round(n / (ms / 1000)).toLocaleString('en-US')} rows/s`;
 
+const LOAD_ONLY = process.argv.includes('--load-only');
+
 async function main() {
-  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-dq-'));
+  const tmp = process.env.BENCH_DQ_TMP ?? await fs.mkdtemp(path.join(os.tmpdir(), 'bench-dq-'));
   await fs.chmod(tmp, 0o755); // embedded Postgres runs as another user when we are root
   let stop = async () => {};
-  let url = process.env.DATABASE_URL;
+  let url = process.env.BENCH_DQ_URL ?? process.env.DATABASE_URL;
   if (!url) { const h = await ensureEmbeddedPostgres(path.join(tmp, 'pgdata'), { database: 'tributary' }); url = h.url; stop = h.stop; }
   await migrate(url);
+  if (!LOAD_ONLY) {
+    // seed and load in a child process, so this process's RSS is the reconciler's alone
+    const { execFileSync } = await import('node:child_process');
+    execFileSync(process.execPath, [...process.execArgv, process.argv[1], '--load-only', '--rows', String(ROWS)], { stdio: 'inherit', env: { ...process.env, BENCH_DQ_URL: url, BENCH_DQ_TMP: tmp } });
+  }
   const srcUrls: string[] = [];
   for (let i = 0; i < BRANCHES; i++) {
     const name = `bench_dq_src_${i}`;
@@ -48,10 +55,18 @@ async function main() {
     srcUrls.push(url.replace(/\/[^/?]+(\?|$)/, `/${name}$1`));
   }
   const pool = new pg.Pool({ connectionString: url, max: 6 });
-  await pool.query(`TRUNCATE etl_meta.control_state, etl_meta.etl_dq_results`);
   const warehouse = path.join(tmp, 'warehouse');
-  console.log(`bench dq: ${ROWS.toLocaleString('en-US')} rows × ${BRANCHES} branches; node ${process.version}; ${os.cpus().length} cpus`);
+  const lake = openLake({ pool, warehouse });
+  const tables = parseTablesConfig([{ table: 'BENCH.ORDERS', unique_key: 'ORDER_ID', cdc_column: 'UPDATED_AT', where_date_column: 'CREATED_AT', category: 'transactions' }]);
+  if (LOAD_ONLY) { await load(pool, srcUrls, lake, tables, tmp); await pool.end(); clearInterval(sampler); return; }
+  peakRss = 0;
+  await measure(pool, srcUrls, lake, tables, url, tmp, stop);
+}
 
+async function load(pool: pg.Pool, srcUrls: string[], lake: ReturnType<typeof openLake>, tables: ReturnType<typeof parseTablesConfig>, tmp: string) {
+  await pool.query(`TRUNCATE etl_meta.control_state, etl_meta.etl_dq_results`);
+  for (const t of await lake.listTables('etl').catch(() => [] as string[])) await lake.dropTable(t, { purge: true }).catch(() => {});
+  console.log(`bench dq: ${ROWS.toLocaleString('en-US')} rows × ${BRANCHES} branches; node ${process.version}; ${os.cpus().length} cpus`);
   // sources
   let t = Date.now();
   for (const [i, u] of srcUrls.entries()) {
@@ -69,15 +84,16 @@ async function main() {
   console.log(`sources seeded in ${((Date.now() - t) / 1000).toFixed(1)}s`);
 
   // lake, through the ETL engine
-  const lake = openLake({ pool, warehouse });
-  const tables = parseTablesConfig([{ table: 'BENCH.ORDERS', unique_key: 'ORDER_ID', cdc_column: 'UPDATED_AT', where_date_column: 'CREATED_AT', category: 'transactions' }]);
   const handles = srcUrls.map((u, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: u, poolSize: 1 }) }));
   t = Date.now();
   const etl = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: handles, tables, settings: { ...DEFAULT_SETTINGS, mode: 'INITIAL', retries: 0 }, logger: silentLogger, stagingRoot: path.join(tmp, 'staging') });
   await Promise.all(handles.map((h) => h.source.close()));
   if (!etl.ok) throw new Error(`ETL failed: ${JSON.stringify(etl.units)}`);
   console.log(`lake loaded by the ETL engine in ${((Date.now() - t) / 1000).toFixed(1)}s`);
-  peakRss = 0; // measure the reconciler, not the load
+}
+
+async function measure(pool: pg.Pool, srcUrls: string[], lake: ReturnType<typeof openLake>, tables: ReturnType<typeof parseTablesConfig>, url: string, tmp: string, stop: () => Promise<void>) {
+  let s0 = 0;
 
   // per-side figures on branch b0: the same window both sides, reference COPY of the same rows
   const def = tables[0];
@@ -106,7 +122,7 @@ async function main() {
   const copyBin = await copyOnce('binary');
   const copyText = await copyOnce('text');
   const srcSide = src.side(plan.query);
-  let s0 = Date.now();
+  s0 = Date.now();
   const sd = await srcSide.digests(8);
   const srcMs = Date.now() - s0;
   const nSrc = [...sd.values()].reduce((a, d) => a + d.count, 0);
@@ -121,7 +137,7 @@ async function main() {
   console.log(`reference  raw COPY text   (same rows):      ${rate(nSrc, copyText.ms)}  (${(copyText.ms / 1000).toFixed(2)}s)`);
   console.log(`source     hash check, digests in Postgres:  ${rate(nSrc, srcMs)}  (${(srcMs / 1000).toFixed(2)}s, ${sd.size} bucket digests)  ratio vs binary COPY: ${(copyBin.ms / srcMs).toFixed(2)}`);
   console.log(`lake       hash check, Node decode loop:     ${rate(nLake, lakeMs)}  (${(lakeMs / 1000).toFixed(2)}s)  ratio vs binary COPY: ${(copyBin.ms / lakeMs).toFixed(2)}`);
-  console.log(`peak RSS   source pass ${mib(rssBeforeLake)}, after lake pass ${mib(peakRss)}`);
+  console.log(`peak RSS   (this process: the reconciler only) source pass ${mib(rssBeforeLake)}, after lake pass ${mib(peakRss)}`);
 
   // full run, both branches in parallel
   const branches: DqBranch[] = srcUrls.map((u, i) => ({ key: `b${i}`, open: () => openPostgresDqSource({ branch: `b${i}`, connectionString: u }) }));

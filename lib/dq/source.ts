@@ -33,7 +33,10 @@ export interface DqBranch {
 }
 
 /** A Postgres branch: connects at once (a branch that is down fails here, and only its units). */
-export async function openPostgresDqSource(o: PostgresBranchOptions): Promise<DqSource> {
+export async function openPostgresDqSource(o: PostgresBranchOptions & {
+  /** Let the digest queries use the source server's parallel workers (its max_parallel_workers_per_gather caps them). (Default: true) */
+  parallel?: boolean;
+}): Promise<DqSource> {
   const client = new pg.Client({
     connectionString: o.connectionString, host: o.host, port: o.port, database: o.database, user: o.user, password: o.password,
     connectionTimeoutMillis: (o.connectTimeoutSeconds ?? 10) * 1000, application_name: `tributary-dq:${o.branch}`,
@@ -43,7 +46,9 @@ export async function openPostgresDqSource(o: PostgresBranchOptions): Promise<Dq
   // the canonical SQL relies on ISO timestamp output (timestamp::text)
   // enable_sort off: the planner cannot estimate the few hundred bucket groups and would
   // sort every row for a GroupAggregate; a HashAggregate over 2^bits groups is what we want
-  await client.query(`SET datestyle = 'ISO, YMD'; SET enable_sort = off`);
+  // Parallel costs lowered: the planner over-estimates the groups and would not split the
+  // hashing across workers; the server's max_parallel_workers_per_gather still caps it.
+  await client.query(`SET datestyle = 'ISO, YMD'; SET enable_sort = off${o.parallel === false ? '' : '; SET parallel_setup_cost = 100; SET parallel_tuple_cost = 0.0001'}`);
   let reader: BranchSource | null = null;
   return {
     dialect: 'postgres',
