@@ -1,0 +1,138 @@
+/**
+ * bench/etl.ts — multi-branch extract/load throughput.
+ *
+ * 7 branches × 2 tables × N rows (10 mixed columns) in local Postgres, then:
+ *  1. the source's raw speed: `COPY (SELECT …) TO STDOUT (FORMAT binary)` into a null sink, same rows;
+ *  2. INITIAL end to end into the lake (binary COPY → Arrow → Parquet → adopted as data files);
+ *  3. 1% of rows updated at every source, INCREMENTAL (merge) end to end.
+ * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time and peak RSS.
+ *
+ *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy]
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
+import { ensureEmbeddedPostgres, ensureDatabase } from '../lib/db/embedded-postgres';
+import { migrate } from '../lib/db/migrate';
+import { createPool } from '../lib/db/pool';
+import { silentLogger } from '../lib/log';
+import { openLake } from '../lib/lake';
+import { createPostgresSource } from '../lib/sources';
+import { lakeTarget } from '../lib/etl/lake-target';
+import { runEtl } from '../lib/etl/runner';
+import { DEFAULT_SETTINGS } from '../lib/etl/settings';
+import { parseTablesConfig } from '../lib/etl/tables-config';
+
+const arg = (name: string, def: string) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : def; };
+const ROWS = Number(arg('rows', '500000'));
+const BRANCHES = Number(arg('branches', '7'));
+const ENCODERS = Number(arg('encoder-threads', '1'));
+const COMPRESSION = arg('compression', 'snappy') as 'snappy';
+
+let peakRss = 0;
+const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 50);
+const mib = (b: number) => `${(b / 1024 / 1024).toFixed(0)} MiB`;
+
+const TABLES = [
+  { table: 'BENCH.VISITS', unique_key: 'VISIT_ID', cdc_column: 'AMEND_LAST_DATE', where_date_column: 'VISIT_DATE', where_operator: '>=', where_value_of_initial_run: '2020-01-01', category: 'transactions' },
+  { table: 'BENCH.CHARGES', unique_key: 'CHARGE_ID', cdc_column: 'AMEND_LAST_DATE', where_date_column: 'CHARGE_DATE', where_operator: '>=', where_value_of_initial_run: '2020-01-01', category: 'transactions' },
+];
+
+async function seed(url: string, b: number): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  for (const [t, id, d] of [['visits', 'visit_id', 'visit_date'], ['charges', 'charge_id', 'charge_date']]) {
+    await c.query(`CREATE SCHEMA IF NOT EXISTS bench;
+      CREATE TABLE bench.${t} (${id} int8 PRIMARY KEY, patient_id int4, amount numeric(12,2), rate numeric(18,4), code varchar(12), note text,
+        ${d} date, amend_last_date timestamp, active bool, score float8)`);
+    await c.query(`INSERT INTO bench.${t} SELECT g, (g * 7) % 100000, round((g % 100000) * 1.37, 2), round((g % 9973) * 0.0123, 4),
+      'C' || (g % 5000), CASE WHEN g % 4 = 0 THEN NULL ELSE 'visit note number ' || g || ' branch ${b}' END,
+      date '2020-01-01' + (g % 1800), timestamp '2020-01-01' + g * interval '1 second', g % 3 = 0, g / 7.0
+      FROM generate_series(1, ${ROWS}) g`);
+    await c.query(`ANALYZE bench.${t}`);
+  }
+  await c.end();
+}
+
+async function rawCopy(url: string, table: string): Promise<number> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  let bytes = 0;
+  await pipeline(c.query(copyTo(`COPY (SELECT * FROM bench.${table}) TO STDOUT (FORMAT binary)`)), new Writable({ write(chunk, _e, cb) { bytes += chunk.length; cb(); } }));
+  await c.end();
+  return bytes;
+}
+
+async function main() {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-etl-'));
+  const server = await ensureEmbeddedPostgres(dir, { database: 'postgres' });
+  const admin = server.url;
+  const dbUrl = (n: string) => admin.replace(/\/postgres$/, `/${n}`);
+  try {
+    await ensureDatabase(admin, 'app');
+    await migrate(dbUrl('app'));
+    const branchUrls: string[] = [];
+    let t = Date.now();
+    for (let b = 0; b < BRANCHES; b++) {
+      await ensureDatabase(admin, `branch${b}`);
+      branchUrls.push(dbUrl(`branch${b}`));
+    }
+    await Promise.all(branchUrls.map((u, b) => seed(u, b)));
+    const total = ROWS * 2 * BRANCHES;
+    console.log(`seeded ${BRANCHES} branches × 2 tables × ${ROWS} rows = ${total} rows in ${((Date.now() - t) / 1000).toFixed(1)}s`);
+
+    // reference: raw binary COPY of the same rows, one stream at a time and 2 at once (this machine has 2 cores)
+    t = Date.now();
+    let bytes = 0;
+    for (const u of branchUrls) for (const tb of ['visits', 'charges']) bytes += await rawCopy(u, tb);
+    const rawSec = (Date.now() - t) / 1000;
+    const rawRate = total / rawSec;
+    console.log(`raw COPY binary → null sink: ${total} rows, ${mib(bytes)} in ${rawSec.toFixed(2)}s = ${Math.round(rawRate)} rows/s`);
+
+    const pool = createPool(dbUrl('app'), { max: 8 });
+    const warehouse = path.join(dir, 'warehouse');
+    const lake = openLake({ pool, warehouse: `file://${warehouse}` });
+    const branches = branchUrls.map((u, b) => ({ key: `b${b}`, source: createPostgresSource({ branch: `b${b}`, connectionString: u, poolSize: 2 }) }));
+    const tables = parseTablesConfig(TABLES);
+    const settings = { ...DEFAULT_SETTINGS, retries: 0, encoderThreads: ENCODERS, compression: COMPRESSION, maxTableWorkers: 2, snapshotMaintenance: false };
+
+    t = Date.now();
+    const init = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables, settings: { ...settings, mode: 'INITIAL' }, logger: silentLogger, stagingRoot: path.join(dir, 'staging') });
+    const initSec = (Date.now() - t) / 1000;
+    const initRows = init.units.reduce((a, u) => a + u.rows, 0);
+    if (!init.ok) throw new Error(`INITIAL failed: ${JSON.stringify(init.units.filter((u) => u.status !== 'SUCCESS'))}`);
+    const initRate = initRows / initSec;
+    console.log(`INITIAL end to end: ${initRows} rows in ${initSec.toFixed(2)}s = ${Math.round(initRate)} rows/s; ratio to raw COPY ${(initRate / rawRate * 100).toFixed(1)}%`);
+
+    // 1% of rows change at every source
+    await Promise.all(branchUrls.map(async (u) => {
+      const c = new pg.Client({ connectionString: u });
+      await c.connect();
+      for (const [tb, id] of [['visits', 'visit_id'], ['charges', 'charge_id']]) {
+        await c.query(`UPDATE bench.${tb} SET amount = amount + 1, amend_last_date = timestamp '2030-01-01' + ${id} * interval '1 millisecond' WHERE ${id} % 100 = 42`);
+      }
+      await c.end();
+    }));
+    t = Date.now();
+    const inc = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables, settings: { ...settings, mode: 'INCREMENTAL' }, logger: silentLogger, stagingRoot: path.join(dir, 'staging') });
+    const incSec = (Date.now() - t) / 1000;
+    if (!inc.ok) throw new Error(`INCREMENTAL failed: ${JSON.stringify(inc.units.filter((u) => u.status !== 'SUCCESS'))}`);
+    const incRows = inc.units.reduce((a, u) => a + u.rows, 0);
+    console.log(`INCREMENTAL (1%) end to end: ${incRows} rows in ${incSec.toFixed(2)}s = ${(incSec / initSec * 100).toFixed(1)}% of the INITIAL's time`);
+    const maxRss = process.resourceUsage().maxRSS * 1024;
+    console.log(`peak RSS: ${mib(Math.max(peakRss, maxRss))} (sampled ${mib(peakRss)}, getrusage ${mib(maxRss)})`);
+    await Promise.all(branches.map((b) => b.source.close()));
+    await pool.end();
+  } finally {
+    clearInterval(sampler);
+    await server.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => { console.error(e); process.exitCode = 1; });
