@@ -1,0 +1,16 @@
+import type { Env } from '../../config/env';
+import { listConnections, type ConnectionsContext, type ConnectionView } from '../../connections';
+
+/** The connections store as the web process opens it (same key source as the CLI and the worker). */
+export function connectionsContext(deps: { pool: ConnectionsContext['pool']; env: Pick<Env, 'TRIBUTARY_SECRET' | 'dataDir'> }): ConnectionsContext {
+  return { pool: deps.pool, keys: { secret: deps.env.TRIBUTARY_SECRET, dataDir: deps.env.dataDir } };
+}
+
+/**
+ * A connection by its id or its name (`/api/v1/connections/:id` takes either;
+ * `lib/connections` addresses connections by name).
+ */
+export async function findConnection(ctx: ConnectionsContext, idOrName: string): Promise<ConnectionView | null> {
+  const all = await listConnections(ctx);
+  return all.find((c) => c.id === idOrName) ?? all.find((c) => c.name === idOrName) ?? null;
+}
