@@ -80,6 +80,8 @@ function* rows(tpl: arrow.Data[][], total: number): Generator<arrow.RecordBatch>
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+/** CPU seconds of this process (user + system): less sensitive than wall time to other load on a shared machine. */
+const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 
 async function main() {
   const ctx = await openCliContext();
@@ -89,10 +91,13 @@ async function main() {
   const tpl = templates(BATCH);
   console.log(`lake bench: sizes ${sizes.join(', ')}, ${BRANCHES} partitions, batches of ${BATCH} rows, ${os.cpus().length} cpus`);
   try {
-    let lastAppendMs = 0; let lastTable = '';
+    // warm up parquet-wasm (JIT, WASM memory growth) so neither side pays it alone
+    { const w = rows(tpl, BATCH * BRANCHES); const first = [...w].slice(0, 5); encodeParquet(SCHEMA, first); }
+    let lastAppendMs = 0; let lastAppendCpu = 0; let lastTable = '';
     for (const size of sizes) {
       // reference: raw parquet-wasm writing of the same batches (zstd, files of ~the same row count as the lake writes)
       const rawDir = fs.mkdtempSync(path.join(dir, 'raw-'));
+      let c0 = cpu();
       let t0 = performance.now(); let pending: arrow.RecordBatch[] = []; let pendingRows = 0; let k = 0;
       const target = 1_000_000; // the lake's writer flushes files of this order for this data
       for (const b of rows(tpl, size)) {
@@ -100,16 +105,16 @@ async function main() {
         if (pendingRows >= target) { fs.writeFileSync(path.join(rawDir, `${k++}.parquet`), encodeParquet(SCHEMA, pending)); pending = []; pendingRows = 0; }
       }
       if (pending.length) fs.writeFileSync(path.join(rawDir, `${k++}.parquet`), encodeParquet(SCHEMA, pending));
-      const rawMs = performance.now() - t0;
+      const rawMs = performance.now() - t0; const rawCpu = cpu() - c0;
       fs.rmSync(rawDir, { recursive: true, force: true });
 
       const ident = `bench.t${size}`;
       const t = await lake.createTable(ident, { schema: SCHEMA, partitionBy: ['BRANCH_ID'] });
-      t0 = performance.now();
+      c0 = cpu(); t0 = performance.now();
       const r = await t.append(rows(tpl, size));
-      const appendMs = performance.now() - t0;
-      console.log(`append ${fmt(size)} rows: ${(appendMs / 1000).toFixed(2)} s, ${fmt(size / (appendMs / 1000))} rows/s (${r.addedDataFiles} files) | raw parquet-wasm: ${(rawMs / 1000).toFixed(2)} s, ${fmt(size / (rawMs / 1000))} rows/s | ratio lake/raw throughput ${(rawMs / appendMs).toFixed(2)}`);
-      lastAppendMs = appendMs; lastTable = ident;
+      const appendMs = performance.now() - t0; const appendCpu = cpu() - c0;
+      console.log(`append ${fmt(size)} rows: ${(appendMs / 1000).toFixed(2)} s, ${fmt(size / (appendMs / 1000))} rows/s (${r.addedDataFiles} files) | raw parquet-wasm: ${(rawMs / 1000).toFixed(2)} s, ${fmt(size / (rawMs / 1000))} rows/s | ratio lake/raw throughput ${(rawMs / appendMs).toFixed(2)} (wall), ${(rawCpu / appendCpu).toFixed(2)} (CPU: lake ${appendCpu.toFixed(1)} s, raw ${rawCpu.toFixed(1)} s)`);
+      lastAppendMs = appendMs; lastAppendCpu = appendCpu; lastTable = ident;
     }
     const size = sizes[sizes.length - 1];
     const t = await lake.loadTable(lastTable);
@@ -125,10 +130,11 @@ async function main() {
       mergeBatches.push(batchWith(tpl2[b], ids, n));
     }
     void half;
+    let c0 = cpu();
     let t0 = performance.now();
     const m = await t.merge(mergeBatches, { keys: ['id'], carryForward: ['created_at'] });
-    const mergeMs = performance.now() - t0;
-    console.log(`merge ${fmt(changed)} changed rows (1%) into ${fmt(size)}: ${(mergeMs / 1000).toFixed(2)} s (${m.updated} updated, ${m.inserted} inserted) | ratio merge/append ${(mergeMs / lastAppendMs).toFixed(3)}`);
+    const mergeMs = performance.now() - t0; const mergeCpu = cpu() - c0;
+    console.log(`merge ${fmt(changed)} changed rows (1%) into ${fmt(size)}: ${(mergeMs / 1000).toFixed(2)} s (${m.updated} updated, ${m.inserted} inserted) | ratio merge/append ${(mergeMs / lastAppendMs).toFixed(3)} (wall), ${(mergeCpu / lastAppendCpu).toFixed(3)} (CPU)`);
 
     // a 1M-row upsert (half updates, half inserts), the case pyiceberg took 17.5 minutes for
     if (!process.argv.includes('--no-upsert')) {
