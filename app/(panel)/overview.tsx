@@ -9,12 +9,12 @@ import { useUser } from '../_components/user-context';
 const AREAS: { href: string; label: string; text: string; built: boolean }[] = [
   { href: '/runs', label: 'Runs', text: 'Jobs run by the workers, live, with their logs.', built: true },
   { href: '/settings', label: 'Settings', text: 'API tokens and users.', built: true },
-  { href: '/connections', label: 'Connections', text: 'Branch databases and services.', built: false },
-  { href: '/pipelines', label: 'Pipelines', text: 'Multi-branch loads into the lake.', built: false },
+  { href: '/connections', label: 'Connections', text: 'Branch databases and services.', built: true },
+  { href: '/pipelines', label: 'Pipelines', text: 'Multi-branch loads into the lake.', built: true },
   { href: '/flows', label: 'Flows', text: 'Scheduled DAGs with alerts.', built: false },
-  { href: '/lake', label: 'Lake', text: 'Iceberg tables and snapshots.', built: false },
-  { href: '/data-quality', label: 'Data quality', text: 'Counts and hashes reconciled.', built: false },
-  { href: '/slices', label: 'Slices', text: 'Parallel initial loads.', built: false },
+  { href: '/lake', label: 'Lake', text: 'Iceberg tables and snapshots.', built: true },
+  { href: '/data-quality', label: 'Data quality', text: 'Counts and hashes reconciled.', built: true },
+  { href: '/slices', label: 'Slices', text: 'Parallel initial loads.', built: true },
   { href: '/models', label: 'Models', text: 'SQL models in ClickHouse.', built: false },
 ];
 

@@ -25,3 +25,31 @@ export function duration(startIso: string | null, endIso: string | null, now = D
   if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
   return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
 }
+
+/** A count with thousands separators; null/undefined as a dash. */
+export function count(n: number | string | null | undefined): string {
+  if (n === null || n === undefined || n === '') return '—';
+  const v = Number(n);
+  return Number.isFinite(v) ? v.toLocaleString() : String(n);
+}
+
+/** Milliseconds as a short duration (`850 ms`, `12.4s`, `3m 05s`). */
+export function ms(n: number | string | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  const v = Number(n);
+  if (!Number.isFinite(v)) return '—';
+  if (v < 1000) return `${v} ms`;
+  if (v < 60_000) return `${(v / 1000).toFixed(1)}s`;
+  const s = Math.round(v / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** Bytes as B / KiB / MiB / GiB. */
+export function bytes(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n; let i = 0;
+  while (v >= 1024 && i < u.length - 1) { v /= 1024; i++; }
+  return `${i === 0 ? v : v.toFixed(1)} ${u[i]}`;
+}

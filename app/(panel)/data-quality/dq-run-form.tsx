@@ -1,0 +1,78 @@
+'use client';
+import { useState, type FormEvent } from 'react';
+import { FormError } from '../../_components/form-error';
+import { splitList, startJob } from '../../_components/start-job';
+
+/** Enqueue `dq.run` (operators): counts + row hashes per table × branch, optionally repairing. */
+export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
+  const [branches, setBranches] = useState('');
+  const [tables, setTables] = useState('');
+  const [since, setSince] = useState('');
+  const [until, setUntil] = useState('');
+  const [hash, setHash] = useState(true);
+  const [repair, setRepair] = useState(false);
+  const [repairDeletes, setRepairDeletes] = useState(false);
+  const [selfTest, setSelfTest] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      onStarted(await startJob('dq.run', {
+        hash, repair, repairDeletes, selfTest,
+        ...(splitList(branches) ? { branch: splitList(branches) } : {}),
+        ...(splitList(tables) ? { tables: splitList(tables) } : {}),
+        ...(since.trim() ? { since: since.trim() } : {}),
+        ...(until.trim() ? { until: until.trim() } : {}),
+      }));
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  }
+
+  return (
+    <form className="card form" onSubmit={submit} aria-label="Run check">
+      <h2>Run a data-quality check</h2>
+      <div className="form-grid">
+        <label className="field">
+          <span>Branches</span>
+          <input name="branches" value={branches} onChange={(e) => setBranches(e.target.value)} placeholder="all branches (or a,b,c)" />
+        </label>
+        <label className="field">
+          <span>Tables</span>
+          <input name="tables" value={tables} onChange={(e) => setTables(e.target.value)} placeholder="all of tables.json" />
+        </label>
+        <label className="field">
+          <span>Since</span>
+          <input name="since" value={since} onChange={(e) => setSince(e.target.value)} placeholder="1 January this year (YYYY-MM-DD)" />
+        </label>
+        <label className="field">
+          <span>Until</span>
+          <input name="until" value={until} onChange={(e) => setUntil(e.target.value)} placeholder="each unit’s last watermark" />
+        </label>
+        <label className="field field-check">
+          <input type="checkbox" name="hash" checked={hash} onChange={(e) => { setHash(e.target.checked); if (!e.target.checked) { setRepair(false); setRepairDeletes(false); } }} />
+          <span>Row-hash check (not only counts)</span>
+        </label>
+        <label className="field field-check">
+          <input type="checkbox" name="repair" checked={repair} disabled={!hash} onChange={(e) => setRepair(e.target.checked)} />
+          <span>Repair: re-load missing and mismatched keys</span>
+        </label>
+        <label className="field field-check">
+          <input type="checkbox" name="repairDeletes" checked={repairDeletes} disabled={!hash} onChange={(e) => setRepairDeletes(e.target.checked)} />
+          <span>…and delete keys found only in the lake</span>
+        </label>
+        <label className="field field-check">
+          <input type="checkbox" name="selfTest" checked={selfTest} onChange={(e) => setSelfTest(e.target.checked)} />
+          <span>Self-test (against the staging an ETL run kept; no source database)</span>
+        </label>
+      </div>
+      <FormError error={error} />
+      <div className="form-actions">
+        <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? 'Starting…' : 'Start check'}</button>
+        <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
+      </div>
+    </form>
+  );
+}

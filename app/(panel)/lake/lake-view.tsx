@@ -1,0 +1,66 @@
+'use client';
+import Link from 'next/link';
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../_components/api-client';
+import { count, formatTime, timeAgo } from '../../_components/format';
+import type { LakeTableSummary } from '@/lib/api/presenters/lake';
+
+export function LakeView() {
+  const list = useQuery({
+    queryKey: ['lake-tables'],
+    queryFn: () => api<{ warehouse: string; tables: LakeTableSummary[] }>('/api/v1/lake/tables'),
+    refetchInterval: 10_000,
+  });
+  const tables = list.data?.tables ?? [];
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <div>
+          <h1>Lake</h1>
+          <p className="page-sub">
+            Iceberg v2 tables in the SQL catalog{list.data ? <> · warehouse <code>{list.data.warehouse}</code></> : null}.
+            Readable by ClickHouse, pyiceberg, Spark and Trino.
+          </p>
+        </div>
+      </header>
+      <section className="card card-flush">
+        {list.isPending ? (
+          <p className="empty">Loading tables…</p>
+        ) : list.isError ? (
+          <p className="empty error-text">Could not list the lake: {(list.error as Error).message}</p>
+        ) : tables.length === 0 ? (
+          <div className="empty" data-testid="lake-empty">
+            <p><strong>The lake has no tables yet.</strong></p>
+            <p>
+              Tables appear after the first load: run an INITIAL load from <Link href="/pipelines">Pipelines</Link>, or import files with
+              {' '}<code>tributary lake import NS.TABLE FILE.parquet --mode append</code>.
+            </p>
+          </div>
+        ) : (
+          <table className="table" data-testid="lake-tables">
+            <thead>
+              <tr><th>Table</th><th>Partitioned by</th><th className="right">Records</th><th className="right">Snapshots</th><th>Current snapshot</th><th>Updated</th></tr>
+            </thead>
+            <tbody>
+              {tables.map((t) => (
+                <tr key={t.ident}>
+                  <td>
+                    <Link href={`/lake/${encodeURIComponent(t.ident)}`} className="mono strong">{t.ident}</Link>
+                    {t.error && <div className="cell-error" title={t.error}>{t.error}</div>}
+                  </td>
+                  <td className="mono small">{t.partitionBy.join(', ') || <span className="muted">none</span>}</td>
+                  <td className="num right">{count(t.totalRecords)}</td>
+                  <td className="num right">{t.snapshotCount}</td>
+                  <td className="mono small muted">{t.currentSnapshotId ?? 'none'}</td>
+                  <td title={formatTime(t.lastUpdated)}>{timeAgo(t.lastUpdated)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <p className="muted small">Command line: <code>tributary lake list</code>, <code>tributary lake describe NS.TABLE</code>, <code>tributary lake scan NS.TABLE --limit 20</code>.</p>
+    </div>
+  );
+}
