@@ -104,7 +104,7 @@ describe('tributary slices (CLI)', () => {
     expect(st.watermark.label).toBe('PostgreSQL WAL LSN');
     const side = JSON.parse(await fs.readFile(path.join(dir, 'slices', 'logging', 'run_9_watermark.json'), 'utf8'));
     expect(side.value).toBe(st.watermark.value);
-  });
+  }, 400_000); // five CLI processes: slow when the machine is busy
 
   it('refuses with meaningful exit codes: run lock (3), bad flags (2), clear --hard without --yes (2)', async () => {
     const lock = await acquireRunLock(db.pool, 10);
@@ -119,5 +119,5 @@ describe('tributary slices (CLI)', () => {
     const hard = await cli(['clear', '--run-id', '10', '--hard']).done;
     expect(hard.code).toBe(2);
     expect(hard.stderr).toMatch(/--yes/);
-  });
+  }, 300_000);
 });

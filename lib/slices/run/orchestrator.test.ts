@@ -31,7 +31,7 @@ beforeAll(async () => {
   await makeSource(src.url, 'public.src', ROWS);
   await makeSource(src.url, 'public.small', 20_000);
   for (const t of ['tgt', 'tgt_small', 'tgt_q', 'tgt_stall']) await sql(tgt.url, `create table public.${t} (like public.x including all)`.replace('like public.x including all', 'id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null'));
-  emu = await startStriimEmulator({ sourceUrl: src.url, targetUrl: tgt.url, tokenTtlMs: 400 });
+  emu = await startStriimEmulator({ sourceUrl: src.url, targetUrl: tgt.url, tokenTtlMs: 2000 });
 });
 afterAll(async () => {
   await emu?.close();
@@ -64,7 +64,7 @@ describe('slices run through the Striim emulator', () => {
     expect(rows.rows[2].namespace).toBe('ILA_1_3');
     const run = await db.pool.query('select template_tql, verdict, api_reauths, fresh_marker from slice_runs where run_id = 1');
     expect(run.rows[0]).toMatchObject({ template_tql: template, verdict: 'FINISHED', fresh_marker: false });
-    expect(emu.stats.tokenRejections).toBeGreaterThan(0); // the 400 ms tokens expired mid-run…
+    expect(emu.stats.tokenRejections).toBeGreaterThan(0); // the 2 s tokens expired mid-run…
     expect(run.rows[0].api_reauths).toBeGreaterThan(0); // …and were renewed transparently
     expect(emu.apps.size).toBe(0);
     expect([...emu.namespaces].filter((n) => n.startsWith('ILA_'))).toEqual([]);
