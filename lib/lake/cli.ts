@@ -141,7 +141,7 @@ export function registerLakeCommands(program: Command): void {
     .option('--partition-by <col>', 'identity-partition column when the table is created')
     .option('--json', 'JSON output')
     .action(async (name: string, files: string[], o: { mode: string; key?: string; partitionBy?: string; json?: boolean }, cmd: Command) => {
-      if (o.mode === 'merge' && !o.key) throw new InvalidArgumentError('--key is required with --mode merge');
+      if (o.mode === 'merge' && !o.key) cmd.error('error: --key is required with --mode merge', { exitCode: 2 });
       const keys = o.key?.split(',').map((k) => k.trim()).filter(Boolean);
       return withCli(async (ctx) => {
         const l = lakeOf(ctx);
@@ -152,7 +152,7 @@ export function registerLakeCommands(program: Command): void {
           const first = await fileBatches(path.resolve(files[0])).next();
           if (first.done) throw new Error(`import: ${files[0]} has no rows to infer a schema from`);
           const schema = first.value.schema;
-          if (o.partitionBy && !schema.fields.some((f) => f.name === o.partitionBy)) throw new InvalidArgumentError(`--partition-by: column ${o.partitionBy} is not in ${files[0]}`);
+          if (o.partitionBy && !schema.fields.some((f) => f.name === o.partitionBy)) throw new Error(`--partition-by: column ${o.partitionBy} is not in ${files[0]}`);
           const fields = schema.fields.map((f) => (keys?.includes(f.name) || f.name === o.partitionBy ? new arrow.Field(f.name, f.type, false) : f));
           t = await l.createTable(ident, { schema: new arrow.Schema(fields), partitionBy: o.partitionBy ? [o.partitionBy] : [] });
         }

@@ -279,6 +279,10 @@ export class LakeTableImpl implements LakeTable {
     const idx = deleteIndex(this.view(), deletes);
     const hits = new Map<string, { pf: PlannedFile; positions: number[] }>();
     const oldRows: arrow.RecordBatch[] = []; const oldKeys: string[] = []; const matched = new Set<string>();
+    // Fast path for one integer-like key column: compare raw typed-array values, build strings only on hits.
+    const kt = keyCols.length === 1 ? schema.fields[keyCols[0]].type : '';
+    const big = ['long', 'timestamp', 'timestamptz', 'time'].includes(kt), small = ['int', 'date'].includes(kt);
+    const raw = big || small ? new Set<number | bigint>([...keys].filter((k) => k !== '\u0000').map((k) => (big ? BigInt(k) : Number(k)))) : null;
     for (const pf of candidates) {
       const pos = await idx.positions(pf);
       const eq = await idx.equality(pf);
@@ -288,7 +292,9 @@ export class LakeTableImpl implements LakeTable {
         const cols = keyCols.map((c) => batch.data.children[c]);
         const take: number[] = [];
         const eqCols = eq.map((e) => e.ids.map((id) => batch.data.children[schema.fields.findIndex((f) => f.id === id)]));
+        const vals = raw ? (cols[0].values as unknown as ArrayLike<number | bigint>) : null;
         for (let i = 0; i < batch.numRows; i++) {
+          if (vals && !raw!.has(vals[i])) continue;
           if (pos?.has(rowBase + i)) continue;
           const k = rowKey(cols, i);
           if (!keys.has(k)) continue;
