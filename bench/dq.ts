@@ -102,6 +102,7 @@ async function measure(pool: pg.Pool, srcUrls: string[], lake: ReturnType<typeof
   const wm = (await getWatermarks(pool, def.lakeName, ['b0'])).get('b0') ?? null;
   const plan = planUnit(def, 'postgres', await src.describe(`SELECT t.* FROM ${fromClause(def)}`), null, table.arrowSchema(), { since: '2024-01-01', watermark: wm });
   void HELPER_DATE;
+  plan.query.digest = src.digest;
   const copySql = `SELECT t.* FROM ${plan.query.rel.from}${plan.query.rel.where ? ` WHERE ${plan.query.rel.where}` : ''}`;
   const copyOnce = async (format: 'binary' | 'text') => {
     const c = new pg.Client({ connectionString: srcUrls[0] });

@@ -2,7 +2,7 @@ import * as arrow from 'apache-arrow';
 import { cellRenderer, type CellRenderer } from './arrow-canonical';
 import { Digest, FIELD_SEP, hashToBigInt, md5Digest, NULL_MARK, prefix32, type BucketDigest } from './row-hash';
 import type { DqSide, SideRow } from './side';
-import { KEY_MIX, type KeyHashKind, type PrefixFilter } from './sql-common';
+import { KEY_MIX, type DigestKind, type KeyHashKind, type PrefixFilter } from './sql-common';
 
 /** A row predicate over a batch (the window), built once per batch. */
 export type BatchPredicate = (batch: arrow.RecordBatch) => ((i: number) => boolean) | null;
@@ -20,6 +20,8 @@ export interface ArrowSideOptions {
   window?: BatchPredicate;
   /** Key → bucket mapping; must match the other side's. (Default: md5) */
   keyHash?: KeyHashKind;
+  /** How bucket digests combine row hashes; must match the other side's. (Default: sum) */
+  digest?: DigestKind;
   signal?: AbortSignal;
 }
 
@@ -133,7 +135,7 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
           if (inSet && !inSet.has(prefix32(hi, wb))) continue;
           const b = prefix32(hi, bits);
           let d = buckets.get(b);
-          if (!d) { d = new Digest(); buckets.set(b, d); }
+          if (!d) { d = new Digest(opts.digest === 'xor'); buckets.set(b, d); }
           const h = md5Digest(rowTextAt(p, i));
           d.add2(h.readInt32BE(0), h.readUInt32BE(4));
         }

@@ -6,7 +6,7 @@ import { cellRenderer, arrowKind } from './arrow-canonical';
 import { compareAsFloat, daysFromCivil } from './canonical';
 import { pgCanonicalExpr, pgHash64, pgIdent, pgKeyHash, pgKind, pgPrefix, pgRowText } from './pg-sql';
 import { KEY_MIX } from './sql-common';
-import { hash64, hashToBigInt, rowText } from './row-hash';
+import { Digest, hash64, hashToBigInt, rowText } from './row-hash';
 
 /**
  * The Postgres canonical SQL and the Node (Arrow) canonicaliser must render
@@ -139,6 +139,17 @@ describe('Postgres canonical SQL ≡ Node canonicaliser', () => {
       const hi = Math.imul(words[2 * i], KEY_MIX) >>> 0;
       expect([Number(row.b8), Number(row.b32)]).toEqual([hi >>> 24, hi]);
     });
+  });
+
+  it('bucket digests (sum and xor) are the same in SQL and in Node', async () => {
+    const vals = Array.from({ length: 500 }, (_, i) => (i % 17 === 0 ? null : `v${i}`));
+    const col = { name: 'v', sourceType: 'text', asFloat: false };
+    for (const agg of ['sum', 'bit_xor'] as const) {
+      const r = await client.query({ text: `SELECT ${agg}(${pgHash64(pgRowText([col]))})::text AS s FROM (SELECT unnest($1::text[]) AS v) t`, values: [vals] });
+      const d = new Digest(agg === 'bit_xor');
+      for (const v of vals) d.add(hash64(rowText([v])));
+      expect(d.sum()).toBe(r.rows[0].s);
+    }
   });
 
   it('a multi-column row hash is the same in SQL and in Node', async () => {

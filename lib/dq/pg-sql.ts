@@ -106,7 +106,8 @@ export function pgCountSql(rel: SqlRelation): string {
  */
 export function pgDigestSql(q: HashQuery, bits: number, within?: PrefixFilter): string {
   const w = prefixPredicate(within, q.keyHash);
-  return `SELECT ${pgPrefix('x.kh', bits, q.keyHash)} AS b, count(*)::bigint AS n, sum(x.rh)::text AS s FROM (${inner(q, false)}) x`
+  const agg = q.digest === 'xor' ? 'bit_xor(x.rh)' : 'sum(x.rh)';
+  return `SELECT ${pgPrefix('x.kh', bits, q.keyHash)} AS b, count(*)::bigint AS n, ${agg}::text AS s FROM (${inner(q, false)}) x`
     + (w ? ` WHERE ${w}` : '') + ` GROUP BY 1`;
 }
 

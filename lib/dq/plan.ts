@@ -85,7 +85,7 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
 export function lakeSideOf(table: LakeTable, branch: string, snapshotId: bigint | null, plan: UnitPlan, signal?: AbortSignal): DqSide {
   return arrowSide({
     scan: (columns) => (snapshotId === null ? (async function* () { /* empty table */ })() : table.scan({ columns, partition: { BRANCH_ID: branch }, snapshotId })),
-    keys: plan.lakeKeys, columns: plan.lakeColumns, keyHash: plan.query.keyHash,
+    keys: plan.lakeKeys, columns: plan.lakeColumns, keyHash: plan.query.keyHash, digest: plan.query.digest,
     windowColumns: plan.window.column ? [plan.window.column] : [],
     window: lakePredicate(plan.window),
     signal,

@@ -53,6 +53,8 @@ export function prefix32(hi: number, bits: number): number {
  */
 export class Digest {
   count = 0;
+  /** Combine by XOR instead of sum (see DigestKind). */
+  constructor(private readonly xor = false) {}
   private hiSum = 0;
   private loSum = 0;
   private big = 0n;
@@ -60,6 +62,7 @@ export class Digest {
   add(h: Hash64): void { this.add2(h.hi, h.lo); }
   /** Add a hash given as its signed high and unsigned low 32-bit halves (no allocation). */
   add2(hi: number, lo: number): void {
+    if (this.xor) { this.count++; this.hiSum ^= hi; this.loSum = (this.loSum ^ lo) >>> 0; return; }
     this.count++;
     this.hiSum += hi;
     this.loSum += lo;
@@ -72,6 +75,7 @@ export class Digest {
   }
   /** The exact sum, as decimal text (what Postgres' sum(bigint)::text prints). */
   sum(): string {
+    if (this.xor) return BigInt.asIntN(64, (BigInt(this.hiSum >>> 0) << 32n) | BigInt(this.loSum >>> 0)).toString();
     return (this.big + (BigInt(this.hiSum) << 32n) + BigInt(this.loSum)).toString();
   }
 }

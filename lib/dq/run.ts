@@ -116,6 +116,7 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
       helperDate = all.find((c) => c.name === HELPER_DATE) ?? null;
     }
     const plan = planUnit(def, src.dialect, source, helperDate, table.arrowSchema(), { since, until: o.until, watermark: wm });
+    plan.query.digest = src.digest;
     Object.assign(res, {
       windowStart: plan.window.start, windowEnd: plan.window.end, windowNote: plan.window.note,
       columnsOnlyInOracle: plan.columnsOnlyInSource, columnsOnlyInIceberg: plan.columnsOnlyInLake,

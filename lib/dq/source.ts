@@ -7,7 +7,7 @@ import { oraCountSql, oraDigestSql, oraRowsForKeysSql, oraRowsSql } from './orac
 import { pgSide } from './pg-side';
 import type { BucketDigest } from './row-hash';
 import type { DqSide, SideRow } from './side';
-import type { HashQuery } from './sql-common';
+import type { DigestKind, HashQuery } from './sql-common';
 
 /**
  * A source branch as the reconciler uses it: one connection for describing
@@ -17,6 +17,8 @@ import type { HashQuery } from './sql-common';
 export interface DqSource {
   readonly dialect: 'postgres' | 'oracle';
   readonly branch: string;
+  /** How this source combines row hashes into bucket digests (the lake side follows). */
+  readonly digest: DigestKind;
   /** Columns a query projects (no rows read). */
   describe(sql: string): Promise<SourceColumn[]>;
   /** The comparison side over a rendered query. */
@@ -49,10 +51,13 @@ export async function openPostgresDqSource(o: PostgresBranchOptions & {
   // Parallel costs lowered: the planner over-estimates the groups and would not split the
   // hashing across workers; the server's max_parallel_workers_per_gather still caps it.
   await client.query(`SET datestyle = 'ISO, YMD'; SET enable_sort = off${o.parallel === false ? '' : '; SET parallel_setup_cost = 100; SET parallel_tuple_cost = 0.0001'}`);
+  // bit_xor (Postgres 14+) costs a fraction of sum(bigint)
+  const version = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num);
   let reader: BranchSource | null = null;
   return {
     dialect: 'postgres',
     branch: o.branch,
+    digest: version >= 140000 ? 'xor' : 'sum',
     async describe(sql) {
       const r = await client.query(`SELECT * FROM (${sql}) q LIMIT 0`);
       return r.fields.map((f) => {
@@ -101,6 +106,7 @@ export async function openOracleDqSource(o: OracleBranchOptions): Promise<DqSour
   return {
     dialect: 'oracle',
     branch: o.branch,
+    digest: 'sum',
     async describe(sql) {
       const r = await conn.execute(`SELECT * FROM (${sql}) q WHERE 1 = 0`, [], { outFormat: db.OUT_FORMAT_ARRAY, maxRows: 1 });
       return (r.metaData ?? []).map((m) => {

@@ -34,7 +34,14 @@ export interface HashQuery {
    * the same bucket spread for a fraction of the cost. (Default: md5)
    */
   keyHash?: KeyHashKind;
+  /**
+   * How a bucket's row hashes combine: `sum` (exact 128-bit sum; any engine) or
+   * `xor` (bit_xor, Postgres 14+: cheaper; duplicates still change the count). (Default: sum)
+   */
+  digest?: DigestKind;
 }
+
+export type DigestKind = 'sum' | 'xor';
 
 export type KeyHashKind = 'md5' | 'int32';
 
