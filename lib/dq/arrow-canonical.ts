@@ -1,4 +1,5 @@
 import * as arrow from 'apache-arrow';
+import type { RowBytes } from './md5';
 import { canonicalDouble, canonicalScaled, canonicalValue, epochSecondsFormatter, type CanonKind } from './canonical';
 
 /**
@@ -155,3 +156,29 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
 }
 
 export { UNIT };
+
+/** Writes one cell's canonical UTF-8 bytes, or the NULL marker, into a row buffer. */
+export type CellWriter = (data: arrow.Data, i: number, out: RowBytes) => void;
+
+/**
+ * The byte form of `cellRenderer` for the digest loop: strings are copied from
+ * the Arrow buffer as they are (already UTF-8), everything else is rendered
+ * and written; the bytes equal the UTF-8 of the renderer's text.
+ */
+export function cellWriter(type: arrow.DataType, asFloat: boolean): CellWriter {
+  if (type.typeId === arrow.Type.Utf8 || type.typeId === arrow.Type.LargeUtf8) {
+    return (d, i, out) => {
+      if (isNull(d, i)) { out.byte(NULL_BYTE); return; }
+      const offs = d.valueOffsets as Int32Array | BigInt64Array;
+      const j = d.offset + i;
+      out.bytes(d.values as Uint8Array, Number(offs[j]), Number(offs[j + 1]));
+    };
+  }
+  const render = cellRenderer(type, asFloat);
+  return (d, i, out) => {
+    const s = render(d, i);
+    if (s === null) out.byte(NULL_BYTE); else out.text(s);
+  };
+}
+
+const NULL_BYTE = 0x1e;

@@ -1,5 +1,6 @@
 import * as arrow from 'apache-arrow';
-import { cellRenderer, type CellRenderer } from './arrow-canonical';
+import { cellRenderer, cellWriter, type CellRenderer, type CellWriter } from './arrow-canonical';
+import { md5Prefix, RowBytes } from './md5';
 import { Digest, FIELD_SEP, hashToBigInt, md5Digest, NULL_MARK, prefix32, type BucketDigest } from './row-hash';
 import type { DqSide, SideRow } from './side';
 import { KEY_MIX, type DigestKind, type KeyHashKind, type PrefixFilter } from './sql-common';
@@ -28,6 +29,7 @@ export interface ArrowSideOptions {
 interface Plan {
   data: arrow.Data[];
   render: CellRenderer[];
+  write: CellWriter[];
   keyIdx: number[];
   /** High 32 bits of the key hash of row i. */
   keyHi: (i: number) => number;
@@ -61,7 +63,9 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
   const scanCols = [...new Set([...colNames, ...(opts.windowColumns ?? [])])];
   const nCols = opts.columns.length;
 
-  let cache: { schema: arrow.Schema | null; render: CellRenderer[]; idx: number[] } = { schema: null, render: [], idx: [] };
+  let cache: { schema: arrow.Schema | null; render: CellRenderer[]; write: CellWriter[]; idx: number[] } = { schema: null, render: [], write: [], idx: [] };
+  const rowBytes = new RowBytes();
+  const keyBytes = new RowBytes();
   const planOf = (batch: arrow.RecordBatch): Plan => {
     if (cache.schema !== batch.schema) {
       const idx = opts.columns.map((c) => {
@@ -69,10 +73,15 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
         if (j < 0) throw new Error(`dq: column ${c.name} missing from the scanned batch`);
         return j;
       });
-      cache = { schema: batch.schema, idx, render: opts.columns.map((c, k) => cellRenderer(batch.schema.fields[idx[k]].type, c.asFloat)) };
+      cache = {
+        schema: batch.schema, idx,
+        render: opts.columns.map((c, k) => cellRenderer(batch.schema.fields[idx[k]].type, c.asFloat)),
+        write: opts.columns.map((c, k) => cellWriter(batch.schema.fields[idx[k]].type, c.asFloat)),
+      };
     }
     const data = cache.idx.map((j) => batch.data.children[j] as arrow.Data);
     const render = cache.render;
+    const write = cache.write;
     let keyHi: (i: number) => number;
     if (keyHash === 'int32') {
       const kd = data[keyIdx[0]];
@@ -80,17 +89,16 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
       keyHi = (i) => Math.imul(low(i), KEY_MIX) >>> 0;
     } else {
       keyHi = (i) => {
-        let kt = '';
-        for (const k of keyIdx) { const v = render[k](data[k], i); kt += (v === null ? NULL_MARK : v) + FIELD_SEP; }
-        return md5Digest(kt).readUInt32BE(0);
+        keyBytes.pos = 0;
+        for (const k of keyIdx) { write[k](data[k], i, keyBytes); keyBytes.byte(0x1f); }
+        return md5Prefix(keyBytes.buf, keyBytes.pos).hi >>> 0;
       };
     }
-    return { data, render, keyIdx, keyHi, keep: opts.window?.(batch) ?? null };
+    return { data, render, write, keyIdx, keyHi, keep: opts.window?.(batch) ?? null };
   };
 
   const values = (p: Plan, i: number) => { const out = new Array<string | null>(nCols); for (let k = 0; k < nCols; k++) out[k] = p.render[k](p.data[k], i); return out; };
   const rowTextOf = (vals: (string | null)[]) => { let s = ''; for (const v of vals) s += (v === null ? NULL_MARK : v) + FIELD_SEP; return s; };
-  const rowTextAt = (p: Plan, i: number) => { let s = ''; for (let k = 0; k < nCols; k++) { const v = p.render[k](p.data[k], i); s += (v === null ? NULL_MARK : v) + FIELD_SEP; } return s; };
 
   async function* batches(cols: string[]) {
     for await (const b of opts.scan(cols)) { opts.signal?.throwIfAborted(); yield b; }
@@ -136,8 +144,10 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
           const b = prefix32(hi, bits);
           let d = buckets.get(b);
           if (!d) { d = new Digest(opts.digest === 'xor'); buckets.set(b, d); }
-          const h = md5Digest(rowTextAt(p, i));
-          d.add2(h.readInt32BE(0), h.readUInt32BE(4));
+          rowBytes.pos = 0;
+          for (let k = 0; k < nCols; k++) { p.write[k](p.data[k], i, rowBytes); rowBytes.byte(0x1f); }
+          const h = md5Prefix(rowBytes.buf, rowBytes.pos);
+          d.add2(h.hi, h.lo);
         }
       }
       const out = new Map<number, BucketDigest>();

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
 import pg from 'pg';
 import { createScratchDatabase } from '../testing/pg';
-import { cellRenderer, arrowKind } from './arrow-canonical';
+import { cellRenderer, cellWriter, arrowKind } from './arrow-canonical';
+import { md5Prefix, RowBytes } from './md5';
 import { compareAsFloat, daysFromCivil } from './canonical';
 import { pgCanonicalExpr, pgHash64, pgIdent, pgKeyHash, pgKind, pgPrefix, pgRowText } from './pg-sql';
 import { KEY_MIX } from './sql-common';
@@ -121,10 +122,15 @@ describe('Postgres canonical SQL ≡ Node canonicaliser', () => {
       });
       const data = toArrow(r.rows.map((x) => x.raw), c.lake, { zoned: c.zoned });
       const render = cellRenderer(c.lake, asFloat);
+      const write = cellWriter(c.lake, asFloat);
+      const rb = new RowBytes();
       r.rows.forEach((row, i) => {
         const node = render(data, i);
         expect(node, `value ${row.raw}`).toBe(row.canon);
         expect(hashToBigInt(hash64(rowText([node]))).toString()).toBe(row.h);
+        // the decode loop's byte path: same bytes, same hash
+        rb.pos = 0; write(data, i, rb); rb.byte(0x1f);
+        expect(hashToBigInt({ ...md5Prefix(rb.buf, rb.pos) }).toString()).toBe(row.h);
       });
     });
   }
