@@ -39,7 +39,8 @@ function Details({ r }: { r: DqRow }) {
   return (
     <div className="dq-details">
       <dl className="meta">
-        <div><dt>window</dt><dd>{r.window_start ?? '—'} → {r.window_end ?? 'last watermark'}</dd></div>
+        <div><dt>window</dt><dd>{r.window_start || r.window_end ? `${r.window_start ?? '…'} → ${r.window_end ?? 'last watermark'}` : 'whole partition'}</dd></div>
+        <div><dt>checked</dt><dd>{formatTime(r.checked_at)} ({timeAgo(r.checked_at)})</dd></div>
         {r.window_note && <div><dt>window note</dt><dd>{r.window_note}</dd></div>}
         <div><dt>lake snapshot</dt><dd className="mono small">{r.lake_snapshot_id ?? '—'}</dd></div>
         <div><dt>run</dt><dd className="mono small">{r.pipeline_run_id}</dd></div>
@@ -120,7 +121,7 @@ export function DqView() {
               <thead>
                 <tr>
                   <th>Table</th><th>Branch</th><th>Window</th><th>Status</th><th className="right">Source</th><th className="right">Lake</th><th className="right">Δ</th>
-                  <th className="right">Matched</th><th className="right">Only src</th><th className="right">Only lake</th><th className="right">Mismatch</th><th>Checked</th>
+                  <th className="right">Matched</th><th className="right">Only src</th><th className="right">Only lake</th><th className="right">Mismatch</th>
                 </tr>
               </thead>
               <tbody>
@@ -132,7 +133,7 @@ export function DqView() {
                       <tr className="clickable" onClick={() => setOpen(isOpen ? null : k)} aria-expanded={isOpen}>
                         <td className="mono strong">{r.table_name}</td>
                         <td>{r.branch_id}</td>
-                        <td className="small">{r.window_start ?? '—'} → {r.window_end ?? '…'}{r.window_note && <div className="hint" title={r.window_note}>{r.window_note}</div>}</td>
+                        <td className="small">{r.window_start || r.window_end ? `${r.window_start ?? '…'} → ${r.window_end ?? '…'}` : 'full'}{r.window_note && <div className="hint cell-note" title={r.window_note}>{r.window_note}</div>}</td>
                         <td><EngineBadge status={r.status} title={r.error_details ?? undefined} /></td>
                         <td className="num right">{count(r.oracle_row_count)}</td>
                         <td className="num right">{count(r.iceberg_row_count)}</td>
@@ -141,9 +142,8 @@ export function DqView() {
                         <td className={`num right${r.hash_only_in_oracle ? ' error-text strong' : ''}`}>{count(r.hash_only_in_oracle)}</td>
                         <td className={`num right${r.hash_only_in_iceberg ? ' error-text strong' : ''}`}>{count(r.hash_only_in_iceberg)}</td>
                         <td className={`num right${r.hash_mismatch ? ' error-text strong' : ''}`}>{count(r.hash_mismatch)}</td>
-                        <td title={formatTime(r.checked_at)}>{timeAgo(r.checked_at)}</td>
                       </tr>
-                      {isOpen && <tr className="detail-row"><td colSpan={12}><Details r={r} /></td></tr>}
+                      {isOpen && <tr className="detail-row"><td colSpan={11}><Details r={r} /></td></tr>}
                     </Fragment>
                   );
                 })}

@@ -19,8 +19,10 @@ export function LakeView() {
         <div>
           <h1>Lake</h1>
           <p className="page-sub">
-            Iceberg v2 tables in the SQL catalog{list.data ? <> · warehouse <code>{list.data.warehouse}</code></> : null}.
-            Readable by ClickHouse, pyiceberg, Spark and Trino.
+            <span>
+              Iceberg v2 tables in the SQL catalog, readable by ClickHouse, pyiceberg, Spark and Trino.
+              {list.data ? <> Warehouse <code>{list.data.warehouse}</code></> : null}
+            </span>
           </p>
         </div>
       </header>

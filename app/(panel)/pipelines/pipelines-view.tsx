@@ -21,6 +21,9 @@ interface RunLogRow extends Row {
   schema_discrepancy: unknown; error_details: string | null;
 }
 
+/** `etl-c384e754-0315-…` → `etl-c384e754…` (the full id in the cell's title). */
+const shortRun = (id: string | null) => (!id ? '—' : id.length > 14 ? `${id.slice(0, 12)}…` : id);
+
 function Drift({ value }: { value: unknown }) {
   if (value === null || value === undefined) return <span className="muted">—</span>;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
@@ -128,7 +131,7 @@ export function PipelinesView() {
                     <td className="num right">{count(r.row_count)}</td>
                     <td className="num right">{ms(r.duration_ms)}</td>
                     <td title={formatTime(r.last_success_at)}>{r.last_success_at ? timeAgo(r.last_success_at, now) : <span className="muted">never</span>}</td>
-                    <td className="mono small muted">{r.pipeline_run_id ?? '—'}</td>
+                    <td className="mono small muted" title={r.pipeline_run_id ?? undefined}>{shortRun(r.pipeline_run_id)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -153,7 +156,7 @@ export function PipelinesView() {
                 {log.map((r) => (
                   <tr key={String(r.id)}>
                     <td title={formatTime(r.started_at)}>{timeAgo(r.started_at, now)}</td>
-                    <td className="mono small">{r.pipeline_run_id}</td>
+                    <td className="mono small" title={r.pipeline_run_id}>{shortRun(r.pipeline_run_id)}</td>
                     <td className="mono">{r.table_name}</td>
                     <td>{r.branch_id}</td>
                     <td className="small">{r.mode}{r.category ? <span className="muted"> · {r.category}</span> : null}</td>

@@ -46,7 +46,7 @@ export function LakeTableView({ ident }: { ident: string }) {
                   {t.schema.map((f) => (
                     <tr key={f.id}>
                       <td className="num right muted">{f.id}</td>
-                      <td className="mono strong">{f.name}{t.identifierFields.includes(f.name) && <span className="badge badge-running" title="identifier (merge key)"> key</span>}</td>
+                      <td className="mono strong">{f.name}{t.identifierFields.includes(f.name) && <>{' '}<span className="badge badge-running" title="identifier (merge key)">key</span></>}</td>
                       <td className="mono">{f.type}</td>
                       <td>{f.required ? 'no' : 'yes'}</td>
                     </tr>
@@ -81,7 +81,7 @@ export function LakeTableView({ ident }: { ident: string }) {
                 <tbody>
                   {t.snapshots.map((s) => (
                     <tr key={s.id}>
-                      <td className="mono small">{s.id}{s.current && <span className="badge badge-succeeded"> current</span>}</td>
+                      <td className="mono small">{s.id}{s.current && <>{' '}<span className="badge badge-succeeded">current</span></>}</td>
                       <td className="num right">{s.sequenceNumber}</td>
                       <td>{formatTime(s.timestamp)}</td>
                       <td>{s.operation}</td>
@@ -96,7 +96,7 @@ export function LakeTableView({ ident }: { ident: string }) {
           </section>
           <section className="card">
             <h2>Properties</h2>
-            <dl className="meta">
+            <dl className="meta props">
               {Object.entries(t.properties).map(([k, v]) => <div key={k}><dt>{k}</dt><dd className="mono small">{v}</dd></div>)}
               <div><dt>metadata</dt><dd className="mono small">{t.metadataLocation}</dd></div>
             </dl>

@@ -60,7 +60,7 @@ export function SliceBoard({ id }: { id: string }) {
               <div className="progress-fill" style={{ width: `${b.percentComplete}%` }} />
             </div>
             <div className="board-counts">
-              {STATUS_ORDER.filter((s) => s in b.counts).map((s) => (
+              {STATUS_ORDER.filter((s) => (b.counts[s] ?? 0) > 0 || s === 'COMPLETED' || s === 'RUNNING').map((s) => (
                 <div key={s} className="board-count"><EngineBadge status={s} /><span className="num strong">{b.counts[s]}</span></div>
               ))}
             </div>
@@ -74,7 +74,7 @@ export function SliceBoard({ id }: { id: string }) {
             <section className="card card-flush">
               <div className="card-head"><h2>In flight</h2><span className="muted small">{b.inFlight.length}</span></div>
               {b.inFlight.length === 0 ? <p className="empty">Nothing running{b.verdict ? ': the run is over.' : '.'}</p> : (
-                <table className="table" data-testid="slices-inflight">
+                <div className="table-scroll"><table className="table" data-testid="slices-inflight">
                   <thead><tr><th>Slice</th><th>Target</th><th>Namespace</th><th className="right">Elapsed</th><th className="right">Rows</th><th className="right">Rows/s</th></tr></thead>
                   <tbody>
                     {b.inFlight.map((s) => (
@@ -88,27 +88,26 @@ export function SliceBoard({ id }: { id: string }) {
                       </tr>
                     ))}
                   </tbody>
-                </table>
+                </table></div>
               )}
             </section>
             <section className="card card-flush">
               <div className="card-head"><h2>Recent completions</h2></div>
               {b.recentCompletions.length === 0 ? <p className="empty">No slice has finished yet.</p> : (
-                <table className="table" data-testid="slices-completed">
-                  <thead><tr><th>Slice</th><th>Target</th><th>Status</th><th className="right">Took</th><th className="right">Rows</th><th>At</th></tr></thead>
+                <div className="table-scroll"><table className="table" data-testid="slices-completed">
+                  <thead><tr><th>Slice</th><th>Target</th><th>Status</th><th className="right">Took</th><th className="right">Rows</th></tr></thead>
                   <tbody>
                     {b.recentCompletions.map((s) => (
-                      <tr key={s.slice}>
+                      <tr key={s.slice} title={s.finishedAt ? `finished ${formatTime(s.finishedAt)}` : undefined}>
                         <td className="strong">#{s.slice}</td>
                         <td className="mono small">{s.target}</td>
                         <td><EngineBadge status={s.status} title={s.notes ?? undefined} /></td>
                         <td className="num right">{s.durationSeconds === null ? '—' : `${s.durationSeconds}s`}</td>
                         <td className="num right">{count(s.rowsWritten)}</td>
-                        <td className="small">{s.finishedAt ? clock(s.finishedAt) : '—'}</td>
                       </tr>
                     ))}
                   </tbody>
-                </table>
+                </table></div>
               )}
             </section>
           </div>
