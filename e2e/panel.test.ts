@@ -319,6 +319,19 @@ describe('a viewer', () => {
     expect(await page.getByRole('button', { name: /Cancel/ }).count()).toBe(0);
   });
 
+  it('sees the engine pages without their start or add buttons', async () => {
+    await page.goto(`${stack.baseUrl}/pipelines`);
+    await page.getByTestId('etl-control-table').waitFor();
+    expect(await page.getByRole('button', { name: 'Run ETL' }).count()).toBe(0);
+    await page.goto(`${stack.baseUrl}/data-quality`);
+    await page.getByTestId('dq-table').waitFor();
+    expect(await page.getByRole('button', { name: 'Run check' }).count()).toBe(0);
+    await page.goto(`${stack.baseUrl}/connections`);
+    await page.getByTestId('connections-table').waitFor();
+    expect(await page.getByRole('button', { name: 'Add connection' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+  });
+
   it('gets 403 when starting a job, by session and by its own token; nothing is created', async () => {
     provoked.push('status of 403 (Forbidden)');
     const before = (await page.evaluate(() => fetch('/api/v1/jobs?limit=500').then((r) => r.json()))).runs.length;
