@@ -117,7 +117,7 @@ export function DqView() {
           </div>
         ) : (
           <div className="table-scroll">
-            <table className="table" data-testid="dq-table">
+            <table className="table table-compact" data-testid="dq-table">
               <thead>
                 <tr>
                   <th>Table</th><th>Branch</th><th>Window</th><th>Status</th><th className="right">Source</th><th className="right">Lake</th><th className="right">Δ</th>

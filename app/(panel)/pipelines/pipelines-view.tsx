@@ -148,7 +148,7 @@ export function PipelinesView() {
           <p className="empty">No ETL runs recorded{table || branch ? ' for this filter' : ' yet'}.</p>
         ) : (
           <div className="table-scroll">
-            <table className="table" data-testid="etl-runs-table">
+            <table className="table table-compact" data-testid="etl-runs-table">
               <thead>
                 <tr><th>Started</th><th>Run</th><th>Table</th><th>Branch</th><th>Mode</th><th>Status</th><th className="right">Rows</th><th className="right">Duration</th><th className="right">Attempts</th><th>Write</th><th>Schema</th></tr>
               </thead>
