@@ -71,6 +71,11 @@ export interface LakeTable {
   append(batches: Batches): Promise<CommitResult>;
   /** Adopt already-written Parquet files (field ids of the table schema) without re-encoding. */
   appendDataFiles(paths: string[]): Promise<CommitResult>;
+  /**
+   * Replace the whole table, or only the rows of one partition value, by already-written
+   * Parquet files (adopted as they are, like `appendDataFiles`) in one atomic overwrite snapshot.
+   */
+  replaceDataFiles(paths: string[], opts?: { partition?: Record<string, unknown> }): Promise<CommitResult>;
   /** Replace the whole table, or only the rows of one partition value, by these rows. */
   overwrite(batches: Batches, opts?: { partition?: Record<string, unknown> }): Promise<CommitResult>;
   merge(batches: Batches, opts: MergeOptions): Promise<MergeResult>;

@@ -6,7 +6,7 @@
  */
 import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm';
-import { columnStats, emptyStats, mergeStats, type ColumnStats } from './bounds';
+import { columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
 import { FIELD_ID } from './schema';
 
 export type Codec = 'zstd' | 'snappy' | 'gzip' | 'uncompressed';
@@ -116,4 +116,71 @@ export async function* readParquetBatches(bytes: Uint8Array, what: string, opts:
       for (const b of t.batches) yield b;
     }
   } finally { pf.free(); }
+}
+
+/** hyparquet parsers that keep statistics in their raw comparable form (no Date objects, no string decoding). */
+const RAW_PARSERS = {
+  timestampFromMilliseconds: (v: bigint) => v,
+  timestampFromMicroseconds: (v: bigint) => v,
+  timestampFromNanoseconds: (v: bigint) => v,
+  dateFromDays: (v: number) => v,
+  stringFromBytes: (v: Uint8Array) => v,
+  geometryFromBytes: (v: Uint8Array) => v,
+  geographyFromBytes: (v: Uint8Array) => v,
+};
+
+/**
+ * Column statistics from a Parquet file's footer (row-group min/max/null
+ * counts), without decoding any page. Exact only where the footer is exact:
+ * a column whose statistics are missing, inexact (truncated), or whose
+ * comparable form the footer cannot give losslessly (fixed-length decimals:
+ * hyparquet turns them into floats; floats/doubles: no NaN count) is listed in
+ * `decode` for the caller to compute from the column's values. Returns null
+ * when the file's schema is not exactly `target` (names, types, field ids).
+ */
+export async function footerStats(bytes: Uint8Array, target: arrow.Schema, types: Map<number, string>): Promise<{ rows: number; stats: Map<number, ColumnStats>; decode: Set<number> } | null> {
+  const { parquetMetadata } = await import('hyparquet');
+  const pf = await pw.ParquetFile.fromFile(new Blob([bytes as Uint8Array<ArrayBuffer>]));
+  let fileSchema: arrow.Schema;
+  try { fileSchema = arrow.tableFromIPC(pf.schema().intoIPCStream()).schema; } finally { pf.free(); }
+  if (fileSchema.fields.length !== target.fields.length) return null;
+  for (let i = 0; i < target.fields.length; i++) {
+    const a = fileSchema.fields[i], b = target.fields[i];
+    if (a.name !== b.name || String(a.type) !== String(b.type) || a.metadata.get(FIELD_ID) !== b.metadata.get(FIELD_ID)) return null;
+    if (a.type.typeId === arrow.Type.Struct || a.type.typeId === arrow.Type.List || a.type.typeId === arrow.Type.Map) return null;
+  }
+  const ab = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer as ArrayBuffer : bytes.slice().buffer;
+  const md = parquetMetadata(ab, { parsers: RAW_PARSERS as never });
+  const rows = Number(md.num_rows);
+  const stats = new Map<number, ColumnStats>();
+  const decode = new Set<number>();
+  target.fields.forEach((f) => {
+    const id = Number(f.metadata.get(FIELD_ID));
+    const t = types.get(id) ?? '';
+    if (t.startsWith('decimal') || t === 'float' || t === 'double') { decode.add(id); return; }
+    let st: ColumnStats = { ...emptyStats(), valueCount: 0 };
+    for (const rg of md.row_groups) {
+      const cc = rg.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === f.name);
+      const s = cc?.meta_data?.statistics;
+      const n = Number(rg.num_rows);
+      if (!s || s.null_count === undefined) { decode.add(id); return; }
+      const nulls = Number(s.null_count);
+      const cur: ColumnStats = { valueCount: n, nullCount: nulls, nanCount: 0, min: null, max: null };
+      if (nulls < n) {
+        if (s.min_value === undefined || s.max_value === undefined || s.is_min_value_exact === false || s.is_max_value_exact === false) { decode.add(id); return; }
+        const conv = (v: unknown): Comparable | null => {
+          if (typeof v === 'boolean') return v ? 1 : 0;
+          if (v instanceof Uint8Array) return v.slice();
+          if (typeof v === 'bigint') return t === 'long' || t === 'time' || t.startsWith('timestamp') ? v : null;
+          if (typeof v === 'number') return t === 'long' || t === 'time' || t.startsWith('timestamp') ? BigInt(v) : v;
+          return null;
+        };
+        cur.min = conv(s.min_value); cur.max = conv(s.max_value);
+        if (cur.min === null || cur.max === null) { decode.add(id); return; }
+      }
+      st = mergeStats(st, cur);
+    }
+    stats.set(id, st);
+  });
+  return { rows, stats, decode };
 }

@@ -7,13 +7,13 @@ import * as arrow from 'apache-arrow';
 import type pg from 'pg';
 import type { Logger } from '../log';
 import { concatBatches, conformBatch, makeBatch, takeBatch, takeData } from './arrow-util';
-import { columnStats, fromComparable } from './bounds';
+import { columnStats, compare, emptyStats, fromComparable, mergeStats } from './bounds';
 import { swapMetadataLocation } from './catalog';
 import {
   applySchema, buildSnapshot, checkRebase, CommitConflict, metadataVersion, newSnapshotId, serialiseMetadata, withMetadataLog, type Change,
 } from './commit';
-import { partitionFieldType, partitionKey, partitionValueFromAvro, type DataFileRec, type ManifestEntry } from './manifest';
-import { codecOf, readParquetBatches, statsOf } from './parquet';
+import { partitionFieldType, partitionKey, partitionValueFromAvro, partitionValueToAvro, type DataFileRec, type ManifestEntry } from './manifest';
+import { codecOf, footerStats, readParquetBatches, statsOf } from './parquet';
 import {
   applyDeletes, currentSchema, deleteIndex, fileMayMatch, loadManifest, loadManifestList, planFiles, readDataFile, rowFilter, rowKey,
   snapshotById, specById, type PlannedFile, type TableView,
@@ -205,6 +205,19 @@ export class LakeTableImpl implements LakeTable {
   }
 
   async appendDataFiles(paths: string[]): Promise<CommitResult> {
+    const recs = await this.adoptRecords(paths);
+    if (!recs.length) return noop(this.metaLoc);
+    return this.commitChange({ operation: 'append', added: recs, removed: [], touched: null });
+  }
+
+  /**
+   * Data-file records for Parquet files adopted as they are. Statistics and the
+   * partition come from the footer's row-group statistics wherever those are
+   * exact; only the columns the footer cannot describe losslessly (decimals,
+   * floats, truncated bounds) are decoded. A file whose schema is not exactly
+   * the table's is decoded in full and conformed (the general path).
+   */
+  private async adoptRecords(paths: string[]): Promise<DataFileRec[]> {
     const schema = this.schema();
     const spec = specById(this.meta, this.meta['default-spec-id']);
     const target = arrowSchemaOf(schema);
@@ -213,6 +226,8 @@ export class LakeTableImpl implements LakeTable {
     for (const p of paths) {
       const uri = p.startsWith('file:') ? p : `file://${p}`;
       const bytes = await this.ctx.storage.read(uri);
+      const fast = await this.footerRecord(uri, bytes, schema, spec, target, types).catch(() => null);
+      if (fast) { recs.push(fast); continue; }
       const batches: arrow.RecordBatch[] = [];
       for await (const raw of readParquetBatches(bytes, uri)) {
         const ids = raw.schema.fields.map((f) => f.metadata.get(FIELD_ID));
@@ -225,8 +240,57 @@ export class LakeTableImpl implements LakeTable {
       const rows = batches.reduce((s, b) => s + b.numRows, 0);
       recs.push(dataFileRecord({ path: uri, partition, rows, size: bytes.length, stats: statsOf(target, batches, types), types, content: 0 }));
     }
-    if (!recs.length) return noop(this.metaLoc);
-    return this.commitChange({ operation: 'append', added: recs, removed: [], touched: null });
+    return recs;
+  }
+
+  async replaceDataFiles(paths: string[], opts: { partition?: Record<string, unknown> } = {}): Promise<CommitResult> {
+    const spec = specById(this.meta, this.meta['default-spec-id']);
+    const files = await this.adoptRecords(paths);
+    const planned = await planFiles(this.view(), snapshotById(this.meta, this.meta['current-snapshot-id']), { partition: opts.partition });
+    let touched: Set<string> | 'all' = 'all';
+    if (opts.partition) {
+      const want = planned.data[0]?.partKey ?? null;
+      for (const f of files) {
+        const k = `${spec['spec-id']}/${partitionKey(f.partition, spec)}`;
+        if (want && k !== want) throw new Error(`lake: replaceDataFiles of ${this.ident} partition ${JSON.stringify(opts.partition)} got a file of another partition`);
+      }
+      touched = new Set([...planned.data, ...planned.deletes].map((p) => p.partKey));
+      for (const f of files) touched.add(`${spec['spec-id']}/${partitionKey(f.partition, spec)}`);
+      if (!want) this.checkPartitionRows(files, opts.partition);
+    }
+    const removed = [...planned.data, ...planned.deletes];
+    if (!files.length && !removed.length) return noop(this.metaLoc);
+    return this.commitChange({ operation: 'overwrite', added: files, removed, touched });
+  }
+
+  /** The footer path of `adoptRecords`; null when the file needs the general path. */
+  private async footerRecord(uri: string, bytes: Uint8Array, schema: IcebergSchema, spec: ReturnType<typeof specById>, target: arrow.Schema, types: Map<number, string>): Promise<DataFileRec | null> {
+    const fs = await footerStats(bytes, target, types);
+    if (!fs) return null;
+    if (fs.decode.size) {
+      const cols = target.fields.map((f, c) => ({ id: Number(f.metadata.get(FIELD_ID)), c })).filter((x) => fs.decode.has(x.id));
+      const acc = new Map(cols.map((x) => [x.id, emptyStats()]));
+      for await (const b of readParquetBatches(bytes, uri, { fieldIds: fs.decode })) {
+        for (const x of cols) {
+          const j = b.schema.fields.findIndex((f) => Number(f.metadata.get(FIELD_ID)) === x.id);
+          if (j < 0) return null;
+          acc.set(x.id, mergeStats(acc.get(x.id)!, columnStats(b.data.children[j], types.get(x.id)!)));
+        }
+      }
+      for (const [id, st] of acc) fs.stats.set(id, st);
+    }
+    const partition: Record<string, unknown> = {};
+    for (const pf of spec.fields) {
+      const st = fs.stats.get(pf['source-id']);
+      if (!st) return null;
+      const t = partitionFieldType(schema, pf);
+      if (st.nullCount === st.valueCount) { partition[pf.name] = null; continue; }
+      if (st.nullCount > 0 || st.min === null || st.max === null || compare(st.min, st.max) !== 0) {
+        throw new Error(`lake: ${uri} holds rows of several partitions; one file must hold one partition`);
+      }
+      partition[pf.name] = partitionValueToAvro(t, st.min);
+    }
+    return dataFileRecord({ path: uri, partition, rows: fs.rows, size: bytes.length, stats: fs.stats, types, content: 0 });
   }
 
   async overwrite(batches: Batches, opts: { partition?: Record<string, unknown> } = {}): Promise<CommitResult> {
@@ -282,7 +346,10 @@ export class LakeTableImpl implements LakeTable {
     // Fast path for one integer-like key column: compare raw typed-array values, build strings only on hits.
     const kt = keyCols.length === 1 ? schema.fields[keyCols[0]].type : '';
     const big = ['long', 'timestamp', 'timestamptz', 'time'].includes(kt), small = ['int', 'date'].includes(kt);
-    const raw = big || small ? new Set<number | bigint>([...keys].filter((k) => k !== '\u0000').map((k) => (big ? BigInt(k) : Number(k)))) : null;
+    // 64-bit keys are probed as doubles built from the two 32-bit halves (no BigInt per row): exact for
+    // |v| < 2^53, and a larger value never rounds onto a safe integer, so no true match is missed
+    // (the string key below confirms every candidate).
+    const raw = big || small ? new Set<number>([...keys].filter((k) => k !== '\u0000').map((k) => Number(k))) : null;
     for (const pf of candidates) {
       const pos = await idx.positions(pf);
       const eq = await idx.equality(pf);
@@ -292,9 +359,12 @@ export class LakeTableImpl implements LakeTable {
         const cols = keyCols.map((c) => batch.data.children[c]);
         const take: number[] = [];
         const eqCols = eq.map((e) => e.ids.map((id) => batch.data.children[schema.fields.findIndex((f) => f.id === id)]));
-        const vals = raw ? (cols[0].values as unknown as ArrayLike<number | bigint>) : null;
+        const d0 = cols[0];
+        const vals = raw && small ? (d0.values as unknown as Int32Array) : null; // (arrow-js slices value buffers: no offset here)
+        const v64 = raw && big ? new Int32Array((d0.values as BigInt64Array).buffer, (d0.values as BigInt64Array).byteOffset, batch.numRows * 2) : null;
         for (let i = 0; i < batch.numRows; i++) {
           if (vals && !raw!.has(vals[i])) continue;
+          if (v64 && !raw!.has(v64[2 * i + 1] * 4294967296 + (v64[2 * i] >>> 0))) continue;
           if (pos?.has(rowBase + i)) continue;
           const k = rowKey(cols, i);
           if (!keys.has(k)) continue;
@@ -359,6 +429,11 @@ export class LakeTableImpl implements LakeTable {
     const carry = (opts.carryForward ?? []).map((k) => { const i = schema.fields.findIndex((f) => f.name === k); if (i < 0) throw new Error(`lake: carryForward column ${k} is not a column of ${this.ident}`); return i; });
     const prevCols = (opts.returnPrevious ?? []).map((k) => { const i = schema.fields.findIndex((f) => f.name === k); if (i < 0) throw new Error(`lake: returnPrevious column ${k} is not a column of ${this.ident}`); return i; });
 
+    // Within one partition an identity-partition key column is constant: match on the other key
+    // columns only (a single integer key then takes matchKeys' typed-array fast path).
+    const partSources = new Set(spec.fields.filter((f) => f.transform === 'identity').map((f) => f['source-id']));
+    const inPart = keyCols.filter((c) => !partSources.has(schema.fields[c].id));
+    const matchCols = inPart.length ? inPart : keyCols;
     // The changes only (not the table) are held in memory, grouped by partition.
     const parts = new Map<string, { partition: Record<string, unknown>; batches: arrow.RecordBatch[] }>();
     for (const b of await collect(batches, target, this.ident)) {
@@ -378,16 +453,16 @@ export class LakeTableImpl implements LakeTable {
       for (const [pk, p] of parts) {
         let input = concatBatches(target, p.batches);
         // Last row wins for keys repeated in the input.
-        const kc = keyCols.map((c) => input.data.children[c]);
+        const kc = matchCols.map((c) => input.data.children[c]);
         const last = new Map<string, number>();
         for (let i = 0; i < input.numRows; i++) last.set(rowKey(kc, i), i);
         if (last.size !== input.numRows) input = takeBatch(input, [...last.values()].sort((a, b) => a - b));
         const keys = new Set(last.keys());
-        const ranges = this.keyRanges(input, keyCols);
+        const ranges = this.keyRanges(input, matchCols);
         const candidates = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, ranges));
         const deletes = planned.deletes.filter((d) => d.partKey === pk || specById(this.meta, d.specId).fields.length === 0);
         const needOld = carry.length > 0 || prevCols.length > 0;
-        const m = await this.matchKeys(candidates, deletes, keyCols, keys, needOld, [...carry, ...prevCols]);
+        const m = await this.matchKeys(candidates, deletes, matchCols, keys, needOld, [...carry, ...prevCols, ...(prevCols.length ? keyCols : [])]);
         for (const [path, h] of m.hits) allHits.set(path, h);
         updated += m.matched.size; inserted += keys.size - m.matched.size;
         if (needOld && m.oldRows.length) {
@@ -400,7 +475,7 @@ export class LakeTableImpl implements LakeTable {
           }
           if (carry.length) {
             // Output column = input value, or the table's value for updated rows: one take over [input ++ old].
-            const ic = keyCols.map((c) => input.data.children[c]);
+            const ic = matchCols.map((c) => input.data.children[c]);
             const idx = new Int32Array(input.numRows);
             for (let i = 0; i < input.numRows; i++) { const o = oldAt.get(rowKey(ic, i)); idx[i] = o === undefined ? i : input.numRows + o; }
             const children = input.data.children.map((d, c) => {
