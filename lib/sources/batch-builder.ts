@@ -13,7 +13,11 @@ const enc = new TextEncoder();
 export class ColumnBuilder {
   readonly type: ColumnType;
   readonly arrowType: arrow.DataType;
-  readonly capacity: number;
+  /** Rows the current buffers hold (grows by doubling up to `maxCapacity`). */
+  capacity: number;
+  readonly maxCapacity: number;
+  /** Buffers handed to Arrow by `finish`: fresh ones are allocated on the next `prepare`. */
+  private stale = true;
   validity!: Uint8Array;
   nulls = 0;
   i32!: Int32Array;
@@ -26,14 +30,47 @@ export class ColumnBuilder {
   bytes!: Uint8Array;
   byteLen = 0;
 
+  /**
+   * `capacity` is the most rows one batch holds; buffers start small (so a
+   * read of a few rows allocates little) and double as rows arrive — callers
+   * call `prepare(row)` before writing row `row`.
+   */
   constructor(type: ColumnType, capacity: number) {
     this.type = type;
     this.arrowType = toArrowType(type);
-    this.capacity = capacity;
-    this.reset();
+    this.maxCapacity = Math.max(1, capacity);
+    this.capacity = Math.min(this.maxCapacity, 4096);
   }
 
+  /** Make room for row `row` (allocating after a `finish`, doubling when full). */
+  prepare(row: number): void {
+    if (this.stale) { this.reset(); return; }
+    if (row < this.capacity) return;
+    this.grow(Math.min(this.maxCapacity, Math.max(row + 1, this.capacity * 2)));
+  }
+
+  private grow(n: number): void {
+    const copy = <T extends { length: number; set(a: ArrayLike<number | bigint>): void }>(old: T, make: (k: number) => T, k: number): T => { const x = make(k); x.set(old as never); return x; };
+    const v = new Uint8Array((n + 7) >> 3).fill(0xff);
+    v.set(this.validity);
+    this.validity = v;
+    switch (this.type.kind) {
+      case 'int': case 'date': this.i32 = copy(this.i32, (k) => new Int32Array(k), n); break;
+      case 'long': case 'timestamp': case 'timestamptz': this.i64 = copy(this.i64, (k) => new BigInt64Array(k), n); break;
+      case 'float': this.f32 = copy(this.f32, (k) => new Float32Array(k), n); break;
+      case 'double': this.f64 = copy(this.f64, (k) => new Float64Array(k), n); break;
+      case 'decimal': this.words = copy(this.words, (k) => new Uint32Array(k), n * 4); break;
+      case 'boolean': this.bits = copy(this.bits, (k) => new Uint8Array(k), (n + 7) >> 3); break;
+      case 'string': case 'binary': this.offsets = copy(this.offsets, (k) => new Int32Array(k), n + 1); break;
+    }
+    this.capacity = n;
+  }
+
+  /** Drop the current rows; buffers are allocated again on the next `prepare`. */
+  discard(): void { this.stale = true; this.nulls = 0; }
+
   reset(): void {
+    this.stale = false;
     const n = this.capacity;
     this.validity = new Uint8Array((n + 7) >> 3).fill(0xff);
     this.nulls = 0;
@@ -123,6 +160,7 @@ export class ColumnBuilder {
   }
 
   finish(length: number): arrow.Data {
+    if (this.stale) this.reset();
     const nullBitmap = this.nulls > 0 ? this.validity.subarray(0, (length + 7) >> 3) : undefined;
     const base = { type: this.arrowType, length, nullCount: this.nulls, nullBitmap } as const;
     let d: arrow.Data;
@@ -137,7 +175,8 @@ export class ColumnBuilder {
         d = arrow.makeData({ ...base, valueOffsets: this.offsets.subarray(0, length + 1), data: this.bytes.subarray(0, this.byteLen) } as never);
         break;
     }
-    this.reset();
+    this.stale = true;
+    this.nulls = 0;
     return d;
   }
 }
@@ -148,11 +187,45 @@ export function assembleBatch(schema: arrow.Schema, columns: arrow.Data[], lengt
   return new arrow.RecordBatch(schema, struct);
 }
 
-/** A column holding one value (or null) on every row. */
+/** A column holding one value (or null) on every row: the value is converted once and replicated. */
 export function constantColumn(type: ColumnType, value: unknown, length: number): arrow.Data {
-  const b = new ColumnBuilder(type, length);
-  for (let i = 0; i < length; i++) b.set(i, value);
-  return b.finish(length);
+  const b = new ColumnBuilder(type, Math.max(1, length));
+  b.prepare(0);
+  if (length === 0 || value === null || value === undefined) {
+    if (length > 0) { b.prepare(length - 1); for (let i = 0; i < length; i++) b.setNull(i); }
+    return b.finish(length);
+  }
+  b.set(0, value);
+  const one = b.finish(1);
+  const arrowType = one.type;
+  switch (type.kind) {
+    case 'boolean': {
+      const bits = new Uint8Array((length + 7) >> 3).fill((one.values as Uint8Array)[0] & 1 ? 0xff : 0);
+      return arrow.makeData({ type: arrowType, length, nullCount: 0, data: bits } as never);
+    }
+    case 'string': case 'binary': {
+      const v = (one.values as Uint8Array).subarray(0, (one.valueOffsets as Int32Array)[1]);
+      const w = v.length;
+      const bytes = new Uint8Array(w * length);
+      if (w > 0) { bytes.set(v, 0); for (let filled = w; filled < bytes.length; filled *= 2) bytes.copyWithin(filled, 0, Math.min(filled, bytes.length - filled)); }
+      const offsets = new Int32Array(length + 1);
+      for (let i = 1; i <= length; i++) offsets[i] = i * w;
+      return arrow.makeData({ type: arrowType, length, nullCount: 0, valueOffsets: offsets, data: bytes } as never);
+    }
+    case 'decimal': {
+      const src = one.values as Uint32Array;
+      const words = new Uint32Array(length * 4);
+      words.set(src.subarray(0, 4), 0);
+      for (let filled = 4; filled < words.length; filled *= 2) words.copyWithin(filled, 0, Math.min(filled, words.length - filled));
+      return arrow.makeData({ type: arrowType, length, nullCount: 0, data: words } as never);
+    }
+    default: {
+      const src = one.values as Int32Array | BigInt64Array | Float32Array | Float64Array;
+      const data = new (src.constructor as { new (n: number): typeof src })(length);
+      (data as unknown as { fill(v: unknown): void }).fill(src[0]);
+      return arrow.makeData({ type: arrowType, length, nullCount: 0, data } as never);
+    }
+  }
 }
 
 /** Canonical watermark text of a tracked value. */

@@ -78,6 +78,8 @@ export class CopyDecoder {
       if (!complete) break;
       p = off + 2;
       const row = this.row;
+      const builders = this.builders;
+      if (row === 0 || row >= builders[0].capacity) for (let j = 0; j < n; j++) builders[j].prepare(row);
       for (let j = 0; j < n; j++) {
         const len = buf.readInt32BE(p);
         p += 4;
@@ -138,7 +140,7 @@ export class CopyDecoder {
     for (let j = 0; j < this.cols.length; j++) {
       const c = this.cols[j];
       if (c.targetIndex >= 0) children[c.targetIndex] = this.builders[j].finish(len);
-      else this.builders[j].reset();
+      else this.builders[j].discard();
     }
     this.target.fields.forEach((f, i) => {
       if (children[i]) return;

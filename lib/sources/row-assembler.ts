@@ -26,7 +26,7 @@ export class RowAssembler {
     const r = this.row;
     for (let i = 0; i < this.builders.length; i++) {
       const b = this.builders[i];
-      if (b) b.set(r, values[this.map[i]]);
+      if (b) { b.prepare(r); b.set(r, values[this.map[i]]); }
     }
     for (const t of this.trackIdx) {
       const v = values[t.col];

@@ -1,0 +1,52 @@
+import { describe, expect, test } from 'vitest';
+import * as arrow from 'apache-arrow';
+import { ColumnBuilder, constantColumn } from './batch-builder';
+import type { ColumnType } from './types';
+
+const vec = (d: arrow.Data) => arrow.makeVector(d);
+
+describe('constantColumn', () => {
+  test.each<[ColumnType, unknown, (v: unknown) => unknown]>([
+    [{ kind: 'string' }, 'b7', (v) => v],
+    [{ kind: 'string' }, '', (v) => v],
+    [{ kind: 'long' }, 12345678901234n, (v) => v],
+    [{ kind: 'int' }, 42, (v) => v],
+    [{ kind: 'timestamp' }, 1_700_000_000_000_000n, (v) => v],
+    [{ kind: 'double' }, 2.5, (v) => v],
+    [{ kind: 'boolean' }, true, (v) => v],
+    [{ kind: 'boolean' }, false, (v) => v],
+    [{ kind: 'decimal', precision: 18, scale: 2 }, '-12.34', (v) => String(v)],
+  ])('%o = %o on every row, same as the row-by-row builder', (type, value, norm) => {
+    for (const n of [0, 1, 7, 5000]) {
+      const d = constantColumn(type, value, n);
+      expect(d.length).toBe(n);
+      expect(d.nullCount).toBe(0);
+      const ref = new ColumnBuilder(type, Math.max(1, n));
+      for (let i = 0; i < n; i++) { ref.prepare(i); ref.set(i, value); }
+      const want = vec(ref.finish(n)).toArray();
+      const got = vec(d).toArray();
+      expect([...got].map(norm)).toEqual([...want].map(norm));
+    }
+  });
+
+  test('null constant', () => {
+    const d = constantColumn({ kind: 'string' }, null, 10);
+    expect(d.nullCount).toBe(10);
+    expect([...vec(d)]).toEqual(new Array(10).fill(null));
+  });
+});
+
+describe('ColumnBuilder', () => {
+  test('grows past its first allocation and starts afresh after finish', () => {
+    const b = new ColumnBuilder({ kind: 'long' }, 20_000);
+    for (let i = 0; i < 20_000; i++) { b.prepare(i); if (i % 1000 === 0) b.setNull(i); else b.set(i, BigInt(i)); }
+    const d = b.finish(20_000);
+    const v = vec(d);
+    expect(v.get(0)).toBeNull();
+    expect(v.get(19_999)).toBe(19_999n);
+    expect(d.nullCount).toBe(20);
+    for (let i = 0; i < 3; i++) { b.prepare(i); b.set(i, BigInt(-i)); }
+    expect([...vec(b.finish(3))]).toEqual([0n, -1n, -2n]);
+    expect(v.get(1)).toBe(1n); // the first batch's buffers are not reused
+  });
+});
