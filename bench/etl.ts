@@ -7,7 +7,7 @@
  *  3. 1% of rows updated at every source, INCREMENTAL (merge) end to end.
  * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time and peak RSS.
  *
- *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy]
+ *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy] [--verbose]
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -20,7 +20,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { ensureEmbeddedPostgres, ensureDatabase } from '../lib/db/embedded-postgres';
 import { migrate } from '../lib/db/migrate';
 import { createPool } from '../lib/db/pool';
-import { silentLogger } from '../lib/log';
+import { createLogger, silentLogger, type Logger } from '../lib/log';
 import { openLake } from '../lib/lake';
 import { createPostgresSource } from '../lib/sources';
 import { lakeTarget } from '../lib/etl/lake-target';
@@ -33,6 +33,11 @@ const ROWS = Number(arg('rows', '500000'));
 const BRANCHES = Number(arg('branches', '7'));
 const ENCODERS = Number(arg('encoder-threads', '1'));
 const COMPRESSION = arg('compression', 'snappy') as 'snappy';
+const T0 = Date.now();
+/** --verbose: the runner's log lines with elapsed seconds (where the time goes). */
+const logger: Logger = process.argv.includes('--verbose')
+  ? createLogger((r) => { const f = { ...r.fields }; delete f.sql; delete f.binds; console.log(`${((r.ts.getTime() - T0) / 1000).toFixed(2)}s ${r.level} ${r.message} ${JSON.stringify(f)}`); }, { level: 'debug' })
+  : silentLogger;
 
 let peakRss = 0;
 const sampler = setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 50);
@@ -66,6 +71,23 @@ async function rawCopy(url: string, table: string): Promise<number> {
   await pipeline(c.query(copyTo(`COPY (SELECT * FROM bench.${table}) TO STDOUT (FORMAT binary)`)), new Writable({ write(chunk, _e, cb) { bytes += chunk.length; cb(); } }));
   await c.end();
   return bytes;
+}
+
+/** --profile-incremental: a main-thread CPU profile of the INCREMENTAL run only, written to the cwd. */
+async function startProfile(): Promise<() => Promise<string>> {
+  const inspector = await import('node:inspector/promises');
+  const session = new inspector.Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  return async () => {
+    const { profile } = await session.post('Profiler.stop');
+    const file = path.resolve(`bench-etl-incremental-${Date.now()}.cpuprofile`);
+    await fs.writeFile(file, JSON.stringify(profile));
+    session.disconnect();
+    return file;
+  };
 }
 
 async function main() {
@@ -102,7 +124,7 @@ async function main() {
     const settings = { ...DEFAULT_SETTINGS, retries: 0, encoderThreads: ENCODERS, compression: COMPRESSION, maxTableWorkers: 2, snapshotMaintenance: false };
 
     t = Date.now();
-    const init = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables, settings: { ...settings, mode: 'INITIAL' }, logger: silentLogger, stagingRoot: path.join(dir, 'staging') });
+    const init = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables, settings: { ...settings, mode: 'INITIAL' }, logger, stagingRoot: path.join(dir, 'staging') });
     const initSec = (Date.now() - t) / 1000;
     const initRows = init.units.reduce((a, u) => a + u.rows, 0);
     if (!init.ok) throw new Error(`INITIAL failed: ${JSON.stringify(init.units.filter((u) => u.status !== 'SUCCESS'))}`);
@@ -118,9 +140,11 @@ async function main() {
       }
       await c.end();
     }));
+    const prof = process.argv.includes('--profile-incremental') ? await startProfile() : null;
     t = Date.now();
-    const inc = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables, settings: { ...settings, mode: 'INCREMENTAL' }, logger: silentLogger, stagingRoot: path.join(dir, 'staging') });
+    const inc = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables, settings: { ...settings, mode: 'INCREMENTAL' }, logger, stagingRoot: path.join(dir, 'staging') });
     const incSec = (Date.now() - t) / 1000;
+    if (prof) console.log(`INCREMENTAL CPU profile (main thread): ${await prof()}`);
     if (!inc.ok) throw new Error(`INCREMENTAL failed: ${JSON.stringify(inc.units.filter((u) => u.status !== 'SUCCESS'))}`);
     const incRows = inc.units.reduce((a, u) => a + u.rows, 0);
     console.log(`INCREMENTAL (1%) end to end: ${incRows} rows in ${incSec.toFixed(2)}s = ${(incSec / initSec * 100).toFixed(1)}% of the INITIAL's time`);

@@ -14,13 +14,23 @@ export interface EncodeOptions {
   dictionary?: boolean;
 }
 
+/** Files of at most this many rows are encoded on the calling thread (cheaper than a round trip to a worker). */
+const INLINE_MAX_ROWS = 20_000;
+
 export class ParquetEncoderPool {
   private workers: { w: Worker; busy: number }[] = [];
   private pending = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
   private nextId = 1;
 
-  constructor(size = 1, private readonly opts: EncodeOptions = {}) {
-    for (let i = 0; i < Math.max(1, size); i++) {
+  /**
+   * Workers start on the first large file: a run that stages only small files
+   * (a typical INCREMENTAL) never pays a worker's start-up and wasm compile.
+   */
+  constructor(private readonly size = 1, private readonly opts: EncodeOptions = {}) {}
+
+  private start(): void {
+    if (this.workers.length) return;
+    for (let i = 0; i < Math.max(1, this.size); i++) {
       const w = new Worker(new URL('./parquet-worker.mjs', import.meta.url));
       w.unref();
       w.on('message', (m: { id: number; ok: boolean; bytes?: number; error?: string }) => {
@@ -37,8 +47,11 @@ export class ParquetEncoderPool {
     }
   }
 
-  /** Encode batches into a Parquet file at `path`; resolves with the file size. */
+  /** Encode batches into a Parquet file at `path`; resolves with the file size. Small files are encoded inline. */
   write(path: string, batches: arrow.RecordBatch[]): Promise<number> {
+    const rows = batches.reduce((a, b) => a + b.numRows, 0);
+    if (rows <= INLINE_MAX_ROWS) return this.writeInline(path, batches);
+    this.start();
     const ipc = arrow.tableToIPC(new arrow.Table(batches), 'stream');
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     slot.busy++;
@@ -48,6 +61,24 @@ export class ParquetEncoderPool {
       const buf = ipc.buffer.byteLength === ipc.byteLength ? ipc.buffer : ipc.slice().buffer;
       slot.w.postMessage({ id, path, ipc: buf, compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary }, [buf as ArrayBuffer]);
     });
+  }
+
+  private async writeInline(path: string, batches: arrow.RecordBatch[]): Promise<number> {
+    const pw = await import('parquet-wasm/node');
+    const codecs = { snappy: pw.Compression.SNAPPY, zstd: pw.Compression.ZSTD, uncompressed: pw.Compression.UNCOMPRESSED, lz4: pw.Compression.LZ4_RAW };
+    const props = new pw.WriterPropertiesBuilder()
+      .setCompression(codecs[this.opts.compression ?? 'snappy'] ?? pw.Compression.SNAPPY)
+      .setDictionaryEnabled(this.opts.dictionary !== false)
+      .setMaxRowGroupSize(1_048_576)
+      .build();
+    let bytes: Uint8Array;
+    try {
+      bytes = pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(batches), 'stream')), props);
+    } catch (e) {
+      throw new Error(`etl: parquet encoding failed: ${(e as Error).message}`, { cause: e });
+    }
+    await fs.writeFile(path, bytes);
+    return bytes.length;
   }
 
   get inFlight(): number { return this.pending.size; }
