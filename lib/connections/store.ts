@@ -110,3 +110,61 @@ export async function getBranches(ctx: ConnectionsContext): Promise<BranchConfig
     secrets: row.secrets_enc ? open<Record<string, string>>(keyOf(ctx.keys), row.secrets_enc) : {},
   }));
 }
+
+export const ConnectionPatchSchema = z.strictObject({
+  isBranch: z.boolean().optional(),
+  branchKey: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').nullish(),
+  /** Shallow-merged into the stored params; a null value removes that key. */
+  params: z.record(z.string(), z.unknown()).optional(),
+  /** Merged into the stored secrets; a null value removes that secret. Secrets not named are kept. */
+  secrets: z.record(z.string(), z.string().nullable()).optional(),
+});
+export type ConnectionPatch = z.input<typeof ConnectionPatchSchema>;
+
+/**
+ * Change a connection in place, keeping every stored secret the patch does not
+ * name (so a form can edit a host without re-typing the password). Name and
+ * kind are fixed; the merged result is validated like a new connection.
+ */
+export async function updateConnection(ctx: ConnectionsContext, name: string, patch: ConnectionPatch): Promise<ConnectionView | null> {
+  const p = ConnectionPatchSchema.safeParse(patch);
+  if (!p.success) {
+    const i = p.error.issues[0];
+    throw new AppError('validation', `connections: ${i.path.join('.') || 'patch'}: ${i.message}`, { field: i.path.join('.') });
+  }
+  const client = await ctx.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const cur = await client.query('SELECT * FROM connections WHERE name = $1 FOR UPDATE', [name]);
+    if (!cur.rowCount) { await client.query('ROLLBACK'); return null; }
+    const row = cur.rows[0];
+    const drop = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
+    const params = drop({ ...row.params, ...(p.data.params ?? {}) });
+    const oldSecrets = row.secrets_enc ? open<Record<string, string>>(keyOf(ctx.keys), row.secrets_enc) : {};
+    const secrets = drop({ ...oldSecrets, ...(p.data.secrets ?? {}) }) as Record<string, string>;
+    const merged = ConnectionInputSchema.safeParse({
+      name: row.name, kind: row.kind,
+      isBranch: p.data.isBranch ?? row.is_branch,
+      branchKey: p.data.branchKey !== undefined ? p.data.branchKey : row.branch_key,
+      params, secrets,
+    });
+    if (!merged.success) {
+      const i = merged.error.issues[0];
+      throw new AppError('validation', `connections: ${i.path.join('.') || 'connection'}: ${i.message}`, { field: i.path.join('.') });
+    }
+    const c = merged.data;
+    const sealed = Object.keys(c.secrets).length ? seal(keyOf(ctx.keys), c.secrets) : null;
+    const res = await client.query(
+      `UPDATE connections SET is_branch = $2, branch_key = $3, params = $4, secrets_enc = $5, updated_at = now() WHERE name = $1 RETURNING *`,
+      [name, c.isBranch, c.branchKey ?? null, JSON.stringify(c.params), sealed]);
+    await client.query('COMMIT');
+    return view(res.rows[0], Object.keys(c.secrets).sort());
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    const pe = e as { code?: string };
+    if (pe.code === '23505') throw new AppError('conflict', 'connections: a connection with this branch key already exists', { field: 'branchKey', cause: e });
+    throw e;
+  } finally {
+    client.release();
+  }
+}

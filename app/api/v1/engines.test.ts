@@ -149,6 +149,28 @@ describe('connections', () => {
     expect((await call(connection.GET, 'GET', '/api/v1/connections/nope', { token: tok.viewer, params: { id: 'nope' } })).status).toBe(404);
   });
 
+  it('admins patch params and secrets; unnamed secrets are kept; bad patches change nothing', async () => {
+    const keys = { pool: db.pool, keys: { secret: SECRET, dataDir } };
+    expect((await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.operator, params: { id }, body: { params: { port: 6543 } } })).status).toBe(403);
+    const bad = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.admin, params: { id }, body: { params: { host: null } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe('params.host');
+    const badType = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.admin, params: { id }, body: { params: { port: 'x' } } });
+    expect(badType.body.error.field).toBe('params.port');
+    const unknown = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.admin, params: { id }, body: { kind: 'oracle' } });
+    expect(unknown.status).toBe(400);
+    expect((await getBranches(keys))[0]).toMatchObject({ params: branch.params, secrets: { password: 'hunter2-very-secret' } });
+
+    const ok = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.admin, params: { id }, body: { params: { port: 6543 }, secrets: { sslkey: 'k-123' } } });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toMatchObject({ params: { ...branch.params, port: 6543 }, secretKeys: ['password', 'sslkey'] });
+    expect(ok.text).not.toMatch(/hunter2|k-123/);
+    expect((await getBranches(keys))[0].secrets).toEqual({ password: 'hunter2-very-secret', sslkey: 'k-123' });
+    const removed = await call(connection.PATCH, 'PATCH', `/api/v1/connections/branch_a`, { token: tok.admin, params: { id: 'branch_a' }, body: { secrets: { sslkey: null } } });
+    expect(removed.body.secretKeys).toEqual(['password']);
+    expect((await call(connection.PATCH, 'PATCH', '/api/v1/connections/nope', { token: tok.admin, params: { id: 'nope' }, body: {} })).status).toBe(404);
+  });
+
   it('only admins delete', async () => {
     expect((await call(connection.DELETE, 'DELETE', `/api/v1/connections/${id}`, { token: tok.operator, params: { id } })).status).toBe(403);
     const del = await call(connection.DELETE, 'DELETE', `/api/v1/connections/${id}`, { token: tok.admin, params: { id } });
