@@ -12,7 +12,7 @@ export const ROOT = path.resolve(import.meta.dirname, '..');
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-export interface Stack { baseUrl: string; dataDir: string; output(): string; stop(): Promise<void> }
+export interface Stack { baseUrl: string; dataDir: string; pid: number; output(): string; stop(): Promise<void> }
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -29,7 +29,13 @@ async function freePort(): Promise<number> {
  * Start `node bin/tributary.mjs serve` and wait until the panel answers.
  * @param opts.timeoutMs how long to wait, build included (Default: 15 minutes)
  */
-export async function startStack(opts: { admin: { name: string; password: string }; timeoutMs?: number }): Promise<Stack> {
+export async function startStack(opts: {
+  admin: { name: string; password: string }; timeoutMs?: number;
+  /** Use this data folder and keep it on stop (Default: a temporary folder, removed on stop). */
+  dataDir?: string;
+  /** Signal sent by stop(). (Default: SIGTERM) */
+  stopSignal?: NodeJS.Signals;
+}): Promise<Stack> {
   // Build first (serve would too), retrying while another `next build` of this
   // tree holds Next's build lock — engineers and test files share one .next.
   for (let attempt = 1; ; attempt++) {
@@ -38,7 +44,7 @@ export async function startStack(opts: { admin: { name: string; password: string
       await new Promise((r) => setTimeout(r, 20_000));
     }
   }
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-e2e-'));
+  const dataDir = opts.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-e2e-'));
   const port = await freePort();
   const env: Record<string, string | undefined> = {};
   // A clean environment: nothing from the test runner (NODE_ENV=test, a DATABASE_URL) leaks into the server.
@@ -64,12 +70,12 @@ export async function startStack(opts: { admin: { name: string; password: string
 
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
+      child.kill(opts.stopSignal ?? 'SIGTERM');
       const t = setTimeout(() => child.kill('SIGKILL'), 60_000);
       await exited;
       clearTimeout(t);
     }
-    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + (opts.timeoutMs ?? 15 * 60_000);
@@ -88,5 +94,5 @@ export async function startStack(opts: { admin: { name: string; password: string
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  return { baseUrl, dataDir, output: () => out, stop };
+  return { baseUrl, dataDir, pid: child.pid!, output: () => out, stop };
 }
