@@ -62,7 +62,11 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       const sets = q.binds.map((_, i) => `set_config('tributary.b${i + 1}', $${i + 1}, false)`).join(', ');
       await c.query(`SELECT ${sets}`, q.binds.map((b) => String(b.value)));
     }
-    return q.sql.replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
+    // An uncorrelated scalar subquery is an InitPlan: the setting is read and cast once per query,
+    // not once per row (current_setting() is only STABLE, so a bare call is evaluated per row).
+    return q.sql
+      .replace(/\$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (_, n, t) => `(SELECT current_setting('tributary.b${n}')::${t})`)
+      .replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
   }
 
   return {
