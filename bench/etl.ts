@@ -7,7 +7,7 @@
  *  3. 1% of rows updated at every source, INCREMENTAL (merge) end to end.
  * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time and peak RSS.
  *
- *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy] [--verbose]
+ *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy] [--rows-per-file N] [--verbose]
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -32,6 +32,7 @@ const arg = (name: string, def: string) => { const i = process.argv.indexOf(`--$
 const ROWS = Number(arg('rows', '500000'));
 const BRANCHES = Number(arg('branches', '7'));
 const ENCODERS = Number(arg('encoder-threads', '1'));
+const ROWS_PER_FILE = Number(arg('rows-per-file', String(DEFAULT_SETTINGS.stagingRowsPerFile)));
 const COMPRESSION = arg('compression', 'snappy') as 'snappy';
 const T0 = Date.now();
 /** --verbose: the runner's log lines with elapsed seconds (where the time goes). */
@@ -121,7 +122,7 @@ async function main() {
     const lake = openLake({ pool, warehouse: `file://${warehouse}` });
     const branches = branchUrls.map((u, b) => ({ key: `b${b}`, source: createPostgresSource({ branch: `b${b}`, connectionString: u, poolSize: 2 }) }));
     const tables = parseTablesConfig(TABLES);
-    const settings = { ...DEFAULT_SETTINGS, retries: 0, encoderThreads: ENCODERS, compression: COMPRESSION, maxTableWorkers: 2, snapshotMaintenance: false };
+    const settings = { ...DEFAULT_SETTINGS, retries: 0, encoderThreads: ENCODERS, compression: COMPRESSION, maxTableWorkers: 2, snapshotMaintenance: false, stagingRowsPerFile: ROWS_PER_FILE };
 
     t = Date.now();
     const init = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables, settings: { ...settings, mode: 'INITIAL' }, logger, stagingRoot: path.join(dir, 'staging') });
