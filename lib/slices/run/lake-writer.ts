@@ -1,42 +1,51 @@
 import * as arrow from 'apache-arrow';
 import type pg from 'pg';
 import { openLake, type LakeTable } from '../../lake';
+import { ColumnBuilder, assembleBatch, fromArrowType, pgColumnType, toArrowType } from '../../sources';
 import type { LakeSliceWriter } from './native-executor';
 import type { RunSettings } from './settings';
 
-// Postgres type OIDs → Arrow. numeric goes to Utf8 (exact text; no silent rounding).
-const OID: Record<number, () => arrow.DataType> = {
-  16: () => new arrow.Bool(), 20: () => new arrow.Int64(), 21: () => new arrow.Int32(), 23: () => new arrow.Int32(),
-  700: () => new arrow.Float32(), 701: () => new arrow.Float64(), 1082: () => new arrow.DateDay(),
-  1114: () => new arrow.TimestampMicrosecond(), 1184: () => new arrow.TimestampMicrosecond('UTC'),
-};
-
-/** Arrow schema of a slice query's result (keys are required: Iceberg identifier fields). */
-export function arrowSchemaOf(fields: { name: string; dataTypeID: number }[], keys: string[]): arrow.Schema {
-  return new arrow.Schema(fields.map((f) => new arrow.Field(f.name, (OID[f.dataTypeID] ?? (() => new arrow.Utf8()))(), !keys.includes(f.name))));
+/**
+ * Arrow schema of a slice query's result, by the same Postgres → Iceberg type
+ * mapping the ETL uses (numeric(p,s) → decimal(p,s), timestamptz → timestamptz…).
+ * Unconstrained numeric stays exact text: there is no precision to declare and
+ * rounding it would silently change values. Keys are required (identifier fields).
+ */
+export function arrowSchemaOf(fields: { name: string; dataTypeID: number; dataTypeModifier?: number }[], keys: string[]): arrow.Schema {
+  return new arrow.Schema(fields.map((f) => {
+    const unconstrainedNumeric = f.dataTypeID === 1700 && (f.dataTypeModifier ?? -1) < 4;
+    const t = unconstrainedNumeric ? ({ kind: 'string' } as const) : pgColumnType(f.dataTypeID, f.dataTypeModifier ?? -1).type;
+    return new arrow.Field(f.name, toArrowType(t), !keys.includes(f.name));
+  }));
 }
 
-/** Text values (as COPY/cursor return them with text parsers) → JS values for the Arrow type. */
-function convert(v: string | null, t: arrow.DataType): unknown {
+/** Postgres text output of one value, ready for ColumnBuilder.set (bytea arrives as `\x…` hex). */
+function fromPgText(v: string | null, kind: string): unknown {
   if (v === null) return null;
-  switch (t.typeId) {
-    case arrow.Type.Bool: return v === 't' || v === 'true';
-    case arrow.Type.Int: return (t as arrow.Int).bitWidth === 64 ? BigInt(v) : Number(v);
-    case arrow.Type.Float: return Number(v);
-    case arrow.Type.Date: return new Date(v + 'T00:00:00Z');
-    case arrow.Type.Timestamp: {
-      // Postgres text: `2024-01-01 00:00:01+00` or without zone; milliseconds kept.
-      const iso = v.replace(' ', 'T');
-      return Date.parse((t as arrow.Timestamp).timezone ? iso.replace(/([+-]\d\d)$/, '$1:00') : iso + 'Z');
-    }
-    default: return v;
-  }
+  if (kind === 'binary' && v.startsWith('\\x')) return Buffer.from(v.slice(2), 'hex');
+  return v;
 }
 
+/**
+ * Rows as Postgres text → one Arrow batch of the target table's schema (an
+ * existing lake table's types win: decimals, timestamps… are converted, not
+ * written as strings).
+ */
 export function toRecordBatch(schema: arrow.Schema, rows: Record<string, string | null>[]): arrow.RecordBatch {
-  const children = schema.fields.map((f) => arrow.vectorFromArray(rows.map((r) => convert(r[f.name] ?? null, f.type)), f.type).data[0]);
-  const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
-  return new arrow.RecordBatch(schema, struct);
+  const columns = schema.fields.map((f) => {
+    const type = fromArrowType(f.type);
+    const b = new ColumnBuilder(type, Math.max(1, rows.length));
+    for (let i = 0; i < rows.length; i++) {
+      b.prepare(i);
+      try {
+        b.set(i, fromPgText(rows[i][f.name] ?? null, type.kind));
+      } catch (e) {
+        throw new Error(`slices: column ${f.name}: cannot store ${JSON.stringify(rows[i][f.name])} as ${f.type}: ${(e as Error).message}`, { cause: e });
+      }
+    }
+    return b.finish(rows.length);
+  });
+  return assembleBatch(schema, columns, rows.length);
 }
 
 const textTypes = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
@@ -55,7 +64,7 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
   const lake = openLake({ pool, warehouse });
   const tables = new Map<string, Promise<LakeTable>>();
   const locks = new Map<string, Promise<unknown>>();
-  const tableFor = (ident: string, fields: { name: string; dataTypeID: number }[]) => {
+  const tableFor = (ident: string, fields: { name: string; dataTypeID: number; dataTypeModifier?: number }[]) => {
     let p = tables.get(ident);
     if (!p) {
       p = (async () => {

@@ -86,10 +86,15 @@ describe('native executor', () => {
       n += b.numRows;
       const idc = b.getChild('id')!;
       const am = b.getChild('amount')!;
-      for (let i = 0; i < b.numRows; i++) { ids.add(BigInt(idc.get(i))); amountSum += Number(am.get(i)); }
+      for (let i = 0; i < b.numRows; i++) { ids.add(BigInt(idc.get(i))); const a = am.get(i); if (a !== null) amountSum += Number(String(a)) / 100; }
     }
     expect(n).toBe(20_000);
     expect(ids.size).toBe(20_000);
+    // the query's Postgres types become the lake's: numeric(12,2) → decimal(12,2), timestamptz stays zoned
+    const types = Object.fromEntries(t.arrowSchema().fields.map((f) => [f.name, String(f.type)]));
+    expect(types).toMatchObject({ id: 'Int64', grp: 'Int32', note: 'Utf8', created_at: 'Timestamp<MICROSECOND, UTC>' });
+    const amountType = t.arrowSchema().fields.find((f) => f.name === 'amount')!.type as { precision: number; scale: number };
+    expect([amountType.precision, amountType.scale]).toEqual([12, 2]);
     const [ref] = await sql(src.url, 'select sum(amount)::float8 s from public.src where id <= 20000');
     expect(amountSum).toBeCloseTo(ref.s, 2);
     // a re-run merges over the same keys: still 20,000 rows
