@@ -16,11 +16,16 @@ export interface EncodeOptions {
 
 /** Files of at most this many rows are encoded on the calling thread (cheaper than a round trip to a worker). */
 const INLINE_MAX_ROWS = 20_000;
+/** Arrow IPC bytes queued for the encoder workers before staging writers wait. */
+const QUEUE_MAX_BYTES = 192 * 1024 * 1024;
 
 export class ParquetEncoderPool {
   private workers: { w: Worker; busy: number }[] = [];
-  private pending = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void }>();
+  private pending = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void; bytes: number }>();
   private nextId = 1;
+  /** Arrow IPC bytes handed to workers and not yet encoded. */
+  private queuedBytes = 0;
+  private waiters: (() => void)[] = [];
 
   /**
    * Workers start on the first large file: a run that stages only small files
@@ -39,10 +44,12 @@ export class ParquetEncoderPool {
         this.pending.delete(m.id);
         const slot = this.workers.find((x) => x.w === w);
         if (slot) slot.busy--;
+        this.queuedBytes -= p.bytes;
+        for (const w of this.waiters.splice(0)) w();
         if (m.ok) p.resolve(m.bytes ?? 0);
         else p.reject(new Error(`etl: parquet encoding failed: ${m.error}`));
       });
-      w.on('error', (e) => { for (const [, p] of this.pending) p.reject(e); this.pending.clear(); });
+      w.on('error', (e) => { for (const [, p] of this.pending) p.reject(e); this.pending.clear(); this.queuedBytes = 0; for (const x of this.waiters.splice(0)) x(); });
       this.workers.push({ w, busy: 0 });
     }
   }
@@ -57,7 +64,8 @@ export class ParquetEncoderPool {
     slot.busy++;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      this.pending.set(id, { resolve, reject, bytes: ipc.byteLength });
+      this.queuedBytes += ipc.byteLength;
       const buf = ipc.buffer.byteLength === ipc.byteLength ? ipc.buffer : ipc.slice().buffer;
       slot.w.postMessage({ id, path, ipc: buf, compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary }, [buf as ArrayBuffer]);
     });
@@ -79,6 +87,15 @@ export class ParquetEncoderPool {
     }
     await fs.writeFile(path, bytes);
     return bytes.length;
+  }
+
+  /**
+   * Resolves once the work queued for the workers is under `maxBytes` of Arrow
+   * IPC: every table worker's staging shares the encoders, so without this the
+   * queue (and memory) grows whenever extraction outpaces encoding.
+   */
+  async room(maxBytes = QUEUE_MAX_BYTES): Promise<void> {
+    while (this.queuedBytes > maxBytes && this.pending.size) await new Promise<void>((r) => this.waiters.push(r));
   }
 
   get inFlight(): number { return this.pending.size; }

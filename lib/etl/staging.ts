@@ -29,7 +29,7 @@ export class StagingWriter {
     if (batch.numRows === 0) return;
     this.pending.push(batch);
     this.pendingRows += batch.numRows;
-    if (this.pendingRows >= (this.opts.rowsPerFile ?? 500_000)) await this.cut();
+    if (this.pendingRows >= (this.opts.rowsPerFile ?? 262_144)) await this.cut();
   }
 
   private async cut(): Promise<void> {
@@ -38,6 +38,7 @@ export class StagingWriter {
     const rows = this.pendingRows;
     this.pending = [];
     this.pendingRows = 0;
+    await this.encoder.room();
     const file = path.join(this.dir, `part-${String(this.part++).padStart(5, '0')}.parquet`);
     const p = this.encoder.write(file, batches).then((bytes) => { this.files.push({ path: file, rows, bytes }); });
     this.inflight.push(p);
