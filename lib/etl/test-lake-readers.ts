@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { LakeTable } from '../lake';
+import { installFileFetch } from '../lake/test-helpers';
 
 /**
  * Test-only readers of lake tables by independent engines: ClickHouse
@@ -26,29 +26,6 @@ export function chdbQuery(sql: string): Record<string, unknown>[] {
 
 export async function loadChdb(): Promise<void> {
   chdbMod = (await import('chdb')) as unknown as { query(sql: string, fmt: string): string };
-}
-
-let installed = false;
-function installFileFetch(): void {
-  if (installed) return;
-  installed = true;
-  const orig = globalThis.fetch;
-  globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    if (!url.startsWith('file://')) return orig(input, init);
-    const p = decodeURIComponent(new URL(url).pathname);
-    if (!fs.existsSync(p)) return new Response('not found', { status: 404 });
-    const size = fs.statSync(p).size;
-    if (init?.method === 'HEAD') return new Response(null, { status: 200, headers: { 'content-length': String(size) } });
-    const range = new Headers(init?.headers).get('range');
-    const buf = fs.readFileSync(p);
-    if (range) {
-      const m = /bytes=(\d+)-(\d*)/.exec(range)!;
-      const start = Number(m[1]); const end = m[2] ? Number(m[2]) + 1 : size;
-      return new Response(buf.subarray(start, end), { status: 206, headers: { 'content-length': String(end - start) } });
-    }
-    return new Response(buf, { status: 200, headers: { 'content-length': String(size) } });
-  }) as typeof fetch;
 }
 
 export async function icebirdRows(t: LakeTable): Promise<Record<string, unknown>[]> {
