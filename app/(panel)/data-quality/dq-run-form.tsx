@@ -1,7 +1,8 @@
 'use client';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { FormError } from '../../_components/form-error';
-import { splitList, startJob } from '../../_components/start-job';
+import { splitList } from '../../_components/start-job';
+import { useStartJob } from '../../_components/use-start-job';
 
 /** Enqueue `dq.run` (operators): counts + row hashes per table × branch, optionally repairing. */
 export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
@@ -13,23 +14,15 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
   const [repair, setRepair] = useState(false);
   const [repairDeletes, setRepairDeletes] = useState(false);
   const [selfTest, setSelfTest] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, submitWith } = useStartJob('dq.run', onStarted);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      onStarted(await startJob('dq.run', {
-        hash, repair, repairDeletes, selfTest,
-        ...(splitList(branches) ? { branch: splitList(branches) } : {}),
-        ...(splitList(tables) ? { tables: splitList(tables) } : {}),
-        ...(since.trim() ? { since: since.trim() } : {}),
-        ...(until.trim() ? { until: until.trim() } : {}),
-      }));
-    } catch (err) { setError(err); } finally { setBusy(false); }
-  }
+  const submit = submitWith(() => ({
+    hash, repair, repairDeletes, selfTest,
+    ...(splitList(branches) ? { branch: splitList(branches) } : {}),
+    ...(splitList(tables) ? { tables: splitList(tables) } : {}),
+    ...(since.trim() ? { since: since.trim() } : {}),
+    ...(until.trim() ? { until: until.trim() } : {}),
+  }));
 
   return (
     <form className="card form" onSubmit={submit} aria-label="Run check">

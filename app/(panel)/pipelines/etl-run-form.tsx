@@ -1,7 +1,8 @@
 'use client';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { FormError } from '../../_components/form-error';
-import { splitList, startJob } from '../../_components/start-job';
+import { splitList } from '../../_components/start-job';
+import { useStartJob } from '../../_components/use-start-job';
 
 /** Enqueue `etl.run` with the CLI's main parameters (operators). */
 export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
@@ -12,22 +13,13 @@ export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): voi
   const [plan, setPlan] = useState(false);
   const [selfTest, setSelfTest] = useState(false);
   const [keepStaging, setKeepStaging] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, busy, submitWith } = useStartJob('etl.run', onStarted);
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const id = await startJob('etl.run', {
-        mode, category, plan, selfTest, keepStaging,
-        ...(splitList(branches) ? { branch: splitList(branches) } : {}),
-        ...(splitList(tables) ? { tables: splitList(tables) } : {}),
-      });
-      onStarted(id);
-    } catch (err) { setError(err); } finally { setBusy(false); }
-  }
+  const submit = submitWith(() => ({
+    mode, category, plan, selfTest, keepStaging,
+    ...(splitList(branches) ? { branch: splitList(branches) } : {}),
+    ...(splitList(tables) ? { tables: splitList(tables) } : {}),
+  }));
 
   return (
     <form className="card form" onSubmit={submit} aria-label="Run ETL">
