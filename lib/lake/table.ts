@@ -244,23 +244,8 @@ export class LakeTableImpl implements LakeTable {
   }
 
   async replaceDataFiles(paths: string[], opts: { partition?: Record<string, unknown> } = {}): Promise<CommitResult> {
-    const spec = specById(this.meta, this.meta['default-spec-id']);
     const files = await this.adoptRecords(paths);
-    const planned = await planFiles(this.view(), snapshotById(this.meta, this.meta['current-snapshot-id']), { partition: opts.partition });
-    let touched: Set<string> | 'all' = 'all';
-    if (opts.partition) {
-      const want = planned.data[0]?.partKey ?? null;
-      for (const f of files) {
-        const k = `${spec['spec-id']}/${partitionKey(f.partition, spec)}`;
-        if (want && k !== want) throw new Error(`lake: replaceDataFiles of ${this.ident} partition ${JSON.stringify(opts.partition)} got a file of another partition`);
-      }
-      touched = new Set([...planned.data, ...planned.deletes].map((p) => p.partKey));
-      for (const f of files) touched.add(`${spec['spec-id']}/${partitionKey(f.partition, spec)}`);
-      if (!want) this.checkPartitionRows(files, opts.partition);
-    }
-    const removed = [...planned.data, ...planned.deletes];
-    if (!files.length && !removed.length) return noop(this.metaLoc);
-    return this.commitChange({ operation: 'overwrite', added: files, removed, touched });
+    return this.commitOverwrite(files, opts.partition, 'replaceDataFiles', 'a file');
   }
 
   /** The footer path of `adoptRecords`; null when the file needs the general path. */
@@ -293,28 +278,37 @@ export class LakeTableImpl implements LakeTable {
     return dataFileRecord({ path: uri, partition, rows: fs.rows, size: bytes.length, stats: fs.stats, types, content: 0 });
   }
 
+  /**
+   * Commit `files` as replacing the whole table, or one partition: every
+   * current file of that partition is removed, and a file of another partition
+   * is refused (it would be silently dropped by the next overwrite of its own).
+   */
+  private async commitOverwrite(files: DataFileRec[], partition: Record<string, unknown> | undefined, op: string, what: string): Promise<CommitResult> {
+    const spec = specById(this.meta, this.meta['default-spec-id']);
+    const planned = await planFiles(this.view(), snapshotById(this.meta, this.meta['current-snapshot-id']), { partition });
+    let touched: Set<string> | 'all' = 'all';
+    if (partition) {
+      const want = planned.data[0]?.partKey ?? null;
+      for (const f of files) {
+        const k = `${spec['spec-id']}/${partitionKey(f.partition, spec)}`;
+        if (want && k !== want) throw new Error(`lake: ${op} of ${this.ident} partition ${JSON.stringify(partition)} got ${what} of another partition`);
+      }
+      touched = new Set([...planned.data, ...planned.deletes].map((p) => p.partKey));
+      for (const f of files) touched.add(`${spec['spec-id']}/${partitionKey(f.partition, spec)}`);
+      if (!want) this.checkPartitionRows(files, partition);
+    }
+    const removed = [...planned.data, ...planned.deletes];
+    if (!files.length && !removed.length) return noop(this.metaLoc);
+    return this.commitChange({ operation: 'overwrite', added: files, removed, touched });
+  }
+
   async overwrite(batches: Batches, opts: { partition?: Record<string, unknown> } = {}): Promise<CommitResult> {
     const w = this.writer();
     const target = this.arrowSchema();
-    const spec = specById(this.meta, this.meta['default-spec-id']);
     return this.guarded(() => w.written.map((f) => f.file_path), async () => {
       for await (const b of iterate(batches)) await w.write(conformBatch(b, target, this.ident));
       const files = await w.close();
-      const planned = await planFiles(this.view(), snapshotById(this.meta, this.meta['current-snapshot-id']), { partition: opts.partition });
-      let touched: Set<string> | 'all' = 'all';
-      if (opts.partition) {
-        const want = planned.data[0]?.partKey ?? null;
-        for (const f of files) {
-          const k = `${spec['spec-id']}/${partitionKey(f.partition, spec)}`;
-          if (want && k !== want) throw new Error(`lake: overwrite of ${this.ident} partition ${JSON.stringify(opts.partition)} got rows of another partition`);
-        }
-        touched = new Set([...planned.data, ...planned.deletes].map((p) => p.partKey));
-        for (const f of files) touched.add(`${spec['spec-id']}/${partitionKey(f.partition, spec)}`);
-        if (!want) this.checkPartitionRows(files, opts.partition);
-      }
-      const removed = [...planned.data, ...planned.deletes];
-      if (!files.length && !removed.length) return noop(this.metaLoc);
-      return this.commitChange({ operation: 'overwrite', added: files, removed, touched });
+      return this.commitOverwrite(files, opts.partition, 'overwrite', 'rows');
     });
   }
 
