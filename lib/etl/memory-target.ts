@@ -1,7 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { fromArrowType } from '../sources';
 import { lakeArrowSchema, BRANCH_ID, INJECTED, INSERT_AT, type LakeTarget, type WriteOutcome } from './lake-target';
-import { readParquetBatches } from './parquet-encoder';
+import { stagedBatches, type StagedFile } from './staging';
 import type { UnionColumn } from './schema-union';
 
 /**
@@ -27,13 +27,13 @@ export class MemoryTarget implements LakeTarget {
     return withIds;
   }
 
-  private async rowsOf(files: { path: string }[]): Promise<Record<string, unknown>[]> {
+  private async rowsOf(files: StagedFile[]): Promise<Record<string, unknown>[]> {
     const out: Record<string, unknown>[] = [];
-    for (const f of files) for (const b of await readParquetBatches(f.path)) for (const r of b) out.push({ ...(r as unknown as { toJSON(): Record<string, unknown> }).toJSON() });
+    for (const f of files) for (const b of await stagedBatches(f)) for (const r of b) out.push({ ...(r as unknown as { toJSON(): Record<string, unknown> }).toJSON() });
     return out;
   }
 
-  async replace(t: string, files: { path: string }[]): Promise<WriteOutcome> {
+  async replace(t: string, files: StagedFile[]): Promise<WriteOutcome> {
     const x = this.tables.get(t)!;
     const rows = await this.rowsOf(files);
     x.rows = new Map(rows.map((r, i) => [String(i), r]));
@@ -41,7 +41,7 @@ export class MemoryTarget implements LakeTarget {
     return { snapshotId: String(++this.snap), disposition: 'replace' };
   }
 
-  async merge(t: string, files: { path: string }[], keys: string[]): Promise<WriteOutcome> {
+  async merge(t: string, files: StagedFile[], keys: string[]): Promise<WriteOutcome> {
     const x = this.tables.get(t)!;
     const k = [...keys, BRANCH_ID];
     const keyOf = (r: Record<string, unknown>) => k.map((c) => String(r[c])).join('\u0001');

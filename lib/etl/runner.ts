@@ -15,7 +15,7 @@ import { ParquetEncoderPool } from './parquet-encoder';
 import { WorkQueue, runPool } from './pool-runner';
 import { inferNumeric, unionSchemas, type Drift, type UnionColumn } from './schema-union';
 import { cutoverMessage, type EtlSettings } from './settings';
-import { StagingWriter, type StagedFile } from './staging';
+import { MemoryHold, StagingWriter, type StagedFile } from './staging';
 import type { TableDef } from './tables-config';
 
 /** One branch the run reads: its key (what --branch takes) and its reader. */
@@ -84,6 +84,8 @@ interface Unit {
   error: string | null;
   rows: number;
   files: StagedFile[];
+  /** The writer of `files` (gives held rows back to the run's memory budget once loaded). */
+  staged?: StagingWriter;
   stats?: ReadStats;
   startedAt: Date;
   finishedAt?: Date;
@@ -145,6 +147,8 @@ export async function runEtl(deps: RunEtlDeps): Promise<EtlRunSummary> {
   const loadTime = wallClockMicros((deps.now ?? (() => new Date()))());
   const summary: EtlRunSummary = { runId, mode: s.mode, ok: true, phases: [], units: [], drift: {}, durationMs: 0 };
   const encoder = deps.plan ? null : new ParquetEncoderPool(s.encoderThreads, { compression: s.compression });
+  // an INCREMENTAL's small units go to the merge without a Parquet round trip (kept staging means files)
+  const hold = s.mode === 'INCREMENTAL' && !s.keepStaging ? new MemoryHold(s.stagingMemoryBytes) : undefined;
   let fatal = false;
   try {
     for (const phase of phases) {
@@ -327,13 +331,14 @@ export async function runEtl(deps: RunEtlDeps): Promise<EtlRunSummary> {
           track: [tr.cdc, tr.date].filter((x): x is string => !!x),
         };
         const stats: ReadStats = { rows: 0, max: {} };
-        writer = new StagingWriter(dir, encoder!, { rowsPerFile: s.stagingRowsPerFile });
+        writer = new StagingWriter(dir, encoder!, { rowsPerFile: s.stagingRowsPerFile, hold });
         await writer.init();
         ulog.info('extracting', { attempt: u.attempts, sql: q.sql, binds: q.binds.map((b) => b.value) });
         for await (const b of u.branch.source.read(q, u.columns, target, { batchSize: u.branch.fetchBatchSize ?? s.fetchBatchSize, signal: deps.signal, stats })) {
           await writer.add(b);
         }
         u.files = await writer.finish();
+        u.staged = writer;
         u.rows = stats.rows;
         u.stats = stats;
         u.status = 'SUCCESS';
@@ -416,6 +421,7 @@ export async function runEtl(deps: RunEtlDeps): Promise<EtlRunSummary> {
     if (!loadError && ok.length && s.snapshotMaintenance) {
       await deps.target.expire(def.lakeName, { maxAgeDays: s.snapshotExpireDays, minToKeep: s.snapshotMinToKeep }).catch((e) => tlog.warn('snapshot expiry failed', { error: toError(e).message }));
     }
+    for (const u of st.units) u.staged?.release();
     if (!s.keepStaging) await fs.rm(path.join(deps.stagingRoot, runId, def.lakeName), { recursive: true, force: true }).catch(() => {});
     if (loadError) throw new Error(loadError);
   }

@@ -36,6 +36,8 @@ export interface EtlSettings {
   namespace: string;
   /** Rows per staged Parquet file (each becomes one lake data file on a full replace; smaller files overlap encoding with extraction and bound memory). (Default: 262144) */
   stagingRowsPerFile: number;
+  /** INCREMENTAL: bytes of small units' rows the run holds in memory instead of staging them as Parquet. (Default: 134217728 — 128 MiB) */
+  stagingMemoryBytes: number;
   /** Parquet encoder threads. (Default: 1) */
   encoderThreads: number;
   /** Staged Parquet compression. (Default: snappy) */
@@ -45,7 +47,7 @@ export interface EtlSettings {
 export const DEFAULT_SETTINGS: EtlSettings = {
   mode: 'INCREMENTAL', branches: [], tables: [], category: 'both', maxTableWorkers: 3, loadWorkers: 2, poolSize: 4, retries: 5,
   retryDelayMs: 300_000, fetchBatchSize: 50_000, keepStaging: false, loadGroupMaxBytes: 256 * 1024 * 1024, snapshotExpireDays: 7,
-  snapshotMinToKeep: 1, snapshotMaintenance: true, namespace: 'etl', stagingRowsPerFile: 262_144, encoderThreads: 1, compression: 'snappy',
+  snapshotMinToKeep: 1, snapshotMaintenance: true, namespace: 'etl', stagingRowsPerFile: 262_144, stagingMemoryBytes: 128 * 1024 * 1024, encoderThreads: 1, compression: 'snappy',
 };
 
 /** The message refusing an INCREMENTAL unit that has no watermark yet (seed 000, cutover note). */

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type * as arrow from 'apache-arrow';
-import type { ParquetEncoderPool } from './parquet-encoder';
+import { readParquetBatches, type ParquetEncoderPool } from './parquet-encoder';
 
 /**
  * Staged Parquet for one (table, branch) extraction: batches are grouped into
@@ -9,7 +9,35 @@ import type { ParquetEncoderPool } from './parquet-encoder';
  * `maxInFlight` files are being encoded at once (bounded memory).
  * Files land in `<root>/<runId>/<table>/<branch>/part-NNNNN.parquet`.
  */
-export interface StagedFile { path: string; rows: number; bytes: number }
+export interface StagedFile {
+  path: string;
+  rows: number;
+  bytes: number;
+  /** The rows themselves when a small unit is held in memory instead of being written (see `MemoryHold`). */
+  batches?: arrow.RecordBatch[];
+}
+
+/** The rows of a staged file, held or on disk. */
+export async function stagedBatches(f: StagedFile): Promise<arrow.RecordBatch[]> {
+  return f.batches ?? readParquetBatches(f.path);
+}
+
+/**
+ * Bytes of Arrow data a run may hold in memory instead of staging it. A
+ * merge decodes what it loads, so a small unit (an INCREMENTAL's few changed
+ * rows) written to Parquet and read back would pay an encode and a decode for
+ * nothing; held here it goes straight to the merge. Bounded for the whole run,
+ * so memory stays bounded by this budget, not by how many units are waiting.
+ */
+export class MemoryHold {
+  constructor(private left: number) {}
+  take(bytes: number): boolean {
+    if (bytes > this.left) return false;
+    this.left -= bytes;
+    return true;
+  }
+  give(bytes: number): void { this.left += bytes; }
+}
 
 export class StagingWriter {
   private pending: arrow.RecordBatch[] = [];
@@ -18,7 +46,7 @@ export class StagingWriter {
   private inflight: Promise<void>[] = [];
   readonly files: StagedFile[] = [];
 
-  constructor(readonly dir: string, private readonly encoder: ParquetEncoderPool, private readonly opts: { rowsPerFile?: number; maxInFlight?: number } = {}) {}
+  constructor(readonly dir: string, private readonly encoder: ParquetEncoderPool, private readonly opts: { rowsPerFile?: number; maxInFlight?: number; hold?: MemoryHold } = {}) {}
 
   async init(): Promise<void> {
     await fs.rm(this.dir, { recursive: true, force: true });
@@ -46,21 +74,39 @@ export class StagingWriter {
     while (this.inflight.length >= (this.opts.maxInFlight ?? 2)) await this.inflight.shift();
   }
 
-  /** Flush the last rows and wait for every file; returns them in part order. */
+  /**
+   * Flush the last rows and wait for every file; returns them in part order.
+   * A unit that never filled a file is kept in memory when `hold` has room.
+   */
   async finish(): Promise<StagedFile[]> {
+    if (this.opts.hold && this.part === 0 && this.pendingRows > 0) {
+      const bytes = this.pending.reduce((a, b) => a + b.data.byteLength, 0);
+      if (this.opts.hold.take(bytes)) {
+        this.files.push({ path: '', rows: this.pendingRows, bytes, batches: this.pending });
+        this.pending = [];
+        this.pendingRows = 0;
+        return this.files;
+      }
+    }
     await this.cut();
     while (this.inflight.length) await this.inflight.shift();
     this.files.sort((a, b) => a.path.localeCompare(b.path));
     return this.files;
   }
 
-  /** Drop whatever this attempt wrote. */
+  /** Drop whatever this attempt wrote or held. */
   async discard(): Promise<void> {
+    this.release();
     await Promise.allSettled(this.inflight);
     this.inflight = [];
     this.pending = [];
     this.pendingRows = 0;
     this.files.length = 0;
     await fs.rm(this.dir, { recursive: true, force: true });
+  }
+
+  /** Give held rows' bytes back to the run's budget (once they are loaded or dropped). */
+  release(): void {
+    for (const f of this.files) if (f.batches) { this.opts.hold?.give(f.bytes); f.batches = undefined; }
   }
 }

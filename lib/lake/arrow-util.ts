@@ -9,7 +9,7 @@
  */
 import * as arrow from 'apache-arrow';
 
-type AnyData = arrow.Data<arrow.DataType>;
+export type AnyData = arrow.Data<arrow.DataType>;
 
 export function isValidAt(d: AnyData, i: number): boolean {
   const bm = d.nullBitmap;

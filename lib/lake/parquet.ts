@@ -86,12 +86,12 @@ export async function parquetLayout(bytes: Uint8Array): Promise<ParquetLayout> {
  * positions are stable). `fieldIds` limits decoding to those columns (by
  * `PARQUET:field_id`; all columns when the file has no ids).
  */
-export async function* readParquetBatches(bytes: Uint8Array, what: string, opts: { fieldIds?: Set<number>; batchSize?: number } = {}): AsyncGenerator<arrow.RecordBatch> {
+export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string, opts: { fieldIds?: Set<number>; batchSize?: number } = {}): AsyncGenerator<arrow.RecordBatch> {
   let pf: pw.ParquetFile;
   let groups: number;
   let columns: string[] | undefined;
   try {
-    pf = await pw.ParquetFile.fromFile(new Blob([bytes as Uint8Array<ArrayBuffer>]));
+    pf = await pw.ParquetFile.fromFile(bytes instanceof Blob ? bytes : new Blob([bytes as Uint8Array<ArrayBuffer>]));
     groups = pf.metadata().numRowGroups();
     if (opts.fieldIds) {
       const schema = arrow.tableFromIPC(pf.schema().intoIPCStream()).schema;

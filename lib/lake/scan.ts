@@ -193,7 +193,7 @@ export function deleteIndex(view: TableView, deletes: PlannedFile[]): DeleteInde
     if (!r) {
       r = (async () => {
         const out = new Map<string, number[]>();
-        const bytes = await readFile(view, p);
+        const bytes = await openFile(view, p);
         for await (const b of readParquetBatches(bytes, p)) {
           const fpCol = b.getChild('file_path')!, posCol = b.getChild('pos')!;
           for (let i = 0; i < b.numRows; i++) {
@@ -240,7 +240,7 @@ export function deleteIndex(view: TableView, deletes: PlannedFile[]): DeleteInde
             const sub: IcebergSchema = { type: 'struct', 'schema-id': 0, fields };
             const target = arrowSchemaOf(sub);
             const keys = new Set<string>();
-            const bytes = await readFile(view, p);
+            const bytes = await openFile(view, p);
             for await (const raw of readParquetBatches(bytes, p)) {
               const b = projectFileBatch(raw, sub, target, p);
               const cols = b.data.children;
@@ -284,9 +284,16 @@ export async function readFile(view: TableView, path: string): Promise<Uint8Arra
 }
 
 /** Batches of one data file conformed to `schema`, each with the file position of its first row. */
+/** A data or delete file as a lazily read Blob: a projected read fetches only its columns' chunks. */
+export async function openFile(view: TableView, path: string): Promise<Blob> {
+  try { return await view.storage.blob(view.resolve(path)); } catch (e) {
+    throw new Error(`lake: table ${view.ident}: missing data file ${path}`, { cause: e });
+  }
+}
+
 export async function* readDataFile(view: TableView, pf: PlannedFile, schema: IcebergSchema, target: arrow.Schema, fieldIds?: Set<number>): AsyncGenerator<{ batch: arrow.RecordBatch; rowBase: number }> {
   const path = pf.entry.data_file.file_path;
-  const bytes = await readFile(view, path);
+  const bytes = await openFile(view, path);
   let rowBase = 0;
   for await (const raw of readParquetBatches(bytes, path, { fieldIds })) {
     const batch = projectFileBatch(raw, schema, target, path);

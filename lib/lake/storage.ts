@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { openAsBlob } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,6 +11,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export interface Storage {
   /** Read a whole object. Throws with code ENOENT when missing. */
   read(uri: string): Promise<Uint8Array>;
+  /**
+   * A lazily read handle on an object: range readers (Parquet footers and column chunks)
+   * fetch only the bytes they touch, instead of the whole object. Throws with code ENOENT when missing.
+   */
+  blob(uri: string): Promise<Blob>;
   /** Read a byte range [start, end). */
   readRange(uri: string, start: number, end: number): Promise<Uint8Array>;
   /** Write atomically (temp file + rename); replaces an existing object. */
@@ -49,6 +55,10 @@ export function fileStorage(): Storage {
   const storage: Storage = {
     async read(uri) {
       return new Uint8Array(await fs.readFile(uriToPath(uri)));
+    },
+    async blob(uri) {
+      // openAsBlob checks the size up front (ENOENT now, not on the first slice read)
+      return openAsBlob(uriToPath(uri));
     },
     async readRange(uri, start, end) {
       const fh = await fs.open(uriToPath(uri), 'r');

@@ -19,6 +19,7 @@ import {
   snapshotById, specById, type PlannedFile, type TableView,
 } from './scan';
 import { arrowSchemaOf, FIELD_ID, icebergTypeOf, isLegalPromotion, nameMapping, widenType } from './schema';
+import { keyProbe, type KeyProbe } from './key-probe';
 import { splitByPartition } from './split';
 import type { Storage } from './storage';
 import type {
@@ -327,52 +328,58 @@ export class LakeTableImpl implements LakeTable {
   }
 
   /**
-   * Rows of live data files matching `keys`, by file: their positions (for
-   * position deletes) and, when `keep` is set, the matched rows themselves.
+   * Live rows of the candidate files whose key is among the incoming rows':
+   * their positions by file (for position deletes) and, for the `keep`
+   * columns, the matched rows' values. Only the key, `keep` and equality-delete
+   * columns are read (a lazily read file fetches just those column chunks), and
+   * each row costs one probe of `probe` — nothing is allocated per row.
+   * `oldOf[j]` is the row of `old` holding incoming row j's previous values,
+   * or -1 when its key is new.
    */
-  private async matchKeys(candidates: PlannedFile[], deletes: PlannedFile[], keyCols: number[], keys: Set<string>, keep: boolean, extraCols: number[] = []): Promise<{
-    hits: Map<string, { pf: PlannedFile; positions: number[] }>; oldRows: arrow.RecordBatch[]; oldKeys: string[]; matched: Set<string>;
+  private async matchKeys(candidates: PlannedFile[], deletes: PlannedFile[], matchCols: number[], probe: KeyProbe, inputRows: number, keep: number[]): Promise<{
+    hits: Map<string, { pf: PlannedFile; positions: number[] }>; old: arrow.RecordBatch | null; oldOf: Int32Array; matched: number;
   }> {
-    const schema = this.schema(); const target = arrowSchemaOf(schema);
+    const schema = this.schema();
     const idx = deleteIndex(this.view(), deletes);
     const hits = new Map<string, { pf: PlannedFile; positions: number[] }>();
-    const oldRows: arrow.RecordBatch[] = []; const oldKeys: string[] = []; const matched = new Set<string>();
-    // Fast path for one integer-like key column: compare raw typed-array values, build strings only on hits.
-    const kt = keyCols.length === 1 ? schema.fields[keyCols[0]].type : '';
-    const big = ['long', 'timestamp', 'timestamptz', 'time'].includes(kt), small = ['int', 'date'].includes(kt);
-    // 64-bit keys are probed as doubles built from the two 32-bit halves (no BigInt per row): exact for
-    // |v| < 2^53, and a larger value never rounds onto a safe integer, so no true match is missed
-    // (the string key below confirms every candidate).
-    const raw = big || small ? new Set<number>([...keys].filter((k) => k !== '\u0000').map((k) => Number(k))) : null;
+    const keepSchema = arrowSchemaOf({ ...schema, fields: keep.map((c) => schema.fields[c]) });
+    const oldParts: arrow.RecordBatch[] = [];
+    const oldOf = new Int32Array(inputRows).fill(-1);
+    let oldRows = 0, matched = 0;
+    let pairs = new Int32Array(0);
     for (const pf of candidates) {
       const pos = await idx.positions(pf);
       const eq = await idx.equality(pf);
-      const ids = new Set([...keyCols, ...extraCols].map((c) => schema.fields[c].id));
+      const ids = new Set([...matchCols, ...keep].map((c) => schema.fields[c].id));
       for (const e of eq) for (const id of e.ids) ids.add(id);
-      for await (const { batch, rowBase } of readDataFile(this.view(), pf, schema, target, ids)) {
-        const cols = keyCols.map((c) => batch.data.children[c]);
+      const sub: IcebergSchema = { ...schema, fields: schema.fields.filter((f) => ids.has(f.id)) };
+      const at = (id: number) => sub.fields.findIndex((f) => f.id === id);
+      const mc = matchCols.map((c) => at(schema.fields[c].id)), kc = keep.map((c) => at(schema.fields[c].id));
+      const ec = eq.map((e) => e.ids.map(at));
+      for await (const { batch, rowBase } of readDataFile(this.view(), pf, sub, arrowSchemaOf(sub), ids)) {
+        const cols = batch.data.children;
+        if (pairs.length < 2 * batch.numRows) pairs = new Int32Array(2 * batch.numRows);
+        const found = probe.scan(mc.map((c) => cols[c]), batch.numRows, pairs);
+        const eqCols = ec.map((e) => e.map((c) => cols[c]));
         const take: number[] = [];
-        const eqCols = eq.map((e) => e.ids.map((id) => batch.data.children[schema.fields.findIndex((f) => f.id === id)]));
-        const d0 = cols[0];
-        const vals = raw && small ? (d0.values as unknown as Int32Array) : null; // (arrow-js slices value buffers: no offset here)
-        const v64 = raw && big ? new Int32Array((d0.values as BigInt64Array).buffer, (d0.values as BigInt64Array).byteOffset, batch.numRows * 2) : null;
-        for (let i = 0; i < batch.numRows; i++) {
-          if (vals && !raw!.has(vals[i])) continue;
-          if (v64 && !raw!.has(v64[2 * i + 1] * 4294967296 + (v64[2 * i] >>> 0))) continue;
+        let h: { pf: PlannedFile; positions: number[] } | undefined;
+        for (let p = 0; p < found; p++) {
+          const i = pairs[2 * p], j = pairs[2 * p + 1];
           if (pos?.has(rowBase + i)) continue;
-          const k = rowKey(cols, i);
-          if (!keys.has(k)) continue;
-          if (eq.some((e, j) => e.keys.has(rowKey(eqCols[j], i)))) continue;
-          let h = hits.get(pf.entry.data_file.file_path);
-          if (!h) hits.set(pf.entry.data_file.file_path, (h = { pf, positions: [] }));
+          if (eq.length && eq.some((e, k) => e.keys.has(rowKey(eqCols[k], i)))) continue;
+          if (!h && !(h = hits.get(pf.entry.data_file.file_path))) hits.set(pf.entry.data_file.file_path, (h = { pf, positions: [] }));
           h.positions.push(rowBase + i);
-          if (keep && !matched.has(k)) { take.push(i); oldKeys.push(k); }
-          matched.add(k);
+          if (oldOf[j] !== -1) continue; // the same key live twice: both rows go, the first one's values are kept
+          matched++;
+          oldOf[j] = oldRows + take.length;
+          take.push(i);
         }
-        if (take.length) oldRows.push(takeBatch(batch, take));
+        if (take.length && keep.length) oldParts.push(takeBatch(makeBatch(keepSchema, kc.map((c) => cols[c]), batch.numRows), take));
+        oldRows += take.length;
       }
     }
-    return { hits, oldRows, oldKeys, matched };
+    const old = keep.length && oldParts.length ? concatBatches(keepSchema, oldParts) : null;
+    return { hits, old, oldOf, matched };
   }
 
   private keyRanges(batch: arrow.RecordBatch, keyCols: number[]): ColumnRange[] {
@@ -446,35 +453,38 @@ export class LakeTableImpl implements LakeTable {
     return this.guarded(() => [...w.written.map((f) => f.file_path), ...written], async () => {
       for (const [pk, p] of parts) {
         let input = concatBatches(target, p.batches);
-        // Last row wins for keys repeated in the input.
-        const kc = matchCols.map((c) => input.data.children[c]);
-        const last = new Map<string, number>();
-        for (let i = 0; i < input.numRows; i++) last.set(rowKey(kc, i), i);
-        if (last.size !== input.numRows) input = takeBatch(input, [...last.values()].sort((a, b) => a - b));
-        const keys = new Set(last.keys());
+        const types = matchCols.map((c) => String(schema.fields[c].type));
+        let probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
+        if (probe.size !== input.numRows) {
+          // Last row wins for keys repeated in the input (the probe maps each key to its last row).
+          const find = probe.bind(matchCols.map((c) => input.data.children[c]));
+          const lastRows: number[] = [];
+          for (let i = 0; i < input.numRows; i++) if (find(i) === i) lastRows.push(i);
+          input = takeBatch(input, lastRows);
+          probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
+        }
         const ranges = this.keyRanges(input, matchCols);
         const candidates = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, ranges));
         const deletes = planned.deletes.filter((d) => d.partKey === pk || specById(this.meta, d.specId).fields.length === 0);
-        const needOld = carry.length > 0 || prevCols.length > 0;
-        const m = await this.matchKeys(candidates, deletes, matchCols, keys, needOld, [...carry, ...prevCols, ...(prevCols.length ? keyCols : [])]);
+        const keep = [...new Set([...carry, ...prevCols, ...(prevCols.length ? keyCols : [])])];
+        const m = await this.matchKeys(candidates, deletes, matchCols, probe, input.numRows, keep);
         for (const [path, h] of m.hits) allHits.set(path, h);
-        updated += m.matched.size; inserted += keys.size - m.matched.size;
-        if (needOld && m.oldRows.length) {
-          const old = concatBatches(target, m.oldRows);
-          const oldAt = new Map(m.oldKeys.map((k, i) => [k, i]));
+        updated += m.matched; inserted += probe.size - m.matched;
+        if (m.old) {
+          const old = m.old;
           if (prevCols.length) {
-            const vecs = [...keyCols, ...prevCols].map((c) => arrow.makeVector(old.data.children[c]));
+            const vecs = [...keyCols, ...prevCols].map((c) => arrow.makeVector(old.data.children[keep.indexOf(c)]));
             const names = [...keyCols, ...prevCols].map((c) => schema.fields[c].name);
             for (let i = 0; i < old.numRows; i++) previous.push(Object.fromEntries(names.map((n, j) => [n, vecs[j].get(i)])));
           }
           if (carry.length) {
             // Output column = input value, or the table's value for updated rows: one take over [input ++ old].
-            const ic = matchCols.map((c) => input.data.children[c]);
             const idx = new Int32Array(input.numRows);
-            for (let i = 0; i < input.numRows; i++) { const o = oldAt.get(rowKey(ic, i)); idx[i] = o === undefined ? i : input.numRows + o; }
+            for (let i = 0; i < input.numRows; i++) idx[i] = m.oldOf[i] < 0 ? i : input.numRows + m.oldOf[i];
             const children = input.data.children.map((d, c) => {
               if (!carry.includes(c)) return d;
-              const both = concatBatches(new arrow.Schema([target.fields[c]]), [makeBatch(new arrow.Schema([target.fields[c]]), [d], input.numRows), makeBatch(new arrow.Schema([target.fields[c]]), [old.data.children[c]], old.numRows)]);
+              const one = new arrow.Schema([target.fields[c]]);
+              const both = concatBatches(one, [makeBatch(one, [d], input.numRows), makeBatch(one, [old.data.children[keep.indexOf(c)]], old.numRows)]);
               return takeData(both.data.children[0], idx);
             });
             input = makeBatch(target, children, input.numRows);
@@ -508,12 +518,11 @@ export class LakeTableImpl implements LakeTable {
     // Key strings built the same way as from Arrow rows: through a one-batch table of the key values.
     const keyFields = keyCols.map((c) => arrowSchemaOf({ type: 'struct', 'schema-id': 0, fields: [schema.fields[c]] }).fields[0]);
     const cols = keyFields.map((f, j) => arrow.vectorFromArray(opts.keys!.values.map((row) => toArrowValue(f.type, row[j])), f.type).data[0]);
-    const keys = new Set<string>();
-    for (let i = 0; i < opts.keys.values.length; i++) keys.add(rowKey(cols, i));
     const kb = makeBatch(new arrow.Schema(keyFields), cols, opts.keys.values.length);
+    const probe = keyProbe(cols, keyCols.map((c) => String(schema.fields[c].type)), kb.numRows);
     const ranges = this.keyRanges(makeBatch(this.arrowSchema(), this.arrowSchema().fields.map((f, c) => { const j = keyCols.indexOf(c); return j >= 0 ? kb.data.children[j] : nullDataFor(f.type, kb.numRows); }), kb.numRows), keyCols);
     const candidates = planned.data.filter((d) => fileMayMatch(d.entry, schema, ranges));
-    const m = await this.matchKeys(candidates, planned.deletes, keyCols, keys, false);
+    const m = await this.matchKeys(candidates, planned.deletes, keyCols, probe, kb.numRows, []);
     let deleted = 0;
     for (const h of m.hits.values()) deleted += h.positions.length;
     if (!deleted) return { ...noop(this.metaLoc), deleted: 0 };
@@ -535,7 +544,7 @@ export class LakeTableImpl implements LakeTable {
     const view = { ...this.view(), metadata: { ...this.meta, 'current-schema-id': schema['schema-id'] } };
     const planned = await planFiles(view, snap, { partition: opts.partition });
     const idx = deleteIndex(view, planned.deletes);
-    const filter = rowFilter(schema, opts.filter);
+    rowFilter(schema, opts.filter); // an unknown filter column fails here, before any file is read
     let left = opts.limit ?? Infinity;
     for (const pf of planned.data) {
       if (left <= 0) return;
@@ -545,12 +554,16 @@ export class LakeTableImpl implements LakeTable {
       const ids = new Set(colIdx.map((i) => schema.fields[i].id));
       for (const r of opts.filter ?? []) ids.add(schema.fields.find((f) => f.name === r.column)!.id);
       for (const e of eq) for (const id of e.ids) ids.add(id);
-      for await (const { batch, rowBase } of readDataFile(view, pf, schema, target, ids)) {
-        let b = applyDeletes(batch, rowBase, schema, pos, eq, filter);
+      // read only the columns needed here (output, filter, equality deletes)
+      const sub: IcebergSchema = { ...schema, fields: schema.fields.filter((f) => ids.has(f.id)) };
+      const out = colIdx.map((i) => sub.fields.findIndex((f) => f.id === schema.fields[i].id));
+      const subFilter = rowFilter(sub, opts.filter);
+      for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids)) {
+        let b = applyDeletes(batch, rowBase, sub, pos, eq, subFilter);
         if (!b.numRows) continue;
         if (b.numRows > left) b = b.slice(0, left);
         left -= b.numRows;
-        yield makeBatch(outSchema, colIdx.map((i) => b.data.children[i]), b.numRows);
+        yield makeBatch(outSchema, out.map((i) => b.data.children[i]), b.numRows);
         if (left <= 0) return;
       }
     }

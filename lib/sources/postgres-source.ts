@@ -62,11 +62,16 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       const sets = q.binds.map((_, i) => `set_config('tributary.b${i + 1}', $${i + 1}, false)`).join(', ');
       await c.query(`SELECT ${sets}`, q.binds.map((b) => String(b.value)));
     }
-    // An uncorrelated scalar subquery is an InitPlan: the setting is read and cast once per query,
-    // not once per row (current_setting() is only STABLE, so a bare call is evaluated per row).
-    return q.sql
-      .replace(/\$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (_, n, t) => `(SELECT current_setting('tributary.b${n}')::${t})`)
-      .replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
+    // Two spellings, by what the predicate usually selects:
+    // - a watermark (INCREMENTAL) selects few rows: a bare `current_setting()::type` is STABLE, which the
+    //   planner folds to its value when estimating, so an index on the CDC column is used;
+    // - other binds (the INITIAL lower bound) usually select most of the table: an uncorrelated scalar
+    //   subquery is an InitPlan, read and cast once per query rather than once per row of a seq scan
+    //   (but opaque to the planner's estimates).
+    return q.sql.replace(/\$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (_, n, t) => {
+      const read = `current_setting('tributary.b${n}')::${t}`;
+      return q.binds[Number(n) - 1]?.name.endsWith('_watermark') ? read : `(SELECT ${read})`;
+    }).replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
   }
 
   return {

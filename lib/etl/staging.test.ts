@@ -1,0 +1,56 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import * as arrow from 'apache-arrow';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ParquetEncoderPool } from './parquet-encoder';
+import { MemoryHold, StagingWriter, stagedBatches } from './staging';
+
+const schema = new arrow.Schema([new arrow.Field('id', new arrow.Int32(), true), new arrow.Field('s', new arrow.Utf8(), true)]);
+const batch = (from: number, n: number) => new arrow.RecordBatch(schema, arrow.makeData({
+  type: new arrow.Struct(schema.fields), length: n,
+  children: [arrow.vectorFromArray(Array.from({ length: n }, (_, i) => from + i), new arrow.Int32()).data[0], arrow.vectorFromArray(Array.from({ length: n }, (_, i) => `row ${from + i}`), new arrow.Utf8()).data[0]],
+}));
+const ids = async (f: Parameters<typeof stagedBatches>[0]) => (await stagedBatches(f)).flatMap((b) => [...b.getChild('id')!].map(Number));
+
+describe('StagingWriter with a memory hold', () => {
+  const encoder = new ParquetEncoderPool(1);
+  let root = '';
+  afterAll(async () => { await encoder.close(); if (root) await fs.rm(root, { recursive: true, force: true }); });
+
+  it('holds small units in memory within the budget, stages the rest as Parquet, and gets the budget back on release', async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'staging-'));
+    const one = batch(0, 1000);
+    const hold = new MemoryHold(one.data.byteLength * 1.5); // room for one such unit, not two
+
+    const a = new StagingWriter(path.join(root, 'a'), encoder, { rowsPerFile: 5000, hold });
+    await a.init(); await a.add(one);
+    const fa = await a.finish();
+    expect(fa).toHaveLength(1);
+    expect(fa[0].batches).toBeDefined();
+    expect(await fs.readdir(path.join(root, 'a'))).toEqual([]); // nothing written
+    expect(await ids(fa[0])).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+
+    // the budget is taken: the next small unit is written as Parquet
+    const b = new StagingWriter(path.join(root, 'b'), encoder, { rowsPerFile: 5000, hold });
+    await b.init(); await b.add(batch(1000, 1000));
+    const fb = await b.finish();
+    expect(fb[0].batches).toBeUndefined();
+    expect((await fs.stat(fb[0].path)).size).toBe(fb[0].bytes);
+    expect(await ids(fb[0])).toEqual(Array.from({ length: 1000 }, (_, i) => 1000 + i));
+
+    // a unit that filled a file is never held, even with room (its rows are already partly on disk)
+    a.release();
+    expect(fa[0].batches).toBeUndefined();
+    const c = new StagingWriter(path.join(root, 'c'), encoder, { rowsPerFile: 600, hold });
+    await c.init(); await c.add(batch(0, 700)); await c.add(batch(700, 300));
+    const fc = await c.finish();
+    expect(fc.every((f) => !f.batches && f.path)).toBe(true);
+    expect((await Promise.all(fc.map(ids))).flat()).toEqual(Array.from({ length: 1000 }, (_, i) => i));
+
+    // released budget is usable again
+    const d = new StagingWriter(path.join(root, 'd'), encoder, { rowsPerFile: 5000, hold });
+    await d.init(); await d.add(batch(5, 1000));
+    expect((await d.finish())[0].batches).toBeDefined();
+  });
+});
