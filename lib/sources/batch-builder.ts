@@ -22,6 +22,8 @@ export class ColumnBuilder {
   nulls = 0;
   i32!: Int32Array;
   i64!: BigInt64Array;
+  /** `i64` as 32-bit words (low word first: little-endian), for writing 64-bit values without BigInt. */
+  i64w!: Int32Array;
   f32!: Float32Array;
   f64!: Float64Array;
   words!: Uint32Array;
@@ -56,7 +58,7 @@ export class ColumnBuilder {
     this.validity = v;
     switch (this.type.kind) {
       case 'int': case 'date': this.i32 = copy(this.i32, (k) => new Int32Array(k), n); break;
-      case 'long': case 'timestamp': case 'timestamptz': this.i64 = copy(this.i64, (k) => new BigInt64Array(k), n); break;
+      case 'long': case 'timestamp': case 'timestamptz': this.setI64(copy(this.i64, (k) => new BigInt64Array(k), n)); break;
       case 'float': this.f32 = copy(this.f32, (k) => new Float32Array(k), n); break;
       case 'double': this.f64 = copy(this.f64, (k) => new Float64Array(k), n); break;
       case 'decimal': this.words = copy(this.words, (k) => new Uint32Array(k), n * 4); break;
@@ -64,6 +66,11 @@ export class ColumnBuilder {
       case 'string': case 'binary': this.offsets = copy(this.offsets, (k) => new Int32Array(k), n + 1); break;
     }
     this.capacity = n;
+  }
+
+  private setI64(a: BigInt64Array): void {
+    this.i64 = a;
+    this.i64w = new Int32Array(a.buffer, a.byteOffset, a.length * 2);
   }
 
   /** Drop the current rows; buffers are allocated again on the next `prepare`. */
@@ -76,7 +83,7 @@ export class ColumnBuilder {
     this.nulls = 0;
     switch (this.type.kind) {
       case 'int': case 'date': this.i32 = new Int32Array(n); break;
-      case 'long': case 'timestamp': case 'timestamptz': this.i64 = new BigInt64Array(n); break;
+      case 'long': case 'timestamp': case 'timestamptz': this.setI64(new BigInt64Array(n)); break;
       case 'float': this.f32 = new Float32Array(n); break;
       case 'double': this.f64 = new Float64Array(n); break;
       case 'decimal': this.words = new Uint32Array(n * 4); break;
@@ -100,7 +107,9 @@ export class ColumnBuilder {
   setBytes(i: number, src: Uint8Array, start: number, end: number): void {
     const len = end - start;
     this.ensure(len);
-    this.bytes.set(src.subarray(start, end), this.byteLen);
+    // short values (most strings) byte by byte: a subarray per value would allocate an object per row
+    if (len <= 64) { const dst = this.bytes; let o = this.byteLen; for (let k = start; k < end; k++) dst[o++] = src[k]; }
+    else this.bytes.set(src.subarray(start, end), this.byteLen);
     this.byteLen += len;
     this.offsets[i + 1] = this.byteLen;
   }

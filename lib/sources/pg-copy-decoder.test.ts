@@ -1,5 +1,6 @@
+import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { decodeNumeric } from './pg-copy-decoder';
+import { CopyDecoder, decodeNumeric } from './pg-copy-decoder';
 import { parseTimestampMicros, formatMicros, toScaledBigInt, scaledToText } from './values';
 
 function numericBytes(text: string): Buffer {
@@ -26,15 +27,83 @@ describe('binary numeric decoding', () => {
   it.each([
     ['123.45', 2, 12345n], ['-123.45', 4, -1234500n], ['0.5', 2, 50n], ['98765432109876543210.1234', 4, 987654321098765432101234n],
     ['-1', 0, -1n], ['4294967296', 0, 4294967296n], ['-4294967296', 0, -4294967296n], ['1.005', 2, 101n], ['12345678', 0, 12345678n],
+    ['-1.005', 2, -101n], ['-0.005', 2, -1n], ['0.0049', 2, 0n], ['1.37', 2, 137n], ['-1.37', 2, -137n], ['123456789012.3456', 2, 12345678901235n],
   ])('%s at scale %i', (text, scale, want) => {
     const w = new Uint32Array(4);
     expect(decodeNumeric(numericBytes(text), 0, scale, w, 0)).toBe(true);
     expect(read(w)).toBe(want);
+  });
+  it('agrees with exact BigInt arithmetic (round half away from zero) on many values and scales', () => {
+    let seed = 12345;
+    const rnd = () => { seed = (Math.imul(seed, 1103515245) + 12345) >>> 0; return seed; };
+    for (let n = 0; n < 5000; n++) {
+      const ip = String(rnd() % 10 ** (rnd() % 9)) + (n % 7 === 0 ? String(rnd() % 100000) : '');
+      const fp = String(rnd()).padStart(10, '0').slice(0, rnd() % 9);
+      const text = `${n % 2 ? '-' : ''}${ip}${fp ? `.${fp}` : ''}`;
+      const scale = rnd() % 8;
+      // expected: exact scaled value, rounded half away from zero on the magnitude
+      const neg = text.startsWith('-');
+      const [i, f = ''] = text.replace('-', '').split('.');
+      const digits = BigInt(i + f.padEnd(scale, '0').slice(0, scale));
+      const rest = f.slice(scale);
+      const up = rest.length > 0 && Number(rest[0]) >= 5;
+      const mag = digits + (up ? 1n : 0n);
+      const want = neg ? -mag : mag;
+      const w = new Uint32Array(4);
+      expect(decodeNumeric(numericBytes(text), 0, scale, w, 0)).toBe(true);
+      expect([text, scale, read(w)]).toEqual([text, scale, want]);
+    }
   });
   it('round-trips timestamps and decimals through text', () => {
     expect(formatMicros(parseTimestampMicros('2024-01-01 10:00:00.123456'))).toBe('2024-01-01 10:00:00.123456');
     expect(formatMicros(parseTimestampMicros('1969-12-31 23:59:59.5'))).toBe('1969-12-31 23:59:59.500000');
     expect(scaledToText(toScaledBigInt('-12.3', 3), 3)).toBe('-12.300');
     expect(toScaledBigInt('1e3', 0)).toBe(1000n);
+  });
+});
+
+describe('CopyDecoder stream', () => {
+  /** A binary COPY stream of (int8, timestamp, text) rows, as Postgres sends it. */
+  function stream(rows: [bigint | null, bigint | null, string | null][]): Buffer {
+    const parts: Buffer[] = [Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)];
+    const PG_EPOCH = 946_684_800_000_000n;
+    for (const [id, ts, s] of rows) {
+      const h = Buffer.alloc(2); h.writeInt16BE(3); parts.push(h);
+      for (const [v, enc] of [[id, (x: bigint) => { const b = Buffer.alloc(8); b.writeBigInt64BE(x); return b; }], [ts, (x: bigint) => { const b = Buffer.alloc(8); b.writeBigInt64BE(x - PG_EPOCH); return b; }], [s, (x: string) => Buffer.from(x, 'utf8')]] as const) {
+        const len = Buffer.alloc(4);
+        if (v === null) { len.writeInt32BE(-1); parts.push(len); continue; }
+        const body = (enc as (x: unknown) => Buffer)(v);
+        len.writeInt32BE(body.length); parts.push(len, body);
+      }
+    }
+    const end = Buffer.alloc(2); end.writeInt16BE(-1); parts.push(end);
+    return Buffer.concat(parts);
+  }
+
+  it('decodes 64-bit ids and timestamps exactly (negative, pre-epoch, far future), nulls and text, across any chunking, and tracks maxima', () => {
+    const rows: [bigint | null, bigint | null, string | null][] = [
+      [1n, 0n, 'a'], [-1n, -1n, null], [9007199254740993n, 946_684_799_999_999n, 'é — long text '.repeat(10)],
+      [-9223372036854775808n, -62135596800000000n, ''], [9223372036854775807n, 253402300799999999n, 'z'], [null, null, 'n'],
+      [4294967296n, 4294967295n, 'x'], [-4294967297n, 1_700_000_000_123_456n, 'y'],
+    ];
+    const bytes = stream(rows);
+    const schema = new arrow.Schema([new arrow.Field('ID', new arrow.Int64(), true), new arrow.Field('TS', new arrow.TimestampMicrosecond(), true), new arrow.Field('S', new arrow.Utf8(), true)]);
+    const target = { schema, fields: [{ name: 'ID', type: { kind: 'long' as const } }, { name: 'TS', type: { kind: 'timestamp' as const } }, { name: 'S', type: { kind: 'string' as const } }], constants: {}, track: ['ID', 'TS'] };
+    const cols = [{ type: { kind: 'long' as const }, targetIndex: 0, track: 'ID' }, { type: { kind: 'timestamp' as const }, targetIndex: 1, track: 'TS' }, { type: { kind: 'string' as const }, targetIndex: 2, track: null }];
+    for (const chunk of [1, 3, 7, 64, bytes.length]) {
+      const stats = { rows: 0, max: {} as Record<string, { cmp: unknown; text: string }> };
+      const dec = new CopyDecoder(cols, target as never, 3, stats as never);
+      const batches: arrow.RecordBatch[] = [];
+      for (let o = 0; o < bytes.length; o += chunk) batches.push(...dec.push(bytes.subarray(o, o + chunk)));
+      expect(dec.done).toBe(true);
+      if (dec.buffered) batches.push(dec.flush());
+      // timestamps as their raw µs (arrow-js's get() would turn them into float milliseconds)
+      const raw = (b: arrow.RecordBatch, c: number, i: number) => (b.getChildAt(c)!.isValid(i) ? (b.data.children[c].values as BigInt64Array)[i] : null);
+      const got = batches.flatMap((b) => Array.from({ length: b.numRows }, (_, i) => [raw(b, 0, i), raw(b, 1, i), b.getChildAt(2)!.get(i)]));
+      expect(got).toEqual(rows);
+      expect(stats.max.ID.cmp).toBe(9223372036854775807n);
+      expect(stats.max.TS.cmp).toBe(253402300799999999n);
+      expect(stats.max.TS.text).toBe('9999-12-31 23:59:59.999999');
+    }
   });
 });

@@ -21,7 +21,10 @@ export interface CopyColumn {
   track: string | null;
 }
 
-const PG_EPOCH_US = 946_684_800_000_000n;
+/** 2000-01-01 − 1970-01-01 in µs (= 946_684_800_000_000) as 32-bit halves, to shift timestamps without BigInt. */
+const PG_EPOCH_US_HI = 220_417;
+const PG_EPOCH_US_LO = 993_517_568;
+if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) throw new Error('sources: the binary COPY decoder assumes a little-endian host');
 const PG_EPOCH_DAYS = 10_957;
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const TWO32 = 4294967296;
@@ -101,16 +104,51 @@ export class CopyDecoder {
     const t = this.cols[j].type;
     switch (t.kind) {
       case 'int': b.i32[row] = len === 2 ? buf.readInt16BE(p) : buf.readInt32BE(p); break;
-      case 'long': b.i64[row] = buf.readBigInt64BE(p); break;
+      case 'long': b.i64w[2 * row] = buf.readInt32BE(p + 4); b.i64w[2 * row + 1] = buf.readInt32BE(p); break;
       case 'float': b.f32[row] = buf.readFloatBE(p); break;
       case 'double': b.f64[row] = buf.readDoubleBE(p); break;
       case 'boolean': b.setBool(row, buf[p] !== 0); break;
       case 'date': b.i32[row] = buf.readInt32BE(p) + PG_EPOCH_DAYS; break;
-      case 'timestamp': case 'timestamptz': b.i64[row] = buf.readBigInt64BE(p) + PG_EPOCH_US; break;
+      case 'timestamp': case 'timestamptz': {
+        // µs since 2000-01-01 → since 1970-01-01: a 64-bit add on 32-bit halves (carry from the low word)
+        let lo = buf.readUInt32BE(p + 4) + PG_EPOCH_US_LO;
+        let hi = buf.readInt32BE(p) + PG_EPOCH_US_HI;
+        if (lo >= TWO32) { lo -= TWO32; hi++; }
+        b.i64w[2 * row] = lo | 0; b.i64w[2 * row + 1] = hi | 0;
+        break;
+      }
       case 'string': case 'binary': b.setBytes(row, buf, p, p + len); break;
       case 'decimal': if (!decodeNumeric(buf, p, t.scale, b.words, row)) b.setNull(row); break;
     }
-    if (this.cols[j].track) this.offer(j, b, row);
+  }
+
+  /** Offer the batch's largest value of each tracked column (one BigInt per batch, not per row). */
+  private track(len: number): void {
+    for (let j = 0; j < this.cols.length; j++) {
+      if (!this.cols[j].track) continue;
+      const b = this.builders[j];
+      const valid = (i: number) => b.nulls === 0 || (b.validity[i >> 3] & (1 << (i & 7))) !== 0;
+      let best = -1;
+      switch (this.cols[j].type.kind) {
+        case 'int': case 'date': case 'float': case 'double': {
+          const v = this.cols[j].type.kind === 'float' ? b.f32 : this.cols[j].type.kind === 'double' ? b.f64 : b.i32;
+          for (let i = 0; i < len; i++) if (valid(i) && (best < 0 || v[i] > v[best])) best = i;
+          break;
+        }
+        case 'long': case 'timestamp': case 'timestamptz': {
+          const w = b.i64w;
+          for (let i = 0; i < len; i++) {
+            if (!valid(i)) continue;
+            if (best < 0 || w[2 * i + 1] > w[2 * best + 1] || (w[2 * i + 1] === w[2 * best + 1] && w[2 * i] >>> 0 > w[2 * best] >>> 0)) best = i;
+          }
+          break;
+        }
+        default:
+          // decimals and strings: rare as CDC columns; compared through their JS values
+          for (let i = 0; i < len; i++) if (valid(i)) this.offer(j, b, i);
+      }
+      if (best >= 0) this.offer(j, b, best);
+    }
   }
 
   private offer(j: number, b: ColumnBuilder, row: number): void {
@@ -136,6 +174,7 @@ export class CopyDecoder {
   /** Emit the rows collected so far as one batch (null when there are none). */
   flush(): arrow.RecordBatch {
     const len = this.row;
+    this.track(len);
     const children: arrow.Data[] = new Array(this.target.fields.length);
     for (let j = 0; j < this.cols.length; j++) {
       const c = this.cols[j];
@@ -189,8 +228,16 @@ export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint
   const fracDigits = nd === 0 ? 0 : 4 * (nd - 1 - weight);
   const shift = scale - fracDigits;
   const o = row * 4;
-  if (big === null && shift >= 0 && shift <= 15) {
-    const v = accN * 10 ** shift;
+  if (big === null && shift >= -15 && shift <= 15) {
+    // Number arithmetic while exact (|v| <= 2^53): the common case, no BigInt allocated
+    let v: number;
+    if (shift >= 0) v = accN * 10 ** shift;
+    else {
+      // more fraction digits than the scale (base-10000 groups are zero-padded): round half away from zero
+      const div = 10 ** -shift;
+      v = Math.floor(accN / div);
+      if ((accN - v * div) * 2 >= div) v++;
+    }
     if (v <= Number.MAX_SAFE_INTEGER) {
       const lo = v % TWO32;
       const hi = Math.floor(v / TWO32);
