@@ -18,9 +18,12 @@ export interface EncodeOptions {
 const INLINE_MAX_ROWS = 20_000;
 /** Arrow IPC bytes queued for the encoder workers before staging writers wait. */
 const QUEUE_MAX_BYTES = 192 * 1024 * 1024;
-/** IPC buffers are sized in steps of this, and this many are kept for reuse. */
-const SPARE_ROUND = 4 * 1024 * 1024;
-const SPARE_MAX = 4;
+/**
+ * Buffers at least this large are transferred to the encoder worker rather than copied: on this kind
+ * of VM first-touching fresh memory costs ~3 ms per MiB (page faults), so joining a file's buffers
+ * into a new IPC buffer here cost more than decoding its rows.
+ */
+const TRANSFER_MIN = 64 * 1024;
 /**
  * Dictionary pages stop at this size: a high-cardinality column (ids, amounts, timestamps) falls
  * back to plain encoding after 64 KiB of distinct values instead of 1 MiB, which halves encoding
@@ -39,7 +42,7 @@ class ChunkSink extends arrow.AsyncByteQueue {
   }
 }
 
-/** Batches as Arrow IPC stream chunks, uncopied. */
+/** Batches as Arrow IPC stream chunks (metadata, then views on the batches' buffers), uncopied. */
 function ipcChunks(batches: arrow.RecordBatch[]): { chunks: Uint8Array[]; bytes: number } {
   const sink = new ChunkSink();
   const w = new arrow.RecordBatchStreamWriter();
@@ -56,8 +59,6 @@ export class ParquetEncoderPool {
   /** Arrow IPC bytes handed to workers and not yet encoded. */
   private queuedBytes = 0;
   private waiters: (() => void)[] = [];
-  /** IPC buffers back from the workers, to be filled again. */
-  private spare: ArrayBuffer[] = [];
 
   /**
    * Workers start on the first large file: a run that stages only small files
@@ -70,8 +71,7 @@ export class ParquetEncoderPool {
     for (let i = 0; i < Math.max(1, this.size); i++) {
       const w = new Worker(new URL('./parquet-worker.mjs', import.meta.url));
       w.unref();
-      w.on('message', (m: { id: number; ok: boolean; bytes?: number; error?: string; ipc?: ArrayBuffer }) => {
-        this.giveBuffer(m.ipc);
+      w.on('message', (m: { id: number; ok: boolean; bytes?: number; error?: string }) => {
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
@@ -93,38 +93,19 @@ export class ParquetEncoderPool {
     if (rows <= INLINE_MAX_ROWS) return this.writeInline(path, batches);
     this.start();
     const { chunks, bytes } = ipcChunks(batches);
-    const buf = this.takeBuffer(bytes);
-    const view = new Uint8Array(buf);
-    let at = 0;
-    for (const c of chunks) { view.set(c, at); at += c.byteLength; }
+    // The batches' own buffers move to the worker (transferred, not copied): they are this
+    // file's alone and dropped after this call. Small buffers are cloned instead (cheap, and
+    // never Node's shared Buffer pool).
+    const transfer = new Set<ArrayBuffer>();
+    for (const c of chunks) if (c.buffer instanceof ArrayBuffer && c.buffer.byteLength >= TRANSFER_MIN) transfer.add(c.buffer);
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
     slot.busy++;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, bytes });
       this.queuedBytes += bytes;
-      slot.w.postMessage({ id, path, ipc: buf, length: bytes, compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary }, [buf]);
+      slot.w.postMessage({ id, path, chunks, bytes, compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary }, [...transfer]);
     });
-  }
-
-  /**
-   * A buffer of at least `bytes` for one file's Arrow IPC stream. Buffers go to
-   * the worker and come back with its answer to be used again: on this kind of
-   * VM first-touching fresh memory costs ~3 ms per MiB (page faults), more than
-   * copying the bytes into it.
-   */
-  private takeBuffer(bytes: number): ArrayBuffer {
-    let best = -1;
-    for (let i = 0; i < this.spare.length; i++) if (this.spare[i].byteLength >= bytes && (best < 0 || this.spare[i].byteLength < this.spare[best].byteLength)) best = i;
-    if (best >= 0) return this.spare.splice(best, 1)[0];
-    return new ArrayBuffer(Math.ceil(bytes / SPARE_ROUND) * SPARE_ROUND);
-  }
-
-  private giveBuffer(buf: ArrayBuffer | undefined): void {
-    if (!buf) return;
-    this.spare.push(buf);
-    // keep the largest few: bounded memory, and big enough for any later file
-    if (this.spare.length > SPARE_MAX) this.spare.sort((a, b) => b.byteLength - a.byteLength).length = SPARE_MAX;
   }
 
   private async writeInline(path: string, batches: arrow.RecordBatch[]): Promise<number> {

@@ -6,6 +6,16 @@ import * as pw from 'parquet-wasm/node';
 
 const codecs = { snappy: pw.Compression.SNAPPY, zstd: pw.Compression.ZSTD, uncompressed: pw.Compression.UNCOMPRESSED, lz4: pw.Compression.LZ4_RAW };
 
+// One buffer the IPC chunks of a file are joined into, reused file after file (fresh memory is
+// slow to first touch here, and the worker encodes one file at a time).
+let scratch = new Uint8Array(0);
+function joined(chunks, bytes) {
+  if (scratch.length < bytes) scratch = new Uint8Array(Math.ceil(bytes / (4 << 20)) * (4 << 20));
+  let at = 0;
+  for (const c of chunks) { scratch.set(c, at); at += c.byteLength; }
+  return scratch.subarray(0, bytes);
+}
+
 parentPort.on('message', (m) => {
   try {
     const props = new pw.WriterPropertiesBuilder()
@@ -14,12 +24,11 @@ parentPort.on('message', (m) => {
       .setDictionaryPageSizeLimit(64 * 1024) // see DICTIONARY_PAGE_LIMIT in parquet-encoder.ts
       .setMaxRowGroupSize(m.rowGroupSize ?? 1_048_576)
       .build();
-    const table = pw.Table.fromIPCStream(new Uint8Array(m.ipc, 0, m.length));
+    const table = pw.Table.fromIPCStream(joined(m.chunks, m.bytes));
     const bytes = pw.writeParquet(table, props);
     fs.writeFileSync(m.path, bytes);
-    // the IPC buffer goes back to the pool it came from
-    parentPort.postMessage({ id: m.id, ok: true, bytes: bytes.length, ipc: m.ipc }, [m.ipc]);
+    parentPort.postMessage({ id: m.id, ok: true, bytes: bytes.length });
   } catch (e) {
-    parentPort.postMessage({ id: m.id, ok: false, error: String(e && e.message ? e.message : e), ipc: m.ipc }, [m.ipc]);
+    parentPort.postMessage({ id: m.id, ok: false, error: String(e && e.message ? e.message : e) });
   }
 });
