@@ -63,11 +63,11 @@ describe('binary numeric decoding', () => {
 });
 
 describe('CopyDecoder stream', () => {
-  /** A binary COPY stream of (int8, timestamp, text) rows, as Postgres sends it. */
-  function stream(rows: [bigint | null, bigint | null, string | null][]): Buffer {
-    const parts: Buffer[] = [Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)];
+  /** CopyData message payloads of (int8, timestamp, text) rows, as Postgres sends them: header with the first row, one row each, end marker alone. */
+  function messages(rows: [bigint | null, bigint | null, string | null][]): Buffer[] {
     const PG_EPOCH = 946_684_800_000_000n;
-    for (const [id, ts, s] of rows) {
+    const out: Buffer[] = rows.map(([id, ts, s]) => {
+      const parts: Buffer[] = [];
       const h = Buffer.alloc(2); h.writeInt16BE(3); parts.push(h);
       for (const [v, enc] of [[id, (x: bigint) => { const b = Buffer.alloc(8); b.writeBigInt64BE(x); return b; }], [ts, (x: bigint) => { const b = Buffer.alloc(8); b.writeBigInt64BE(x - PG_EPOCH); return b; }], [s, (x: string) => Buffer.from(x, 'utf8')]] as const) {
         const len = Buffer.alloc(4);
@@ -75,26 +75,38 @@ describe('CopyDecoder stream', () => {
         const body = (enc as (x: unknown) => Buffer)(v);
         len.writeInt32BE(body.length); parts.push(len, body);
       }
-    }
-    const end = Buffer.alloc(2); end.writeInt16BE(-1); parts.push(end);
-    return Buffer.concat(parts);
+      return Buffer.concat(parts);
+    });
+    out[0] = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8), out[0]]);
+    const end = Buffer.alloc(2); end.writeInt16BE(-1);
+    return [...out, end];
   }
 
-  it('decodes 64-bit ids and timestamps exactly (negative, pre-epoch, far future), nulls and text, across any chunking, and tracks maxima', () => {
+  it('refuses a stream that is not binary COPY, and a tuple running past its message', () => {
+    const cols = [{ type: { kind: 'long' as const }, targetIndex: 0, track: null }];
+    const target = { schema: new arrow.Schema([new arrow.Field('ID', new arrow.Int64(), true)]), fields: [{ name: 'ID', type: { kind: 'long' as const } }], constants: {}, track: [] };
+    expect(() => new CopyDecoder(cols, target as never, 10, { rows: 0, max: {} } as never).pushMessage(Buffer.from('id\n1\n'))).toThrow(/not a binary COPY stream/);
+    const [first] = messages([[1n, 1n, 'a']]);
+    const cut = first.subarray(0, first.length - 1);
+    const three = [{ type: { kind: 'long' as const }, targetIndex: 0, track: null }, { type: { kind: 'timestamp' as const }, targetIndex: -1, track: null }, { type: { kind: 'string' as const }, targetIndex: -1, track: null }];
+    expect(() => new CopyDecoder(three, target as never, 10, { rows: 0, max: {} } as never).pushMessage(cut)).toThrow();
+  });
+
+  it('decodes 64-bit ids and timestamps exactly (negative, pre-epoch, far future), nulls and text, across batch sizes, and tracks maxima', () => {
     const rows: [bigint | null, bigint | null, string | null][] = [
       [1n, 0n, 'a'], [-1n, -1n, null], [9007199254740993n, 946_684_799_999_999n, 'é — long text '.repeat(10)],
       [-9223372036854775808n, -62135596800000000n, ''], [9223372036854775807n, 253402300799999999n, 'z'], [null, null, 'n'],
       [4294967296n, 4294967295n, 'x'], [-4294967297n, 1_700_000_000_123_456n, 'y'],
     ];
-    const bytes = stream(rows);
+    const msgs = messages(rows);
     const schema = new arrow.Schema([new arrow.Field('ID', new arrow.Int64(), true), new arrow.Field('TS', new arrow.TimestampMicrosecond(), true), new arrow.Field('S', new arrow.Utf8(), true)]);
     const target = { schema, fields: [{ name: 'ID', type: { kind: 'long' as const } }, { name: 'TS', type: { kind: 'timestamp' as const } }, { name: 'S', type: { kind: 'string' as const } }], constants: {}, track: ['ID', 'TS'] };
     const cols = [{ type: { kind: 'long' as const }, targetIndex: 0, track: 'ID' }, { type: { kind: 'timestamp' as const }, targetIndex: 1, track: 'TS' }, { type: { kind: 'string' as const }, targetIndex: 2, track: null }];
-    for (const chunk of [1, 3, 7, 64, bytes.length]) {
+    for (const batchSize of [1, 3, 7, 64]) {
       const stats = { rows: 0, max: {} as Record<string, { cmp: unknown; text: string }> };
-      const dec = new CopyDecoder(cols, target as never, 3, stats as never);
+      const dec = new CopyDecoder(cols, target as never, batchSize, stats as never);
       const batches: arrow.RecordBatch[] = [];
-      for (let o = 0; o < bytes.length; o += chunk) batches.push(...dec.push(bytes.subarray(o, o + chunk)));
+      for (const m of msgs) batches.push(...dec.pushMessage(m));
       expect(dec.done).toBe(true);
       if (dec.buffered) batches.push(dec.flush());
       // timestamps as their raw µs (arrow-js's get() would turn them into float milliseconds)

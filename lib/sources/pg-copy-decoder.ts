@@ -36,7 +36,6 @@ export class CopyDecoder {
   private readonly batchSize: number;
   private readonly stats: ReadStats;
   private readonly maxCmp: (number | bigint | string | null)[];
-  private pending: Buffer | null = null;
   private headerDone = false;
   private row = 0;
   done = false;
@@ -50,54 +49,50 @@ export class CopyDecoder {
     this.maxCmp = cols.map(() => null);
   }
 
-  /** Feed a chunk; returns the batches completed by it. */
-  push(chunk: Buffer): arrow.RecordBatch[] {
-    let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
-    this.pending = null;
+  /**
+   * Feed one whole CopyData message, as node-postgres frames it. Postgres sends
+   * one tuple per message (the first also carries the file header, the last is
+   * the end marker), so there is nothing to carry over between calls and no
+   * need to check a tuple is complete before decoding it. A tuple running past
+   * its message is a corrupt stream (the buffer read throws).
+   */
+  pushMessage(buf: Buffer): arrow.RecordBatch[] {
     let off = 0;
     if (!this.headerDone) {
-      if (buf.length < 19) { this.pending = buf; return []; }
-      if (!buf.subarray(0, 11).equals(SIGNATURE)) throw new Error('sources: not a binary COPY stream');
-      const ext = buf.readInt32BE(15);
-      if (buf.length < 19 + ext) { this.pending = buf; return []; }
-      off = 19 + ext;
+      if (buf.length < 19 || !buf.subarray(0, 11).equals(SIGNATURE)) throw new Error('sources: not a binary COPY stream');
+      off = 19 + buf.readInt32BE(15);
       this.headerDone = true;
     }
     const out: arrow.RecordBatch[] = [];
     const n = this.cols.length;
     while (off + 2 <= buf.length) {
       const fc = buf.readInt16BE(off);
-      if (fc === -1) { this.done = true; off = buf.length; break; }
+      if (fc === -1) { this.done = true; break; }
       if (fc !== n) throw new Error(`sources: COPY tuple has ${fc} fields, expected ${n}`);
-      // make sure the whole tuple is here before writing any of it
-      let p = off + 2;
-      let complete = true;
-      for (let j = 0; j < n; j++) {
-        if (p + 4 > buf.length) { complete = false; break; }
-        const len = buf.readInt32BE(p);
-        p += 4 + (len > 0 ? len : 0);
-        if (p > buf.length) { complete = false; break; }
-      }
-      if (!complete) break;
-      p = off + 2;
-      const row = this.row;
-      const builders = this.builders;
-      if (row === 0 || row >= builders[0].capacity) for (let j = 0; j < n; j++) builders[j].prepare(row);
-      for (let j = 0; j < n; j++) {
-        const len = buf.readInt32BE(p);
-        p += 4;
-        const b = this.builders[j];
-        if (len < 0) { b.setNull(row); continue; }
-        this.decode(j, b, buf, p, len, row);
-        p += len;
-      }
-      off = p;
-      this.row++;
-      this.stats.rows++;
+      off = this.decodeTuple(buf, off + 2);
+      if (off > buf.length) throw new Error('sources: a COPY tuple runs past its message');
       if (this.row === this.batchSize) out.push(this.flush());
     }
-    if (off < buf.length) this.pending = Buffer.from(buf.subarray(off));
     return out;
+  }
+
+  /** Decode the fields of one tuple starting at `p` (after its field count) into the next row; returns the offset after it. */
+  private decodeTuple(buf: Buffer, p: number): number {
+    const row = this.row;
+    const builders = this.builders;
+    const n = builders.length;
+    if (row === 0 || row >= builders[0].capacity) for (let j = 0; j < n; j++) builders[j].prepare(row);
+    for (let j = 0; j < n; j++) {
+      const len = buf.readInt32BE(p);
+      p += 4;
+      const b = builders[j];
+      if (len < 0) { b.setNull(row); continue; }
+      this.decode(j, b, buf, p, len, row);
+      p += len;
+    }
+    this.row++;
+    this.stats.rows++;
+    return p;
   }
 
   private decode(j: number, b: ColumnBuilder, buf: Buffer, p: number, len: number, row: number): void {

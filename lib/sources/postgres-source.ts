@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import type * as arrow from 'apache-arrow';
 import { SlotPool } from './backoff';
 import { CopyDecoder, type CopyColumn } from './pg-copy-decoder';
+import { CopyOutQuery } from './pg-copy-out';
 import { OID, pgColumnType, pgWireType, TEXT_OIDS } from './pg-types';
 import { canonicalColumn } from './identifiers';
 import { renderNumericProfile } from './render';
@@ -109,20 +109,33 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     const release = await slots.acquire(opts.signal);
     let client: pg.PoolClient | null = null;
     let broken: Error | undefined;
-    let stream: NodeJS.ReadableStream & { destroy(e?: Error): void } | null = null;
-    const onError = (e: Error) => { broken = e; stream?.destroy(Object.assign(e, { transient: true })); };
+    let copy: CopyOutQuery | null = null;
+    const onError = (e: Error) => { broken = e; copy?.handleError(Object.assign(e, { transient: true })); };
+    const onAbort = () => {
+      copy?.handleError(opts.signal!.reason as Error);
+      // the server may still be sending: drop the connection rather than drain it
+      (client as unknown as { connection?: { stream?: { destroy(): void } } } | null)?.connection?.stream?.destroy();
+    };
     try {
       client = await pool.connect();
       client.on('error', onError);
       const sql = await setBinds(client, q);
       const { projection, cols } = copyProjection(columns, target);
-      stream = client.query(copyTo(`COPY (SELECT ${projection} FROM (${sql}) q) TO STDOUT (FORMAT binary)`));
-      const onAbort = () => stream?.destroy(opts.signal!.reason as Error);
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
       const dec = new CopyDecoder(cols, target, opts.batchSize, opts.stats);
+      const ready: arrow.RecordBatch[] = [];
+      copy = new CopyOutQuery(`COPY (SELECT ${projection} FROM (${sql}) q) TO STDOUT (FORMAT binary)`, (payload) => {
+        for (const b of dec.pushMessage(payload)) ready.push(b);
+        return ready.length > 0;
+      });
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      client.query(copy as unknown as pg.QueryConfig);
       try {
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
-          for (const b of dec.push(chunk)) yield b;
+        for (;;) {
+          while (ready.length) yield ready.shift()!;
+          copy.resume();
+          if (copy.error) throw copy.error;
+          if (copy.finished) break;
+          await copy.next();
         }
       } finally { opts.signal?.removeEventListener('abort', onAbort); }
       // a connection lost mid-COPY can end the stream quietly: never take a truncated read for a whole one
@@ -133,7 +146,8 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       throw e;
     } finally {
       client?.off('error', onError);
-      client?.release(broken ? true : undefined);
+      // a failed or abandoned COPY may leave the session mid-stream: never reuse it
+      client?.release(broken || (copy && !copy.finished) ? true : undefined);
       release();
     }
   }
