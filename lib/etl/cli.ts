@@ -17,6 +17,11 @@ function posInt(flag: string, v: string | undefined, min = 1): number | undefine
   return Number(v);
 }
 
+function ratio(flag: string, v: string): number {
+  if (!/^\d+(\.\d+)?$/.test(v.trim()) || Number(v) > 1) throw new FlagError(`${flag}: expected a number from 0 to 1, got ${JSON.stringify(v)}`);
+  return Number(v);
+}
+
 /** `300`, `300s`, `5m`, `250ms` → milliseconds. */
 export function parseDelay(flag: string, v: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
@@ -33,7 +38,7 @@ interface EtlFlags {
   mode?: string; branch?: string; tables?: string; category?: string; selfTest?: boolean; keepStaging?: boolean;
   maxTableWorkers?: string; loadWorkers?: string; poolSize?: string; retries?: string; retryDelay?: string; plan?: boolean;
   tablesFile: string; json?: boolean; fetchBatchSize?: string; loadGroupMaxBytes?: string; namespace?: string;
-  snapshotExpireDays?: string; snapshotMinToKeep?: string; snapshotMaintenance?: boolean; oracleClientLibDir?: string;
+  snapshotExpireDays?: string; snapshotMinToKeep?: string; snapshotMaintenance?: boolean; compactDeletedRatio?: string; oracleClientLibDir?: string;
   encoderThreads?: string; compression?: string;
 }
 
@@ -62,6 +67,7 @@ export function settingsFromFlags(o: EtlFlags): EtlSettings {
     snapshotExpireDays: posInt('--snapshot-expire-days', o.snapshotExpireDays, 0) ?? d.snapshotExpireDays,
     snapshotMinToKeep: posInt('--snapshot-min-to-keep', o.snapshotMinToKeep) ?? d.snapshotMinToKeep,
     snapshotMaintenance: o.snapshotMaintenance !== false,
+    compactDeletedRatio: o.compactDeletedRatio !== undefined ? ratio('--compact-deleted-ratio', o.compactDeletedRatio) : d.compactDeletedRatio,
     encoderThreads: posInt('--encoder-threads', o.encoderThreads) ?? d.encoderThreads,
     compression: compression as EtlSettings['compression'],
     namespace: o.namespace ?? d.namespace,
@@ -108,6 +114,7 @@ export function registerEtlCommands(program: Command): void {
     .option('--snapshot-expire-days <days>', `expire lake snapshots older than this after each load (default: ${DEFAULT_SETTINGS.snapshotExpireDays})`)
     .option('--snapshot-min-to-keep <n>', `snapshots always kept (default: ${DEFAULT_SETTINGS.snapshotMinToKeep})`)
     .option('--no-snapshot-maintenance', 'skip snapshot expiry after loads')
+    .option('--compact-deleted-ratio <r>', `after a merge, rewrite partitions whose deleted rows reach this share (0 = never; default: ${DEFAULT_SETTINGS.compactDeletedRatio})`)
     .option('--namespace <ns>', `lake namespace of the data tables (default: ${DEFAULT_SETTINGS.namespace}; self-test: selftest)`)
     .option('--oracle-client-lib-dir <dir>', 'Oracle Instant Client dir for thick mode (after $ORACLE_CLIENT_LIB_DIR; ignored when missing)')
     .option('--encoder-threads <n>', `Parquet encoder threads (default: ${DEFAULT_SETTINGS.encoderThreads})`)

@@ -20,6 +20,7 @@ export const EtlRunPayload = z.strictObject({
   /** Seconds between retries. (Default: 300) */
   retryDelay: z.number().min(0).optional(),
   fetchBatchSize: z.number().int().min(1).optional(),
+  compactDeletedRatio: z.number().min(0).max(1).optional(),
   plan: z.boolean().default(false),
   tablesFile: z.string().optional(),
   namespace: z.string().regex(/^[a-z0-9_]+$/).optional(),
@@ -38,6 +39,7 @@ export const etlJobs = [
         maxTableWorkers: p.maxTableWorkers ?? d.maxTableWorkers, loadWorkers: p.loadWorkers ?? d.loadWorkers, poolSize: p.poolSize ?? d.poolSize,
         retries: p.retries ?? d.retries, retryDelayMs: p.retryDelay !== undefined ? Math.round(p.retryDelay * 1000) : d.retryDelayMs,
         fetchBatchSize: p.fetchBatchSize ?? d.fetchBatchSize, namespace: p.namespace ?? d.namespace,
+        compactDeletedRatio: p.compactDeletedRatio ?? d.compactDeletedRatio,
       };
       let phaseOffset = 0; let lastPhase = ''; let lastTotal = 0;
       const summary = await executeEtl({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal }, settings, {

@@ -58,4 +58,5 @@ export class MemoryTarget implements LakeTarget {
   }
 
   async expire(): Promise<void> {}
+  async compact(): Promise<string[]> { return []; }
 }

@@ -418,6 +418,11 @@ export async function runEtl(deps: RunEtlDeps): Promise<EtlRunSummary> {
       summary.units.push({ table: def.lakeName, branch: u.branch.key, phase: u.phase, status: u.status!, rows: u.status === 'SUCCESS' ? u.rows : 0, attempts: u.attempts,
         writeDisposition: u.status === 'SUCCESS' ? disposition : null, error: u.error, watermark: u.watermark, sql: u.query?.sql, binds: u.query?.binds });
     }
+    if (!loadError && ok.length && disposition === 'merge' && s.compactDeletedRatio > 0) {
+      const parts = await deps.target.compact(def.lakeName, { deletedRatio: s.compactDeletedRatio, maxDeleteFiles: 16 })
+        .catch((e) => { tlog.warn('compaction failed (the merge stands)', { error: toError(e).message }); return []; });
+      if (parts.length) tlog.info('compacted partitions', { partitions: parts });
+    }
     if (!loadError && ok.length && s.snapshotMaintenance) {
       await deps.target.expire(def.lakeName, { maxAgeDays: s.snapshotExpireDays, minToKeep: s.snapshotMinToKeep }).catch((e) => tlog.warn('snapshot expiry failed', { error: toError(e).message }));
     }

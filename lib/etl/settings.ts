@@ -32,6 +32,8 @@ export interface EtlSettings {
   snapshotMinToKeep: number;
   /** Run snapshot expiry after loads. (Default: true) */
   snapshotMaintenance: boolean;
+  /** After a merge, rewrite a partition whose position deletes cover at least this share of its rows (or exceed 16 files); 0 turns it off. (Default: 0.1) */
+  compactDeletedRatio: number;
   /** Lake namespace of the data tables. (Default: etl) */
   namespace: string;
   /** Rows per staged Parquet file (each becomes one lake data file on a full replace; smaller files overlap encoding with extraction and bound memory). (Default: 262144) */
@@ -47,7 +49,7 @@ export interface EtlSettings {
 export const DEFAULT_SETTINGS: EtlSettings = {
   mode: 'INCREMENTAL', branches: [], tables: [], category: 'both', maxTableWorkers: 3, loadWorkers: 2, poolSize: 4, retries: 5,
   retryDelayMs: 300_000, fetchBatchSize: 50_000, keepStaging: false, loadGroupMaxBytes: 256 * 1024 * 1024, snapshotExpireDays: 7,
-  snapshotMinToKeep: 1, snapshotMaintenance: true, namespace: 'etl', stagingRowsPerFile: 262_144, stagingMemoryBytes: 128 * 1024 * 1024, encoderThreads: 1, compression: 'snappy',
+  snapshotMinToKeep: 1, snapshotMaintenance: true, compactDeletedRatio: 0.1, namespace: 'etl', stagingRowsPerFile: 262_144, stagingMemoryBytes: 128 * 1024 * 1024, encoderThreads: 1, compression: 'snappy',
 };
 
 /** The message refusing an INCREMENTAL unit that has no watermark yet (seed 000, cutover note). */
