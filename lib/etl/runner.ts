@@ -200,7 +200,9 @@ export async function runEtl(deps: RunEtlDeps): Promise<EtlRunSummary> {
     // one describe per unit up front, so each table's union schema is known before staging
     await runPool(branches, branches.length, async (b) => {
       await runPool(live.filter((u) => u.branch === b), s.maxTableWorkers, async (u) => {
+        const t = Date.now();
         try { u.columns = await describeUnit(u); } catch (e) { u.describeError = toError(e); }
+        log.debug('described', { table: u.def.lakeName, branch: u.branch.key, ms: Date.now() - t, error: u.describeError?.message });
       });
     });
 

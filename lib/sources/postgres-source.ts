@@ -62,16 +62,22 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       const sets = q.binds.map((_, i) => `set_config('tributary.b${i + 1}', $${i + 1}, false)`).join(', ');
       await c.query(`SELECT ${sets}`, q.binds.map((b) => String(b.value)));
     }
-    // Two spellings, by what the predicate usually selects:
-    // - a watermark (INCREMENTAL) selects few rows: a bare `current_setting()::type` is STABLE, which the
-    //   planner folds to its value when estimating, so an index on the CDC column is used;
-    // - other binds (the INITIAL lower bound) usually select most of the table: an uncorrelated scalar
-    //   subquery is an InitPlan, read and cast once per query rather than once per row of a seq scan
-    //   (but opaque to the planner's estimates).
-    return q.sql.replace(/\$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (_, n, t) => {
-      const read = `current_setting('tributary.b${n}')::${t}`;
-      return q.binds[Number(n) - 1]?.name.endsWith('_watermark') ? read : `(SELECT ${read})`;
-    }).replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
+    // A bind is read back as `current_setting(…)::type`, spelled two ways:
+    // - `(SELECT current_setting(…)::type)` is an InitPlan: read and cast once per query, not once per
+    //   row of a seq scan — but opaque to the planner's estimates;
+    // - a bare `current_setting(…)::type` is STABLE, which the planner folds to its value when
+    //   estimating (so an index on the column is used) — but a seq scan evaluates it per row.
+    // A watermark (INCREMENTAL) usually selects few rows, so its comparison is written both ways,
+    // ANDed: the bare one lets an index on the CDC column serve it, and a seq scan (no such index)
+    // tests the cheap InitPlan one first, evaluating the bare one only on the few rows that pass.
+    // Other binds (the INITIAL lower bound) usually select most of the table: InitPlan only.
+    const read = (n: string, t: string) => `current_setting('tributary.b${n}')::${t}`;
+    const isWatermark = (n: string) => q.binds[Number(n) - 1]?.name.endsWith('_watermark');
+    return q.sql
+      .replace(/([A-Za-z_][\w$#]*\.[A-Za-z_][\w$#]*) (>=|>) \$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (all, col, op, n, t) =>
+        (isWatermark(n) ? `(${col} ${op} (SELECT ${read(n, t)}) AND ${col} ${op} ${read(n, t)})` : all))
+      .replace(/\$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (_, n, t) => `(SELECT ${read(n, t)})`)
+      .replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
   }
 
   return {
