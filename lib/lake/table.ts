@@ -396,7 +396,11 @@ export class LakeTableImpl implements LakeTable {
     for (const [path, h] of hits) {
       let g = byPart.get(h.pf.partKey);
       if (!g) byPart.set(h.pf.partKey, (g = { partition: h.pf.entry.data_file.partition, rows: [] }));
-      g.rows.push({ path, positions: BigInt64Array.from(h.positions.map(BigInt)) });
+      // written as the two 32-bit words of little-endian int64s: no BigInt per position
+      const positions = new BigInt64Array(h.positions.length);
+      const words = new Uint32Array(positions.buffer);
+      for (let i = 0; i < h.positions.length; i++) { const p = h.positions[i]; words[2 * i] = p >>> 0; words[2 * i + 1] = Math.floor(p / 4294967296); }
+      g.rows.push({ path, positions });
     }
     const spec = specById(this.meta, this.meta['default-spec-id']);
     const out: DataFileRec[] = [];

@@ -153,14 +153,23 @@ export const POS_DELETE_ARROW = new arrow.Schema([
 /** Write one position-delete file; `rows` must be sorted by (file_path, pos) as the spec requires. */
 export async function writePositionDeletes(storage: Storage, location: string, codec: Codec, partition: Record<string, unknown>, partPath: string, rows: { path: string; positions: BigInt64Array }[]): Promise<DataFileRec> {
   rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  const paths: string[] = []; const pos: bigint[] = [];
-  for (const r of rows) {
-    const sorted = BigInt64Array.from(r.positions).sort();
-    for (const p of sorted) { paths.push(r.path); pos.push(p); }
-  }
-  const fp = arrow.vectorFromArray(paths, new arrow.Utf8());
-  const pv = arrow.makeVector(BigInt64Array.from(pos));
-  const struct = arrow.makeData({ type: new arrow.Struct(POS_DELETE_ARROW.fields), length: paths.length, nullCount: 0, children: [fp.data[0], pv.data[0]] });
+  // Columns built straight into Arrow buffers (a file's path repeats once per deleted row): no
+  // string or BigInt per row — an INCREMENTAL merge writes one such file per touched partition.
+  const n = rows.reduce((a, r) => a + r.positions.length, 0);
+  const enc = rows.map((r) => Buffer.from(r.path, 'utf8'));
+  const bytes = new Uint8Array(rows.reduce((a, r, i) => a + enc[i].length * r.positions.length, 0));
+  const offsets = new Int32Array(n + 1);
+  const pos = new BigInt64Array(n);
+  let at = 0, o = 0;
+  rows.forEach((r, i) => {
+    pos.set(r.positions.slice().sort(), at);
+    const e = enc[i];
+    for (let k = 0; k < r.positions.length; k++) { bytes.set(e, o); o += e.length; offsets[at + k + 1] = o; }
+    at += r.positions.length;
+  });
+  const fp = arrow.makeData({ type: new arrow.Utf8(), length: n, nullCount: 0, valueOffsets: offsets, data: bytes });
+  const pv = arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: pos });
+  const struct = arrow.makeData({ type: new arrow.Struct(POS_DELETE_ARROW.fields), length: n, nullCount: 0, children: [fp, pv] });
   const batch = new arrow.RecordBatch(POS_DELETE_ARROW, struct);
   const types = new Map(POS_DELETE_SCHEMA.fields.map((f) => [f.id, f.type]));
   const path = `${location}/data/${partPath}${crypto.randomUUID()}-deletes.parquet`;
