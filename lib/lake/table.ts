@@ -350,7 +350,9 @@ export class LakeTableImpl implements LakeTable {
     for (const pf of candidates) {
       const pos = await idx.positions(pf);
       const eq = await idx.equality(pf);
-      const ids = new Set([...matchCols, ...keep].map((c) => schema.fields[c].id));
+      // a kept column the manifest shows constant in this file (one load's insert_at, say) is not read
+      const constant = keep.map((c) => (matchCols.includes(c) ? null : constantColumnValue(pf.entry.data_file, schema.fields[c])));
+      const ids = new Set([...matchCols, ...keep.filter((_, k) => !constant[k])].map((c) => schema.fields[c].id));
       for (const e of eq) for (const id of e.ids) ids.add(id);
       const sub: IcebergSchema = { ...schema, fields: schema.fields.filter((f) => ids.has(f.id)) };
       const at = (id: number) => sub.fields.findIndex((f) => f.id === id);
@@ -374,7 +376,9 @@ export class LakeTableImpl implements LakeTable {
           oldOf[j] = oldRows + take.length;
           take.push(i);
         }
-        if (take.length && keep.length) oldParts.push(takeBatch(makeBatch(keepSchema, kc.map((c) => cols[c]), batch.numRows), take));
+        if (take.length && keep.length) {
+          oldParts.push(makeBatch(keepSchema, kc.map((c, k) => (constant[k] ? constant[k]!(keepSchema.fields[k].type, take.length) : takeData(cols[c], take))), take.length));
+        }
         oldRows += take.length;
       }
     }
@@ -774,3 +778,29 @@ function toArrowValue(type: arrow.DataType, v: unknown): unknown {
 }
 
 export const _internal = { crypto };
+
+/**
+ * When a data file's manifest entry shows a fixed-width column constant (no
+ * nulls, lower bound = upper bound), a maker of that column for n rows;
+ * otherwise null. Bounds are Iceberg's single-value serialisation
+ * (little-endian for these types).
+ */
+function constantColumnValue(df: DataFileRec, field: IcebergSchema['fields'][number]): ((type: arrow.DataType, n: number) => arrow.Data) | null {
+  const width = ({ int: 4, date: 4, float: 4, long: 8, double: 8, time: 8, timestamp: 8, timestamptz: 8 } as Record<string, number>)[String(field.type)];
+  if (!width) return null;
+  const nulls = df.null_value_counts?.find((x) => x.key === field.id)?.value;
+  const lo = df.lower_bounds?.find((x) => x.key === field.id)?.value;
+  const hi = df.upper_bounds?.find((x) => x.key === field.id)?.value;
+  if (nulls === undefined || Number(nulls) !== 0 || !lo || !hi || lo.length !== width || !Buffer.from(lo).equals(Buffer.from(hi))) return null;
+  const v = new DataView(lo.buffer, lo.byteOffset, width);
+  return (type, n) => {
+    let data: Int32Array | Float32Array | Float64Array | BigInt64Array;
+    switch (String(field.type)) {
+      case 'int': case 'date': data = new Int32Array(n).fill(v.getInt32(0, true)); break;
+      case 'float': data = new Float32Array(n).fill(v.getFloat32(0, true)); break;
+      case 'double': data = new Float64Array(n).fill(v.getFloat64(0, true)); break;
+      default: data = new BigInt64Array(n).fill(v.getBigInt64(0, true));
+    }
+    return arrow.makeData({ type, length: n, nullCount: 0, data } as never);
+  };
+}
