@@ -140,9 +140,11 @@ const RAW_PARSERS = {
  * `decode` for the caller to compute from the column's values. Returns null
  * when the file's schema is not exactly `target` (names, types, field ids).
  */
-export async function footerStats(bytes: Uint8Array, target: arrow.Schema, types: Map<number, string>): Promise<{ rows: number; stats: Map<number, ColumnStats>; decode: Set<number> } | null> {
-  const { parquetMetadata } = await import('hyparquet');
-  const pf = await pw.ParquetFile.fromFile(new Blob([bytes as Uint8Array<ArrayBuffer>]));
+export async function footerStats(file: Uint8Array | Blob, target: arrow.Schema, types: Map<number, string>): Promise<{ rows: number; stats: Map<number, ColumnStats>; decode: Set<number> } | null> {
+  const { parquetMetadataAsync } = await import('hyparquet');
+  // a Blob is read lazily: only the footer's bytes are fetched
+  const blob = file instanceof Blob ? file : new Blob([file as Uint8Array<ArrayBuffer>]);
+  const pf = await pw.ParquetFile.fromFile(blob);
   let fileSchema: arrow.Schema;
   try { fileSchema = arrow.tableFromIPC(pf.schema().intoIPCStream()).schema; } finally { pf.free(); }
   if (fileSchema.fields.length !== target.fields.length) return null;
@@ -151,8 +153,7 @@ export async function footerStats(bytes: Uint8Array, target: arrow.Schema, types
     if (a.name !== b.name || String(a.type) !== String(b.type) || a.metadata.get(FIELD_ID) !== b.metadata.get(FIELD_ID)) return null;
     if (a.type.typeId === arrow.Type.Struct || a.type.typeId === arrow.Type.List || a.type.typeId === arrow.Type.Map) return null;
   }
-  const ab = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer as ArrayBuffer : bytes.slice().buffer;
-  const md = parquetMetadata(ab, { parsers: RAW_PARSERS as never });
+  const md = await parquetMetadataAsync({ byteLength: blob.size, slice: (start: number, end?: number) => blob.slice(start, end).arrayBuffer() }, { parsers: RAW_PARSERS as never });
   const rows = Number(md.num_rows);
   const stats = new Map<number, ColumnStats>();
   const decode = new Set<number>();

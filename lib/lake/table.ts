@@ -226,9 +226,11 @@ export class LakeTableImpl implements LakeTable {
     const recs: DataFileRec[] = [];
     for (const p of paths) {
       const uri = p.startsWith('file:') ? p : `file://${p}`;
-      const bytes = await this.ctx.storage.read(uri);
-      const fast = await this.footerRecord(uri, bytes, schema, spec, target, types).catch(() => null);
+      // lazily read: the footer, and only the columns whose statistics it cannot give
+      const blob = await this.ctx.storage.blob(uri);
+      const fast = await this.footerRecord(uri, blob, schema, spec, target, types).catch(() => null);
       if (fast) { recs.push(fast); continue; }
+      const bytes = await this.ctx.storage.read(uri);
       const batches: arrow.RecordBatch[] = [];
       for await (const raw of readParquetBatches(bytes, uri)) {
         const ids = raw.schema.fields.map((f) => f.metadata.get(FIELD_ID));
@@ -250,7 +252,7 @@ export class LakeTableImpl implements LakeTable {
   }
 
   /** The footer path of `adoptRecords`; null when the file needs the general path. */
-  private async footerRecord(uri: string, bytes: Uint8Array, schema: IcebergSchema, spec: ReturnType<typeof specById>, target: arrow.Schema, types: Map<number, string>): Promise<DataFileRec | null> {
+  private async footerRecord(uri: string, bytes: Blob, schema: IcebergSchema, spec: ReturnType<typeof specById>, target: arrow.Schema, types: Map<number, string>): Promise<DataFileRec | null> {
     const fs = await footerStats(bytes, target, types);
     if (!fs) return null;
     if (fs.decode.size) {
@@ -276,7 +278,7 @@ export class LakeTableImpl implements LakeTable {
       }
       partition[pf.name] = partitionValueToAvro(t, st.min);
     }
-    return dataFileRecord({ path: uri, partition, rows: fs.rows, size: bytes.length, stats: fs.stats, types, content: 0 });
+    return dataFileRecord({ path: uri, partition, rows: fs.rows, size: bytes.size, stats: fs.stats, types, content: 0 });
   }
 
   /**
