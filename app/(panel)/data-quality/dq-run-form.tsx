@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { FormError } from '../../_components/form-error';
 import { splitList } from '../../_components/start-job';
 import { useStartJob } from '../../_components/use-start-job';
+import { TextField } from '../../_components/text-field';
 
 /** Enqueue `dq.run` (operators): counts + row hashes per table × branch, optionally repairing. */
 export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
@@ -28,22 +29,10 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
     <form className="card form" onSubmit={submit} aria-label="Run check">
       <h2>Run a data-quality check</h2>
       <div className="form-grid">
-        <label className="field">
-          <span>Branches</span>
-          <input name="branches" value={branches} onChange={(e) => setBranches(e.target.value)} placeholder="all branches (or a,b,c)" />
-        </label>
-        <label className="field">
-          <span>Tables</span>
-          <input name="tables" value={tables} onChange={(e) => setTables(e.target.value)} placeholder="all of tables.json" />
-        </label>
-        <label className="field">
-          <span>Since</span>
-          <input name="since" value={since} onChange={(e) => setSince(e.target.value)} placeholder="1 January this year (YYYY-MM-DD)" />
-        </label>
-        <label className="field">
-          <span>Until</span>
-          <input name="until" value={until} onChange={(e) => setUntil(e.target.value)} placeholder="each unit’s last watermark" />
-        </label>
+        <TextField label="Branches" name="branches" value={branches} onChange={setBranches} placeholder="all branches (or a,b,c)" />
+        <TextField label="Tables" name="tables" value={tables} onChange={setTables} placeholder="all of tables.json" />
+        <TextField label="Since" name="since" value={since} onChange={setSince} placeholder="1 January this year (YYYY-MM-DD)" />
+        <TextField label="Until" name="until" value={until} onChange={setUntil} placeholder="each unit’s last watermark" />
         <label className="field field-check">
           <input type="checkbox" name="hash" checked={hash} onChange={(e) => { setHash(e.target.checked); if (!e.target.checked) { setRepair(false); setRepairDeletes(false); } }} />
           <span>Row-hash check (not only counts)</span>

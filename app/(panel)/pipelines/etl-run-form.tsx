@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { FormError } from '../../_components/form-error';
 import { splitList } from '../../_components/start-job';
 import { useStartJob } from '../../_components/use-start-job';
+import { TextField } from '../../_components/text-field';
 
 /** Enqueue `etl.run` with the CLI's main parameters (operators). */
 export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
@@ -40,14 +41,8 @@ export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): voi
             <option value="transactions">transactions</option>
           </select>
         </label>
-        <label className="field">
-          <span>Branches</span>
-          <input name="branches" value={branches} onChange={(e) => setBranches(e.target.value)} placeholder="all branches (or a,b,c)" />
-        </label>
-        <label className="field">
-          <span>Tables</span>
-          <input name="tables" value={tables} onChange={(e) => setTables(e.target.value)} placeholder="all of tables.json (or OWNER.T1,OWNER.T2)" />
-        </label>
+        <TextField label="Branches" name="branches" value={branches} onChange={setBranches} placeholder="all branches (or a,b,c)" />
+        <TextField label="Tables" name="tables" value={tables} onChange={setTables} placeholder="all of tables.json (or OWNER.T1,OWNER.T2)" />
         <label className="field field-check">
           <input type="checkbox" name="plan" checked={plan} onChange={(e) => setPlan(e.target.checked)} />
           <span>Plan only (render each unit’s SQL, load nothing)</span>
