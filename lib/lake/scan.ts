@@ -277,13 +277,6 @@ export function rowKey(cols: arrow.Data[], i: number): string {
   return s;
 }
 
-export async function readFile(view: TableView, path: string): Promise<Uint8Array> {
-  try { return await view.storage.read(view.resolve(path)); } catch (e) {
-    throw new Error(`lake: table ${view.ident}: missing data file ${path}`, { cause: e });
-  }
-}
-
-/** Batches of one data file conformed to `schema`, each with the file position of its first row. */
 /** A data or delete file as a lazily read Blob: a projected read fetches only its columns' chunks. */
 export async function openFile(view: TableView, path: string): Promise<Blob> {
   try { return await view.storage.blob(view.resolve(path)); } catch (e) {
@@ -291,6 +284,7 @@ export async function openFile(view: TableView, path: string): Promise<Blob> {
   }
 }
 
+/** Batches of one data file conformed to `schema`, each with the file position of its first row. */
 export async function* readDataFile(view: TableView, pf: PlannedFile, schema: IcebergSchema, target: arrow.Schema, fieldIds?: Set<number>): AsyncGenerator<{ batch: arrow.RecordBatch; rowBase: number }> {
   const path = pf.entry.data_file.file_path;
   const bytes = await openFile(view, path);

@@ -13,7 +13,7 @@ export interface Storage {
   read(uri: string): Promise<Uint8Array>;
   /**
    * A lazily read handle on an object: range readers (Parquet footers and column chunks)
-   * fetch only the bytes they touch, instead of the whole object. Throws with code ENOENT when missing.
+   * fetch only the bytes they touch, instead of the whole object. Throws at once when the object is missing.
    */
   blob(uri: string): Promise<Blob>;
   /** Read a byte range [start, end). */
@@ -57,7 +57,7 @@ export function fileStorage(): Storage {
       return new Uint8Array(await fs.readFile(uriToPath(uri)));
     },
     async blob(uri) {
-      // openAsBlob checks the size up front (ENOENT now, not on the first slice read)
+      // openAsBlob stats the file up front: a missing file fails here, not on the first slice read
       return openAsBlob(uriToPath(uri));
     },
     async readRange(uri, start, end) {
