@@ -4,13 +4,31 @@
  * `isTransient` decides retries in one place.
  */
 export type ErrorCode =
-  | 'bad_request' | 'validation' | 'unauthorized' | 'forbidden' | 'not_found'
-  | 'conflict' | 'payload_too_large' | 'unavailable' | 'internal';
+  | 'bad_request' | 'validation' | 'usage' | 'unauthorized' | 'forbidden' | 'not_found'
+  | 'conflict' | 'payload_too_large' | 'rate_limited' | 'unavailable' | 'transient' | 'fatal' | 'internal';
 
 const STATUS: Record<ErrorCode, number> = {
-  bad_request: 400, validation: 400, unauthorized: 401, forbidden: 403, not_found: 404,
-  conflict: 409, payload_too_large: 413, unavailable: 503, internal: 500,
+  bad_request: 400, validation: 400, usage: 400, unauthorized: 401, forbidden: 403, not_found: 404,
+  conflict: 409, payload_too_large: 413, rate_limited: 429, unavailable: 503, transient: 503, fatal: 500, internal: 500,
 };
+
+/**
+ * Process exit code for an error, chosen by its code (never by message text):
+ * 2 for bad input (as commander and most CLIs do), 3 for a conflict (a held
+ * run lock, a fresh-run guard: the slices loader's "refused"), 4 for a missing object,
+ * 75 (EX_TEMPFAIL) for
+ * a transient failure worth retrying, 1 otherwise.
+ */
+export function exitCodeFor(e: unknown): number {
+  if (!(e instanceof AppError)) return 1;
+  switch (e.code) {
+    case 'bad_request': case 'validation': case 'usage': case 'payload_too_large': return 2;
+    case 'conflict': return 3;
+    case 'not_found': return 4;
+    case 'transient': case 'unavailable': case 'rate_limited': return 75;
+    default: return 1;
+  }
+}
 
 export class AppError extends Error {
   readonly code: ErrorCode;
@@ -46,6 +64,7 @@ export function isTransient(e: unknown): boolean {
   for (let cur: unknown = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
     const err = cur as { code?: string | number; errorNum?: number; message?: string; transient?: boolean };
     if (err.transient === true) return true;
+    if (cur instanceof AppError) { if (cur.code === 'transient' || cur.code === 'unavailable') return true; if (cur.code !== 'internal') return false; }
     if (typeof err.code === 'string') {
       if (TRANSIENT_NODE.has(err.code)) return true;
       if (/^[0-9A-Z]{5}$/.test(err.code) && TRANSIENT_PG_CLASSES.some((c) => err.code!.toString().startsWith(c))) return true;
