@@ -22,6 +22,12 @@ export interface JobContext {
   progress(done: number, total?: number): void;
 }
 
+/** What a payload check may use: Tributary's database and the parsed environment. */
+export interface JobCheckDeps {
+  pool: pg.Pool;
+  env: Env;
+}
+
 /**
  * One job kind: a name, its payload schema (validated on enqueue and again on
  * claim) and the handler the worker runs. Engines export these from
@@ -33,6 +39,13 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** Least role allowed to start it. (Default: operator) */
   role?: 'admin' | 'operator' | 'viewer';
   payload: S;
+  /**
+   * Checks that need configuration or the database (a table in tables.json, a
+   * branch among connections, a run that exists), run when the job is posted —
+   * not only when a worker claims it. Throw AppError('validation', …, { field:
+   * 'params.tables[0]' }) naming the payload field. (Default: none)
+   */
+  check?(deps: JobCheckDeps, payload: z.infer<S>): Promise<void>;
   run(ctx: JobContext, payload: z.infer<S>): Promise<unknown>;
 }
 
