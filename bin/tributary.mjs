@@ -3,5 +3,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../lib/cli/main.ts');
-await main(process.argv);
+const { runCli } = await import('../workers/cli.ts');
+await runCli(process.argv);

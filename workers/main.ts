@@ -1,14 +1,16 @@
 import { parseEnv } from '../lib/config/env';
 import { connectDatabase, createPool, createPrisma } from '../lib/db';
-import { ensureQueue, startWorker } from '../lib/jobs';
+import { createJobRegistry, ensureQueue, startWorker, type JobDefinition } from '../lib/jobs';
 import { consoleSink, createLogger } from '../lib/log';
+import { jobDefinitions } from './jobs';
 
 /**
  * The worker process: claims jobs and runs the engines until SIGINT/SIGTERM.
  * Several may run, on several machines, against the same database.
+ * @param opts.jobs the kinds it runs (Default: every kind of `workers/jobs.ts`)
  * @returns a promise that settles when the worker has stopped
  */
-export async function runWorkerProcess(opts: { concurrency?: number } = {}): Promise<void> {
+export async function runWorkerProcess(opts: { concurrency?: number; jobs?: readonly JobDefinition[] } = {}): Promise<void> {
   const env = parseEnv();
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
   const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m) });
@@ -16,6 +18,7 @@ export async function runWorkerProcess(opts: { concurrency?: number } = {}): Pro
   const prisma = createPrisma(url, { max: 4 });
   await ensureQueue(pool);
   const worker = await startWorker({
+    jobs: createJobRegistry(opts.jobs ?? jobDefinitions),
     pool, prisma, env, logger, concurrency: opts.concurrency,
     staleAfterMs: env.TRIBUTARY_JOB_STALE_SECONDS * 1000,
     echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
@@ -26,6 +29,7 @@ export async function runWorkerProcess(opts: { concurrency?: number } = {}): Pro
     process.once('SIGTERM', stop);
   });
   await worker.stop();
+  // Shutdown: the process is about to exit, a failing close changes nothing.
   await prisma.$disconnect().catch(() => {});
   await pool.end().catch(() => {});
   await embedded?.stop();

@@ -4,6 +4,24 @@ import { connectDatabase } from '../db/connect';
 import { createPool } from '../db/pool';
 import { createPrisma, type Db } from '../db/prisma';
 import { createLogger, consoleSink, type Logger } from '../log';
+import type { JobRegistry } from '../jobs';
+
+/** What the executable's entry point handed the CLI (set once by main()). */
+export interface CliAssemblyState {
+  jobs: JobRegistry;
+  runWorker(opts: { concurrency?: number }): Promise<void>;
+}
+
+let assembly: CliAssemblyState | undefined;
+
+/** Called by `main()` with what `workers/cli.ts` assembled. */
+export function setCliAssembly(a: CliAssemblyState): void { assembly = a; }
+
+/** The assembled job kinds and worker runner; fails loudly when main() did not run (a wiring bug). */
+export function cliAssembly(): CliAssemblyState {
+  if (!assembly) throw new Error('cli: no assembly — run the CLI through workers/cli.ts (bin/tributary.mjs)');
+  return assembly;
+}
 
 /** What a CLI command gets: the database (embedded found or started), a logger, a signal. */
 export interface CliContext {
@@ -11,6 +29,8 @@ export interface CliContext {
   url: string;
   pool: pg.Pool;
   prisma: Db;
+  /** Every job kind, for commands that validate or enqueue jobs. */
+  jobs: JobRegistry;
   logger: Logger;
   /** Aborted on Ctrl+C. */
   signal: AbortSignal;
@@ -33,7 +53,7 @@ export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<
   process.once('SIGINT', onSig);
   process.once('SIGTERM', onSig);
   return {
-    env, url, pool, prisma, logger, signal: ac.signal,
+    env, url, pool, prisma, jobs: cliAssembly().jobs, logger, signal: ac.signal,
     close: async () => {
       process.off('SIGINT', onSig);
       process.off('SIGTERM', onSig);

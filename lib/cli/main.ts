@@ -1,13 +1,43 @@
 import { Command } from 'commander';
-import { registerCommands } from './commands';
+import { exitCodeFor } from '../errors';
+import { createJobRegistry, type JobDefinition } from '../jobs';
+import { setCliAssembly } from './context';
+import { registerSystemCommands } from './system-commands';
+import { registerEtlCommands } from '../etl/cli';
+import { registerConnectionsCommands } from '../connections/cli';
+import { registerDqCommands } from '../dq/cli';
+import { registerSlicesCommands } from '../slices/cli';
+import { registerLakeCommands } from '../lake/cli';
+
+/** What the executable's entry point (`workers/cli.ts`) hands the CLI. */
+export interface CliAssembly {
+  /** Every job kind (validation and enqueueing from the command line). */
+  jobs: readonly JobDefinition[];
+  /** Run a worker process until SIGINT/SIGTERM (`tributary worker`). */
+  runWorker(opts: { concurrency?: number }): Promise<void>;
+}
+
+/**
+ * Every sub-command, in one list: the only place in lib/ that knows every
+ * engine. Engines export `register…Commands(program)` from `lib/<engine>/cli.ts`.
+ */
+const COMMANDS: ((program: Command) => void)[] = [
+  registerSystemCommands,
+  registerEtlCommands,
+  registerConnectionsCommands,
+  registerDqCommands,
+  registerSlicesCommands,
+  registerLakeCommands,
+];
 
 /** The `tributary` command line: one sub-command per engine. */
-export async function main(argv: string[]): Promise<void> {
+export async function main(argv: string[], assembly: CliAssembly): Promise<void> {
+  setCliAssembly({ jobs: createJobRegistry(assembly.jobs), runWorker: assembly.runWorker });
   const program = new Command('tributary')
     .description('Tributary: many operational databases into one Iceberg lakehouse')
     .showHelpAfterError()
     .exitOverride();
-  registerCommands(program);
+  for (const register of COMMANDS) register(program);
   try {
     await program.parseAsync(argv);
   } catch (e) {
@@ -18,6 +48,6 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     process.stderr.write(`error: ${err.message ?? String(e)}\n`);
-    process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : 1;
+    process.exitCode = process.exitCode && process.exitCode !== 0 ? process.exitCode : exitCodeFor(e);
   }
 }

@@ -1,12 +1,11 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { withCli } from './context';
+import { cliAssembly, withCli } from './context';
 import { serve } from './serve';
 import { migrate } from '../db/migrate';
 import { ensureQueue } from '../jobs/queue';
 import { createUser, listUsers } from '../auth/users';
 import { createApiToken, listApiTokens, revokeApiToken } from '../auth/tokens';
 import { ROLES, type Role } from '../auth/roles';
-import { runWorkerProcess } from '../../workers/main';
 
 const positiveInt = (flag: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${flag} must be a positive integer (got '${v}')`);
@@ -33,7 +32,7 @@ export function registerSystemCommands(program: Command): void {
     .description('Run a worker alone (start several, on several machines, against one database)')
     .option('--concurrency <n>', 'jobs run at once (default: TRIBUTARY_WORKER_CONCURRENCY or 2)', positiveInt('--concurrency'))
     .action(async (o) => {
-      await runWorkerProcess({ concurrency: o.concurrency });
+      await cliAssembly().runWorker({ concurrency: o.concurrency });
       process.exit(process.exitCode ?? 0);
     });
 

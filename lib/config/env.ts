@@ -28,6 +28,12 @@ const EnvSchema = z.object({
   TRIBUTARY_WAREHOUSE: z.string().optional(),
   /** Log level: debug, info, warn, error. (Default: info) */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+
+  // — etl / dq —
+  /** The table definitions etl and dq runs use when a run names none. (Default: `./tables.json`, relative to the working directory) */
+  TRIBUTARY_TABLES_FILE: z.string().min(1).default('tables.json'),
+  /** Oracle Instant Client folder for thick mode (Oracle 11g needs it); a folder missing on this host is ignored. (Default: unset — thin mode) */
+  ORACLE_CLIENT_LIB_DIR: z.string().min(1).optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string; warehouse: string };

@@ -1,42 +1,22 @@
 import type { Command } from 'commander';
 import { withCli } from '../cli/context';
-import { DqUsageError, executeDq, type ExecuteDqOptions } from './execute';
+import { localPaths } from '../config/data-path';
+import { parseRequest } from '../config/request';
+import { AppError } from '../errors';
+import { executeDq } from './execute';
+import { DQ_FLAG_NAMES, DqRequest } from './request';
 import type { DqResult } from './result';
-import { checkWindowValue, defaultSince } from './window';
 
 /** Exit codes of `tributary dq`. */
 export const DQ_EXIT = { ok: 0, mismatch: 1, usage: 2 } as const;
 
-interface DqFlags {
-  branch?: string; tables?: string; tablesFile: string; since?: string; until?: string; hash: boolean; csv?: string; write: boolean;
-  selfTest?: boolean; repair?: boolean; repairDeletes?: boolean; json?: boolean; namespace?: string; examples?: string; oracleClientLibDir?: string;
-}
+/** Options of `tributary dq` that are not part of the request. */
+const CLI_ONLY = ['json', 'oracleClientLibDir'] as const;
 
-const list = (v?: string) => (v ? v.split(',').map((x) => x.trim()).filter(Boolean) : []);
-
-/** Flags → options; every bad value fails with the flag's name. */
-export function dqOptionsFromFlags(f: DqFlags): ExecuteDqOptions {
-  for (const [flag, v] of [['--since', f.since], ['--until', f.until]] as const) {
-    if (v !== undefined) { const why = checkWindowValue(v); if (why) throw new DqUsageError(`${flag}: ${why}, got ${JSON.stringify(v)}`); }
-  }
-  const since = f.since ?? defaultSince();
-  if (f.until !== undefined && f.until.slice(0, 10) < since.slice(0, 10)) throw new DqUsageError(`--until: ${f.until} is before --since ${since}`);
-  if (f.branch !== undefined && !list(f.branch).length) throw new DqUsageError('--branch: expected comma-separated branch keys');
-  if (f.tables !== undefined && !list(f.tables).length) throw new DqUsageError('--tables: expected comma-separated table names');
-  const repair = !!(f.repair || f.repairDeletes);
-  if (repair && !f.hash) throw new DqUsageError('--repair: needs the row-hash check to find the keys (drop --no-hash)');
-  if (repair && f.selfTest) throw new DqUsageError('--repair: not available with --self-test (there is no source to re-extract from)');
-  if (f.namespace !== undefined && !/^[a-z0-9_]+$/.test(f.namespace)) throw new DqUsageError(`--namespace: lower-case letters, digits and _ only, got ${JSON.stringify(f.namespace)}`);
-  let examples: number | undefined;
-  if (f.examples !== undefined) {
-    if (!/^\d+$/.test(f.examples) || Number(f.examples) > 10_000) throw new DqUsageError(`--examples: expected an integer 0..10000, got ${JSON.stringify(f.examples)}`);
-    examples = Number(f.examples);
-  }
-  if (f.csv !== undefined && !f.csv.trim()) throw new DqUsageError('--csv: expected a folder');
-  return {
-    branches: list(f.branch), tables: list(f.tables), tablesFile: f.tablesFile, since, until: f.until ?? null, hash: f.hash, write: f.write,
-    csvDir: f.csv, selfTest: !!f.selfTest, repair, repairDeletes: !!f.repairDeletes, namespace: f.namespace, examples, oracleClientLibDir: f.oracleClientLibDir,
-  };
+/** Flags → the reconciliation's request (the same schema as a `dq.run` payload); a bad value fails naming its flag. */
+export function dqOptionsFromFlags(flags: Record<string, unknown>): DqRequest {
+  const raw = Object.fromEntries(Object.entries(flags).filter(([k, v]) => v !== undefined && !(CLI_ONLY as readonly string[]).includes(k)));
+  return parseRequest(DqRequest, raw, 'flags', DQ_FLAG_NAMES);
 }
 
 const n = (v: number | null) => (v === null ? '-' : String(v));
@@ -68,7 +48,7 @@ export function registerDqCommands(program: Command): void {
     .description('Data-quality reconciliation: windowed row counts and row-hash diff per table × branch, narrowed to keys, with repair')
     .option('--branch <keys>', 'comma-separated branch keys (default: all branches)')
     .option('--tables <names>', 'comma-separated tables: OWNER.TABLE, TABLE, subquery name or lake name (default: all)')
-    .option('--tables-file <path>', 'table definitions', './tables.json')
+    .option('--tables-file <path>', 'table definitions (default: $TRIBUTARY_TABLES_FILE or ./tables.json)')
     .option('--since <date>', 'window start, YYYY-MM-DD[ HH:MM:SS] (default: 1 January of the current year)')
     .option('--until <date>', "window end; a bare date includes that day (default: each table × branch's last watermark in control_state)")
     .option('--no-hash', 'row counts only (skip the row-hash check)')
@@ -82,8 +62,8 @@ export function registerDqCommands(program: Command): void {
     .option('--oracle-client-lib-dir <dir>', 'Oracle Instant Client dir for thick mode (after $ORACLE_CLIENT_LIB_DIR)')
     .option('--json', 'print the results as JSON')
     .addHelpText('after', '\nExit codes: 0 every unit OK (or SKIPPED); 1 some unit MISMATCH or ERROR (after --repair: some difference remains); 2 bad flags or tables.json.')
-    .action(async (f: DqFlags) => {
-      let o: ExecuteDqOptions;
+    .action(async (f: Record<string, unknown>) => {
+      let o: DqRequest;
       try { o = dqOptionsFromFlags(f); } catch (e) {
         process.stderr.write(`error: ${(e as Error).message}\n`);
         process.exitCode = DQ_EXIT.usage;
@@ -91,12 +71,12 @@ export function registerDqCommands(program: Command): void {
       }
       await withCli(async (ctx) => {
         try {
-          const s = await executeDq(ctx, { ...o, oracleClientLibDirEnv: process.env.ORACLE_CLIENT_LIB_DIR });
+          const s = await executeDq({ ...ctx, paths: localPaths, style: 'flags', oracleClientLibDir: f.oracleClientLibDir as string | undefined }, o);
           if (f.json) process.stdout.write(JSON.stringify({ runId: s.runId, ok: s.ok, csv: s.csvFile ?? null, results: s.results }, null, 2) + '\n');
           else printSummary(s.runId, s.results, s.csvFile);
           process.exitCode = s.ok ? DQ_EXIT.ok : DQ_EXIT.mismatch;
         } catch (e) {
-          if (e instanceof DqUsageError) {
+          if (e instanceof AppError && e.status === 400) {
             process.stderr.write(`error: ${e.message}\n`);
             process.exitCode = DQ_EXIT.usage;
             return;

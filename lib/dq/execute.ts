@@ -1,11 +1,16 @@
 import path from 'node:path';
 import type pg from 'pg';
 import type { Env } from '../config/env';
+import type { PathPolicy } from '../config/data-path';
+import { fieldName, type RequestStyle } from '../config/request';
+import { AppError } from '../errors';
 import type { Logger } from '../log';
 import { getBranches, type BranchConfig } from '../connections';
 import { openLake, type Lake } from '../lake';
 import { resolveOracleClientLibDir, SYNTHETIC_TABLES } from '../sources';
-import { loadTablesConfig, parseTablesConfig, selectTables } from '../etl';
+import { resolveTables, selectTables, TablesConfigError } from '../etl';
+import type { DqRequest } from './request';
+import { defaultSince } from './window';
 import { writeResultsCsv } from './csv';
 import { newDqRunId } from './result';
 import { writeDqResults } from './results';
@@ -13,28 +18,33 @@ import { runDq, type DqOptions, type DqRunSummary } from './run';
 import { runSelfTest } from './self-test';
 import { openOracleDqSource, openPostgresDqSource, type DqBranch } from './source';
 
-export class DqUsageError extends Error {
-  constructor(message: string) { super(message); this.name = 'DqUsageError'; }
+/** A dq request that cannot run as given (an unknown branch, no branches): a usage error naming the field. */
+export class DqUsageError extends AppError {
+  constructor(message: string, field?: string) { super('usage', message, { field }); this.name = 'DqUsageError'; }
 }
 
-export interface ExecuteDqOptions extends DqOptions {
-  /** Branch keys (--branch). (Default: every branch) */
-  branches?: string[];
-  /** Tables (--tables): OWNER.TABLE, TABLE, subquery name or lake name. (Default: all) */
-  tables?: string[];
-  /** tables.json path. (Default: ./tables.json) */
-  tablesFile?: string;
-  /** Reconcile the lake against kept staging Parquet; no source database (namespace selftest, synthetic tables). (Default: false) */
-  selfTest?: boolean;
-  /** Also write `<dir>/<runId>.csv`. (Default: none) */
-  csvDir?: string;
+/** What a reconciliation is handed by its caller (the CLI, the `dq.run` job, a test). */
+export interface DqContext {
+  pool: pg.Pool;
+  env: Env;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** Where the request's paths may lead: anywhere for the CLI, the data folder for a job. */
+  paths: PathPolicy;
+  /** How the request's fields are named in errors. (Default: params) */
+  style?: RequestStyle;
+  /** --oracle-client-lib-dir: CLI only. (Default: env ORACLE_CLIENT_LIB_DIR) */
   oracleClientLibDir?: string;
-  oracleClientLibDirEnv?: string;
-  /** Replace the branches (tests). (Default: the connection records marked as branches) */
-  dqBranches?: DqBranch[];
-  /** Replace the lake (tests). (Default: lib/lake on env.warehouse) */
-  lake?: Lake;
+  runId?: string;
   progress?: (done: number, total: number) => void;
+}
+
+/** Test seams and engine tunables no flag exposes. */
+export interface DqOverrides extends Pick<DqOptions, 'maxRowsInMemory'> {
+  /** Replace the branches. (Default: the connection records marked as branches) */
+  dqBranches?: DqBranch[];
+  /** Replace the lake. (Default: lib/lake on env.warehouse) */
+  lake?: Lake;
 }
 
 const num = (v: unknown) => (v === undefined || v === null || v === '' ? undefined : Number(v));
@@ -66,35 +76,47 @@ export function dqBranchesOf(configs: BranchConfig[], o: { oracleClientLibDirEnv
 }
 
 /** Everything `tributary dq` and the `dq.run` job do: resolve tables, branches and the lake, run, write, export. */
-export async function executeDq(ctx: { pool: pg.Pool; env: Env; logger: Logger; signal?: AbortSignal }, o: ExecuteDqOptions = {}): Promise<DqRunSummary & { csvFile?: string }> {
-  const lake = o.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
+export async function executeDq(ctx: DqContext, r: DqRequest, x: DqOverrides = {}): Promise<DqRunSummary & { csvFile?: string }> {
+  const style = ctx.style ?? 'params';
+  const name = (f: string) => fieldName([f], style);
+  const o: DqOptions = {
+    runId: ctx.runId, namespace: r.namespace, since: r.since ?? defaultSince(), until: r.until ?? null, hash: r.hash, write: r.write,
+    repair: r.repair || r.repairDeletes, repairDeletes: r.repairDeletes, examples: r.examples, maxRowsInMemory: x.maxRowsInMemory,
+  };
+  const lake = x.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
   let all;
   try {
-    all = o.selfTest && !o.tablesFile ? parseTablesConfig(SYNTHETIC_TABLES, 'self-test tables') : await loadTablesConfig(o.tablesFile ?? path.resolve('tables.json'));
-  } catch (e) { throw new DqUsageError(`--tables-file: ${(e as Error).message}`); }
+    all = await resolveTables({ env: ctx.env, paths: ctx.paths, style }, r);
+  } catch (e) {
+    if (e instanceof TablesConfigError) throw new DqUsageError(`${name(r.tablesJson !== undefined ? 'tablesJson' : 'tablesFile')}: ${e.message}`, name('tablesFile'));
+    throw e;
+  }
   let tables;
-  try { tables = selectTables(all, o.tables ?? []); } catch (e) { throw new DqUsageError((e as Error).message); }
+  try { tables = selectTables(all, r.tables ?? []); } catch (e) { throw new DqUsageError((e as Error).message.replace(/^--tables/, name('tables')), name('tables')); }
+  const csvDir = r.csv !== undefined ? await ctx.paths(name('csv'), r.csv, 'write') : undefined;
   let summary: DqRunSummary;
-  if (o.selfTest) {
+  if (r.selfTest) {
     const runId = o.runId ?? newDqRunId();
     const results = await runSelfTest({
-      lake, tables, branches: o.branches ?? [], stagingRoot: path.join(ctx.env.dataDir, 'staging'), namespace: o.namespace ?? 'selftest', logger: ctx.logger, signal: ctx.signal,
+      lake, tables, branches: r.branch ?? [], stagingRoot: path.join(ctx.env.dataDir, 'staging'), namespace: r.namespace ?? 'selftest', logger: ctx.logger, signal: ctx.signal,
     }, { runId, examples: o.examples });
     if (o.write !== false) await writeDqResults(ctx.pool, results);
-    summary = { runId, results, ok: results.every((r) => r.status === 'OK' || r.status === 'SKIPPED') };
+    summary = { runId, results, ok: results.every((x) => x.status === 'OK' || x.status === 'SKIPPED') };
   } else {
-    let branches = o.dqBranches ?? dqBranchesOf(await getBranches({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }), o);
-    if (o.branches?.length) {
+    let branches = x.dqBranches ?? dqBranchesOf(await getBranches({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }), {
+      oracleClientLibDirEnv: ctx.env.ORACLE_CLIENT_LIB_DIR, oracleClientLibDir: ctx.oracleClientLibDir,
+    });
+    if (r.branch?.length) {
       const known = branches;
-      branches = o.branches.map((k) => {
-        const b = known.find((x) => x.key === k);
-        if (!b) throw new DqUsageError(`--branch: unknown branch ${k} (known: ${known.map((x) => x.key).join(', ') || 'none'})`);
+      branches = r.branch.map((k) => {
+        const b = known.find((y) => y.key === k);
+        if (!b) throw new DqUsageError(`${name('branch')}: unknown branch ${k} (known: ${known.map((y) => y.key).join(', ') || 'none'})`, name('branch'));
         return b;
       });
     }
-    if (!branches.length) throw new DqUsageError('--branch: no branches configured (add connections marked as branches: tributary connections …)');
-    summary = await runDq({ pool: ctx.pool, lake, tables, branches, logger: ctx.logger, signal: ctx.signal, progress: o.progress }, o);
+    if (!branches.length) throw new DqUsageError('dq: no branches configured — add connections marked as branches (Connections page, or `tributary connections import`)', name('branch'));
+    summary = await runDq({ pool: ctx.pool, lake, tables, branches, logger: ctx.logger, signal: ctx.signal, progress: ctx.progress }, o);
   }
-  const csvFile = o.csvDir ? await writeResultsCsv(o.csvDir, summary.runId, summary.results) : undefined;
+  const csvFile = csvDir ? await writeResultsCsv(csvDir, summary.runId, summary.results) : undefined;
   return { ...summary, csvFile };
 }

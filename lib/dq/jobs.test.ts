@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DqRunPayload, dqJobs } from './jobs';
+import { dqJobs } from './jobs';
+import { DqRequest as DqRunPayload } from './request';
 
 describe('dq.run job', () => {
   it('is defined with the CLI parameters as payload', () => {

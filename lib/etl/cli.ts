@@ -1,6 +1,10 @@
 import { Option, type Command } from 'commander';
 import { withCli } from '../cli/context';
+import { localPaths } from '../config/data-path';
+import { parseRequest } from '../config/request';
+import { AppError } from '../errors';
 import { executeEtl } from './execute';
+import { EtlRequest, etlSettingsOf } from './request';
 import { EtlUsageError, type EtlRunSummary } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { TablesConfigError } from './tables-config';
@@ -9,69 +13,18 @@ import { SchemaUnionError } from './schema-union';
 /** Exit codes of `tributary etl`. */
 export const EXIT = { ok: 0, unitsFailed: 1, usage: 2 } as const;
 
-class FlagError extends Error {}
+/** Options of `tributary etl` that are not part of the request (output, and what only the operator's shell may choose). */
+const CLI_ONLY = ['json', 'oracleClientLibDir'] as const;
 
-function posInt(flag: string, v: string | undefined, min = 1): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < min) throw new FlagError(`${flag}: expected an integer ≥ ${min}, got ${JSON.stringify(v)}`);
-  return Number(v);
+/** Flags → the run's request (the same schema as an `etl.run` payload); a bad value fails naming its flag. */
+export function requestFromFlags(flags: Record<string, unknown>): EtlRequest {
+  const raw = Object.fromEntries(Object.entries(flags).filter(([k, v]) => v !== undefined && !(CLI_ONLY as readonly string[]).includes(k)));
+  return parseRequest(EtlRequest, raw, 'flags', { snapshotMaintenance: '--no-snapshot-maintenance' });
 }
 
-function ratio(flag: string, v: string): number {
-  if (!/^\d+(\.\d+)?$/.test(v.trim()) || Number(v) > 1) throw new FlagError(`${flag}: expected a number from 0 to 1, got ${JSON.stringify(v)}`);
-  return Number(v);
-}
-
-/** `300`, `300s`, `5m`, `250ms` → milliseconds. */
-export function parseDelay(flag: string, v: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
-  if (!m) throw new FlagError(`${flag}: expected seconds (e.g. 300) or a duration like 5m, 30s, 250ms, got ${JSON.stringify(v)}`);
-  const n = Number(m[1]);
-  return Math.round(n * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h']));
-}
-
-function list(v?: string): string[] {
-  return v ? v.split(',').map((x) => x.trim()).filter(Boolean) : [];
-}
-
-interface EtlFlags {
-  mode?: string; branch?: string; tables?: string; category?: string; selfTest?: boolean; keepStaging?: boolean;
-  maxTableWorkers?: string; loadWorkers?: string; poolSize?: string; retries?: string; retryDelay?: string; plan?: boolean;
-  tablesFile: string; json?: boolean; fetchBatchSize?: string; loadGroupMaxBytes?: string; namespace?: string;
-  snapshotExpireDays?: string; snapshotMinToKeep?: string; snapshotMaintenance?: boolean; compactDeletedRatio?: string; oracleClientLibDir?: string;
-  encoderThreads?: string; compression?: string;
-}
-
-/** Flags → settings; every bad value fails with the flag's name. */
-export function settingsFromFlags(o: EtlFlags): EtlSettings {
-  if (!o.mode) throw new FlagError('--mode: required (INITIAL or INCREMENTAL)');
-  const mode = o.mode.toUpperCase();
-  if (mode !== 'INITIAL' && mode !== 'INCREMENTAL') throw new FlagError(`--mode: expected INITIAL or INCREMENTAL, got ${JSON.stringify(o.mode)}`);
-  const category = (o.category ?? 'both').toLowerCase();
-  if (!['masters', 'transactions', 'both'].includes(category)) throw new FlagError(`--category: expected masters, transactions or both, got ${JSON.stringify(o.category)}`);
-  const compression = (o.compression ?? DEFAULT_SETTINGS.compression).toLowerCase();
-  if (!['snappy', 'zstd', 'uncompressed', 'lz4'].includes(compression)) throw new FlagError(`--compression: expected snappy, zstd, lz4 or uncompressed, got ${JSON.stringify(o.compression)}`);
-  if (o.namespace !== undefined && !/^[a-z0-9_]+$/.test(o.namespace)) throw new FlagError(`--namespace: lower-case letters, digits and _ only, got ${JSON.stringify(o.namespace)}`);
-  const d = DEFAULT_SETTINGS;
-  return {
-    ...d,
-    mode, category: category as EtlSettings['category'], branches: list(o.branch), tables: list(o.tables),
-    keepStaging: !!o.keepStaging,
-    maxTableWorkers: posInt('--max-table-workers', o.maxTableWorkers) ?? d.maxTableWorkers,
-    loadWorkers: posInt('--load-workers', o.loadWorkers) ?? d.loadWorkers,
-    poolSize: posInt('--pool-size', o.poolSize) ?? d.poolSize,
-    retries: posInt('--retries', o.retries, 0) ?? d.retries,
-    retryDelayMs: o.retryDelay !== undefined ? parseDelay('--retry-delay', o.retryDelay) : d.retryDelayMs,
-    fetchBatchSize: posInt('--fetch-batch-size', o.fetchBatchSize) ?? d.fetchBatchSize,
-    loadGroupMaxBytes: posInt('--load-group-max-bytes', o.loadGroupMaxBytes) ?? d.loadGroupMaxBytes,
-    snapshotExpireDays: posInt('--snapshot-expire-days', o.snapshotExpireDays, 0) ?? d.snapshotExpireDays,
-    snapshotMinToKeep: posInt('--snapshot-min-to-keep', o.snapshotMinToKeep) ?? d.snapshotMinToKeep,
-    snapshotMaintenance: o.snapshotMaintenance !== false,
-    compactDeletedRatio: o.compactDeletedRatio !== undefined ? ratio('--compact-deleted-ratio', o.compactDeletedRatio) : d.compactDeletedRatio,
-    encoderThreads: posInt('--encoder-threads', o.encoderThreads) ?? d.encoderThreads,
-    compression: compression as EtlSettings['compression'],
-    namespace: o.namespace ?? d.namespace,
-  };
+/** Flags → engine settings (defaults filled in). */
+export function settingsFromFlags(flags: Record<string, unknown>): EtlSettings {
+  return etlSettingsOf(requestFromFlags(flags));
 }
 
 function printSummary(s: EtlRunSummary): void {
@@ -120,13 +73,13 @@ export function registerEtlCommands(program: Command): void {
     .option('--encoder-threads <n>', `Parquet encoder threads (default: ${DEFAULT_SETTINGS.encoderThreads})`)
     .option('--compression <codec>', 'staged/lake Parquet codec: snappy, zstd, lz4, uncompressed (default: snappy)')
     .option('--plan', "print each unit's rendered SQL and binds; extract and write nothing")
-    .option('--tables-file <path>', 'table definitions', './tables.json')
+    .option('--tables-file <path>', 'table definitions (default: $TRIBUTARY_TABLES_FILE or ./tables.json)')
     .option('--json', 'print a machine-readable summary')
     .addHelpText('after', '\nExit codes: 0 every unit succeeded; 1 some unit failed or was refused; 2 bad flags or tables.json.')
-    .action(async (o: EtlFlags) => {
-      let settings: EtlSettings;
+    .action(async (o: Record<string, unknown>) => {
+      let request: EtlRequest;
       try {
-        settings = settingsFromFlags(o);
+        request = requestFromFlags(o);
       } catch (e) {
         process.stderr.write(`error: ${(e as Error).message}\n`);
         process.exitCode = EXIT.usage;
@@ -134,16 +87,13 @@ export function registerEtlCommands(program: Command): void {
       }
       await withCli(async (ctx) => {
         try {
-          const summary = await executeEtl(ctx, settings, {
-            tablesFile: o.tablesFile, selfTest: o.selfTest, plan: o.plan, poolSizeOverride: o.poolSize ? settings.poolSize : undefined,
-            oracleClientLibDir: o.oracleClientLibDir, oracleClientLibDirEnv: process.env.ORACLE_CLIENT_LIB_DIR,
-          });
-          if (o.plan) printPlan(summary, !!o.json);
+          const summary = await executeEtl({ ...ctx, paths: localPaths, style: 'flags', oracleClientLibDir: o.oracleClientLibDir as string | undefined }, request);
+          if (request.plan) printPlan(summary, !!o.json);
           else if (o.json) process.stdout.write(JSON.stringify(summary, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n');
           else printSummary(summary);
           process.exitCode = summary.ok ? EXIT.ok : EXIT.unitsFailed;
         } catch (e) {
-          if (e instanceof TablesConfigError || e instanceof EtlUsageError || e instanceof SchemaUnionError) {
+          if (e instanceof TablesConfigError || e instanceof EtlUsageError || e instanceof SchemaUnionError || (e instanceof AppError && e.status === 400)) {
             process.stderr.write(`error: ${e.message}\n`);
             process.exitCode = EXIT.usage;
             return;

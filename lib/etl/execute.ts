@@ -1,50 +1,70 @@
 import path from 'node:path';
 import type pg from 'pg';
 import type { Env } from '../config/env';
+import type { PathPolicy } from '../config/data-path';
+import { fieldName, type RequestStyle } from '../config/request';
 import type { Logger } from '../log';
 import { getBranches } from '../connections';
 import { openLake } from '../lake';
 import { SYNTHETIC_TABLES } from '../sources';
 import { branchHandles, syntheticBranches } from './branches';
 import { lakeTarget, type LakeTarget } from './lake-target';
+import { etlSettingsOf, type EtlRequest } from './request';
 import { runEtl, type EtlRunSummary, type BranchHandle } from './runner';
-import type { EtlSettings } from './settings';
-import { loadTablesConfig, parseTablesConfig } from './tables-config';
+import { loadTablesConfig, parseTablesConfig, type TableDef } from './tables-config';
 
-export interface ExecuteEtlOptions {
-  /** tables.json path. (Default: ./tables.json) */
-  tablesFile?: string;
-  /** Synthetic branches and tables, no external database; lake namespace `selftest`. */
-  selfTest?: boolean;
-  plan?: boolean;
-  runId?: string;
-  /** --pool-size given explicitly (overrides each branch's pool_size). */
-  poolSizeOverride?: number;
+/** What an ETL run is handed by its caller (the CLI, the `etl.run` job, a test). */
+export interface EtlContext {
+  pool: pg.Pool;
+  env: Env;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** Where the request's paths may lead: anywhere for the CLI, the data folder for a job. */
+  paths: PathPolicy;
+  /** How the request's fields are named in errors. (Default: params) */
+  style?: RequestStyle;
+  /** --oracle-client-lib-dir: CLI only — a job never picks the native library the worker loads. (Default: env ORACLE_CLIENT_LIB_DIR) */
   oracleClientLibDir?: string;
-  /** The process environment's ORACLE_CLIENT_LIB_DIR (passed in; engines never read process.env). */
-  oracleClientLibDirEnv?: string;
+  runId?: string;
   progress?: (done: number, total: number, phase: string) => void;
-  /** Replace the lake write step (tests). (Default: lib/lake in env.warehouse) */
+}
+
+/** Test seams. */
+export interface EtlOverrides {
+  /** Replace the lake write step. (Default: lib/lake in env.warehouse) */
   target?: LakeTarget;
-  /** Replace the branches (tests). (Default: the connection records marked as branches) */
+  /** Replace the branches. (Default: the connection records marked as branches) */
   branches?: BranchHandle[];
 }
 
+/**
+ * The tables a request runs against: inline `tablesJson`, a `tablesFile`
+ * (through the caller's path policy), the synthetic set of a self-test, or the
+ * configured tables.json.
+ */
+export async function resolveTables(ctx: Pick<EtlContext, 'env' | 'paths' | 'style'>, r: Pick<EtlRequest, 'tablesFile' | 'tablesJson' | 'selfTest'>): Promise<TableDef[]> {
+  if (r.tablesJson !== undefined) return parseTablesConfig(r.tablesJson, fieldName(['tablesJson'], ctx.style ?? 'params'));
+  if (r.tablesFile !== undefined) return loadTablesConfig(await ctx.paths(fieldName(['tablesFile'], ctx.style ?? 'params'), r.tablesFile, 'read'));
+  if (r.selfTest) return parseTablesConfig(SYNTHETIC_TABLES, 'self-test tables');
+  return loadTablesConfig(path.resolve(ctx.env.TRIBUTARY_TABLES_FILE));
+}
+
 /** Everything `tributary etl` and the `etl.run` job do: resolve tables, branches and the lake, then run. */
-export async function executeEtl(ctx: { pool: pg.Pool; env: Env; logger: Logger; signal?: AbortSignal }, settings: EtlSettings, o: ExecuteEtlOptions = {}): Promise<EtlRunSummary> {
-  const s = { ...settings };
-  const tables = o.selfTest ? parseTablesConfig(SYNTHETIC_TABLES, 'self-test tables') : await loadTablesConfig(o.tablesFile ?? path.resolve('tables.json'));
-  if (o.selfTest && s.namespace === 'etl') s.namespace = 'selftest';
-  const branches = o.branches ?? (o.selfTest ? syntheticBranches() : branchHandles(await getBranches({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }), {
-    poolSizeOverride: o.poolSizeOverride, defaultPoolSize: s.poolSize, oracleClientLibDirEnv: o.oracleClientLibDirEnv, oracleClientLibDirConfig: o.oracleClientLibDir,
+export async function executeEtl(ctx: EtlContext, request: EtlRequest, o: EtlOverrides = {}): Promise<EtlRunSummary> {
+  const s = etlSettingsOf(request);
+  const tables = await resolveTables(ctx, request);
+  const branches = o.branches ?? (request.selfTest ? syntheticBranches() : branchHandles(await getBranches({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }), {
+    poolSizeOverride: request.poolSize, defaultPoolSize: s.poolSize, oracleClientLibDirEnv: ctx.env.ORACLE_CLIENT_LIB_DIR, oracleClientLibDirConfig: ctx.oracleClientLibDir,
   }));
   const target = o.target ?? lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger }), { namespace: s.namespace, keepStaging: s.keepStaging, codec: s.compression });
   try {
     return await runEtl({
-      pool: ctx.pool, target, branches, tables, settings: s, logger: ctx.logger, signal: ctx.signal, runId: o.runId, plan: o.plan,
-      stagingRoot: path.join(ctx.env.dataDir, 'staging'), progress: o.progress,
+      pool: ctx.pool, target, branches, tables, settings: s, logger: ctx.logger, signal: ctx.signal, runId: ctx.runId, plan: request.plan,
+      stagingRoot: path.join(ctx.env.dataDir, 'staging'), progress: ctx.progress,
     });
   } finally {
-    if (!o.branches) await Promise.all(branches.map((b) => b.source.close().catch(() => {})));
+    if (!o.branches) {
+      await Promise.all(branches.map((b) => b.source.close().catch((e) => ctx.logger.warn('etl: closing a branch source failed', { branch: b.key, error: (e as Error).message }))));
+    }
   }
 }

@@ -117,11 +117,22 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
   return defs;
 }
 
+/** Where JSON.parse failed, as `line L, column C`, without quoting the text. */
+export function jsonErrorPosition(e: unknown, text: string): string {
+  const m = /position (\d+)/.exec((e as Error).message ?? '');
+  if (!m) return 'syntax error';
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos).split('\n');
+  return `syntax error at line ${before.length}, column ${before[before.length - 1].length + 1}`;
+}
+
 /** Read and validate a tables.json file. */
 export async function loadTablesConfig(file: string): Promise<TableDef[]> {
   let text: string;
   try { text = await fs.readFile(file, 'utf8'); } catch (e) { throw new TablesConfigError(`${file}: cannot read (${(e as Error).message})`); }
   let raw: unknown;
-  try { raw = JSON.parse(text); } catch (e) { throw new TablesConfigError(`${file}: not valid JSON (${(e as Error).message})`); }
+  // The parser's message quotes the text around the error: report the position only,
+  // so a file that is not tables.json (a key, a password file) never leaks through an error.
+  try { raw = JSON.parse(text); } catch (e) { throw new TablesConfigError(`${file}: not valid JSON (${jsonErrorPosition(e, text)})`); }
   return parseTablesConfig(raw, file);
 }

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { z } from 'zod';
 import { AppError } from '../errors';
-import { getJobDefinition } from './registry';
+import type { Env } from '../config/env';
+import type { JobRegistry } from './registry';
 import { QUEUE, bossDb, createBoss } from './queue';
 
 export interface EnqueueRequest {
@@ -19,9 +20,16 @@ function senderFor(pool: pg.Pool) {
   return b;
 }
 
-/** Validate a job request; throws AppError('validation') naming the field. */
-export function validateJob(req: EnqueueRequest): { kind: string; params: unknown } {
-  const def = getJobDefinition(req.kind);
+/** What enqueueing needs: the database, the kinds this process knows, and the environment their checks read. */
+export interface EnqueueDeps {
+  pool: pg.Pool;
+  jobs: JobRegistry;
+  env: Env;
+}
+
+/** Validate a job request's shape; throws AppError('validation') naming the field. */
+export function validateJob(jobs: JobRegistry, req: EnqueueRequest): { kind: string; params: unknown } {
+  const def = jobs.get(req.kind);
   if (!def) throw new AppError('validation', `unknown job kind '${req.kind}'`, { field: 'kind' });
   const r = def.payload.safeParse(req.params ?? {});
   if (!r.success) {
@@ -36,8 +44,12 @@ export function validateJob(req: EnqueueRequest): { kind: string; params: unknow
  * Record a job run and queue it in one transaction: either both exist or
  * neither. Returns the run id.
  */
-export async function enqueueJob(pool: pg.Pool, req: EnqueueRequest): Promise<{ runId: string }> {
-  const { kind, params } = validateJob(req);
+export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promise<{ runId: string }> {
+  const { pool } = deps;
+  const { kind, params } = validateJob(deps.jobs, req);
+  // Checks against configuration (tables, branches, connections, files) run
+  // here, when the job is posted, so a bad payload is a 400 and never a run.
+  await deps.jobs.get(kind)!.check?.({ pool, env: deps.env }, params as never);
   const runId = crypto.randomUUID();
   const boss = senderFor(pool);
   const client = await pool.connect();

@@ -1,7 +1,8 @@
-export { defineJob, type JobDefinition, type JobContext } from './types';
-export { enqueueJob, validateJob, type EnqueueRequest } from './enqueue';
+export { defineJob, type JobDefinition, type JobContext, type JobCheckDeps } from './types';
+export { enqueueJob, validateJob, type EnqueueRequest, type EnqueueDeps } from './enqueue';
 export { getJobRun, listJobRuns, requestCancel, type JobRunView, type JobLogLine, type JobStatus } from './runs';
-export { jobKinds, getJobDefinition } from './registry';
+export { createJobRegistry, type JobRegistry, type JobKindInfo } from './registry';
+export { systemJobs } from './system-check';
 export { ensureQueue, QUEUE } from './queue';
 export { startWorker, type WorkerHandle, type WorkerOptions } from './worker';
 export { reapStaleRuns } from './reaper';

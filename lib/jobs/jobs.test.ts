@@ -6,11 +6,12 @@ import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv } from '../config/env';
 import { silentLogger } from '../log';
 import { AppError } from '../errors';
-import { enqueueJob, getJobRun, listJobRuns, requestCancel, startWorker, type WorkerHandle } from './index';
+import { createJobRegistry, enqueueJob, getJobRun, listJobRuns, requestCancel, startWorker, systemJobs, type WorkerHandle } from './index';
 
 let db: TestDatabase;
 let prisma: Db;
 let worker: WorkerHandle | null = null;
+const jobs = createJobRegistry(systemJobs);
 const env = parseEnv({ TRIBUTARY_DATA_DIR: path.join(process.cwd(), '.data-test-jobs') } as unknown as NodeJS.ProcessEnv);
 
 async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
@@ -35,21 +36,21 @@ afterAll(async () => {
 
 describe('jobs', () => {
   it('rejects an unknown kind and a bad payload, writing nothing', async () => {
-    await expect(enqueueJob(db.pool, { kind: 'nope.nothing' })).rejects.toMatchObject({ code: 'validation', field: 'kind' });
-    const err = await enqueueJob(db.pool, { kind: 'system.check', params: { holdSeconds: 'x' } }).catch((e) => e);
+    await expect(enqueueJob({ pool: db.pool, jobs, env }, { kind: 'nope.nothing' })).rejects.toMatchObject({ code: 'validation', field: 'kind' });
+    const err = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { holdSeconds: 'x' } }).catch((e) => e);
     expect(err).toBeInstanceOf(AppError);
     expect(err.field).toBe('params.holdSeconds');
-    const extra = await enqueueJob(db.pool, { kind: 'system.check', params: { bogus: 1 } }).catch((e) => e);
+    const extra = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { bogus: 1 } }).catch((e) => e);
     expect(extra.code).toBe('validation');
     expect((await db.pool.query('select count(*)::int n from job_runs')).rows[0].n).toBe(0);
     expect((await db.pool.query(`select count(*)::int n from pgboss.job where name = 'tributary-jobs'`)).rows[0].n).toBe(0);
   });
 
   it('runs system.check end to end with progress and a stored log', async () => {
-    const { runId } = await enqueueJob(db.pool, { kind: 'system.check', createdBy: 'test' });
+    const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', createdBy: 'test' });
     const queued = await getJobRun(db.pool, runId);
     expect(queued?.status).toBe('queued');
-    worker = await startWorker({ pool: db.pool, prisma, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 3000 });
+    worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 3000 });
     const done = await waitFor(async () => { const r = await getJobRun(db.pool, runId); return r?.status === 'succeeded' && r; });
     expect(done.progress).toEqual({ done: 3, total: 3 });
     expect(done.result).toMatchObject({ database: 'ok' });
@@ -60,7 +61,7 @@ describe('jobs', () => {
   });
 
   it('cancels a running job cooperatively and a queued one at once', async () => {
-    const { runId } = await enqueueJob(db.pool, { kind: 'system.check', params: { holdSeconds: 60 } });
+    const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { holdSeconds: 60 } });
     await waitFor(async () => (await getJobRun(db.pool, runId))?.status === 'running');
     await requestCancel(db.pool, runId);
     const r = await waitFor(async () => { const x = await getJobRun(db.pool, runId); return x?.status === 'cancelled' && x; });
@@ -69,7 +70,7 @@ describe('jobs', () => {
 
     await worker!.stop();
     worker = null;
-    const q = await enqueueJob(db.pool, { kind: 'system.check' });
+    const q = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check' });
     const c = await requestCancel(db.pool, q.runId);
     expect(c.status).toBe('cancelled');
   });
@@ -80,10 +81,10 @@ describe('jobs', () => {
       stdio: 'ignore',
     });
     try {
-      const { runId } = await enqueueJob(db.pool, { kind: 'system.check', params: { holdSeconds: 120 } });
+      const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { holdSeconds: 120 } });
       await waitFor(async () => (await getJobRun(db.pool, runId))?.status === 'running', 60_000);
       child.kill('SIGKILL');
-      worker = await startWorker({ pool: db.pool, prisma, env, logger: silentLogger, heartbeatMs: 300, staleAfterMs: 3000 });
+      worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, heartbeatMs: 300, staleAfterMs: 3000 });
       const r = await waitFor(async () => { const x = await getJobRun(db.pool, runId); return x?.status === 'failed' && x; }, 30_000);
       expect(r.error).toMatch(/stopped responding/);
       expect(r.logs.some((l) => l.level === 'error' && /stopped responding/.test(l.message))).toBe(true);

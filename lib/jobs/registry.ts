@@ -1,27 +1,34 @@
 import type { JobDefinition } from './types';
-import { systemJobs } from './system-check';
-import { etlJobs } from '../etl/jobs';
-import { dqJobs } from '../dq/jobs';
-import { slicesJobs } from '../slices/jobs';
 
-/**
- * Every job kind the worker can run. Engines export their definitions from
- * `lib/<engine>/jobs.ts`; their handlers import engine code lazily so that the
- * web process, which only validates payloads here, stays light.
- */
-const ALL: JobDefinition[] = [
-  ...systemJobs,
-  ...etlJobs,
-  ...dqJobs,
-  ...slicesJobs,
-];
-
-const byKind = new Map(ALL.map((d) => [d.kind, d]));
-
-export function getJobDefinition(kind: string): JobDefinition | undefined {
-  return byKind.get(kind);
+/** What `GET /api/v1/job-kinds` and the panel's forms show of a kind. */
+export interface JobKindInfo {
+  kind: string;
+  description: string;
+  /** Least role allowed to start it — the same value `POST /api/v1/jobs` enforces. */
+  role: 'admin' | 'operator' | 'viewer';
 }
 
-export function jobKinds(): { kind: string; description: string; role: 'admin' | 'operator' | 'viewer' }[] {
-  return ALL.map((d) => ({ kind: d.kind, description: d.description, role: d.role ?? 'operator' }));
+/** The job kinds one process knows, handed to it by its entry point. */
+export interface JobRegistry {
+  readonly all: readonly JobDefinition[];
+  get(kind: string): JobDefinition | undefined;
+  kinds(): JobKindInfo[];
+}
+
+/**
+ * Build the registry from the list of job definitions that a process entry
+ * point assembles (`workers/jobs.ts`), as graphile-worker takes its task list:
+ * this layer never imports an engine.
+ */
+export function createJobRegistry(defs: readonly JobDefinition[]): JobRegistry {
+  const byKind = new Map<string, JobDefinition>();
+  for (const d of defs) {
+    if (byKind.has(d.kind)) throw new Error(`jobs: job kind '${d.kind}' is defined twice`);
+    byKind.set(d.kind, d);
+  }
+  return {
+    all: defs,
+    get: (kind) => byKind.get(kind),
+    kinds: () => defs.map((d) => ({ kind: d.kind, description: d.description, role: d.role ?? 'operator' })),
+  };
 }

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Logger } from '../log';
 import type { Env } from '../config/env';
 import type { Db } from '../db/prisma';
+import type { JobRegistry } from './registry';
 
 /** What a job handler is handed by the worker (or by a test, or the CLI). */
 export interface JobContext {
@@ -12,6 +13,8 @@ export interface JobContext {
   pool: pg.Pool;
   /** Prisma client on the same database. */
   prisma: Db;
+  /** The job kinds this process knows (a flow node enqueues through it). */
+  jobs: JobRegistry;
   /** Child logger whose lines are stored as the run's log. */
   logger: Logger;
   /** Aborted when the run is cancelled or the worker stops: stop at the next safe point. */

@@ -7,12 +7,14 @@ import type { Db } from '../db/prisma';
 import { createLogger, type Logger, type Sink } from '../log';
 import { toError } from '../errors';
 import { QUEUE, createBoss } from './queue';
-import { getJobDefinition } from './registry';
+import type { JobRegistry } from './registry';
 import { jobLogSink } from './log-sink';
 import { reapStaleRuns } from './reaper';
 import type { JobContext } from './types';
 
 export interface WorkerOptions {
+  /** The job kinds this worker runs, assembled by the process entry point (`workers/jobs.ts`). */
+  jobs: JobRegistry;
   pool: pg.Pool;
   prisma: Db;
   env: Env;
@@ -65,14 +67,14 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     };
     const timer = setInterval(() => void beat(), heartbeatMs);
     const ctx: JobContext = {
-      runId, pool: o.pool, prisma: o.prisma, logger, signal: ac.signal, env: o.env,
+      runId, pool: o.pool, prisma: o.prisma, jobs: o.jobs, logger, signal: ac.signal, env: o.env,
       progress: (d, t) => { done = d; if (t !== undefined) total = t; dirty = true; },
     };
     let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
     let error: string | null = null;
     let result: unknown = null;
     try {
-      const def = getJobDefinition(kind);
+      const def = o.jobs.get(kind);
       if (!def) throw new Error(`jobs: this worker does not know job kind '${kind}'`);
       const payload = def.payload.parse(params);
       logger.info(`started ${kind}`, { worker: id });

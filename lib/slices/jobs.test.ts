@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
 import type { Db } from '../db/prisma';
 import type { JobContext } from '../jobs/types';
+import { createJobRegistry } from '../jobs/registry';
 import { silentLogger } from '../log';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
 import { slicesClearJob, slicesJobs, slicesReconcileJob, slicesResetJob, slicesRunJob } from './jobs';
@@ -23,6 +24,7 @@ beforeAll(async () => {
 afterAll(async () => { await db?.drop(); await src?.drop(); await tgt?.drop(); await fs.rm(dir, { recursive: true, force: true }); });
 
 const ctx = (progress: [number, number | undefined][] = []): JobContext => ({
+  jobs: createJobRegistry([]),
   runId: 'job-1', pool: db.pool, prisma: null as unknown as Db, logger: silentLogger, signal: new AbortController().signal,
   env: parseEnv({ TRIBUTARY_DATA_DIR: dir } as unknown as NodeJS.ProcessEnv), progress: (d, t) => progress.push([d, t]),
 });

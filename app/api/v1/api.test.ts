@@ -10,6 +10,7 @@ import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
 import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { ensureQueue, startWorker, type WorkerHandle } from '@/lib/jobs';
+import { jobs as jobRegistry } from '@/app/_server/jobs';
 import { parseEnv } from '@/lib/config/env';
 import { silentLogger } from '@/lib/log';
 import * as health from './health/route';
@@ -211,7 +212,7 @@ describe('jobs', () => {
     expect(queued.body).toMatchObject({ id: r.body.id, kind: 'system.check', createdBy: 'token:olga/ci' });
 
     const { pool, prisma } = getServerDeps();
-    worker = await startWorker({ pool, prisma, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 500 });
+    worker = await startWorker({ jobs: jobRegistry, pool, prisma, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 500 });
     let run = queued.body;
     for (let i = 0; i < 200 && !['succeeded', 'failed', 'cancelled'].includes(run.status); i++) {
       await new Promise((res) => setTimeout(res, 100));

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../config/env';
 import type { JobContext } from '../../jobs/types';
+import { createJobRegistry } from '../../jobs/registry';
 import { silentLogger } from '../../log';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../../testing/pg';
 import { planningJobs, probeJob, splitJob } from './jobs';
@@ -29,6 +30,7 @@ afterAll(async () => {
 });
 
 const ctx = (): JobContext => ({
+  jobs: createJobRegistry([]),
   runId: 'job-1', pool: db.pool, prisma: undefined as never, logger: silentLogger, signal: new AbortController().signal,
   env: { ...parseEnv({} as NodeJS.ProcessEnv), dataDir }, progress: () => {},
 });

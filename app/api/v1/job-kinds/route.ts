@@ -1,5 +1,5 @@
 // GET /api/v1/job-kinds - the job kinds a worker runs, with the least role that may start each
 import { apiHandler } from '@/lib/api';
-import { jobKinds } from '@/lib/jobs';
+import { jobs } from '@/app/_server/jobs';
 
-export const GET = apiHandler({}, async () => ({ kinds: jobKinds() }));
+export const GET = apiHandler({}, async () => ({ kinds: jobs.kinds() }));

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { apiHandler, json, principalLabel } from '@/lib/api';
 import { roleAtLeast } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
-import { enqueueJob, jobKinds, listJobRuns } from '@/lib/jobs';
+import { enqueueJob, listJobRuns } from '@/lib/jobs';
+import { jobs } from '@/app/_server/jobs';
 
 const ListQuery = z.object({
   status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),
@@ -27,11 +28,11 @@ export const GET = apiHandler({ query: ListQuery }, async ({ deps, query }) => {
 });
 
 export const POST = apiHandler({ role: 'operator', body: StartBody, maxBodyBytes: 256 * 1024 }, async ({ deps, body, principal }) => {
-  const def = jobKinds().find((k) => k.kind === body.kind);
+  const def = jobs.kinds().find((k) => k.kind === body.kind);
   if (def && !roleAtLeast(principal.role, def.role)) {
     throw new AppError('forbidden', `starting ${def.kind} needs the ${def.role} role; you are ${principal.role}`);
   }
-  const { runId } = await enqueueJob(deps.pool, {
+  const { runId } = await enqueueJob({ pool: deps.pool, jobs, env: deps.env }, {
     kind: body.kind,
     params: body.params ?? body.payload ?? {},
     createdBy: principalLabel(principal),

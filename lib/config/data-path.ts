@@ -1,0 +1,49 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { AppError } from '../errors';
+
+/**
+ * How an action turns a path it was given into one it may open. The CLI is the
+ * operator's own shell and resolves against the working directory; a job,
+ * whose payload anyone with the operator role can write, is confined to the
+ * data folder.
+ */
+export type PathPolicy = (field: string, p: string, use: 'read' | 'write') => Promise<string>;
+
+/** The CLI's policy: any path, as given (relative ones against the working directory, and printed back as given). */
+export const localPaths: PathPolicy = async (_field, p) => p;
+
+const isInside = (root: string, p: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+
+/**
+ * A job's policy: `p` (relative to the data folder, or absolute) must resolve
+ * inside `dataDir` after symlinks are followed (`realpath`), for a file to
+ * read or a folder to write (whose nearest existing ancestor is checked, so a
+ * symlink cannot lead a new folder out). One message for every refusal, so a
+ * payload cannot probe which files exist outside.
+ */
+export function dataDirPaths(dataDir: string): PathPolicy {
+  return async (field, p, use) => {
+    const refuse = () => new AppError('validation', `${field}: must be a path inside the data folder (relative to it, or absolute under it)`, { field });
+    if (typeof p !== 'string' || !p.trim() || p.includes('\0') || p.length > 4096) throw refuse();
+    const root = await fs.realpath(dataDir).catch(() => path.resolve(dataDir));
+    const wanted = path.resolve(root, p);
+    if (!isInside(root, wanted)) throw refuse();
+    let probe = wanted;
+    for (;;) {
+      try {
+        const real = await fs.realpath(probe);
+        if (!isInside(root, real)) throw refuse();
+        if (probe === wanted) return real;
+        if (use === 'read') break;
+        return path.join(real, path.relative(probe, wanted));
+      } catch (e) {
+        if (e instanceof AppError) throw e;
+        const parent = path.dirname(probe);
+        if (parent === probe || use === 'read') break;
+        probe = parent;
+      }
+    }
+    throw new AppError('validation', `${field}: no such file in the data folder: ${path.relative(root, wanted)}`, { field });
+  };
+}

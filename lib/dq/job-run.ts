@@ -1,0 +1,22 @@
+import { dataDirPaths } from '../config/data-path';
+import type { JobContext } from '../jobs/types';
+import { executeDq } from './execute';
+import type { DqRequest } from './request';
+
+/**
+ * The worker's side of `dq.run`. A run with a MISMATCH or ERROR unit fails,
+ * carrying its per-unit result, so flows and the Runs page never call it a success.
+ */
+export async function runDqJob(ctx: JobContext, p: DqRequest): Promise<unknown> {
+  const s = await executeDq({
+    pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, paths: dataDirPaths(ctx.env.dataDir), style: 'params',
+    runId: `dq-${ctx.runId}`, progress: (done, total) => ctx.progress(done, total),
+  }, p);
+  const bad = s.results.filter((r) => r.status === 'MISMATCH' || r.status === 'ERROR');
+  const result = {
+    runId: s.runId, ok: s.ok, csv: s.csvFile ?? null,
+    units: s.results.map((r) => ({ table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.hashTotalDelta, error: r.errorDetails })),
+  };
+  if (!s.ok) throw Object.assign(new Error(`dq: ${bad.length} of ${s.results.length} units MISMATCH or ERROR (run ${s.runId}): ${bad.slice(0, 5).map((r) => `${r.table}@${r.branch} ${r.status}`).join(', ')}`), { result });
+  return result;
+}

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { intField, listField, namespaceField } from '../config/request';
+import { checkWindowValue, defaultSince } from './window';
+
+const windowValue = z.string().superRefine((v, ctx) => {
+  const why = checkWindowValue(v);
+  if (why) ctx.addIssue({ code: 'custom', message: `${why}, got ${JSON.stringify(v)}` });
+});
+const names = (what: string) => listField.refine((v) => v.length > 0, { message: `expected comma-separated ${what}` });
+
+/**
+ * One reconciliation as asked for, by `tributary dq` flags or a `dq.run`
+ * payload: the same fields, bounds and messages for both (pure zod).
+ */
+export const DqRequest = z.strictObject({
+  /** Branch keys. (Default: every branch) */
+  branch: names('branch keys').default([]),
+  /** OWNER.TABLE, TABLE, subquery name or lake name. (Default: all) */
+  tables: names('table names').default([]),
+  /** tables.json: on the CLI any path; in a job a path inside the data folder. (Default: the configured tables.json) */
+  tablesFile: z.string().min(1).max(4096).optional(),
+  /** tables.json content inline, instead of a file. */
+  tablesJson: z.unknown().optional(),
+  /** Window start, YYYY-MM-DD[ HH:MM:SS]. (Default: 1 January of the current year) */
+  since: windowValue.optional(),
+  /** Window end; a bare date includes that day. (Default: each unit's last watermark) */
+  until: windowValue.optional(),
+  /** Row-hash check (`--no-hash`: counts only). (Default: true) */
+  hash: z.boolean().default(true),
+  /** Append to etl_meta.etl_dq_results (`--no-write`). (Default: true) */
+  write: z.boolean().default(true),
+  /** Also write `<dir>/<run id>.csv`: on the CLI any folder; in a job a folder inside the data folder. */
+  csv: z.string().trim().min(1, 'expected a folder').max(4096).optional(),
+  /** Reconcile against kept staging Parquet, no source database. (Default: false) */
+  selfTest: z.boolean().default(false),
+  /** Re-extract keys missing or different in the lake and merge them. (Default: false) */
+  repair: z.boolean().default(false),
+  /** With repair (implies it): also delete keys found only in the lake. (Default: false) */
+  repairDeletes: z.boolean().default(false),
+  namespace: namespaceField.optional(),
+  /** Example keys stored per mismatch category. (Default: 20) */
+  examples: intField(0, 10_000).optional(),
+})
+  .refine((r) => r.tablesFile === undefined || r.tablesJson === undefined, { message: 'give tablesFile or tablesJson, not both', path: ['tablesJson'] })
+  .refine((r) => r.until === undefined || r.until.trim().slice(0, 10) >= (r.since ?? defaultSince()).trim().slice(0, 10), { message: 'is before the window start (since)', path: ['until'] })
+  .refine((r) => !(r.repair || r.repairDeletes) || r.hash, { message: 'needs the row-hash check to find the keys (drop --no-hash / set hash: true)', path: ['repair'] })
+  .refine((r) => !((r.repair || r.repairDeletes) && r.selfTest), { message: 'not available with self-test (there is no source to re-extract from)', path: ['repair'] })
+  // --repair-deletes implies --repair (seed 000).
+  .transform((r) => ({ ...r, repair: r.repair || r.repairDeletes }));
+
+export type DqRequest = z.infer<typeof DqRequest>;
+
+/** Flag names that differ from the kebab-case of their field. */
+export const DQ_FLAG_NAMES = { hash: '--no-hash', write: '--no-write' } as const;

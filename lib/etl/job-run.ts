@@ -1,0 +1,21 @@
+import { dataDirPaths } from '../config/data-path';
+import type { JobContext } from '../jobs/types';
+import { executeEtl } from './execute';
+import type { EtlRequest } from './request';
+
+/** The worker's side of `etl.run`: the CLI's execute, with a job's path policy and progress across phases. */
+export async function runEtlJob(ctx: JobContext, p: EtlRequest): Promise<unknown> {
+  let phaseOffset = 0; let lastPhase = ''; let lastTotal = 0;
+  const summary = await executeEtl({
+    pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, paths: dataDirPaths(ctx.env.dataDir), style: 'params', runId: `etl-${ctx.runId}`,
+    progress: (done, total, phase) => {
+      if (phase !== lastPhase) { phaseOffset += lastTotal; lastPhase = phase; lastTotal = total; }
+      ctx.logger.debug('progress', { phase, done, total });
+      ctx.progress(phaseOffset + done, phaseOffset + total);
+    },
+  }, p);
+  const failed = summary.units.filter((u) => u.status !== 'SUCCESS' && u.status !== 'PLANNED');
+  if (!summary.ok) throw new Error(`etl: ${failed.length} of ${summary.units.length} units did not succeed (run ${summary.runId}): ${failed.slice(0, 5).map((u) => `${u.table}@${u.branch} ${u.status}`).join(', ')}`);
+  if (!summary.units.length) ctx.logger.warn(p.selfTest ? 'nothing to do: no table selected' : 'nothing to do: no branches configured (add connections marked as branches) or no table selected');
+  return { runId: summary.runId, ok: summary.ok, units: summary.units.map(({ sql, binds, ...u }) => { void sql; void binds; return u; }), drift: summary.drift, durationMs: summary.durationMs };
+}
