@@ -1,6 +1,7 @@
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsImport from 'next-auth/providers/credentials';
 import { decode } from 'next-auth/jwt';
+import { parseEnv } from '../config/env';
 import type { Db } from '../db/prisma';
 import { isRole, type Role } from './roles';
 import { verifyCredentials } from './users';
@@ -13,7 +14,7 @@ const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
 // The panel is served over plain http on 127.0.0.1 by default: secure cookies
 // only when the operator says the public URL is https.
-const secureCookies = () => (process.env.NEXTAUTH_URL ?? '').startsWith('https://');
+const secureCookies = () => (parseEnv().NEXTAUTH_URL ?? '').startsWith('https://');
 const cookieName = () => (secureCookies() ? '__Secure-next-auth.session-token' : 'next-auth.session-token');
 
 // The provider module is CommonJS with `exports.default`: bundlers unwrap it, plain Node ESM does not.

@@ -1,3 +1,4 @@
+import { processEnvironment } from '../config/env';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
@@ -36,7 +37,7 @@ export function buildPanelIfNeeded(log: (m: string) => void): boolean {
   if (built) return false;
   log('building the panel (next build) — first start or sources changed');
   const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], {
-    cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...processEnvironment(), NEXT_TELEMETRY_DISABLED: '1' },
   });
   if (r.status !== 0) throw new Error('serve: the panel build failed (see the output above)');
   fs.writeFileSync(stampFile, stamp);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { parseEnv } from '../config/env';
+import { parseEnv, processEnvironment } from '../config/env';
 import { resolveSecret } from '../config/secret';
 import { connectDatabase, createPool, createPrisma } from '../db';
 import { ensureQueue } from '../jobs/queue';
@@ -34,12 +34,12 @@ export async function serve(opts: { build?: boolean; worker?: boolean } = {}): P
 
   const secret = resolveSecret(env);
   const childEnv = {
-    ...process.env,
+    ...processEnvironment(),
     DATABASE_URL: url,
     TRIBUTARY_DATA_DIR: env.dataDir,
     TRIBUTARY_SECRET: secret,
     NEXTAUTH_SECRET: secret,
-    NEXTAUTH_URL: process.env.NEXTAUTH_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`,
+    NEXTAUTH_URL: env.NEXTAUTH_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`,
     NEXT_TELEMETRY_DISABLED: '1',
   };
   const children = new Set<ChildProcess>();

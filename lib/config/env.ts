@@ -29,6 +29,9 @@ const EnvSchema = z.object({
   /** Log level: debug, info, warn, error. (Default: info) */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 
+  /** next-auth's canonical URL of the panel; `https://` turns on secure cookies. (Default: http://HOST:PORT, set by `tributary serve`) */
+  NEXTAUTH_URL: z.string().url().optional(),
+
   // — etl / dq —
   /** The table definitions etl and dq runs use when a run names none. (Default: `./tables.json`, relative to the working directory) */
   TRIBUTARY_TABLES_FILE: z.string().min(1).default('tables.json'),
@@ -37,6 +40,16 @@ const EnvSchema = z.object({
 });
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string; warehouse: string };
+
+/**
+ * The raw process environment, for the two things that need all of it: the
+ * variables a parent hands its child processes (`tributary serve`, the panel
+ * build) and `${VAR}` interpolation in connection files. Everything else reads
+ * the parsed `Env`; this module is the only one in lib/ that touches process.env.
+ */
+export function processEnvironment(): NodeJS.ProcessEnv {
+  return { ...process.env };
+}
 
 /** Parse the environment; a bad value fails with the variable's name. */
 export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {

@@ -1,3 +1,4 @@
+import { processEnvironment } from '../config/env';
 import type { Command } from 'commander';
 import { withCli } from '../cli/context';
 import { readConnectionsToml } from './import-toml';
@@ -11,7 +12,7 @@ export function registerConnectionsCommands(program: Command): void {
     .argument('<file>', 'TOML file')
     .option('--dry-run', 'validate and print what would be imported, write nothing')
     .action(async (file: string, o: { dryRun?: boolean }) => {
-      const inputs = await readConnectionsToml(file, process.env);
+      const inputs = await readConnectionsToml(file, processEnvironment());
       if (o.dryRun) {
         for (const c of inputs) process.stdout.write(`${c.kind}\t${c.branchKey}\tparams=${JSON.stringify(c.params)}\tsecrets=${Object.keys(c.secrets ?? {}).join(',')}\n`);
         return;

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
-import { z } from 'zod';
+import { parseRequest } from '../config/request';
 import { AppError } from '../errors';
 import type { Env } from '../config/env';
 import type { JobRegistry } from './registry';
@@ -31,13 +31,7 @@ export interface EnqueueDeps {
 export function validateJob(jobs: JobRegistry, req: EnqueueRequest): { kind: string; params: unknown } {
   const def = jobs.get(req.kind);
   if (!def) throw new AppError('validation', `unknown job kind '${req.kind}'`, { field: 'kind' });
-  const r = def.payload.safeParse(req.params ?? {});
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const field = ['params', ...issue.path.map(String)].join('.');
-    throw new AppError('validation', `${field}: ${issue.message}`, { field, cause: z.prettifyError(r.error) });
-  }
-  return { kind: req.kind, params: r.data };
+  return { kind: req.kind, params: parseRequest(def.payload, req.params ?? {}, 'params') };
 }
 
 /**

@@ -1,0 +1,88 @@
+// The layer order of docs/architecture.md, enforced: a module imports only
+// from its own folder or from a lower layer. Peers never import each other
+// (dq does not reach into etl): what both need moves down a layer. An engine's
+// `cli.ts` is its adapter to the CLI layer, imported only by lib/cli/main.ts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** lib/ folders by layer, lowest first (docs/architecture.md, "Layer order"). */
+export const LAYERS: string[][] = [
+  ['errors'],
+  ['config', 'log'],
+  ['db'],
+  ['sources', 'lake'],
+  ['connections', 'auth', 'jobs', 'audit', 'mail'],
+  ['etl', 'dq', 'slices', 'models', 'flows', 'pipelines', 'lake-admin'],
+  ['api', 'cli', 'iceberg-rest'],
+];
+const TOP = new Set(['workers', 'app']);
+/** The CLI layer's index in LAYERS: an engine's `cli.ts` is its adapter to the CLI and sits there. */
+const CLI_LAYER = LAYERS.findIndex((l) => l.includes('cli'));
+const isCliAdapter = (rel: string) => /(^|\/)cli\.ts$/.test(rel) && !rel.startsWith('cli/');
+
+function layerOf(folder: string): number {
+  const i = LAYERS.findIndex((l) => l.includes(folder));
+  return i;
+}
+
+function* sources(dir: string): Generator<string> {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) { if (e.name !== 'generated' && e.name !== 'node_modules' && !e.name.startsWith('.')) yield* sources(p); }
+    else if (/\.(ts|tsx|mjs)$/.test(e.name) && !/\.test\.tsx?$/.test(e.name)) yield p;
+  }
+}
+
+const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+function violations(): string[] {
+  const out: string[] = [];
+  for (const file of sources(path.join(ROOT, 'lib'))) {
+    const rel = path.relative(path.join(ROOT, 'lib'), file);
+    const from = rel.split(path.sep)[0];
+    if (from === 'testing') continue; // test helpers: imported by tests only
+    const relPosix = rel.split(path.sep).join('/');
+    const fromLayer = isCliAdapter(relPosix) ? CLI_LAYER : layerOf(from);
+    if (fromLayer < 0) { out.push(`lib/${rel}: folder lib/${from} is in no layer (add it to LAYERS and docs/architecture.md)`); continue; }
+    const text = fs.readFileSync(file, 'utf8');
+    for (const m of text.matchAll(IMPORT_RE)) {
+      const spec = m[1] ?? m[2];
+      let target: string | null = null;
+      if (spec.startsWith('.')) target = path.relative(ROOT, path.resolve(path.dirname(file), spec));
+      else if (spec.startsWith('@/')) target = spec.slice(2);
+      if (target === null) continue; // a package
+      const parts = target.split(path.sep).join('/').split('/');
+      if (TOP.has(parts[0])) { out.push(`lib/${rel} imports ${spec}: lib/ never imports ${parts[0]}/`); continue; }
+      if (parts[0] !== 'lib' || parts.length < 2) continue;
+      const to = parts[1];
+      if (to === from) continue;
+      const targetRel = parts.slice(1).join('/');
+      if (isCliAdapter(targetRel.endsWith('.ts') ? targetRel : `${targetRel}.ts`) && relPosix !== 'cli/main.ts') {
+        out.push(`lib/${rel} imports ${spec}: only lib/cli/main.ts imports an engine's CLI adapter`);
+        continue;
+      }
+      if (fromLayer === CLI_LAYER && to === 'cli') continue; // a CLI adapter uses the CLI's context
+      const toLayer = layerOf(to);
+      if (toLayer < 0) { out.push(`lib/${rel} imports ${spec}: lib/${to} is in no layer`); continue; }
+      if (toLayer >= fromLayer) out.push(`lib/${rel} imports ${spec}: lib/${from} (layer ${fromLayer}) may import only lower layers, lib/${to} is layer ${toLayer}`);
+    }
+  }
+  return out;
+}
+
+describe('import direction', () => {
+  it('no lib/ module imports a higher layer, a peer folder, workers/ or app/', () => {
+    expect(violations()).toEqual([]);
+  });
+
+  it('would catch an upward import (the check itself can fail)', () => {
+    const tmp = path.join(ROOT, 'lib', 'config', `__probe_${process.pid}.ts`);
+    fs.writeFileSync(tmp, "import { x } from '../etl';\nexport const y = x;\n");
+    try {
+      expect(violations().some((v) => v.includes(`__probe_${process.pid}.ts imports ../etl`))).toBe(true);
+    } finally { fs.rmSync(tmp); }
+  });
+});
