@@ -20,7 +20,10 @@ export async function readJsonBody(req: Request, maxBytes = DEFAULT_MAX_BODY_BYT
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > maxBytes) { await reader.cancel().catch(() => {}); throw tooBig(); }
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {}); // we answer 413 whatever the stream does next
+      throw tooBig();
+    }
     chunks.push(value);
   }
   const text = Buffer.concat(chunks).toString('utf8');

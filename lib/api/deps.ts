@@ -37,6 +37,7 @@ export async function closeServerDeps(): Promise<void> {
   const d = g.__tributaryServerDeps;
   g.__tributaryServerDeps = undefined;
   if (d) {
+    // Closing for good (tests, shutdown): a failing close changes nothing.
     await d.prisma.$disconnect().catch(() => {});
     await d.pool.end().catch(() => {});
   }

@@ -57,6 +57,7 @@ export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<
     close: async () => {
       process.off('SIGINT', onSig);
       process.off('SIGTERM', onSig);
+      // The command is over and the process exits next: a failing close changes nothing.
       await prisma.$disconnect().catch(() => {});
       await pool.end().catch(() => {});
       await embedded?.stop();

@@ -66,7 +66,7 @@ function runningPostmaster(pgDir: string): number | null {
 
 async function canConnect(url: string): Promise<boolean> {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
-  try { await c.connect(); await c.query('select 1'); return true; } catch { return false; } finally { await c.end().catch(() => {}); }
+  try { await c.connect(); await c.query('select 1'); return true; } catch { return false; } finally { await c.end().catch(() => {}); /* a probe: its own close failing says nothing more */ }
 }
 
 const urlOf = (r: Recorded, db = 'tributary') => `postgres://${r.user}:${encodeURIComponent(r.password)}@127.0.0.1:${r.port}/${db}`;

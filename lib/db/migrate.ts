@@ -48,6 +48,7 @@ export async function migrate(url: string, opts: { dir?: string; log?: (m: strin
     }
     return { applied, alreadyApplied: done.size };
   } finally {
+    // Session-scoped lock: if unlocking fails the connection is gone and the lock with it.
     await client.query('select pg_advisory_unlock($1)', [MIGRATE_LOCK]).catch(() => {});
     await client.end();
   }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { parseRequest } from '../config/request';
 import { AppError } from '../errors';
+import { withTransaction } from '../db/with-transaction';
 import type { Env } from '../config/env';
 import type { JobRegistry } from './registry';
 import { QUEUE, bossDb, createBoss } from './queue';
@@ -46,9 +47,7 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
   await deps.jobs.get(kind)!.check?.({ pool, env: deps.env }, params as never);
   const runId = crypto.randomUUID();
   const boss = senderFor(pool);
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  await withTransaction(pool, async (client) => {
     await client.query(
       `insert into job_runs (id, kind, params, status, created_by) values ($1, $2, $3, 'queued', $4)`,
       [runId, kind, JSON.stringify(params), req.createdBy ?? null],
@@ -56,12 +55,6 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
     const jobId = await boss.send(QUEUE, { runId, kind }, { db: bossDb(client) });
     if (!jobId) throw new AppError('internal', `jobs: queue '${QUEUE}' refused the job (is the database migrated?)`);
     await client.query('update job_runs set queue_job_id = $2 where id = $1', [runId, jobId]);
-    await client.query('commit');
-    return { runId };
-  } catch (e) {
-    await client.query('rollback').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
+  return { runId };
 }

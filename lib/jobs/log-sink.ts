@@ -17,7 +17,10 @@ export function jobLogSink(pool: pg.Pool, runId: string, opts: { flushMs?: numbe
       const b = i * 5;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5})`;
     });
-    await pool.query(`insert into job_logs (run_id, ts, level, message, fields) values ${rows.join(',')}`, values).catch(() => {});
+    await pool.query(`insert into job_logs (run_id, ts, level, message, fields) values ${rows.join(',')}`, values).catch(() => {
+      // Log lines are best effort: a failed insert must not fail the job it describes
+      // (the run's status and error are written separately, and retried by the reaper).
+    });
   };
   const flush = () => (writing = writing.then(write));
   const timer = setInterval(() => void flush(), opts.flushMs ?? 300);

@@ -43,6 +43,7 @@ export async function ensureQueue(pool: pg.Pool): Promise<void> {
     }
     await boss.stop({ graceful: false, wait: true, close: false });
   } finally {
+    // The lock is session-scoped: if unlocking fails the connection is gone and the lock with it.
     await c.query('select pg_advisory_unlock(7401337002)').catch(() => {});
     c.release();
   }

@@ -61,6 +61,8 @@ export async function requestCancel(pool: pg.Pool, id: string): Promise<JobRunVi
        where id = $1 and status = 'queued' returning queue_job_id`, [id]);
   if (q.rowCount) {
     const boss = createBoss(pool);
+    // The run row is cancelled already and a worker skips any run not 'queued';
+    // cancelling the queue job only saves that worker a claim.
     await boss.cancel(QUEUE, q.rows[0].queue_job_id).catch(() => {});
   } else if (run.status === 'running') {
     await pool.query('update job_runs set cancel_requested = true where id = $1', [id]);

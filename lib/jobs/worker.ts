@@ -60,7 +60,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         `update job_runs set heartbeat_at = now(),
             progress_done = coalesce($3, progress_done), progress_total = coalesce($4, progress_total)
           where id = $1 and worker_id = $2 and status = 'running' returning cancel_requested`,
-        [runId, id, ...fields]).catch(() => null);
+        [runId, id, ...fields]).catch(() => null); // a missed beat is retried by the next one; the stale limit spans many beats
       if (!r) return;
       if (!r.rowCount) { lost = true; ac.abort(new Error('run was taken away from this worker (reaped)')); return; }
       if (r.rows[0].cancel_requested && !ac.signal.aborted) { cancelled = true; ac.abort(new Error('cancelled by request')); }
@@ -123,13 +123,14 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       if (stopping) return;
       stopping = true;
       clearInterval(reaper);
+      // Stopping: a queue that already stopped has no worker to take off.
       for (const w of workIds) await boss.offWork(w).catch(() => {});
       for (const ac of running.values()) ac.abort(new Error('worker stopping'));
       const until = Date.now() + timeoutMs;
       while (running.size && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
       // Runs that did not stop in time stay 'running' without heartbeats and
       // are failed by the next worker's reaper.
-      await boss.stop({ graceful: true, close: false, wait: true, timeout: 2000 }).catch(() => {});
+      await boss.stop({ graceful: true, close: false, wait: true, timeout: 2000 }).catch((e) => o.logger.warn('jobs: queue did not stop cleanly', { error: (e as Error).message }));
       o.logger.info('worker stopped', { worker: id });
     },
   };
