@@ -14,8 +14,17 @@ export async function runEtlJob(ctx: JobContext, p: EtlRequest): Promise<unknown
       ctx.progress(phaseOffset + done, phaseOffset + total);
     },
   }, p);
-  const failed = summary.units.filter((u) => u.status !== 'SUCCESS' && u.status !== 'PLANNED');
-  if (!summary.ok) throw new Error(`etl: ${failed.length} of ${summary.units.length} units did not succeed (run ${summary.runId}): ${failed.slice(0, 5).map((u) => `${u.table}@${u.branch} ${u.status}`).join(', ')}`);
-  if (!summary.units.length) ctx.logger.warn(p.selfTest ? 'nothing to do: no table selected' : 'nothing to do: no branches configured (add connections marked as branches) or no table selected');
-  return { runId: summary.runId, ok: summary.ok, units: summary.units.map(({ sql, binds, ...u }) => { void sql; void binds; return u; }), drift: summary.drift, durationMs: summary.durationMs };
+  // A planned unit that could not be described or rendered would fail when run: a plan
+  // with such units is a failed plan, not a success with notes.
+  const failed = summary.units.filter((u) => (u.status !== 'SUCCESS' && u.status !== 'PLANNED') || (u.status === 'PLANNED' && u.error));
+  const units = summary.units.map(({ sql, binds, ...u }) => { void sql; void binds; return u; });
+  if (failed.length || !summary.ok) {
+    throw Object.assign(new Error(`etl: ${failed.length} of ${summary.units.length} units did not succeed (run ${summary.runId}): ${failed.slice(0, 5).map((u) => `${u.table}@${u.branch} ${u.status}${u.error ? ` (${u.error.split('\n')[0].slice(0, 200)})` : ''}`).join(', ')}`), {
+      result: { runId: summary.runId, ok: false, units, drift: summary.drift, durationMs: summary.durationMs },
+    });
+  }
+  const warnings: string[] = [];
+  if (!summary.units.length) warnings.push(p.selfTest ? 'nothing to do: no table selected' : 'nothing to do: no branches configured (add connections marked as branches) or no table selected');
+  for (const w of warnings) ctx.logger.warn(w);
+  return { runId: summary.runId, ok: summary.ok, units, drift: summary.drift, durationMs: summary.durationMs, warnings };
 }

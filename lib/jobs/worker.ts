@@ -84,7 +84,14 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       const err = toError(e);
       status = cancelled ? 'cancelled' : 'failed';
       error = cancelled ? 'cancelled by request' : err.message;
-      if (!cancelled) logger.error(err.message, { stack: err.stack?.split('\n').slice(1, 4).join(' | ') });
+      // An engine that failed with a partial outcome (units done and failed) attaches it: keep it on the run.
+      const partial = (e as { result?: unknown }).result;
+      if (partial !== undefined) result = partial;
+      if (!cancelled) {
+        logger.error(err.message);
+        // Operators read the message; the stack is for whoever debugs the engine.
+        if (err.stack) logger.debug('stack', { stack: err.stack.split('\n').slice(1, 8).join(' | ') });
+      }
     } finally {
       clearInterval(timer);
     }
