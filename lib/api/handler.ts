@@ -17,6 +17,14 @@ export interface HandlerSpec<P extends z.ZodType, Q extends z.ZodType, B extends
   body?: B;
   /** Largest accepted body. (Default: 1 MiB) */
   maxBodyBytes?: number;
+  /** One line for the API reference. (Default: `METHOD path`) */
+  summary?: string;
+  /** Longer text for the API reference. (Default: none) */
+  description?: string;
+  /** Schema of a successful answer, for the API reference. (Default: any JSON) */
+  response?: z.ZodType;
+  /** Status of a successful answer. (Default: 200) */
+  status?: number;
 }
 
 export interface HandlerContext<P, Q, B> {
@@ -61,12 +69,14 @@ export function apiHandler<
   Q extends z.ZodType = z.ZodType<Record<string, never>>,
   B extends z.ZodType = z.ZodType<undefined>,
 >(spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>) {
-  return async function handle(req: Request, routeCtx?: NextRouteContext): Promise<Response> {
+  const handle = async function handle(req: Request, routeCtx?: NextRouteContext): Promise<Response> {
     try {
-      const deps = getServerDeps();
+      // Opened on first use: a public route that needs no database (the OpenAPI document) answers without one.
+      let opened: ServerDeps | undefined;
+      const getDeps = () => (opened ??= getServerDeps());
       const least = spec.role ?? 'viewer';
       let principal: Principal | null = null;
-      if (least !== 'public' || req.headers.has('authorization')) principal = await authenticate(req, deps);
+      if (least !== 'public' || req.headers.has('authorization')) principal = await authenticate(req, getDeps());
       if (least !== 'public') {
         if (!principal) throw new AppError('unauthorized', 'authentication required: sign in, or send `Authorization: Bearer <API token>`');
         if (!roleAtLeast(principal.role, least)) throw new AppError('forbidden', `this needs the ${least} role; you are ${principal.role}`);
@@ -77,11 +87,14 @@ export function apiHandler<
       const query = spec.query ? parsePart(spec.query, Object.fromEntries(url.searchParams), 'query') : {};
       let body: unknown = undefined;
       if (spec.body) body = parsePart(spec.body, await readJsonBody(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), 'body');
-      const out = await fn({ req, deps, principal: principal as Principal, params, query, body } as HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>);
+      const handlerCtx = { req, principal: principal as Principal, params, query, body, get deps() { return getDeps(); } };
+      const out = await fn(handlerCtx as HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>);
       if (out instanceof Response) return out;
       return Response.json(out ?? null, { headers: { 'Cache-Control': 'no-store' } });
     } catch (e) {
       return toErrorResponse(e);
     }
   };
+  // The spec travels with the handler: lib/api/openapi.ts documents routes from it.
+  return Object.assign(handle, { spec: spec as unknown as HandlerSpec<z.ZodType, z.ZodType, z.ZodType> });
 }

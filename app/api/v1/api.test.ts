@@ -180,7 +180,7 @@ describe('bad input → 400 with a field, nothing half-written', () => {
 
   it('an oversized body, declared or streamed', async () => {
     const before = await runCount();
-    const big = JSON.stringify({ kind: 'system.check', params: { pad: 'x'.repeat(400_000) } });
+    const big = JSON.stringify({ kind: 'system.check', params: { pad: 'x'.repeat(1_100_000) } }); // over the 1 MiB limit
     const r = await post({ raw: big });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'payload_too_large', field: 'body' });

@@ -1,5 +1,8 @@
-// GET /api/v1/job-kinds - the job kinds a worker runs, with the least role that may start each
+// GET /api/v1/job-kinds - every job kind with its description, the least role POST /api/v1/jobs enforces for it, and its payload's JSON Schema
 import { apiHandler } from '@/lib/api';
+import { jsonSchemaOf } from '@/lib/api/openapi';
 import { jobs } from '@/app/_server/jobs';
 
-export const GET = apiHandler({}, async () => ({ kinds: jobs.kinds() }));
+export const GET = apiHandler({}, async () => ({
+  kinds: jobs.kinds().map((k) => ({ ...k, schema: jsonSchemaOf(jobs.get(k.kind)!.payload) })),
+}));

@@ -27,7 +27,7 @@ export const GET = apiHandler({ query: ListQuery }, async ({ deps, query }) => {
   return { runs: await listJobRuns(deps.pool, query) };
 });
 
-export const POST = apiHandler({ role: 'operator', body: StartBody, maxBodyBytes: 256 * 1024 }, async ({ deps, body, principal }) => {
+export const POST = apiHandler({ role: 'operator', body: StartBody }, async ({ deps, body, principal }) => {
   const def = jobs.kinds().find((k) => k.kind === body.kind);
   if (def && !roleAtLeast(principal.role, def.role)) {
     throw new AppError('forbidden', `starting ${def.kind} needs the ${def.role} role; you are ${principal.role}`);
