@@ -3,8 +3,9 @@ import { openCliContext, type CliContext } from '../../cli/context';
 import { parseEnv } from '../../config/env';
 import { registerSlices } from '../run/register';
 import { assortAction, parseProbeRequest, parseSplitRequest, probeAction, splitAction, tunable, type RegisterFn } from './actions';
-import type { SourceDialect } from './dialects/types';
+import type { SourceDialect } from '../../sources';
 import { describeSource, openSourceDialect, sourceFromConnectionName, sourceFromEnv, type SourceConfig } from './source';
+import { AppError, exitCodeFor } from '../../errors';
 import { PlanningInputError } from './validate';
 
 /** Exit codes: 0 ok, 1 failure (source, database), 2 bad flag or template. */
@@ -17,7 +18,8 @@ async function guarded(body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (e) {
-    if (e instanceof PlanningInputError) {
+    // bad input, whether a flag (PlanningInputError) or the source settings (lib/connections, lib/sources: AppError usage/validation)
+    if (e instanceof PlanningInputError || (e instanceof AppError && exitCodeFor(e) === EXIT_USAGE)) {
       process.stderr.write(`${e.message}\n`);
       process.exitCode = EXIT_USAGE;
       return;

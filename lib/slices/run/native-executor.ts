@@ -4,7 +4,7 @@ import { deferred, formatDuration, type RunningSlice, type SliceExecutor, type S
 import type { RunLog } from './run-log';
 import type { RunSettings } from './settings';
 import { getRun, markProgress, type SliceRow } from './state';
-import type { Watermark } from './watermark';
+import type { Watermark } from '../../sources';
 
 /** Quote a possibly schema-qualified name for SQL: `public.t` → `"public"."t"`. */
 export function quoteIdent(name: string): string {

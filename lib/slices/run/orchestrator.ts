@@ -12,7 +12,8 @@ import { countByStatus, countCurrentRows, getRun, getSlices, markOutcome, markRu
 import { createStriimClient, type StriimClient } from './striim-client';
 import { createStriimExecutor } from './striim-executor';
 import { DEFAULT_TQL_TEMPLATE, lintTemplate, templateAppName } from './tql-template';
-import { captureWatermark, watermarkBanner, writeWatermarkSidecar, type Watermark } from './watermark';
+import { captureWatermark, type Watermark } from '../../sources';
+import { watermarkBanner, writeWatermarkSidecar } from './watermark';
 
 export type Verdict = 'FINISHED' | 'FINISHED WITH FAILURES' | 'INTERRUPTED';
 
