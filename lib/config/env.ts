@@ -26,6 +26,8 @@ const EnvSchema = z.object({
   TRIBUTARY_JOB_STALE_SECONDS: z.coerce.number().int().min(3).max(86_400).default(30),
   /** Iceberg warehouse root, `file://…` (s3:// later). (Default: `file://<data>/warehouse`) */
   TRIBUTARY_WAREHOUSE: z.string().optional(),
+  /** Oracle Instant Client folder: thick mode (what Oracle 11g needs); a folder missing on this host is ignored. (Default: unset — thick from the system library path if it loads, else thin) */
+  ORACLE_CLIENT_LIB_DIR: z.string().optional(),
   /** Log level: debug, info, warn, error. (Default: info) */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });

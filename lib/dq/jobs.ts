@@ -38,6 +38,7 @@ export const dqJobs = [
         runId: `dq-${ctx.runId}`, branches: p.branch, tables: p.tables, tablesFile: p.tablesFile, since: p.since, until: p.until ?? null,
         hash: p.hash, write: p.write, csvDir: p.csv, selfTest: p.selfTest, repair: p.repair || p.repairDeletes, repairDeletes: p.repairDeletes,
         namespace: p.namespace, examples: p.examples, progress: (done, total) => ctx.progress(done, total),
+        oracleClientLibDirEnv: ctx.env.ORACLE_CLIENT_LIB_DIR,
       });
       const bad = s.results.filter((r) => r.status === 'MISMATCH' || r.status === 'ERROR');
       const result = {

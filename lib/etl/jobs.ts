@@ -44,6 +44,7 @@ export const etlJobs = [
       let phaseOffset = 0; let lastPhase = ''; let lastTotal = 0;
       const summary = await executeEtl({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal }, settings, {
         tablesFile: p.tablesFile, selfTest: p.selfTest, plan: p.plan, runId: `etl-${ctx.runId}`, poolSizeOverride: p.poolSize,
+        oracleClientLibDirEnv: ctx.env.ORACLE_CLIENT_LIB_DIR,
         progress: (done, total, phase) => {
           if (phase !== lastPhase) { phaseOffset += lastTotal; lastPhase = phase; lastTotal = total; }
           ctx.logger.debug('progress', { phase, done, total });

@@ -52,7 +52,8 @@ async function withSource<T>(ctx: CliContext | null, cfg: SourceConfig | null, f
   }
   const logger = ctx?.logger;
   logger?.info('slices: source', { source: describeSource(config) });
-  const dialect = await openSourceDialect(config, { logger });
+  // the Instant Client setting (thick mode for Oracle 11g): from the context's parsed environment when there is one
+  const dialect = await openSourceDialect(config, { logger, oracleClientLibDir: (ctx?.env ?? parseEnv()).ORACLE_CLIENT_LIB_DIR });
   try { return await body(dialect); } finally { await dialect.exec.close(); }
 }
 
