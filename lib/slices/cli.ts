@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
-import { createPool } from '../db/pool';
+import { createPgPool } from '../sources';
 import { buildBoard } from './run/board';
 import { clearRun, getStatus, readLogs, resetRun } from './run/manage';
 import { lakeTargetFromSettings } from './run/lake-writer';
@@ -221,7 +221,7 @@ export function registerSlicesCommands(program: Command): void {
         await withCli(async (ctx) => {
           const s = settingsFrom(ctx, { runId, sourceUrl: o.sourceUrl, sourceEngine: o.sourceEngine, targetUrl: o.targetUrl, targetLake: o.targetLake });
           const source = await openSource(s, { oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR }).catch((e) => { ctx.logger.warn(`source unreachable: ${(e as Error).message}`); return null; });
-          const tpool = s.targetUrl && !s.targetLake ? createPool(s.targetUrl, { max: 2 }) : null;
+          const tpool = s.targetUrl && !s.targetLake ? createPgPool({ connectionString: s.targetUrl, max: 2, application_name: 'tributary-slices' }) : null;
           let target: ReconcileTarget = tpool ? { kind: 'postgres', pool: tpool } : null;
           if (s.targetLake) {
             const { lakeCounter } = await import('./run/lake-writer');

@@ -92,11 +92,11 @@ export const slicesReconcileJob = defineJob({
     const { resolveSettings } = await import('./run/settings');
     const { openSource } = await import('./run/source');
     const { reconcileRun } = await import('./run/reconcile');
-    const { createPool } = await import('../db/pool');
+    const { createPgPool } = await import('../sources');
     const { lakeCounter } = await import('./run/lake-writer');
     const s = resolveSettings(process.env, p, ctx.env.dataDir);
     const source = await openSource(s, { oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
-    const tpool = s.targetUrl && !s.targetLake ? createPool(s.targetUrl, { max: 2 }) : null;
+    const tpool = s.targetUrl && !s.targetLake ? createPgPool({ connectionString: s.targetUrl, max: 2, application_name: 'tributary-slices' }) : null;
     try {
       return await reconcileRun(ctx.pool, p.runId, {
         source, engine: s.sourceEngine,
