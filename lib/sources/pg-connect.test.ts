@@ -38,6 +38,23 @@ describe('sslmode against a server without TLS (the test Postgres)', () => {
       expect(rs.map((r) => r.rows[0].ssl)).toEqual([false, false, false]);
     } finally { await pool.end(); }
   });
+  it('require verifies the chain when a root certificate is present (libpq: ~/.postgresql/root.crt by default)', () => {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-home-'));
+    try {
+      expect(planPgTls({ connectionString: withMode(url, 'require') }, { homeDir: home }).tls).toEqual({ rejectUnauthorized: false });
+      fs.mkdirSync(path.join(home, '.postgresql'));
+      fs.writeFileSync(path.join(home, '.postgresql', 'root.crt'), 'PEM');
+      const t = planPgTls({ connectionString: withMode(url, 'require') }, { homeDir: home }).tls;
+      expect(t).toMatchObject({ ca: 'PEM', rejectUnauthorized: true });
+      expect(t.checkServerIdentity?.('x', {} as never)).toBeUndefined(); // chain only, like verify-ca
+      const full = planPgTls({ connectionString: withMode(url, 'verify-full') }, { homeDir: home }).tls;
+      expect(full.ca).toBe('PEM');
+      expect(full.checkServerIdentity).toBeUndefined(); // node's own host name check
+      expect(planPgTls({ connectionString: withMode(url, 'disable') }, { homeDir: home }).tls).toEqual({});
+    } finally { fs.rmSync(home, { recursive: true, force: true }); }
+    expect(() => planPgTls({ connectionString: `${url}?sslmode=require&sslrootcert=system` })).toThrow(/sslrootcert=system requires sslmode=verify-full/);
+    expect(planPgTls({ connectionString: `${url}?sslmode=verify-full&sslrootcert=system` }).tls).toEqual({ rejectUnauthorized: true });
+  });
   it('takes the TLS settings off the URL so node-pg never applies its own reading', () => {
     const p = planPgTls({ connectionString: `${url}?sslmode=require&application_name=x` });
     expect(p.mode).toBe('require');
