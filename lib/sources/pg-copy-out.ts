@@ -123,7 +123,8 @@ export async function* copyOut(client: PgQueryable, sql: string, o: { chunkBytes
   try {
     client.query(q as never);
     for (;;) {
-      while (ready.length) yield ready.shift()!;
+      // an abort or a lost connection wins over chunks still buffered
+      while (ready.length && !q.error) yield ready.shift()!;
       q.resume();
       if (q.error) throw q.error;
       if (q.finished) break;
