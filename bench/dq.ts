@@ -13,11 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import { ensureDatabase, ensureEmbeddedPostgres, migrate } from '../lib/db';
 import { silentLogger } from '../lib/log';
 import { openLake } from '../lib/lake';
-import { createPostgresSource } from '../lib/sources';
+import { copyOut, createPostgresSource } from '../lib/sources';
 import { DEFAULT_SETTINGS, lakeTarget, parseTablesConfig, runEtl } from '../lib/etl';
 import { runDq } from '../lib/dq/run';
 import { openPostgresDqSource, type DqBranch } from '../lib/dq/source';
@@ -109,12 +108,7 @@ async function measure(pool: pg.Pool, srcUrls: string[], lake: ReturnType<typeof
     await c.connect();
     const s = Date.now();
     let bytes = 0;
-    await new Promise<void>((resolve, reject) => {
-      const st = c.query(copyTo(`COPY (${copySql}) TO STDOUT (FORMAT ${format})`));
-      st.on('data', (d: Buffer) => { bytes += d.length; });
-      st.on('end', () => resolve());
-      st.on('error', reject);
-    });
+    for await (const d of copyOut(c, `COPY (${copySql}) TO STDOUT (FORMAT ${format})`)) bytes += d.length;
     const ms = Date.now() - s;
     await c.end();
     return { ms, bytes };

@@ -13,16 +13,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import { ensureEmbeddedPostgres, ensureDatabase } from '../lib/db/embedded-postgres';
 import { migrate } from '../lib/db/migrate';
 import { createPool } from '../lib/db/pool';
 import { createLogger, silentLogger, type Logger } from '../lib/log';
 import { openLake } from '../lib/lake';
-import { createPostgresSource } from '../lib/sources';
+import { copyOut, createPostgresSource } from '../lib/sources';
 import { lakeTarget } from '../lib/etl/lake-target';
 import { runEtl } from '../lib/etl/runner';
 import { DEFAULT_SETTINGS } from '../lib/etl/settings';
@@ -75,7 +72,7 @@ async function rawCopy(url: string, table: string): Promise<number> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   let bytes = 0;
-  await pipeline(c.query(copyTo(`COPY (SELECT * FROM bench.${table}) TO STDOUT (FORMAT binary)`)), new Writable({ write(chunk, _e, cb) { bytes += chunk.length; cb(); } }));
+  for await (const chunk of copyOut(c, `COPY (SELECT * FROM bench.${table}) TO STDOUT (FORMAT binary)`)) bytes += chunk.length;
   await c.end();
   return bytes;
 }

@@ -17,10 +17,8 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
+import { copyOut } from '../lib/sources';
 import { ensureDatabase, ensureEmbeddedPostgres } from '../lib/db';
 import { parseQueryfile } from '../lib/slices/planning/queryfile';
 
@@ -64,8 +62,7 @@ async function main() {
     // reference: one raw stream of the whole table
     let refBytes = 0;
     const t0 = performance.now();
-    const copy = src.query(copyTo('COPY (SELECT * FROM sales.line_items) TO STDOUT'));
-    await pipeline(copy, new Writable({ write(chunk: Buffer, _e, cb) { refBytes += chunk.length; cb(); } }));
+    for await (const chunk of copyOut(src, 'COPY (SELECT * FROM sales.line_items) TO STDOUT')) refBytes += chunk.length;
     const refSecs = (performance.now() - t0) / 1000;
     const refMBps = refBytes / 1048576 / refSecs;
     console.log(`reference: raw COPY of sales.line_items: ${(refBytes / 1048576).toFixed(1)} MB in ${refSecs.toFixed(2)} s = ${refMBps.toFixed(2)} MB/s`);

@@ -14,9 +14,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
-import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { copyIn, copyOut } from '../lib/sources';
 import { ensureDatabase, ensureEmbeddedPostgres, migrate } from '../lib/db';
 import { createNativeExecutor } from '../lib/slices/run/native-executor';
 import { runSlices } from '../lib/slices/run/orchestrator';
@@ -64,7 +63,9 @@ async function main() {
   const s = new pg.Client({ connectionString: srcUrl }); await s.connect();
   const d = new pg.Client({ connectionString: tgtUrl }); await d.connect();
   t = Date.now();
-  await pipeline(s.query(copyTo('COPY public.src TO STDOUT')), d.query(copyFrom('COPY public.ref FROM STDIN')));
+  const sink = copyIn(d, 'COPY public.ref FROM STDIN');
+  for await (const chunk of copyOut(s, 'COPY public.src TO STDOUT')) await sink.write(chunk);
+  await sink.end();
   const refMs = Date.now() - t;
   await s.end(); await d.end();
   console.log(`reference raw COPY → COPY (1 stream, plain insert): ${fmt(rate(ROWS, refMs))} rows/s (${(refMs / 1000).toFixed(1)} s)`);

@@ -35,7 +35,7 @@ const EnvSchema = z.object({
   // — etl / dq —
   /** The table definitions etl and dq runs use when a run names none. (Default: `./tables.json`, relative to the working directory) */
   TRIBUTARY_TABLES_FILE: z.string().min(1).default('tables.json'),
-  /** Oracle Instant Client folder for thick mode (Oracle 11g needs it); a folder missing on this host is ignored. (Default: unset — thin mode) */
+  /** Oracle Instant Client folder: thick mode (what Oracle 11g needs); a folder missing on this host is ignored. (Default: unset — thick from the system library path if it loads, else thin) */
   ORACLE_CLIENT_LIB_DIR: z.string().min(1).optional(),
 });
 

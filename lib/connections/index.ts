@@ -3,3 +3,4 @@ export { createConnection, listConnections, getConnection, deleteConnection, get
   type ConnectionsContext, type ConnectionInput, type ConnectionPatch, type ConnectionView, type BranchConfig } from './store';
 export { connectionsFromToml, readConnectionsToml, interpolateEnv } from './import-toml';
 export { seal, open, deriveKey, loadKeyMaterial, type KeySource } from './secret-box';
+export { sourceDescriptorOf, branchDescriptorOf, resolveSourceByName, sourceFromEnv } from './source-descriptor';

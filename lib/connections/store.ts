@@ -111,6 +111,14 @@ export async function getBranches(ctx: ConnectionsContext): Promise<BranchConfig
   }));
 }
 
+/** One connection with its secrets decrypted, for lib/connections' source resolution only (never an API answer). */
+export async function getConnectionSecrets(ctx: ConnectionsContext, name: string): Promise<{ name: string; kind: string; params: Record<string, unknown>; secrets: Record<string, string> } | null> {
+  const r = await ctx.pool.query('SELECT name, kind, params, secrets_enc FROM connections WHERE name = $1', [name]);
+  const row = r.rows[0];
+  if (!row) return null;
+  return { name: row.name, kind: row.kind, params: row.params ?? {}, secrets: row.secrets_enc ? open<Record<string, string>>(keyOf(ctx.keys), row.secrets_enc) : {} };
+}
+
 export const ConnectionPatchSchema = z.strictObject({
   isBranch: z.boolean().optional(),
   branchKey: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').nullish(),

@@ -5,9 +5,9 @@ import type { PathPolicy } from '../config/data-path';
 import { fieldName, type RequestStyle } from '../config/request';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
-import { getBranches, type BranchConfig } from '../connections';
+import { branchDescriptorOf, getBranches, type BranchConfig } from '../connections';
 import { openLake, type Lake } from '../lake';
-import { resolveOracleClientLibDir, SYNTHETIC_TABLES } from '../sources';
+import { oracleBranchOptions, postgresBranchOptions } from '../sources';
 import { resolveTables, selectTables, TablesConfigError } from '../etl';
 import type { DqRequest } from './request';
 import { defaultSince } from './window';
@@ -47,30 +47,15 @@ export interface DqOverrides extends Pick<DqOptions, 'maxRowsInMemory'> {
   lake?: Lake;
 }
 
-const num = (v: unknown) => (v === undefined || v === null || v === '' ? undefined : Number(v));
-
 /** Branch connection records → reconciler branches (one connection each, opened when the branch's turn comes). */
 export function dqBranchesOf(configs: BranchConfig[], o: { oracleClientLibDirEnv?: string; oracleClientLibDir?: string } = {}): DqBranch[] {
   return configs.map((c) => {
-    const p = c.params;
-    if (c.kind === 'oracle') {
-      return {
-        key: c.key,
-        open: () => openOracleDqSource({
-          branch: c.key, user: String(p.user ?? ''), password: c.secrets.password ?? '',
-          dsn: (p.dsn as string | undefined) ?? c.secrets.connection_string, host: p.host as string | undefined, port: num(p.port),
-          serviceName: (p.service_name ?? p.serviceName) as string | undefined, sid: p.sid as string | undefined,
-          clientLibDir: resolveOracleClientLibDir({ envValue: o.oracleClientLibDirEnv, configValue: o.oracleClientLibDir ?? (p.oracle_client_lib_dir as string | undefined) }),
-        }),
-      };
-    }
+    const d = branchDescriptorOf(c);
+    // the setting first, then the flag, then the connection's own dir (lib/sources picks the first that exists)
+    const opts = { oracleClientLibDir: [o.oracleClientLibDirEnv, o.oracleClientLibDir] };
     return {
       key: c.key,
-      open: () => openPostgresDqSource({
-        branch: c.key, connectionString: c.secrets.url ?? c.secrets.connection_string,
-        host: p.host as string | undefined, port: num(p.port), database: (p.database ?? p.dbname) as string | undefined,
-        user: p.user as string | undefined, password: c.secrets.password,
-      }),
+      open: () => (d.kind === 'oracle' ? openOracleDqSource(oracleBranchOptions(d, opts)) : openPostgresDqSource(postgresBranchOptions(d, opts))),
     };
   });
 }

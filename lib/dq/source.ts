@@ -1,6 +1,5 @@
-import pg from 'pg';
 import {
-  canonicalColumn, createOracleSource, createPostgresSource, loadOracleThick, oracleColumnType, oracleConnectString, pgColumnType,
+  canonicalColumn, createOracleSource, createPgClient, createPostgresSource, loadOracle, oracleColumnType, oracleConnectString, pgColumnType,
   type BranchSource, type OracleBranchOptions, type PostgresBranchOptions, type SourceColumn,
 } from '../sources';
 import { oraCountSql, oraDigestSql, oraRowsForKeysSql, oraRowsSql } from './oracle-sql';
@@ -39,8 +38,9 @@ export async function openPostgresDqSource(o: PostgresBranchOptions & {
   /** Let the digest queries use the source server's parallel workers (its max_parallel_workers_per_gather caps them). (Default: true) */
   parallel?: boolean;
 }): Promise<DqSource> {
-  const client = new pg.Client({
+  const client = createPgClient({
     connectionString: o.connectionString, host: o.host, port: o.port, database: o.database, user: o.user, password: o.password,
+    sslmode: o.sslmode, sslrootcert: o.sslrootcert, sslcert: o.sslcert, sslkey: o.sslkey,
     connectionTimeoutMillis: (o.connectTimeoutSeconds ?? 10) * 1000, application_name: `tributary-dq:${o.branch}`,
   });
   client.on('error', () => {});
@@ -71,20 +71,15 @@ export async function openPostgresDqSource(o: PostgresBranchOptions & {
   };
 }
 
-type OraConn = {
-  execute(sql: string, binds: unknown[], opts: Record<string, unknown>): Promise<{ rows?: unknown[]; metaData?: { name: string; dbTypeName?: string; precision?: number; scale?: number }[] }>;
-  close(): Promise<void>;
-};
-
 /**
  * An Oracle branch (thick mode, 11g+), hashing in SQL (oracle-sql.ts).
  * Not exercised here: there is no Oracle server in this environment.
  */
 export async function openOracleDqSource(o: OracleBranchOptions): Promise<DqSource> {
-  const db = loadOracleThick(o.clientLibDir) as unknown as { getConnection(a: Record<string, unknown>): Promise<OraConn>; OUT_FORMAT_OBJECT: number; OUT_FORMAT_ARRAY: number };
+  const { oracledb: db } = loadOracle({ clientLibDir: o.clientLibDir, mode: o.driverMode, logger: o.logger });
   const conn = await db.getConnection({ user: o.user, password: o.password, connectString: oracleConnectString(o) });
   let reader: BranchSource | null = null;
-  const rows = async (sql: string) => ((await conn.execute(sql, [], { outFormat: db.OUT_FORMAT_OBJECT })).rows ?? []) as Record<string, unknown>[];
+  const rows = async (sql: string) => (await conn.execute<Record<string, unknown>>(sql, [], { outFormat: db.OUT_FORMAT_OBJECT })).rows ?? [];
   const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
   const side = (q: HashQuery): DqSide => {
     const toRows = (rs: Record<string, unknown>[]): SideRow[] => rs.map((r) => ({
@@ -108,7 +103,7 @@ export async function openOracleDqSource(o: OracleBranchOptions): Promise<DqSour
     branch: o.branch,
     digest: 'sum',
     async describe(sql) {
-      const r = await conn.execute(`SELECT * FROM (${sql}) q WHERE 1 = 0`, [], { outFormat: db.OUT_FORMAT_ARRAY, maxRows: 1 });
+      const r = await conn.execute<unknown[]>(`SELECT * FROM (${sql}) q WHERE 1 = 0`, [], { outFormat: db.OUT_FORMAT_ARRAY, maxRows: 1 });
       return (r.metaData ?? []).map((m) => {
         const t = oracleColumnType(m.dbTypeName ?? 'VARCHAR2', m.precision, m.scale);
         return { name: canonicalColumn(m.name), sourceName: m.name, type: t.type, sourceType: t.sourceType, inferred: t.inferred };

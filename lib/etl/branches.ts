@@ -1,5 +1,5 @@
-import { createOracleSource, createPostgresSource, createSyntheticSource, resolveOracleClientLibDir } from '../sources';
-import type { BranchConfig } from '../connections';
+import { createSyntheticSource, openSource } from '../sources';
+import { branchDescriptorOf, type BranchConfig } from '../connections';
 import type { BranchHandle } from './runner';
 
 export interface BranchBuildOptions {
@@ -7,7 +7,7 @@ export interface BranchBuildOptions {
   poolSizeOverride?: number;
   /** Pool size when neither flag nor branch sets one. (Default: 4) */
   defaultPoolSize: number;
-  /** $ORACLE_CLIENT_LIB_DIR (the caller reads the environment). */
+  /** The ORACLE_CLIENT_LIB_DIR setting (the caller reads the environment). */
   oracleClientLibDirEnv?: string;
   /** --oracle-client-lib-dir / configured dir. */
   oracleClientLibDirConfig?: string;
@@ -15,30 +15,17 @@ export interface BranchBuildOptions {
   connectTimeoutSeconds?: number;
 }
 
-const num = (v: unknown) => (v === undefined || v === null || v === '' ? undefined : Number(v));
-
-/** Branch connection records → readers (Oracle thick mode, Postgres binary COPY). */
+/** Branch connection records → readers (Oracle, thick mode for 11g; Postgres binary COPY, TLS per sslmode). */
 export function branchHandles(configs: BranchConfig[], o: BranchBuildOptions): BranchHandle[] {
   return configs.map((c) => {
-    const p = c.params;
-    const poolSize = o.poolSizeOverride ?? num(p.pool_size) ?? o.defaultPoolSize;
-    const fetchBatchSize = num(p.fetch_batch_size);
-    if (c.kind === 'oracle') {
-      const source = createOracleSource({
-        branch: c.key, user: String(p.user ?? ''), password: c.secrets.password ?? '', poolSize,
-        dsn: (p.dsn as string | undefined) ?? c.secrets.connection_string, host: p.host as string | undefined, port: num(p.port),
-        serviceName: (p.service_name ?? p.serviceName) as string | undefined, sid: p.sid as string | undefined,
-        clientLibDir: resolveOracleClientLibDir({ envValue: o.oracleClientLibDirEnv, configValue: o.oracleClientLibDirConfig ?? (p.oracle_client_lib_dir as string | undefined) }),
-      });
-      return { key: c.key, source, fetchBatchSize };
-    }
-    const source = createPostgresSource({
-      branch: c.key, poolSize, connectTimeoutSeconds: o.connectTimeoutSeconds,
-      connectionString: c.secrets.url ?? c.secrets.connection_string,
-      host: p.host as string | undefined, port: num(p.port), database: (p.database ?? p.dbname) as string | undefined,
-      user: p.user as string | undefined, password: c.secrets.password,
+    const d = branchDescriptorOf(c);
+    const source = openSource(d, {
+      poolSize: o.poolSizeOverride ?? d.poolSize ?? o.defaultPoolSize,
+      connectTimeoutSeconds: o.connectTimeoutSeconds,
+      // the setting first, then the flag, then the connection's own dir (the first that exists wins)
+      oracleClientLibDir: [o.oracleClientLibDirEnv, o.oracleClientLibDirConfig],
     });
-    return { key: c.key, source, fetchBatchSize };
+    return { key: c.key, source, fetchBatchSize: d.fetchBatchSize };
   });
 }
 

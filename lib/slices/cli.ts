@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
-import { createPool } from '../db/pool';
+import { createPgPool } from '../sources';
 import { buildBoard } from './run/board';
 import { clearRun, getStatus, readLogs, resetRun } from './run/manage';
 import { lakeTargetFromSettings } from './run/lake-writer';
@@ -99,7 +99,7 @@ export function registerSlicesCommands(program: Command): void {
           const templateText = s.templateFile ? await fs.readFile(s.templateFile, 'utf8').catch(() => { throw new UsageError(`slices: --template: cannot read ${s.templateFile}`); }) : null;
           const r: RunResult = await runSlices({
             pool: ctx.pool, settings: s, logger: ctx.logger, signal: ctx.signal, queryFileText, queryFilePath: o.queryFile ?? null, templateText,
-            print: (l) => process.stdout.write(l + '\n'),
+            print: (l) => process.stdout.write(l + '\n'), oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR,
             nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse) : null }),
           });
           process.exitCode = r.verdict === 'FINISHED WITH FAILURES' ? EXIT.failures : r.verdict === 'INTERRUPTED' ? EXIT.interrupted : EXIT.ok;
@@ -220,8 +220,8 @@ export function registerSlicesCommands(program: Command): void {
         const runId = runIdOf(o)!;
         await withCli(async (ctx) => {
           const s = settingsFrom(ctx, { runId, sourceUrl: o.sourceUrl, sourceEngine: o.sourceEngine, targetUrl: o.targetUrl, targetLake: o.targetLake });
-          const source = await openSource(s).catch((e) => { ctx.logger.warn(`source unreachable: ${(e as Error).message}`); return null; });
-          const tpool = s.targetUrl && !s.targetLake ? createPool(s.targetUrl, { max: 2 }) : null;
+          const source = await openSource(s, { oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR }).catch((e) => { ctx.logger.warn(`source unreachable: ${(e as Error).message}`); return null; });
+          const tpool = s.targetUrl && !s.targetLake ? createPgPool({ connectionString: s.targetUrl, max: 2, application_name: 'tributary-slices' }) : null;
           let target: ReconcileTarget = tpool ? { kind: 'postgres', pool: tpool } : null;
           if (s.targetLake) {
             const { lakeCounter } = await import('./run/lake-writer');

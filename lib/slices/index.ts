@@ -12,7 +12,8 @@ export { createStriimClient, isTokenRejection, parseMon, StriimError, type Strii
 export { startStriimEmulator, type StriimEmulator, type StriimEmulatorOptions, type EmulatorFaults } from './run/striim-emulator';
 export { DEFAULT_TQL_TEMPLATE, renderTql, providerType, escapeTqlDoubleQuoted, lintTemplate } from './run/tql-template';
 export { parseQueryFile } from './run/queryfile';
-export { captureWatermark, watermarkBanner, writeWatermarkSidecar, WATERMARK_SQL, type Watermark } from './run/watermark';
+export { watermarkBanner, writeWatermarkSidecar } from './run/watermark';
+export { captureWatermark, WATERMARK_SQL, type Watermark } from '../sources';
 export { createNativeExecutor } from './run/native-executor';
 export { acquireRunLock, describeLockHolder, isRunLocked, RunRefused } from './run/run-lock';
 export { checkSetup } from './run/setup';

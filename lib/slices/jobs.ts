@@ -49,7 +49,7 @@ export const slicesRunJob = defineJob({
     const queryFileText = p.queryFileText ?? (p.queryFile ? await fs.readFile(p.queryFile, 'utf8') : null);
     const r = await runSlices({
       pool: ctx.pool, settings: s, logger: ctx.logger, signal: ctx.signal, queryFileText, queryFilePath: p.queryFile ?? null,
-      templateText: p.templateText ?? null, progress: ctx.progress,
+      templateText: p.templateText ?? null, progress: ctx.progress, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR,
       nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse) : null }),
     });
     return { verdict: r.verdict, mode: r.mode, counts: r.counts, watermark: r.watermark, apiRetries: r.apiRetries, apiReauths: r.apiReauths };
@@ -92,11 +92,11 @@ export const slicesReconcileJob = defineJob({
     const { resolveSettings } = await import('./run/settings');
     const { openSource } = await import('./run/source');
     const { reconcileRun } = await import('./run/reconcile');
-    const { createPool } = await import('../db/pool');
+    const { createPgPool } = await import('../sources');
     const { lakeCounter } = await import('./run/lake-writer');
     const s = resolveSettings(process.env, p, ctx.env.dataDir);
-    const source = await openSource(s);
-    const tpool = s.targetUrl && !s.targetLake ? createPool(s.targetUrl, { max: 2 }) : null;
+    const source = await openSource(s, { oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
+    const tpool = s.targetUrl && !s.targetLake ? createPgPool({ connectionString: s.targetUrl, max: 2, application_name: 'tributary-slices' }) : null;
     try {
       return await reconcileRun(ctx.pool, p.runId, {
         source, engine: s.sourceEngine,

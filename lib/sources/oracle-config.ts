@@ -29,15 +29,23 @@ export function oracleConnectString(p: OracleDsnParams): string {
 }
 
 /**
- * Instant Client directory for thick mode: `$ORACLE_CLIENT_LIB_DIR` → the
+ * Instant Client directory for thick mode: the ORACLE_CLIENT_LIB_DIR setting → the
  * configured dir → none (the system loader path). A configured directory that
  * does not exist on this host is ignored, so a Windows path in shared config
  * is harmless on Linux.
  */
 export function resolveOracleClientLibDir(opts: { envValue?: string; configValue?: string; exists?: (p: string) => boolean }): string | undefined {
-  const exists = opts.exists ?? ((p: string) => { try { return fs.statSync(p).isDirectory(); } catch { return false; } });
-  for (const c of [opts.envValue, opts.configValue]) {
-    if (c && c.trim() && exists(c)) return c;
-  }
+  return pickOracleClientLibDir([opts.envValue, opts.configValue], opts.exists);
+}
+
+/**
+ * The Instant Client dir to use: the first candidate that exists on this host
+ * (the setting, a flag, then the connection's own); none when no candidate
+ * exists, so the system library path is tried.
+ */
+export function pickOracleClientLibDir(candidates: (string | undefined)[], exists: (p: string) => boolean = isDir): string | undefined {
+  for (const c of candidates) if (c && c.trim() && exists(c)) return c;
   return undefined;
 }
+
+function isDir(p: string): boolean { try { return fs.statSync(p).isDirectory(); } catch { return false; } }

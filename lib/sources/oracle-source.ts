@@ -1,6 +1,7 @@
 import type * as arrow from 'apache-arrow';
-import { createRequire } from 'node:module';
+import type { Logger } from '../log';
 import { SlotPool } from './backoff';
+import { loadOracle, type OracleConnection, type OracleDriver, type OraclePool } from './oracle-driver';
 import { canonicalColumn } from './identifiers';
 import { oracleColumnType } from './oracle-types';
 import { oracleConnectString, type OracleDsnParams } from './oracle-config';
@@ -16,68 +17,42 @@ export interface OracleBranchOptions extends OracleDsnParams {
   poolSize?: number;
   /** Instant Client dir for thick mode (already resolved), or undefined for the system path. */
   clientLibDir?: string;
-}
-
-// node-oracledb ships no type declarations: the few members used here.
-interface OraResultSet { getRows(n: number): Promise<unknown[][]>; close(): Promise<void> }
-interface OraMeta { name: string; dbTypeName?: string; precision?: number; scale?: number; dbType?: unknown }
-interface OraConnection {
-  execute(sql: string, binds: unknown[], opts: Record<string, unknown>): Promise<{ rows?: unknown[][]; metaData?: OraMeta[]; resultSet?: OraResultSet }>;
-  close(): Promise<void>;
-}
-interface OraPool { getConnection(): Promise<OraConnection>; close(drainTime?: number): Promise<void> }
-interface OracleDb {
-  initOracleClient(opts: { libDir?: string }): void;
-  createPool(opts: Record<string, unknown>): Promise<OraPool>;
-  OUT_FORMAT_ARRAY: number; STRING: number; BUFFER: number;
-  DB_TYPE_NUMBER: unknown; DB_TYPE_CLOB: unknown; DB_TYPE_NCLOB: unknown; DB_TYPE_BLOB: unknown;
-}
-let oracledbMod: OracleDb | null = null;
-let thickInit = false;
-
-/**
- * Load node-oracledb and switch it to thick mode once per process: Oracle
- * 11g servers only speak to the thick client (thin needs 12.1+).
- */
-export function loadOracleThick(clientLibDir?: string): OracleDb {
-  if (!oracledbMod) oracledbMod = createRequire(import.meta.url)('oracledb') as OracleDb;
-  if (!thickInit) {
-    oracledbMod.initOracleClient(clientLibDir ? { libDir: clientLibDir } : {});
-    thickInit = true;
-  }
-  return oracledbMod;
+  /** Driver mode (see loadOracle). (Default: auto — thick when a client dir is given, else thick if it loads, else thin) */
+  driverMode?: 'auto' | 'thick' | 'thin';
+  logger?: Logger;
 }
 
 /**
- * An Oracle branch over node-oracledb thick mode: array fetches of
+ * An Oracle branch over node-oracledb (thick mode for 11g): array fetches of
  * `fetchArraySize` rows, NUMBER fetched as text (no float rounding of large
  * ids), LOBs fetched inline as string/buffer (no round trip per LOB).
  */
 export function createOracleSource(o: OracleBranchOptions): BranchSource {
   const size = o.poolSize ?? 4;
   const slots = new SlotPool(size);
-  let poolP: Promise<OraPool> | null = null;
+  let poolP: Promise<OraclePool> | null = null;
+  let db: OracleDriver | null = null;
   const getPool = () => {
     if (!poolP) {
-      const db = loadOracleThick(o.clientLibDir);
+      db = loadOracle({ clientLibDir: o.clientLibDir, mode: o.driverMode, logger: o.logger }).oracledb;
       poolP = db.createPool({ user: o.user, password: o.password, connectString: oracleConnectString(o), poolMin: 0, poolMax: size, poolIncrement: 1 });
     }
     return poolP;
   };
 
-  async function withConn<T>(signal: AbortSignal | undefined, fn: (c: OraConnection, db: OracleDb) => Promise<T>): Promise<T> {
+  async function withConn<T>(signal: AbortSignal | undefined, fn: (c: OracleConnection, db: OracleDriver) => Promise<T>): Promise<T> {
     const release = await slots.acquire(signal);
-    let conn: OraConnection | null = null;
+    let conn: OracleConnection | null = null;
     try {
       conn = await (await getPool()).getConnection();
-      return await fn(conn, oracledbMod!);
+      return await fn(conn, db!);
     } finally {
       await conn?.close().catch(() => {});
       release();
     }
   }
 
-  function fetchTypeHandler(db: OracleDb) {
+  function fetchTypeHandler(db: OracleDriver) {
     return (meta: { dbType?: unknown }) => {
       if (meta.dbType === db.DB_TYPE_NUMBER) return { type: db.STRING };
       if (meta.dbType === db.DB_TYPE_CLOB || meta.dbType === db.DB_TYPE_NCLOB) return { type: db.STRING };
@@ -91,7 +66,7 @@ export function createOracleSource(o: OracleBranchOptions): BranchSource {
     branch: o.branch,
     async describe(q, signal) {
       return withConn(signal, async (c, db) => {
-        const r = await c.execute(`SELECT * FROM (${q.sql}) q WHERE 1 = 0`, bindValues(q), { outFormat: db.OUT_FORMAT_ARRAY, maxRows: 1 });
+        const r = await c.execute<unknown[]>(`SELECT * FROM (${q.sql}) q WHERE 1 = 0`, bindValues(q), { outFormat: db.OUT_FORMAT_ARRAY, maxRows: 1 });
         return (r.metaData ?? []).map((m) => {
           const t = oracleColumnType(m.dbTypeName ?? 'VARCHAR2', m.precision, m.scale);
           return { name: canonicalColumn(m.name), sourceName: m.name, type: t.type, sourceType: t.sourceType, inferred: t.inferred } satisfies SourceColumn;
@@ -102,7 +77,7 @@ export function createOracleSource(o: OracleBranchOptions): BranchSource {
       if (!columns.length) return {};
       return withConn(signal, async (c, db) => {
         const p = renderNumericProfile(q, 'oracle', columns);
-        const r = await c.execute(p.sql, bindValues(p), { outFormat: db.OUT_FORMAT_ARRAY });
+        const r = await c.execute<unknown[]>(p.sql, bindValues(p), { outFormat: db.OUT_FORMAT_ARRAY });
         const row = (r.rows?.[0] ?? []) as unknown[];
         return Object.fromEntries(columns.map((col, i) => [col, { intDigits: Number(row[2 * i] ?? 0), scale: Number(row[2 * i + 1] ?? 0) }]));
       });
@@ -113,13 +88,13 @@ export function createOracleSource(o: OracleBranchOptions): BranchSource {
 
   async function* readRows(q: RenderedQuery, columns: SourceColumn[], target: ReadTarget, opts: { batchSize: number; signal?: AbortSignal; stats: ReadStats }): AsyncGenerator<arrow.RecordBatch> {
     const release = await slots.acquire(opts.signal);
-    let conn: OraConnection | null = null;
+    let conn: OracleConnection | null = null;
     try {
-      conn = await (await getPool()).getConnection();
-      const db = oracledbMod!;
-      const r = await conn.execute(q.sql, bindValues(q), {
-        resultSet: true, outFormat: db.OUT_FORMAT_ARRAY, fetchArraySize: opts.batchSize, prefetchRows: opts.batchSize + 1,
-        fetchTypeHandler: fetchTypeHandler(db) as never,
+      const pool = await getPool();
+      conn = await pool.getConnection();
+      const r = await conn.execute<unknown[]>(q.sql, bindValues(q), {
+        resultSet: true, outFormat: db!.OUT_FORMAT_ARRAY, fetchArraySize: opts.batchSize, prefetchRows: opts.batchSize + 1,
+        fetchTypeHandler: fetchTypeHandler(db!) as never,
       });
       const rs = r.resultSet!;
       const asm = new RowAssembler(columns, target, opts.batchSize, opts.stats);

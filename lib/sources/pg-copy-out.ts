@@ -89,3 +89,52 @@ export class CopyOutQuery {
     w?.();
   }
 }
+
+/**
+ * The output of `COPY … TO STDOUT` (any format) as chunks of about
+ * `chunkBytes`, each holding whole CopyData messages (for text and CSV: whole
+ * rows). pg hands each message as a view of its read buffer, which it reuses
+ * for the next socket read, so every message is copied into the chunk at once.
+ * Aborting `signal` drops the connection (the caller must then discard the client).
+ */
+export async function* copyOut(client: PgQueryable, sql: string, o: { chunkBytes?: number; signal?: AbortSignal } = {}): AsyncGenerator<Buffer> {
+  const hwm = o.chunkBytes ?? 1 << 16;
+  const ready: Buffer[] = [];
+  let cur = Buffer.allocUnsafe(hwm);
+  let used = 0;
+  const seal = () => { if (used) ready.push(cur.subarray(0, used)); cur = Buffer.allocUnsafe(hwm); used = 0; };
+  const q = new CopyOutQuery(sql, (p) => {
+    if (used + p.length > cur.length) {
+      seal();
+      if (p.length > cur.length) cur = Buffer.allocUnsafe(p.length);
+    }
+    p.copy(cur, used);
+    used += p.length;
+    if (used >= hwm) seal();
+    return ready.length > 0;
+  });
+  const onAbort = () => {
+    q.handleError((o.signal!.reason as Error) ?? new Error('aborted'));
+    // the server may still be sending: drop the connection rather than drain it
+    (client as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  };
+  o.signal?.throwIfAborted();
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    client.query(q as never);
+    for (;;) {
+      // an abort or a lost connection wins over chunks still buffered
+      while (ready.length && !q.error) yield ready.shift()!;
+      q.resume();
+      if (q.error) throw q.error;
+      if (q.finished) break;
+      await q.next();
+    }
+    if (used) yield cur.subarray(0, used);
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The one pg member copyOut / copyIn need: submitting a custom query object. */
+export interface PgQueryable { query(q: never): unknown }

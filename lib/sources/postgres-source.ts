@@ -1,5 +1,6 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type * as arrow from 'apache-arrow';
+import { createPgPool, type PgTlsSettings } from './pg-connect';
 import { SlotPool } from './backoff';
 import { CopyDecoder, type CopyColumn } from './pg-copy-decoder';
 import { CopyOutQuery } from './pg-copy-out';
@@ -9,7 +10,7 @@ import { renderNumericProfile } from './render';
 import { sameType } from './arrow-types';
 import type { BranchSource, ReadStats, ReadTarget, RenderedQuery, SourceColumn } from './types';
 
-export interface PostgresBranchOptions {
+export interface PostgresBranchOptions extends PgTlsSettings {
   branch: string;
   /** libpq-style URL, or discrete settings. */
   connectionString?: string;
@@ -29,11 +30,11 @@ export interface PostgresBranchOptions {
  */
 export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
   const size = o.poolSize ?? 4;
-  const pool = new pg.Pool({
+  const pool = createPgPool({
     connectionString: o.connectionString, host: o.host, port: o.port, database: o.database, user: o.user, password: o.password,
+    sslmode: o.sslmode, sslrootcert: o.sslrootcert, sslcert: o.sslcert, sslkey: o.sslkey,
     max: size, connectionTimeoutMillis: (o.connectTimeoutSeconds ?? 10) * 1000, application_name: `tributary-etl:${o.branch}`,
   });
-  pool.on('error', () => {});
   const slots = new SlotPool(size);
 
   async function withClient<T>(signal: AbortSignal | undefined, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from '../../log';
 import { assortOrder, formatWaveSummary, waves } from './assort';
-import type { SourceDialect } from './dialects/types';
+import type { SourceDialect } from '../../sources';
 import { runProbe } from './probe';
 import { formatQueryfile, parseQueryfile, writeTextFile } from './queryfile';
 import { formatPanel, type Recommendation } from './recommendation';

@@ -3,8 +3,9 @@ import { openCliContext, type CliContext } from '../../cli/context';
 import { parseEnv } from '../../config/env';
 import { registerSlices } from '../run/register';
 import { assortAction, parseProbeRequest, parseSplitRequest, probeAction, splitAction, tunable, type RegisterFn } from './actions';
-import type { SourceDialect } from './dialects/types';
+import type { SourceDialect } from '../../sources';
 import { describeSource, openSourceDialect, sourceFromConnectionName, sourceFromEnv, type SourceConfig } from './source';
+import { AppError, exitCodeFor } from '../../errors';
 import { PlanningInputError } from './validate';
 
 /** Exit codes: 0 ok, 1 failure (source, database), 2 bad flag or template. */
@@ -17,7 +18,8 @@ async function guarded(body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (e) {
-    if (e instanceof PlanningInputError) {
+    // bad input, whether a flag (PlanningInputError) or the source settings (lib/connections, lib/sources: AppError usage/validation)
+    if (e instanceof PlanningInputError || (e instanceof AppError && exitCodeFor(e) === EXIT_USAGE)) {
       process.stderr.write(`${e.message}\n`);
       process.exitCode = EXIT_USAGE;
       return;
@@ -50,7 +52,8 @@ async function withSource<T>(ctx: CliContext | null, cfg: SourceConfig | null, f
   }
   const logger = ctx?.logger;
   logger?.info('slices: source', { source: describeSource(config) });
-  const dialect = await openSourceDialect(config, { logger });
+  // the Instant Client setting (thick mode for Oracle 11g): from the context's parsed environment when there is one
+  const dialect = await openSourceDialect(config, { logger, oracleClientLibDir: (ctx?.env ?? parseEnv()).ORACLE_CLIENT_LIB_DIR });
   try { return await body(dialect); } finally { await dialect.exec.close(); }
 }
 

@@ -45,7 +45,7 @@ export const probeJob = defineJob({
   }),
   async run(ctx, p) {
     const req = await parseProbeRequest(p, {}, ctx.env.dataDir);
-    const dialect = await openSourceDialect(await sourceOf(ctx, p), { logger: ctx.logger });
+    const dialect = await openSourceDialect(await sourceOf(ctx, p), { logger: ctx.logger, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
     try {
       ctx.progress(0, 1);
       const out = await probeAction(dialect, req, { pool: ctx.pool, logger: ctx.logger, signal: ctx.signal });
@@ -79,7 +79,7 @@ export const splitJob = defineJob({
   }),
   async run(ctx, p) {
     const req = await parseSplitRequest({ ...p, output: p.output ?? path.join(runFolder(ctx.env.dataDir, p.runId), 'queryfile.txt') }, {});
-    const dialect = await openSourceDialect(await sourceOf(ctx, p), { logger: ctx.logger });
+    const dialect = await openSourceDialect(await sourceOf(ctx, p), { logger: ctx.logger, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
     try {
       const out = await splitAction(dialect, req, {
         logger: ctx.logger,

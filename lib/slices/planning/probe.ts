@@ -1,6 +1,5 @@
 import type { Logger } from '../../log';
-import type { SourceDialect } from './dialects/types';
-import type { SourceExecutor } from './executor';
+import type { SourceDialect, SourceExecutor } from '../../sources';
 import { chunkCount, concurrencyKnee, rankCandidates, type CandidateResult, type Recommendation } from './recommendation';
 import { planSplit, type PlannedSlice } from './split';
 import type { QueryTemplate } from './template';

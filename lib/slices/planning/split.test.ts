@@ -1,9 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../../testing/pg';
-import { createPgExecutor } from './dialects/postgres-executor';
-import { PostgresDialect, ctidRanges } from './dialects/postgres';
-import type { SourceExecutor } from './executor';
+import { createPgExecutor, PostgresDialect, ctidRanges, type SourceExecutor } from '../../sources';
 import { planSplit, type SplitPlan } from './split';
 import { parseTemplate } from './template';
 import { buildSourceTables } from './testing-source';

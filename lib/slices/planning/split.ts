@@ -1,6 +1,5 @@
 import type { Logger } from '../../log';
-import { columnPredicates, equiDepthBounds } from './column-range';
-import type { SourceDialect } from './dialects/types';
+import { columnPredicates, equiDepthBounds, type SourceDialect } from '../../sources';
 import { flattenSql, renderSlice, type QueryTemplate } from './template';
 import { PlanningInputError, validateColumn, type Strategy } from './validate';
 

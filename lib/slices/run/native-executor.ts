@@ -1,12 +1,10 @@
-import { once } from 'node:events';
-import { finished } from 'node:stream/promises';
-import pg from 'pg';
-import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import type pg from 'pg';
+import { copyIn, copyOut, createPgPool, type CopyInQuery } from '../../sources';
 import { deferred, formatDuration, type RunningSlice, type SliceExecutor, type SliceOutcome } from './executor';
 import type { RunLog } from './run-log';
 import type { RunSettings } from './settings';
 import { getRun, markProgress, type SliceRow } from './state';
-import type { Watermark } from './watermark';
+import type { Watermark } from '../../sources';
 
 /** Quote a possibly schema-qualified name for SQL: `public.t` → `"public"."t"`. */
 export function quoteIdent(name: string): string {
@@ -60,10 +58,8 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
   const run = await getRun(o.pool, s.runId);
   const targets = (await o.pool.query<{ t: string }>('select distinct targettbl as t from striim_orchestration where uniquerunid = $1 and generation = $2', [s.runId, run?.generation ?? 0])).rows.map((x) => x.t);
 
-  const srcPool = new pg.Pool({ connectionString: s.sourceUrl, max: s.concurrency + 1, application_name: 'tributary-slices-native' });
-  srcPool.on('error', () => {});
-  const tgtPool = s.targetUrl && !o.lakeWriter ? new pg.Pool({ connectionString: s.targetUrl, max: s.concurrency, application_name: 'tributary-slices-native' }) : null;
-  tgtPool?.on('error', () => {});
+  const srcPool = createPgPool({ connectionString: s.sourceUrl, max: s.concurrency + 1, application_name: 'tributary-slices-native' });
+  const tgtPool = s.targetUrl && !o.lakeWriter ? createPgPool({ connectionString: s.targetUrl, max: s.concurrency, application_name: 'tributary-slices-native' }) : null;
   const pks = new Map<string, string[]>();
   let snapshotHolder: pg.PoolClient | null = null;
   let snapshotId: string | null = null;
@@ -120,13 +116,12 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
       await tgt.query(`create temp table ${stg} (like ${quoteIdent(slice.targettbl)}) on commit delete rows`);
       const colList = cols.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ');
       const upsert = upsertSql(slice.targettbl, stg, cols, pk);
-      let sink: NodeJS.WritableStream & { destroy(e?: Error): void } | null = null;
+      let sink: CopyInQuery | null = null;
       let inBatch = 0;
       const t = tgt;
       const flush = async () => {
         if (!sink) return;
-        sink.end();
-        await finished(sink as unknown as NodeJS.WritableStream);
+        await sink.end();
         sink = null;
         const r = await t.query(upsert);
         await t.query('commit');
@@ -140,28 +135,23 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
         if (!buf.length) return;
         if (!sink) {
           await t.query('begin');
-          sink = t.query(copyFrom(`copy ${stg} (${colList}) from stdin`)) as unknown as typeof sink;
+          sink = copyIn(t, `copy ${stg} (${colList}) from stdin`);
         }
-        if (!sink!.write(buf)) await once(sink as unknown as NodeJS.EventEmitter, 'drain');
+        await sink.write(buf);
       };
-      const stream = src.query(copyTo(`copy (${slice.query}) to stdout`));
-      const onAbort = () => stream.destroy(new Error('aborted'));
-      signal.addEventListener('abort', onAbort, { once: true });
-      try {
-        // Text COPY escapes newlines inside values, so every '\n' ends a row.
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
-          let start = 0;
-          for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
-            if (++inBatch >= s.nativeBatchRows) {
-              await write(chunk.subarray(start, i + 1));
-              await flush();
-              start = i + 1;
-            }
+      // Text COPY escapes newlines inside values, so every '\n' ends a row.
+      for await (const chunk of copyOut(src, `copy (${slice.query}) to stdout`, { signal })) {
+        let start = 0;
+        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+          if (++inBatch >= s.nativeBatchRows) {
+            await write(chunk.subarray(start, i + 1));
+            await flush();
+            start = i + 1;
           }
-          await write(chunk.subarray(start));
         }
-        await flush();
-      } finally { signal.removeEventListener('abort', onAbort); }
+        await write(chunk.subarray(start));
+      }
+      await flush();
       await src.query('commit');
       return { status: 'COMPLETED', notes: `Total Execution time: ${formatDuration(Date.now() - t0)}; ${rowsRead} rows read, ${rowsWritten} upserted`, rowsRead, rowsWritten };
     } catch (e) {

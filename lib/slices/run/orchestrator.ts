@@ -12,7 +12,8 @@ import { countByStatus, countCurrentRows, getRun, getSlices, markOutcome, markRu
 import { createStriimClient, type StriimClient } from './striim-client';
 import { createStriimExecutor } from './striim-executor';
 import { DEFAULT_TQL_TEMPLATE, lintTemplate, templateAppName } from './tql-template';
-import { captureWatermark, watermarkBanner, writeWatermarkSidecar, type Watermark } from './watermark';
+import { captureWatermark, type Watermark } from '../../sources';
+import { watermarkBanner, writeWatermarkSidecar } from './watermark';
 
 export type Verdict = 'FINISHED' | 'FINISHED WITH FAILURES' | 'INTERRUPTED';
 
@@ -41,6 +42,8 @@ export interface RunDeps {
   /** Console lines (banner, summary). (Default: none) */
   print?: (line: string) => void;
   progress?: (done: number, total: number) => void;
+  /** The ORACLE_CLIENT_LIB_DIR setting: Oracle thick mode for the watermark session (11g). (Default: none) */
+  oracleClientLibDir?: string;
   /** Build the native executor (lib/slices/run/native-executor), injected to keep this file Striim-free of I/O choices. */
   nativeExecutor?: (ctx: { pool: pg.Pool; settings: RunSettings; log: RunLog; signal?: AbortSignal; watermark: Watermark | null }) => Promise<SliceExecutor>;
   /** Use this Striim client instead of one built from settings (tests). */
@@ -97,7 +100,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
       await registerSlices(pool, { runId, slices: specs, executor: s.executor, queryFile: deps.queryFilePath ?? null });
       await pool.query('update slice_runs set template_tql = $2, source_engine = $3 where run_id = $1', [runId, template, s.sourceEngine]);
       log.info(`registered ${specs.length} slices as NEW (fresh run, executor ${s.executor})`);
-      watermark = await captureAndStore(pool, s, log, print);
+      watermark = await captureAndStore(pool, s, log, print, deps.oracleClientLibDir);
     } else if (run0 && run0.executor !== s.executor) {
       throw new Error(`slices: run ${runId} was started with --executor ${run0.executor}; resume it with the same executor`);
     }
@@ -152,10 +155,10 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
 }
 
 /** Capture, store, banner and sidecar the watermark; best effort (a warning when it cannot). */
-async function captureAndStore(pool: pg.Pool, s: RunSettings, log: RunLog, print: (l: string) => void): Promise<Watermark | null> {
+async function captureAndStore(pool: pg.Pool, s: RunSettings, log: RunLog, print: (l: string) => void, oracleClientLibDir?: string): Promise<Watermark | null> {
   let src = null;
   try {
-    src = await openSource(s);
+    src = await openSource(s, { oracleClientLibDir });
     if (!src) {
       log.warn('watermark: no source connection configured (--source-url / SOURCE_PG_* / ORACLE_*) — set the CDC start point manually');
       return null;
@@ -185,6 +188,8 @@ interface InFlight { slice: SliceRow; rs: RunningSlice; startedAt: number; outco
 async function loop(p: {
   pool: pg.Pool; s: RunSettings; log: RunLog; executor: SliceExecutor; signal?: AbortSignal; generation: number;
   progress?: (done: number, total: number) => void;
+  /** The ORACLE_CLIENT_LIB_DIR setting: Oracle thick mode for the watermark session (11g). (Default: none) */
+  oracleClientLibDir?: string;
 }): Promise<{ interrupted: boolean }> {
   const { pool, s, log, executor, signal, generation } = p;
   const inFlight = new Map<number, InFlight>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSimpleSlice, sourceCountSql, targetCountSql, withAsOfScn } from './reconcile';
-import { WATERMARK_SQL } from './watermark';
+import { WATERMARK_SQL } from '../../sources';
 
 // No Oracle server exists here: the Oracle paths are checked as rendered SQL.
 describe('reconcile SQL', () => {

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { openSource } from './source';
 import type { RunSettings } from './settings';
 import { createStriimClient } from './striim-client';
-import { captureWatermark } from './watermark';
+import { captureWatermark } from '../../sources';
 
 export interface SetupCheck { name: 'state' | 'striim' | 'source' | 'target'; ok: boolean; detail: string }
 

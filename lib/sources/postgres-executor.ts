@@ -1,6 +1,7 @@
-import pg from 'pg';
-import type { Logger } from '../../../log';
-import type { QueryOptions, SourceExecutor, StatementLogEntry, TimedFetch } from '../executor';
+import type pg from 'pg';
+import type { Logger } from '../log';
+import { createPgClient, type PgConnectConfig } from './pg-connect';
+import type { QueryOptions, SourceExecutor, StatementLogEntry, TimedFetch } from './source-executor';
 
 // Values as the server's text: byte counts reflect what crosses the wire.
 const RAW_TYPES = { getTypeParser: () => (v: string) => v };
@@ -18,11 +19,11 @@ export interface PgExecutorOptions {
  * default (default_transaction_read_only) and every statement runs in its
  * own `BEGIN; SET TRANSACTION READ ONLY; SET LOCAL statement_timeout`.
  */
-export async function createPgExecutor(url: string, opts: PgExecutorOptions = {}): Promise<SourceExecutor> {
+export async function createPgExecutor(source: string | PgConnectConfig, opts: PgExecutorOptions = {}): Promise<SourceExecutor> {
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? 60_000;
   const log = opts.log ?? [];
-  const client = new pg.Client({
-    connectionString: url,
+  const client = createPgClient({
+    ...(typeof source === 'string' ? { connectionString: source } : source),
     application_name: 'tributary-slices-planning',
     options: '-c default_transaction_read_only=on',
     connectionTimeoutMillis: 10_000,
@@ -95,7 +96,7 @@ export async function createPgExecutor(url: string, opts: PgExecutorOptions = {}
       }
       return { rows, bytes, ms: performance.now() - t0, timedOut };
     },
-    fork: () => createPgExecutor(url, { ...opts, log }),
+    fork: () => createPgExecutor(source, { ...opts, log }),
     close: async () => { await client.end().catch(() => {}); },
   };
   return exec;

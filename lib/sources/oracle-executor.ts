@@ -1,41 +1,13 @@
-import type { Logger } from '../../../log';
-import type { QueryOptions, SourceExecutor, StatementLogEntry, TimedFetch } from '../executor';
+import type { Logger } from '../log';
+import { loadOracle } from './oracle-driver';
+import type { QueryOptions, SourceExecutor, StatementLogEntry, TimedFetch } from './source-executor';
 
-export interface OracleSourceConfig { user: string; password: string; connectString: string }
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
-// The few node-oracledb calls used here (the package ships no type declarations).
-interface OraConnection {
-  callTimeout: number;
-  execute(sql: string, binds?: unknown, opts?: Record<string, unknown>): Promise<{ rows?: unknown[]; resultSet?: { getRows(n: number): Promise<unknown[]>; close(): Promise<void> } }>;
-  commit(): Promise<void>;
-  rollback(): Promise<void>;
-  close(): Promise<void>;
-}
-interface OracleDb {
-  initOracleClient(opts?: unknown): void;
-  getConnection(cfg: Record<string, unknown>): Promise<OraConnection>;
-  OUT_FORMAT_OBJECT: number;
-  OUT_FORMAT_ARRAY: number;
-  STRING: number;
-}
-
-let driver: OracleDb | undefined;
-/** The driver is loaded on first use only: Postgres-only installs never touch it. */
-async function loadDriver(): Promise<OracleDb> {
-  // @ts-ignore -- oracledb has no bundled types
-  driver ??= ((await import('oracledb')) as any).default as OracleDb;
-  return driver;
-}
-
-let thickTried = false;
-/** Thick mode (Instant Client) reaches Oracle 11g; thin mode needs 12.1+. Tried once per process. */
-function tryThick(oracledb: OracleDb, logger?: Logger) {
-  if (thickTried) return;
-  thickTried = true;
-  try { oracledb.initOracleClient(); } catch (e) {
-    logger?.warn('slices: Oracle thick mode unavailable, using thin mode (Oracle 12.1+ only)', { error: (e as Error).message });
-  }
+export interface OracleSourceConfig {
+  user: string; password: string; connectString: string;
+  /** Instant Client dir for thick mode (resolved by the caller). (Default: none) */
+  clientLibDir?: string;
+  /** (Default: auto, see loadOracle) */
+  driverMode?: 'auto' | 'thick' | 'thin';
 }
 
 /**
@@ -45,8 +17,7 @@ function tryThick(oracledb: OracleDb, logger?: Logger) {
  * tested as text in oracle-sql.test.ts.
  */
 export async function createOracleExecutor(cfg: OracleSourceConfig, opts: { defaultTimeoutMs?: number; logger?: Logger; log?: StatementLogEntry[] } = {}): Promise<SourceExecutor> {
-  const oracledb = await loadDriver();
-  tryThick(oracledb, opts.logger);
+  const { oracledb } = loadOracle({ clientLibDir: cfg.clientLibDir, mode: cfg.driverMode, logger: opts.logger });
   const defaultTimeoutMs = opts.defaultTimeoutMs ?? 60_000;
   const log = opts.log ?? [];
   const conn = await oracledb.getConnection({ user: cfg.user, password: cfg.password, connectString: cfg.connectString });
@@ -64,9 +35,9 @@ export async function createOracleExecutor(cfg: OracleSourceConfig, opts: { defa
       conn.callTimeout = timeoutMs;
       try {
         if (readOnly) await conn.execute('SET TRANSACTION READ ONLY');
-        const r = await conn.execute(sql, params, { outFormat: oracledb.OUT_FORMAT_OBJECT });
+        const r = await conn.execute<Record<string, unknown>>(sql, params as unknown[], { outFormat: oracledb.OUT_FORMAT_OBJECT });
         await conn.commit();
-        const rows = ((r.rows ?? []) as Record<string, unknown>[]).map(lower) as T[];
+        const rows = (r.rows ?? []).map(lower) as T[];
         e.rows = rows.length;
         return rows;
       } catch (err) {
@@ -87,7 +58,7 @@ export async function createOracleExecutor(cfg: OracleSourceConfig, opts: { defa
       let timedOut = false;
       conn.callTimeout = f.budgetMs;
       await conn.execute('SET TRANSACTION READ ONLY');
-      const r = await conn.execute(sql, [], {
+      const r = await conn.execute<unknown[]>(sql, [], {
         resultSet: true, outFormat: oracledb.OUT_FORMAT_ARRAY,
         // Everything as text: the byte count is what a reader moves.
         fetchTypeHandler: () => ({ type: oracledb.STRING }),

@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceExecutor, StatementLogEntry } from '../executor';
-import { planSplit } from '../split';
-import { parseTemplate } from '../template';
-import { runProbe } from '../probe';
-import { OracleDialect, summarizeOraclePlan } from './oracle';
-import * as q from './oracle-sql';
+import { OracleDialect, oracleSplitSql as q, summarizeOraclePlan, type SourceExecutor, type StatementLogEntry } from '../../sources';
+import { planSplit } from './split';
+import { parseTemplate } from './template';
+import { runProbe } from './probe';
 
 /**
  * No Oracle server exists here: these tests pin every statement as text, and

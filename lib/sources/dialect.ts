@@ -1,4 +1,4 @@
-import type { SourceExecutor } from '../executor';
+import type { SourceExecutor } from './source-executor';
 
 /** Kind of a split column's values (decides sampling and literal rendering). */
 export type ColumnKind = 'number' | 'date' | 'timestamp' | 'timestamptz';

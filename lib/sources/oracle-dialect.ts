@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
-import type { Logger } from '../../../log';
-import type { SourceExecutor } from '../executor';
-import { equiDepthBounds } from '../column-range';
-import { PlanningInputError } from '../validate';
-import * as q from './oracle-sql';
-import type { ColumnCandidate, ColumnKind, ExplainResult, PartitionSlice, PhysicalPlan, PhysicalRange, SourceDialect } from './types';
+import type { Logger } from '../log';
+import type { SourceExecutor } from './source-executor';
+import { equiDepthBounds } from './column-range';
+import { AppError } from '../errors';
+import * as q from './oracle-dialect-sql';
+import type { ColumnCandidate, ColumnKind, ExplainResult, PartitionSlice, PhysicalPlan, PhysicalRange, SourceDialect } from './dialect';
 
 /** Which ROWID chunking method to use. (Default: auto — the first the account may use) */
 export type RowidMethod = 'auto' | 'dbms_parallel_execute' | 'dba_extents' | 'ntile';
@@ -22,7 +22,7 @@ export class OracleDialect implements SourceDialect {
 
   async assertTable(table: string): Promise<void> {
     const r = await this.one<{ n: number }>(q.tableExistsSql(table));
-    if (!r || Number(r.n) === 0) throw new PlanningInputError(`✗ table ${table} not found on the source (or not visible in ALL_TABLES)`, 'table');
+    if (!r || Number(r.n) === 0) throw new AppError('validation', `✗ table ${table} not found on the source (or not visible in ALL_TABLES)`, { field: 'table' });
   }
 
   async isPartitioned(table: string): Promise<boolean> {
@@ -98,9 +98,9 @@ export class OracleDialect implements SourceDialect {
 
   async columnKind(table: string, column: string): Promise<ColumnKind> {
     const r = await this.one<{ data_type: string }>(q.columnTypeSql(table, column));
-    if (!r) throw new PlanningInputError(`✗ column ${column} not found in ${table}`, 'column');
+    if (!r) throw new AppError('validation', `✗ column ${column} not found in ${table}`, { field: 'column' });
     const kind = q.oraKind(r.data_type);
-    if (!kind) throw new PlanningInputError(`✗ column ${column} must be numeric, date or timestamp for --strategy column (it is ${r.data_type})`, 'column');
+    if (!kind) throw new AppError('validation', `✗ column ${column} must be numeric, date or timestamp for --strategy column (it is ${r.data_type})`, { field: 'column' });
     return kind;
   }
 

@@ -4,7 +4,7 @@
  * validated OWNER.TABLE / plain names (A-Z 0-9 _ $ #), upper-cased as Oracle
  * folds them, and inlined as literals: no quote can reach them.
  */
-import type { ColumnKind, PhysicalRange } from './types';
+import type { ColumnKind, PhysicalRange } from './dialect';
 
 export const ORA_DATE_FMT = 'YYYY-MM-DD HH24:MI:SS';
 export const ORA_TS_FMT = 'YYYY-MM-DD HH24:MI:SS.FF6';

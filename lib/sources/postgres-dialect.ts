@@ -1,6 +1,6 @@
-import type { SourceExecutor } from '../executor';
-import { PlanningInputError } from '../validate';
-import type { ColumnCandidate, ColumnKind, ExplainResult, PartitionSlice, PhysicalPlan, PhysicalRange, SourceDialect } from './types';
+import type { SourceExecutor } from './source-executor';
+import { AppError } from '../errors';
+import type { ColumnCandidate, ColumnKind, ExplainResult, PartitionSlice, PhysicalPlan, PhysicalRange, SourceDialect } from './dialect';
 
 const KIND_BY_TYPE: Record<string, ColumnKind> = {
   smallint: 'number', integer: 'number', bigint: 'number', numeric: 'number', real: 'number', 'double precision': 'number',
@@ -59,7 +59,7 @@ export class PostgresDialect implements SourceDialect {
 
   async assertTable(table: string): Promise<void> {
     const r = await this.one<{ oid: string | null }>('SELECT to_regclass($1)::oid AS oid', [table]);
-    if (!r?.oid) throw new PlanningInputError(`✗ table ${table} not found on the source`, 'table');
+    if (!r?.oid) throw new AppError('validation', `✗ table ${table} not found on the source`, { field: 'table' });
   }
 
   async isPartitioned(table: string): Promise<boolean> {
@@ -119,9 +119,9 @@ export class PostgresDialect implements SourceDialect {
     const r = await this.one<{ type: string }>(
       `SELECT format_type(a.atttypid, NULL) AS type FROM pg_attribute a
        WHERE a.attrelid = to_regclass($1) AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped`, [table, bareColumn(column)]);
-    if (!r) throw new PlanningInputError(`✗ column ${column} not found in ${table}`, 'column');
+    if (!r) throw new AppError('validation', `✗ column ${column} not found in ${table}`, { field: 'column' });
     const kind = KIND_BY_TYPE[r.type];
-    if (!kind) throw new PlanningInputError(`✗ column ${column} must be numeric, date or timestamp for --strategy column (it is ${r.type})`, 'column');
+    if (!kind) throw new AppError('validation', `✗ column ${column} must be numeric, date or timestamp for --strategy column (it is ${r.type})`, { field: 'column' });
     return kind;
   }
 
