@@ -4,3 +4,4 @@ export { migrate, listMigrations, MIGRATIONS_DIR } from './migrate';
 export { ensureEmbeddedPostgres, ensureDatabase, type EmbeddedHandle } from './embedded-postgres';
 export { connectDatabase } from './connect';
 export { withTransaction } from './with-transaction';
+export { createPgClient, createPgPool, sessionUsesTls, type SslMode, type PgTlsSettings } from './pg-connect';

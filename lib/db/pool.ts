@@ -1,11 +1,14 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { createPgPool } from './pg-connect';
 
 /**
  * A node-postgres pool for raw SQL (engines, the queue, the Iceberg catalog).
+ * The URL's `sslmode` means what libpq documents (`prefer`, the default, tries
+ * TLS and falls back to plain), not node-pg's reading of it.
  * @param opts.max connections in the pool (Default: 10)
  */
 export function createPool(url: string, opts: { max?: number; application?: string } = {}): pg.Pool {
-  const pool = new pg.Pool({
+  const pool = createPgPool({
     connectionString: url,
     max: opts.max ?? 10,
     application_name: opts.application ?? 'tributary',

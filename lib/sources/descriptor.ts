@@ -1,4 +1,4 @@
-import type { PgConnectConfig, SslMode } from './pg-connect';
+import type { PgConnectConfig, SslMode } from '../db/pg-connect';
 import { oracleConnectString } from './oracle-config';
 
 /**

@@ -11,7 +11,7 @@ export { checkSubquery, isSubquery, projectedNames } from './subquery';
 export { toJulianDay, fromJulianDay } from './julian';
 export { toArrowType, fromArrowType, typeToString, sameType } from './arrow-types';
 export { createPostgresSource, type PostgresBranchOptions } from './postgres-source';
-export { createPgClient, createPgPool, pgClientClass, planPgTls, probeTls, sessionUsesTls, SSL_MODES, type SslMode, type PgTlsSettings, type PgConnectConfig, type PgPoolConfig } from './pg-connect';
+export { createPgClient, createPgPool, pgClientClass, planPgTls, probeTls, sessionUsesTls, SSL_MODES, type SslMode, type PgTlsSettings, type PgConnectConfig, type PgPoolConfig } from '../db/pg-connect';
 export { copyOut, CopyOutQuery } from './pg-copy-out';
 export { copyIn, CopyInQuery } from './pg-copy-in';
 export { createOracleSource, type OracleBranchOptions } from './oracle-source';

@@ -6,7 +6,7 @@ import { OracleDialect, type RowidMethod } from './oracle-dialect';
 import { loadOracle } from './oracle-driver';
 import { createOracleExecutor } from './oracle-executor';
 import { createOracleSource, type OracleBranchOptions } from './oracle-source';
-import { createPgPool } from './pg-connect';
+import { createPgPool } from '../db/pg-connect';
 import { PostgresDialect } from './postgres-dialect';
 import { createPgExecutor } from './postgres-executor';
 import { createPostgresSource, type PostgresBranchOptions } from './postgres-source';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../testing/pg';
-import { createPgClient } from './pg-connect';
+import { createPgClient } from '../db/pg-connect';
 import { copyIn } from './pg-copy-in';
 import { copyOut } from './pg-copy-out';
 import type pg from 'pg';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from '../log';
-import { createPgClient, type PgConnectConfig } from './pg-connect';
+import { createPgClient, type PgConnectConfig } from '../db/pg-connect';
 import type { QueryOptions, SourceExecutor, StatementLogEntry, TimedFetch } from './source-executor';
 
 // Values as the server's text: byte counts reflect what crosses the wire.

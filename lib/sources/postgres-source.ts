@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type * as arrow from 'apache-arrow';
-import { createPgPool, type PgTlsSettings } from './pg-connect';
+import { createPgPool, type PgTlsSettings } from '../db/pg-connect';
 import { SlotPool } from './backoff';
 import { CopyDecoder, type CopyColumn } from './pg-copy-decoder';
 import { CopyOutQuery } from './pg-copy-out';
