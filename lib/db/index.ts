@@ -3,3 +3,5 @@ export { createPool } from './pool';
 export { migrate, listMigrations, MIGRATIONS_DIR } from './migrate';
 export { ensureEmbeddedPostgres, ensureDatabase, type EmbeddedHandle } from './embedded-postgres';
 export { connectDatabase } from './connect';
+export { withTransaction } from './transaction';
+export { getWatermarks, type Watermark } from './control-state';

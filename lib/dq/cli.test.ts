@@ -9,8 +9,9 @@ import { silentLogger } from '../log';
 import { openLake } from '../lake';
 import { createPostgresSource } from '../sources';
 import { createConnection } from '../connections';
-import { DEFAULT_SETTINGS, lakeTarget, parseTablesConfig, runEtl } from '../etl';
-import { FIXTURE_TABLES, seedBranch } from '../etl/test-fixtures';
+import { parseTablesConfig } from '../config/tables-json';
+import { DEFAULT_SETTINGS, lakeTarget, runEtl } from '../etl';
+import { FIXTURE_TABLES, seedBranch } from '../testing/branch-fixtures';
 import { dqOptionsFromFlags } from './cli';
 
 // `tributary dq` as an operator runs it: a real process on a real database,

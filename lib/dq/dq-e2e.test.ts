@@ -7,8 +7,9 @@ import { createScratchDatabase, createTestDatabase, type TestDatabase } from '..
 import { silentLogger } from '../log';
 import { openLake, type Lake } from '../lake';
 import { createPostgresSource, toJulianDay } from '../sources';
-import { DEFAULT_SETTINGS, lakeTarget, parseTablesConfig, runEtl, type BranchHandle } from '../etl';
-import { FIXTURE_TABLES, seedBranch } from '../etl/test-fixtures';
+import { parseTablesConfig } from '../config/tables-json';
+import { DEFAULT_SETTINGS, lakeTarget, runEtl, type BranchHandle } from '../etl';
+import { FIXTURE_TABLES, seedBranch } from '../testing/branch-fixtures';
 import { listDqResults } from './results';
 import { runDq, type DqOptions } from './run';
 import { runSelfTest } from './self-test';

@@ -1,9 +1,10 @@
 import { Option, type Command } from 'commander';
 import { withCli } from '../cli/context';
 import { executeEtl } from './execute';
-import { EtlUsageError, type EtlRunSummary } from './runner';
+import type { EtlRunSummary } from './run-types';
+import { EtlUsageError } from './select-branches';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { TablesConfigError } from './tables-config';
+import { TablesConfigError } from '../config/tables-json';
 import { SchemaUnionError } from './schema-union';
 
 /** Exit codes of `tributary etl`. */

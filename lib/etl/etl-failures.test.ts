@@ -13,8 +13,8 @@ import { createPostgresSource } from '../sources';
 import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { parseTablesConfig } from './tables-config';
-import { FIXTURE_TABLES, seedBranch } from './test-fixtures';
+import { parseTablesConfig } from '../config/tables-json';
+import { FIXTURE_TABLES, seedBranch } from '../testing/branch-fixtures';
 import { chdbRows, loadChdb } from './test-lake-readers';
 
 // Failure handling against real Postgres and the real lake: a branch refusing

@@ -9,7 +9,7 @@ import { branchHandles, syntheticBranches } from './branches';
 import { lakeTarget, type LakeTarget } from './lake-target';
 import { runEtl, type EtlRunSummary, type BranchHandle } from './runner';
 import type { EtlSettings } from './settings';
-import { loadTablesConfig, parseTablesConfig } from './tables-config';
+import { loadTablesConfig, parseTablesConfig } from '../config/tables-json';
 
 export interface ExecuteEtlOptions {
   /** tables.json path. (Default: ./tables.json) */

@@ -1,6 +1,9 @@
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import { checkSubquery, isIdentifier, isQualifiedName, isSubquery, snakeCase, type QuerySpec } from '../sources';
+import { isIdentifier, isQualifiedName, snakeCase } from './identifiers';
+import { BRANCH_ID } from './lake-columns';
+import type { QuerySpec } from './query-spec';
+import { checkSubquery, isSubquery } from './subquery';
 
 /**
  * tables.json — the table definitions in seed 000's format. Validated at load
@@ -9,6 +12,9 @@ import { checkSubquery, isIdentifier, isQualifiedName, isSubquery, snakeCase, ty
  * Lake table names are deterministic lower snake case: a plain table's name
  * without its owner (`OASIS.APPOINTMENTS` → `appointments`), a subquery
  * entry's `name` in snake form (`VisitsEnriched` → `visits_enriched`).
+ *
+ * Validation is pure (`parseTablesConfig`, `parseTablesJson`); only
+ * `loadTablesConfig` touches the file system.
  */
 export const WHERE_OPERATORS = ['=', '>', '>=', '<', '<=', '<>', '!='] as const;
 
@@ -95,7 +101,7 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     }
     if (e.helper && (e.cdc_column || e.where_date_column)) local.push('field helper: a helper-driven entry leaves its own cdc_column / where_date_column null');
     const uniqueKey = Array.isArray(e.unique_key) ? e.unique_key : [e.unique_key];
-    if (uniqueKey.some((k) => k.toUpperCase() === 'BRANCH_ID')) local.push('field unique_key: BRANCH_ID is added to the key by Tributary');
+    if (uniqueKey.some((k) => k.toUpperCase() === BRANCH_ID)) local.push(`field unique_key: ${BRANCH_ID} is added to the key by Tributary`);
     const lakeName = sub ? snakeCase(e.name ?? '') : snakeCase(e.table.split('.').pop() ?? '');
     if (!local.length && !lakeName) local.push('field name: gives an empty lake table name');
     if (local.length) { problems.push(...local.map((m) => `${where}: ${m}`)); return; }
@@ -117,11 +123,16 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
   return defs;
 }
 
+/** Validate tables.json text (as read from `file`); throws TablesConfigError. */
+export function parseTablesJson(text: string, file = 'tables.json'): TableDef[] {
+  let raw: unknown;
+  try { raw = JSON.parse(text); } catch (e) { throw new TablesConfigError(`${file}: not valid JSON (${(e as Error).message})`); }
+  return parseTablesConfig(raw, file);
+}
+
 /** Read and validate a tables.json file. */
 export async function loadTablesConfig(file: string): Promise<TableDef[]> {
   let text: string;
   try { text = await fs.readFile(file, 'utf8'); } catch (e) { throw new TablesConfigError(`${file}: cannot read (${(e as Error).message})`); }
-  let raw: unknown;
-  try { raw = JSON.parse(text); } catch (e) { throw new TablesConfigError(`${file}: not valid JSON (${(e as Error).message})`); }
-  return parseTablesConfig(raw, file);
+  return parseTablesJson(text, file);
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTablesConfig, parseTablesConfig } from './tables-config';
+import { loadTablesConfig, parseTablesConfig, parseTablesJson } from './tables-json';
 
 const ok = { table: 'OASIS.APPOINTMENTS', unique_key: 'APPT_ID', cdc_column: 'AMEND_LAST_DATE', where_date_column: 'APPT_DATE', where_operator: '>=', where_value_of_initial_run: '2026-06-01' };
 const bad = (entry: Record<string, unknown>) => () => parseTablesConfig([entry]);
@@ -28,5 +28,10 @@ describe('tables.json validation', () => {
     expect(bad({ ...ok, table: '(SELECT a FROM t); DELETE FROM x', name: 'v' })).toThrow(/field table/);
     expect(() => parseTablesConfig([ok, { ...ok, table: 'OTHER.APPOINTMENTS' }])).toThrow(/entry 1 \(OTHER\.APPOINTMENTS\): duplicate lake table name "appointments" \(also entry 0\)/);
     expect(() => parseTablesConfig({ nope: 1 })).toThrow(/expected a JSON array/);
+  });
+  it('reports unreadable files and bad JSON with the file name', async () => {
+    expect(() => parseTablesJson('[{', 'x/tables.json')).toThrow(/^x\/tables\.json: not valid JSON/);
+    expect(parseTablesJson(JSON.stringify({ tables: [ok] }))[0].lakeName).toBe('appointments');
+    await expect(loadTablesConfig(path.join('no', 'such', 'tables.json'))).rejects.toThrow(/no\/such\/tables\.json: cannot read/);
   });
 });
