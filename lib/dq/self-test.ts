@@ -43,6 +43,7 @@ export async function runSelfTest(deps: { lake: Lake; tables: TableDef[]; branch
   let branches = deps.branches;
   if (!branches.length) {
     const set = new Set<string>();
+    // a missing staging root or table folder just means nothing was kept there
     for (const run of await fs.readdir(deps.stagingRoot).catch(() => [] as string[])) {
       for (const t of deps.tables) for (const b of await fs.readdir(path.join(deps.stagingRoot, run, t.lakeName)).catch(() => [] as string[])) set.add(b);
     }

@@ -89,6 +89,8 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     async prepare(t, columns) {
       const schema = lakeArrowSchema(columns);
       if (!(await lake.tableExists(ident(t)))) {
+        // silent: another run or worker may create the namespace at the same moment; a real failure
+        // (no catalog, no permission) makes createTable below fail with its own error
         if (!(await lake.listNamespaces()).includes(opts.namespace)) await lake.createNamespace(opts.namespace).catch(() => {});
         try {
           // merges then write what INITIAL adopted (by default snappy: it encodes ~30% faster than the lake's zstd)
