@@ -13,8 +13,8 @@ import { checkSubquery, isSubquery } from './subquery';
  * without its owner (`OASIS.APPOINTMENTS` → `appointments`), a subquery
  * entry's `name` in snake form (`VisitsEnriched` → `visits_enriched`).
  *
- * Validation is pure (`parseTablesConfig`, `parseTablesJson`); only
- * `loadTablesConfig` touches the file system.
+ * Validation is pure (`parseTablesConfig`); only `loadTablesConfig`
+ * touches the file system (read, JSON.parse, then the pure check).
  */
 export const WHERE_OPERATORS = ['=', '>', '>=', '<', '<=', '<>', '!='] as const;
 
@@ -123,16 +123,22 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
   return defs;
 }
 
-/** Validate tables.json text (as read from `file`); throws TablesConfigError. */
-export function parseTablesJson(text: string, file = 'tables.json'): TableDef[] {
-  let raw: unknown;
-  try { raw = JSON.parse(text); } catch (e) { throw new TablesConfigError(`${file}: not valid JSON (${(e as Error).message})`); }
-  return parseTablesConfig(raw, file);
+/** Where JSON.parse failed, as `line L, column C`, without quoting the text. */
+export function jsonErrorPosition(e: unknown, text: string): string {
+  const m = /position (\d+)/.exec((e as Error).message ?? '');
+  if (!m) return 'syntax error';
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos).split('\n');
+  return `syntax error at line ${before.length}, column ${before[before.length - 1].length + 1}`;
 }
 
 /** Read and validate a tables.json file. */
 export async function loadTablesConfig(file: string): Promise<TableDef[]> {
   let text: string;
   try { text = await fs.readFile(file, 'utf8'); } catch (e) { throw new TablesConfigError(`${file}: cannot read (${(e as Error).message})`); }
-  return parseTablesJson(text, file);
+  let raw: unknown;
+  // The parser's message quotes the text around the error: report the position only,
+  // so a file that is not tables.json (a key, a password file) never leaks through an error.
+  try { raw = JSON.parse(text); } catch (e) { throw new TablesConfigError(`${file}: not valid JSON (${jsonErrorPosition(e, text)})`); }
+  return parseTablesConfig(raw, file);
 }

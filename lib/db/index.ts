@@ -1,7 +1,7 @@
+export { getWatermarks, type Watermark } from './control-state';
 export { createPrisma, type Db } from './prisma';
 export { createPool } from './pool';
 export { migrate, listMigrations, MIGRATIONS_DIR } from './migrate';
 export { ensureEmbeddedPostgres, ensureDatabase, type EmbeddedHandle } from './embedded-postgres';
 export { connectDatabase } from './connect';
-export { withTransaction } from './transaction';
-export { getWatermarks, type Watermark } from './control-state';
+export { withTransaction } from './with-transaction';
