@@ -9,7 +9,9 @@ import { withTransaction, type Watermark } from '../db';
  * queryable twin with the last outcome; `etl_run_log` is append-only.
  * Reading the watermarks is lib/db's `getWatermarks` (the reconciler reads them too).
  */
+
 export type { Watermark };
+
 export type UnitStatus = 'SUCCESS' | 'FAILED' | 'REFUSED';
 
 /** The later of two watermark texts (numbers numerically, canonical timestamps/dates as text). */
