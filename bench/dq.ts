@@ -22,7 +22,7 @@ import { runDq } from '../lib/dq/run';
 import { openPostgresDqSource, type DqBranch } from '../lib/dq/source';
 import { planUnit, lakeSideOf, fromClause } from '../lib/dq/plan';
 import { HELPER_DATE } from '../lib/sources';
-import { getWatermarks } from '../lib/etl/control';
+import { getWatermarks } from '../lib/db';
 
 const arg = (name: string, def: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : def; };
 const ROWS = Number(arg('--rows', '2000000'));

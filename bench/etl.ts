@@ -23,7 +23,7 @@ import { copyOut, createPostgresSource } from '../lib/sources';
 import { lakeTarget } from '../lib/etl/lake-target';
 import { runEtl } from '../lib/etl/runner';
 import { DEFAULT_SETTINGS } from '../lib/etl/settings';
-import { parseTablesConfig } from '../lib/etl/tables-config';
+import { parseTablesConfig } from '../lib/config/tables-json';
 
 const arg = (name: string, def: string) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : def; };
 const ROWS = Number(arg('rows', '500000'));

@@ -4,3 +4,4 @@ export { createConnection, listConnections, getConnection, deleteConnection, get
 export { connectionsFromToml, readConnectionsToml, interpolateEnv } from './import-toml';
 export { seal, open, deriveKey, loadKeyMaterial, type KeySource } from './secret-box';
 export { sourceDescriptorOf, branchDescriptorOf, resolveSourceByName, sourceFromEnv } from './source-descriptor';
+export { checkBranchKeys } from './check-branches';

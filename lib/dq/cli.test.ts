@@ -2,15 +2,15 @@ import { execFile } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
 import { silentLogger } from '../log';
 import { openLake } from '../lake';
 import { createPostgresSource } from '../sources';
 import { createConnection } from '../connections';
-import { DEFAULT_SETTINGS, lakeTarget, parseTablesConfig, runEtl } from '../etl';
-import { FIXTURE_TABLES, seedBranch } from '../etl/test-fixtures';
+import { parseTablesConfig } from '../config/tables-json';
+import { DEFAULT_SETTINGS, lakeTarget, runEtl } from '../etl';
+import { FIXTURE_TABLES, queryBranch, seedBranch } from '../testing/branch-fixtures';
 import { dqOptionsFromFlags } from './cli';
 
 // `tributary dq` as an operator runs it: a real process on a real database,
@@ -29,11 +29,7 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
     });
   });
 }
-async function sql(i: number, text: string) {
-  const c = new pg.Client({ connectionString: scratch[i].url });
-  await c.connect();
-  try { return (await c.query(text)).rows; } finally { await c.end(); }
-}
+const sql = (i: number, text: string) => queryBranch(scratch[i].url, text);
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -1,14 +1,14 @@
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
 import { silentLogger } from '../log';
 import { openLake, type Lake } from '../lake';
 import { createPostgresSource, toJulianDay } from '../sources';
-import { DEFAULT_SETTINGS, lakeTarget, parseTablesConfig, runEtl, type BranchHandle } from '../etl';
-import { FIXTURE_TABLES, seedBranch } from '../etl/test-fixtures';
+import { parseTablesConfig } from '../config/tables-json';
+import { DEFAULT_SETTINGS, lakeTarget, runEtl, type BranchHandle } from '../etl';
+import { FIXTURE_TABLES, queryBranch, seedBranch } from '../testing/branch-fixtures';
 import { listDqResults } from './results';
 import { runDq, type DqOptions } from './run';
 import { runSelfTest } from './self-test';
@@ -30,11 +30,7 @@ const dq = (o: DqOptions & { tables?: string[]; branches?: DqBranch[] } = {}) =>
   { since: '2023-01-01', ...o },
 );
 const unit = (r: Awaited<ReturnType<typeof dq>>, table: string, branch: string) => r.results.find((x) => x.table === table && x.branch === branch)!;
-async function sql(i: number, text: string) {
-  const c = new pg.Client({ connectionString: scratch[i].url });
-  await c.connect();
-  try { return (await c.query(text)).rows; } finally { await c.end(); }
-}
+const sql = (i: number, text: string) => queryBranch(scratch[i].url, text);
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -7,8 +7,10 @@ import { AppError } from '../errors';
 import type { Logger } from '../log';
 import { branchDescriptorOf, getBranches, type BranchConfig } from '../connections';
 import { openLake, type Lake } from '../lake';
-import { oracleBranchOptions, postgresBranchOptions } from '../sources';
-import { resolveTables, selectTables, TablesConfigError } from '../etl';
+import { oracleBranchOptions, postgresBranchOptions, SYNTHETIC_TABLES } from '../sources';
+import { resolveTables } from '../config/resolve-tables';
+import { selectTables } from '../config/select-tables';
+import { TablesConfigError } from '../config/tables-json';
 import type { DqRequest } from './request';
 import { defaultSince } from './window';
 import { writeResultsCsv } from './csv';
@@ -71,7 +73,7 @@ export async function executeDq(ctx: DqContext, r: DqRequest, x: DqOverrides = {
   const lake = x.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
   let all;
   try {
-    all = await resolveTables({ env: ctx.env, paths: ctx.paths, style }, r);
+    all = await resolveTables({ env: ctx.env, paths: ctx.paths, style }, r, { synthetic: r.selfTest && !r.tablesFile ? SYNTHETIC_TABLES : undefined });
   } catch (e) {
     if (e instanceof TablesConfigError) throw new DqUsageError(`${name(r.tablesJson !== undefined ? 'tablesJson' : 'tablesFile')}: ${e.message}`, name('tablesFile'));
     throw e;

@@ -12,9 +12,8 @@ export const dqJobs = [
     role: 'operator',
     payload: DqRequest,
     async check(deps, p) {
-      const [{ checkEtlRequest }, { dataDirPaths }] = await Promise.all([import('../etl/check'), import('../config/data-path')]);
-      await checkEtlRequest(deps, p);
-      if (p.csv !== undefined) await dataDirPaths(deps.env.dataDir)('params.csv', p.csv, 'write');
+      const { checkDqRequest } = await import('./check');
+      await checkDqRequest(deps, p);
     },
     async run(ctx, p) {
       const { runDqJob } = await import('./job-run');

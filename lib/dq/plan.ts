@@ -1,8 +1,8 @@
 import type * as arrow from 'apache-arrow';
 import type { LakeTable } from '../lake';
 import type { SourceColumn } from '../sources';
-import { INJECTED } from '../etl/lake-target';
-import type { TableDef } from '../etl/tables-config';
+import { INJECTED } from '../config/lake-columns';
+import type { TableDef } from '../config/tables-json';
 import { arrowKind } from './arrow-canonical';
 import { arrowSide } from './arrow-side';
 import { compareAsFloat } from './canonical';

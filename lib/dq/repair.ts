@@ -1,8 +1,8 @@
 import type { LakeTable } from '../lake';
 import type { Logger } from '../log';
 import { fromArrowType, wallClockMicros, type ReadStats, type ReadTarget } from '../sources';
-import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../etl/lake-target';
-import type { TableDef } from '../etl/tables-config';
+import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
+import type { TableDef } from '../config/tables-json';
 import { diffRowSets, type HashDiff, type KeyValues } from './compare';
 import { oraCanonicalExpr, oraIdent } from './oracle-sql';
 import { pgCanonicalExpr, pgIdent } from './pg-sql';

@@ -1,10 +1,10 @@
 import type pg from 'pg';
 import { toError } from '../errors';
+import { getWatermarks } from '../db';
 import type { Lake } from '../lake';
 import type { Logger } from '../log';
 import { HELPER_DATE, renderDescribe, type SourceColumn } from '../sources';
-import { getWatermarks } from '../etl/control';
-import type { TableDef } from '../etl/tables-config';
+import type { TableDef } from '../config/tables-json';
 import { compareSides, type HashDiff } from './compare';
 import { repairUnit, type RepairOutcome } from './repair';
 import { newDqRunId, type DqResult, type DqStatus } from './result';

@@ -1,10 +1,11 @@
+import { openAsBlob } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Lake } from '../lake';
+import type * as arrow from 'apache-arrow';
+import { INJECTED } from '../config/lake-columns';
+import { readParquetBatches, type Lake } from '../lake';
 import type { Logger } from '../log';
-import { INJECTED } from '../etl/lake-target';
-import { readParquetBatches } from '../etl/parquet-encoder';
-import type { TableDef } from '../etl/tables-config';
+import type { TableDef } from '../config/tables-json';
 import { arrowSide } from './arrow-side';
 import { compareSides } from './compare';
 import { newDqRunId, type DqResult } from './result';
@@ -42,6 +43,7 @@ export async function runSelfTest(deps: { lake: Lake; tables: TableDef[]; branch
   let branches = deps.branches;
   if (!branches.length) {
     const set = new Set<string>();
+    // a missing staging root or table folder just means nothing was kept there
     for (const run of await fs.readdir(deps.stagingRoot).catch(() => [] as string[])) {
       for (const t of deps.tables) for (const b of await fs.readdir(path.join(deps.stagingRoot, run, t.lakeName)).catch(() => [] as string[])) set.add(b);
     }
@@ -62,7 +64,8 @@ export async function runSelfTest(deps: { lake: Lake; tables: TableDef[]; branch
         if (!(await deps.lake.tableExists(ident))) { out.push({ ...res, errorDetails: `lake table ${ident} does not exist` }); continue; }
         const table = await deps.lake.loadTable(ident);
         const snap = table.currentSnapshotId();
-        const batches = (await Promise.all(staged.files.map(readParquetBatches))).flat();
+        const batches: arrow.RecordBatch[] = [];
+        for (const f of staged.files) for await (const b of readParquetBatches(await openAsBlob(f), f)) batches.push(b);
         const stagedFields = batches[0]?.schema.fields ?? [];
         const lakeFields = table.arrowSchema().fields;
         const names = lakeFields.map((f) => f.name).filter((n) => !INJECTED.includes(n) && stagedFields.some((f) => f.name === n)).sort();

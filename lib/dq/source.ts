@@ -67,6 +67,8 @@ export async function openPostgresDqSource(o: PostgresBranchOptions & {
     },
     side: (q) => pgSide(client, q),
     reader() { return (reader ??= createPostgresSource({ ...o, poolSize: 1 })); },
+    // silent: close runs after the branch's checks, whose results are already taken; a connection
+    // that fails to close is already gone, and the source has no logger to tell
     async close() { await reader?.close().catch(() => {}); await client.end().catch(() => {}); },
   };
 }
@@ -111,6 +113,7 @@ export async function openOracleDqSource(o: OracleBranchOptions): Promise<DqSour
     },
     side,
     reader() { return (reader ??= createOracleSource({ ...o, poolSize: 1 })); },
+    // silent for the same reason as the Postgres source's close
     async close() { await reader?.close().catch(() => {}); await conn.close().catch(() => {}); },
   };
 }

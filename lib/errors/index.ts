@@ -78,3 +78,4 @@ export function isTransient(e: unknown): boolean {
   }
   return false;
 }
+export { sleep, backoffDelay, withRetry, type RetryOptions } from './retry';

@@ -5,9 +5,10 @@ import { parseRequest } from '../config/request';
 import { AppError } from '../errors';
 import { executeEtl } from './execute';
 import { EtlRequest, etlSettingsOf } from './request';
-import { EtlUsageError, type EtlRunSummary } from './runner';
+import type { EtlRunSummary } from './run-types';
+import { EtlUsageError } from './select-branches';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { TablesConfigError } from './tables-config';
+import { TablesConfigError } from '../config/tables-json';
 import { SchemaUnionError } from './schema-union';
 
 /** Exit codes of `tributary etl`. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withTransaction, type Watermark } from '../db';
 
 /**
  * etl_meta control tables (seed 000 §6). `control_state` is the authoritative
@@ -6,15 +7,12 @@ import type pg from 'pg';
  * rows (a crash in between leaves it one load behind, and merges are
  * idempotent, so the rerun re-reads and converges). `etl_control` is its
  * queryable twin with the last outcome; `etl_run_log` is append-only.
+ * Reading the watermarks is lib/db's `getWatermarks` (the reconciler reads them too).
  */
-export interface Watermark { cdc: string | null; date: string | null }
+
+export type { Watermark };
 
 export type UnitStatus = 'SUCCESS' | 'FAILED' | 'REFUSED';
-
-export async function getWatermarks(pool: pg.Pool, table: string, branches: string[]): Promise<Map<string, Watermark>> {
-  const r = await pool.query('SELECT branch_id, last_cdc_value, last_date_value FROM etl_meta.control_state WHERE table_name = $1 AND branch_id = ANY($2)', [table, branches]);
-  return new Map(r.rows.map((x) => [x.branch_id as string, { cdc: x.last_cdc_value, date: x.last_date_value }]));
-}
 
 /** The later of two watermark texts (numbers numerically, canonical timestamps/dates as text). */
 export function laterWatermark(a: string | null, b: string | null): string | null {
@@ -32,9 +30,7 @@ export interface SuccessRecord {
 
 /** After a lake commit: advance control_state and upsert etl_control, in one transaction. */
 export async function recordSuccess(pool: pg.Pool, s: SuccessRecord): Promise<void> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
+  await withTransaction(pool, async (c) => {
     await c.query(`INSERT INTO etl_meta.control_state (table_name, branch_id, last_cdc_value, last_date_value, last_run_id, last_mode, snapshot_id, updated_at)
       VALUES ($1, $2, $3, $4, $5, $6, $7, now())
       ON CONFLICT (table_name, branch_id) DO UPDATE SET last_cdc_value = EXCLUDED.last_cdc_value, last_date_value = EXCLUDED.last_date_value,
@@ -48,11 +44,7 @@ export async function recordSuccess(pool: pg.Pool, s: SuccessRecord): Promise<vo
         last_run_started_at = EXCLUDED.last_run_started_at, last_run_finished_at = EXCLUDED.last_run_finished_at,
         last_success_at = EXCLUDED.last_success_at, error_details = NULL, updated_at = now()`,
     [s.table, s.branch, s.watermark.cdc, s.watermark.date, s.rows, s.finishedAt.getTime() - s.startedAt.getTime(), s.runId, s.startedAt, s.finishedAt]);
-    await c.query('COMMIT');
-  } catch (e) {
-    await c.query('ROLLBACK').catch(() => {});
-    throw e;
-  } finally { c.release(); }
+  });
 }
 
 /** A failed or refused unit: etl_control shows it, watermarks stay. */

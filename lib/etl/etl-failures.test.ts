@@ -13,8 +13,8 @@ import { createPostgresSource } from '../sources';
 import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { parseTablesConfig } from './tables-config';
-import { FIXTURE_TABLES, seedBranch } from './test-fixtures';
+import { parseTablesConfig } from '../config/tables-json';
+import { FIXTURE_TABLES, queryBranch, seedBranch } from '../testing/branch-fixtures';
 import { chdbRows, loadChdb } from './test-lake-readers';
 
 // Failure handling against real Postgres and the real lake: a branch refusing
@@ -53,6 +53,28 @@ async function cuttingProxy(port: number): Promise<{ port: number; cuts: () => n
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { port: (server.address() as net.AddressInfo).port, cuts: () => cuts };
+}
+
+/**
+ * A TCP proxy to `port` that stops answering a connection once it sends a query matching `hold`:
+ * that read waits until the client goes away, like a branch that stalls mid-run.
+ */
+async function stallingProxy(port: number, hold: RegExp): Promise<{ port: number; held: () => number }> {
+  let held = 0;
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    let holding = false;
+    client.on('data', (d: Buffer) => {
+      if (!holding && hold.test(d.toString('latin1'))) { holding = true; held++; }
+      upstream.write(d);
+    });
+    upstream.on('data', (d: Buffer) => { if (!holding) client.write(d); });
+    const end = () => { client.destroy(); upstream.destroy(); };
+    client.on('error', end); upstream.on('error', end); client.on('close', end); upstream.on('close', end);
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { port: (server.address() as net.AddressInfo).port, held: () => held };
 }
 
 async function closedPort(): Promise<number> {
@@ -137,26 +159,49 @@ describe('failure handling', () => {
   it('kill -9 of the CLI mid-load, then a rerun: lake equals sources, no duplicates', async () => {
     const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-cli-'));
     const secret = crypto.randomBytes(16).toString('hex');
-    for (let i = 0; i < 3; i++) {
-      await createConnection({ pool: db.pool, keys: { secret, dataDir } }, { name: `b${i}`, kind: 'postgres', isBranch: true, branchKey: `b${i}`, params: { pool_size: 2 }, secrets: { url: scratch[i].url } }, { upsert: true });
-    }
+    // b2 reaches its database through a proxy that holds its transactions COPYs: the masters phase
+    // commits, the transactions phase cannot finish (every table waits for b2), so the kill lands mid-load
+    const proxy = await stallingProxy(Number(new URL(scratch[2].url).port), /COPY[\s\S]*OASIS\.(ORDERS|ORDER_LINES|APPOINTMENTS)/i);
+    const viaProxy = new URL(scratch[2].url);
+    viaProxy.port = String(proxy.port);
+    const connect = async (urls: string[]) => {
+      for (let i = 0; i < 3; i++) {
+        await createConnection({ pool: db.pool, keys: { secret, dataDir } }, { name: `b${i}`, kind: 'postgres', isBranch: true, branchKey: `b${i}`, params: { pool_size: 2 }, secrets: { url: urls[i] } }, { upsert: true });
+      }
+    };
+    await connect([scratch[0].url, scratch[1].url, viaProxy.toString()]);
     const tablesFile = path.join(dataDir, 'tables.json');
     await fs.writeFile(tablesFile, JSON.stringify(FIXTURE_TABLES));
     const wh2 = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
     const env = { ...process.env, DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: secret, TRIBUTARY_WAREHOUSE: `file://${wh2}`, LOG_LEVEL: 'warn' };
     const cli = (args: string[]) => spawn(process.execPath, ['bin/tributary.mjs', 'etl', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const exitOf = (p: ReturnType<typeof cli>) => new Promise<number | null>((r) => p.on('exit', (code) => r(code)));
+    const masters = FIXTURE_TABLES.filter((t) => t.category === 'masters').length;
+    const committed = async (runId: string) => (await db.pool.query(`SELECT table_name, branch_id FROM etl_meta.control_state WHERE last_run_id = $1 ORDER BY 1, 2`, [runId])).rows;
     try {
+      // the killed run is the one whose run-log rows come after those of the earlier tests
+      const before = (await db.pool.query(`SELECT coalesce(max(id), 0)::int AS id FROM etl_meta.etl_run_log`)).rows[0].id;
       const p = cli(['--mode', 'INITIAL', '--tables-file', tablesFile, '--namespace', 'killed', '--fetch-batch-size', '10', '--load-workers', '1']);
       const exited = exitOf(p);
-      // wait for the first lake commit of this run, then kill -9
-      for (let i = 0; i < 600; i++) {
-        const c = await db.pool.query(`SELECT count(*)::int n FROM etl_meta.control_state WHERE last_run_id IN (SELECT pipeline_run_id FROM etl_meta.etl_run_log WHERE table_name = 'customers' AND mode = 'INITIAL' AND branch_id = 'b0' AND category = 'masters' ORDER BY id DESC LIMIT 1) AND table_name = 'customers'`);
-        if (c.rows[0].n > 0) break;
+      // wait until the masters phase has committed on every branch and b2's transactions read is held
+      let runId: string | null = null;
+      for (let i = 0; i < 1200 && p.exitCode === null && !(runId && (await committed(runId)).length === masters * 3 && proxy.held() > 0); i++) {
+        runId ??= (await db.pool.query(`SELECT pipeline_run_id FROM etl_meta.etl_run_log WHERE id > $1 ORDER BY id LIMIT 1`, [before])).rows[0]?.pipeline_run_id ?? null;
         await new Promise((r) => setTimeout(r, 50));
       }
+      expect(runId, 'the killed run never committed its masters').not.toBeNull();
+      // mid-load at the kill: the process still runs, some units committed (the masters) and none of the transactions
+      expect(p.exitCode).toBeNull();
+      expect(proxy.held()).toBeGreaterThan(0);
       p.kill('SIGKILL');
       await exited;
+      const atKill = await committed(runId!);
+      expect(atKill.length).toBe(masters * 3);
+      expect(new Set(atKill.map((r) => r.table_name))).toEqual(new Set(['customers', 'products']));
+      const logged = await db.pool.query(`SELECT count(*)::int n FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1 AND category = 'transactions'`, [runId]);
+      expect(logged.rows[0].n).toBe(0);
+
+      await connect(scratch.map((x) => x.url));
       const again = cli(['--mode', 'INITIAL', '--tables-file', tablesFile, '--namespace', 'killed', '--json']);
       let out = '';
       again.stdout!.on('data', (d) => { out += d; });
@@ -165,12 +210,22 @@ describe('failure handling', () => {
       expect(await exitOf(again), err).toBe(0);
       expect(JSON.parse(out).ok).toBe(true);
       const l2 = openLake({ pool: db.pool, warehouse: `file://${wh2}` });
-      for (const [table, key] of [['customers', 'CUSTOMER_ID'], ['orders', 'ORDER_ID'], ['order_lines', 'concat(toString(ORDER_ID), \'/\', toString(LINE_NO))']]) {
-        const t = await l2.loadTable(`killed.${table}`);
-        const r = chdbRows(t, (f) => `SELECT count() AS n, uniqExact(BRANCH_ID, ${key}) AS k FROM ${f}`)[0];
-        expect(Number(r.n), table).toBe(Number(r.k));
-        const want = table === 'customers' ? 60 : table === 'orders' ? JSON.parse(out).units.filter((u: { table: string }) => u.table === 'orders').reduce((a: number, u: { rows: number }) => a + u.rows, 0) : Number(r.n);
-        expect(Number(r.n), table).toBe(want);
+      // each table's keys (and one value column) per branch, from the lake and from the source databases
+      const checks = [
+        { table: 'customers', lake: 'toString(CUSTOMER_ID), NAME', source: `SELECT customer_id::text AS k, name AS v FROM oasis.customers` },
+        { table: 'orders', lake: 'toString(ORDER_ID), toString(CUSTOMER_ID)', source: `SELECT order_id::text AS k, customer_id::text AS v FROM oasis.orders WHERE order_date >= '2024-01-01'` },
+        {
+          table: 'order_lines', lake: 'concat(toString(ORDER_ID), \'/\', toString(LINE_NO)), toString(QTY)',
+          source: `SELECT l.order_id || '/' || l.line_no AS k, l.qty::text AS v FROM oasis.order_lines l JOIN oasis.orders o ON o.order_id = l.order_id WHERE o.order_date >= '2024-01-01'`,
+        },
+      ];
+      for (const c of checks) {
+        const t = await l2.loadTable(`killed.${c.table}`);
+        const lake = chdbRows(t, (f) => `SELECT BRANCH_ID AS b, tuple(${c.lake}) AS kv FROM ${f}`).map((r) => { const [k, v] = r.kv as string[]; return `${r.b} ${k} ${v}`; }).sort();
+        const source: string[] = [];
+        for (let i = 0; i < 3; i++) for (const r of await queryBranch(scratch[i].url, c.source)) source.push(`b${i} ${r.k} ${r.v}`);
+        expect(source.length, c.table).toBeGreaterThan(0);
+        expect(lake, c.table).toEqual(source.sort());
       }
     } finally {
       await fs.rm(wh2, { recursive: true, force: true });

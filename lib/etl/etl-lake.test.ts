@@ -11,8 +11,8 @@ import { createPostgresSource } from '../sources';
 import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { parseTablesConfig } from './tables-config';
-import { FIXTURE_TABLES, changeBranch, seedBranch } from './test-fixtures';
+import { parseTablesConfig } from '../config/tables-json';
+import { FIXTURE_TABLES, changeBranch, seedBranch } from '../testing/branch-fixtures';
 import { chdbRows, icebirdRows, loadChdb, norm } from './test-lake-readers';
 
 // Seven Postgres branch databases → the real lake; read back by ClickHouse (chdb) and icebird.

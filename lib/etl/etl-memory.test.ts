@@ -9,8 +9,8 @@ import { createPostgresSource } from '../sources';
 import { MemoryTarget } from './memory-target';
 import { runEtl, type BranchHandle } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { parseTablesConfig } from './tables-config';
-import { FIXTURE_TABLES, changeBranch, seedBranch } from './test-fixtures';
+import { parseTablesConfig } from '../config/tables-json';
+import { FIXTURE_TABLES, changeBranch, seedBranch } from '../testing/branch-fixtures';
 
 // The run loop against real Postgres branches with the write step in memory:
 // watermarks, dispositions, insert_at carry-forward, refusal without watermark.

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { Env } from '../config/env';
 import type { PathPolicy } from '../config/data-path';
-import { fieldName, type RequestStyle } from '../config/request';
+import type { RequestStyle } from '../config/request';
 import type { Logger } from '../log';
 import { getBranches } from '../connections';
 import { openLake } from '../lake';
@@ -11,7 +11,8 @@ import { branchHandles, syntheticBranches } from './branches';
 import { lakeTarget, type LakeTarget } from './lake-target';
 import { etlSettingsOf, type EtlRequest } from './request';
 import { runEtl, type EtlRunSummary, type BranchHandle } from './runner';
-import { loadTablesConfig, parseTablesConfig, type TableDef } from './tables-config';
+import { resolveTables as resolveTablesFrom, type TablesSource } from '../config/resolve-tables';
+import type { TableDef } from '../config/tables-json';
 
 /** What an ETL run is handed by its caller (the CLI, the `etl.run` job, a test). */
 export interface EtlContext {
@@ -37,16 +38,9 @@ export interface EtlOverrides {
   branches?: BranchHandle[];
 }
 
-/**
- * The tables a request runs against: inline `tablesJson`, a `tablesFile`
- * (through the caller's path policy), the synthetic set of a self-test, or the
- * configured tables.json.
- */
-export async function resolveTables(ctx: Pick<EtlContext, 'env' | 'paths' | 'style'>, r: Pick<EtlRequest, 'tablesFile' | 'tablesJson' | 'selfTest'>): Promise<TableDef[]> {
-  if (r.tablesJson !== undefined) return parseTablesConfig(r.tablesJson, fieldName(['tablesJson'], ctx.style ?? 'params'));
-  if (r.tablesFile !== undefined) return loadTablesConfig(await ctx.paths(fieldName(['tablesFile'], ctx.style ?? 'params'), r.tablesFile, 'read'));
-  if (r.selfTest) return parseTablesConfig(SYNTHETIC_TABLES, 'self-test tables');
-  return loadTablesConfig(path.resolve(ctx.env.TRIBUTARY_TABLES_FILE));
+/** The tables an ETL request runs against (the self-test's synthetic set included). */
+export function resolveTables(ctx: Pick<EtlContext, 'env' | 'paths' | 'style'>, r: TablesSource): Promise<TableDef[]> {
+  return resolveTablesFrom(ctx, r, { synthetic: SYNTHETIC_TABLES });
 }
 
 /** Everything `tributary etl` and the `etl.run` job do: resolve tables, branches and the lake, then run. */

@@ -5,14 +5,9 @@ import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
 import type { Lake, LakeTable } from '../lake';
+import { BRANCH_ID, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { stagedBatches, type StagedFile } from './staging';
 import type { UnionColumn } from './schema-union';
-
-/** Columns Tributary injects into every row (seed 000 §2). */
-export const BRANCH_ID = 'BRANCH_ID';
-export const INSERT_AT = 'insert_at';
-export const RECORDED_UPDATED_AT = 'Recorded_updated_at';
-export const INJECTED = [BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT];
 
 export interface WriteOutcome { snapshotId: string | null; disposition: 'replace' | 'merge' | 'append'; inserted?: number; updated?: number }
 
@@ -94,6 +89,8 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     async prepare(t, columns) {
       const schema = lakeArrowSchema(columns);
       if (!(await lake.tableExists(ident(t)))) {
+        // silent: another run or worker may create the namespace at the same moment; a real failure
+        // (no catalog, no permission) makes createTable below fail with its own error
         if (!(await lake.listNamespaces()).includes(opts.namespace)) await lake.createNamespace(opts.namespace).catch(() => {});
         try {
           // merges then write what INITIAL adopted (by default snappy: it encodes ~30% faster than the lake's zstd)

@@ -1,6 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { fromArrowType } from '../sources';
-import { lakeArrowSchema, BRANCH_ID, INJECTED, INSERT_AT, type LakeTarget, type WriteOutcome } from './lake-target';
+import { BRANCH_ID, INJECTED, INSERT_AT } from '../config/lake-columns';
+import { lakeArrowSchema, type LakeTarget, type WriteOutcome } from './lake-target';
 import { stagedBatches, type StagedFile } from './staging';
 import type { UnionColumn } from './schema-union';
 

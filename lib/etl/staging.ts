@@ -70,6 +70,8 @@ export class StagingWriter {
     const file = path.join(this.dir, `part-${String(this.part++).padStart(5, '0')}.parquet`);
     const p = this.encoder.write(file, batches).then((bytes) => { this.files.push({ path: file, rows, bytes }); });
     this.inflight.push(p);
+    // silent here only: the rejection is awaited later (finish() or cut() shifting `inflight`, discard()'s
+    // allSettled); this keeps it from counting as unhandled while other files are still encoding
     p.catch(() => {});
     while (this.inflight.length >= (this.opts.maxInFlight ?? 2)) await this.inflight.shift();
   }

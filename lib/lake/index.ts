@@ -97,3 +97,6 @@ export function openLake(opts: LakeOptions): Lake {
 export function openTableFolder(dir: string): Promise<LakeTable> {
   return openTableFolderImpl(dir);
 }
+
+/** Batches of one Parquet file, row group by row group (the reconciler's self-test reads kept staging with it). */
+export { readParquetBatches } from './parquet';

@@ -1,3 +1,5 @@
+import { sleep } from '../errors';
+
 /**
  * Exponential backoff while a branch's connection pool is exhausted, so a
  * busy branch is never thrashed: waits 50 ms, 100 ms, 200 ms… capped at
@@ -13,14 +15,8 @@ export async function waitForSlot(hasSlot: () => boolean, opts: { signal?: Abort
   }
 }
 
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) { reject(signal.reason); return; }
-    const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-    const onAbort = () => { clearTimeout(t); reject(signal!.reason); };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+// kept on this module's surface for its existing importers; the one implementation is lib/errors/retry.ts
+export { sleep };
 
 /** A counting semaphore with backoff (one per branch). */
 export class SlotPool {

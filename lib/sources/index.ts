@@ -6,8 +6,7 @@
  */
 export type { BranchSource, Bind, ColumnType, ConstValue, Dialect, ReadStats, ReadTarget, RenderedQuery, SourceColumn, TargetField, TrackedMax } from './types';
 export { renderQuery, renderDescribe, renderNumericProfile, trackedColumns, normalizeTimestampText, bindValues, HELPER_CDC, HELPER_DATE, type QuerySpec, type FilterInput, type Mode, type RenderDialect } from './render';
-export { isIdentifier, isQualifiedName, canonicalColumn, snakeCase, IDENT_RE } from './identifiers';
-export { checkSubquery, isSubquery, projectedNames } from './subquery';
+export { canonicalColumn } from './identifiers';
 export { toJulianDay, fromJulianDay } from './julian';
 export { toArrowType, fromArrowType, typeToString, sameType } from './arrow-types';
 export { createPostgresSource, type PostgresBranchOptions } from './postgres-source';

@@ -3,7 +3,7 @@ import { renderDescribe, renderNumericProfile, renderQuery, type QuerySpec } fro
 import { oracleColumnType } from './oracle-types';
 import { oracleConnectString, resolveOracleClientLibDir } from './oracle-config';
 import { fromJulianDay, toJulianDay } from './julian';
-import { checkSubquery } from './subquery';
+import { checkSubquery } from '../config/subquery';
 
 // Oracle: no server here, so every query shape is checked as rendered text and binds.
 const ts = { kind: 'timestamp' } as const;

@@ -1,3 +1,4 @@
+import type { QuerySpec } from '../config/query-spec';
 import type { Bind, ColumnType, RenderedQuery } from './types';
 import { toJulianDay } from './julian';
 
@@ -13,14 +14,7 @@ export type Mode = 'INITIAL' | 'INCREMENTAL';
 export const HELPER_CDC = 'ETL_HELPER_CDC';
 export const HELPER_DATE = 'ETL_HELPER_DATE';
 
-export interface QuerySpec {
-  source: { kind: 'table'; name: string } | { kind: 'subquery'; sql: string };
-  cdcColumn?: string | null;
-  dateColumn?: string | null;
-  /** INITIAL range on the date column (the helper's when helper-driven). */
-  initial?: { operator: string; value: string | number } | null;
-  helper?: { table: string; join: [string, string][]; cdcColumn: string; dateColumn?: string | null } | null;
-}
+export type { QuerySpec };
 
 export interface FilterInput {
   mode: Mode;

@@ -1,6 +1,9 @@
 import fs from 'node:fs/promises';
 import { z } from 'zod';
-import { checkSubquery, isIdentifier, isQualifiedName, isSubquery, snakeCase, type QuerySpec } from '../sources';
+import { isIdentifier, isQualifiedName, snakeCase } from './identifiers';
+import { BRANCH_ID } from './lake-columns';
+import type { QuerySpec } from './query-spec';
+import { checkSubquery, isSubquery } from './subquery';
 
 /**
  * tables.json — the table definitions in seed 000's format. Validated at load
@@ -9,6 +12,9 @@ import { checkSubquery, isIdentifier, isQualifiedName, isSubquery, snakeCase, ty
  * Lake table names are deterministic lower snake case: a plain table's name
  * without its owner (`OASIS.APPOINTMENTS` → `appointments`), a subquery
  * entry's `name` in snake form (`VisitsEnriched` → `visits_enriched`).
+ *
+ * Validation is pure (`parseTablesConfig`); only `loadTablesConfig`
+ * touches the file system (read, JSON.parse, then the pure check).
  */
 export const WHERE_OPERATORS = ['=', '>', '>=', '<', '<=', '<>', '!='] as const;
 
@@ -95,7 +101,7 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     }
     if (e.helper && (e.cdc_column || e.where_date_column)) local.push('field helper: a helper-driven entry leaves its own cdc_column / where_date_column null');
     const uniqueKey = Array.isArray(e.unique_key) ? e.unique_key : [e.unique_key];
-    if (uniqueKey.some((k) => k.toUpperCase() === 'BRANCH_ID')) local.push('field unique_key: BRANCH_ID is added to the key by Tributary');
+    if (uniqueKey.some((k) => k.toUpperCase() === BRANCH_ID)) local.push(`field unique_key: ${BRANCH_ID} is added to the key by Tributary`);
     const lakeName = sub ? snakeCase(e.name ?? '') : snakeCase(e.table.split('.').pop() ?? '');
     if (!local.length && !lakeName) local.push('field name: gives an empty lake table name');
     if (local.length) { problems.push(...local.map((m) => `${where}: ${m}`)); return; }

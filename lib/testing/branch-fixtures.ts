@@ -87,3 +87,10 @@ export async function changeBranch(url: string, o: { index: number; orders?: num
     await c.query(`INSERT INTO oasis.appointments SELECT g, 2460828, 'NEW', timestamp '2025-06-01' FROM generate_series($1::int + 1, $1::int + 4) g`, [Math.floor(no / 2)]);
   } finally { await c.end(); }
 }
+
+/** Run one statement on a branch database (its own short-lived connection); the rows. */
+export async function queryBranch(url: string, text: string): Promise<Record<string, unknown>[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try { return (await c.query(text)).rows; } finally { await c.end(); }
+}

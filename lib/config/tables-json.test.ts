@@ -1,6 +1,8 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadTablesConfig, parseTablesConfig } from './tables-config';
+import { loadTablesConfig, parseTablesConfig } from './tables-json';
 
 const ok = { table: 'OASIS.APPOINTMENTS', unique_key: 'APPT_ID', cdc_column: 'AMEND_LAST_DATE', where_date_column: 'APPT_DATE', where_operator: '>=', where_value_of_initial_run: '2026-06-01' };
 const bad = (entry: Record<string, unknown>) => () => parseTablesConfig([entry]);
@@ -28,5 +30,17 @@ describe('tables.json validation', () => {
     expect(bad({ ...ok, table: '(SELECT a FROM t); DELETE FROM x', name: 'v' })).toThrow(/field table/);
     expect(() => parseTablesConfig([ok, { ...ok, table: 'OTHER.APPOINTMENTS' }])).toThrow(/entry 1 \(OTHER\.APPOINTMENTS\): duplicate lake table name "appointments" \(also entry 0\)/);
     expect(() => parseTablesConfig({ nope: 1 })).toThrow(/expected a JSON array/);
+  });
+  it('reports unreadable files and bad JSON with the file name, quoting no text of the file', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'tables-json-'));
+    try {
+      const file = path.join(dir, 'tables.json');
+      await fs.writeFile(file, '[\n  {"table": "S3CRET"\n');
+      await expect(loadTablesConfig(file)).rejects.toThrow(`${file}: not valid JSON (syntax error at line 3, column 1)`);
+      await expect(loadTablesConfig(file)).rejects.not.toThrow(/S3CRET/);
+      await fs.writeFile(file, JSON.stringify({ tables: [ok] }));
+      expect((await loadTablesConfig(file))[0].lakeName).toBe('appointments');
+      await expect(loadTablesConfig(path.join(dir, 'nope.json'))).rejects.toThrow(/nope\.json: cannot read/);
+    } finally { await fs.rm(dir, { recursive: true, force: true }); }
   });
 });

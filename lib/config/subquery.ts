@@ -1,3 +1,5 @@
+import { BRANCH_ID } from './lake-columns';
+
 /**
  * Checks on an inline-view source (`table` given as `(SELECT …)`): it must be
  * one parenthesised SELECT/WITH with balanced parentheses, no statement
@@ -27,7 +29,7 @@ export function checkSubquery(text: string): string | null {
   if (depth !== 0) return 'unbalanced parentheses';
   const inner = s.slice(1, -1).trim();
   if (!/^(SELECT|WITH)\b/i.test(inner)) return 'a subquery must start with SELECT or WITH';
-  if (projectedNames(inner).some((n) => n.toUpperCase() === 'BRANCH_ID')) return 'the subquery projects BRANCH_ID (it collides with the injected branch column; alias it)';
+  if (projectedNames(inner).some((n) => n.toUpperCase() === BRANCH_ID)) return `the subquery projects ${BRANCH_ID} (it collides with the injected branch column; alias it)`;
   return null;
 }
 

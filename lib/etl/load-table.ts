@@ -1,0 +1,89 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { toError } from '../errors';
+import { trackedColumns } from '../sources';
+import { appendRunLog, laterWatermark, recordFailure, recordSuccess, type UnitStatus, type Watermark } from './control';
+import type { RunContext, TableState } from './run-types';
+
+type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary'>;
+
+/**
+ * Load and record one table once all its units are extracted: one lake
+ * commit for the units that succeeded (a full replace when an INITIAL has
+ * every branch, else a merge on the unique key), then per unit the control
+ * state (watermarks advance only after the commit), etl_control and a run
+ * log row, and the units' results in the summary. After a merge, partitions
+ * full of position deletes are compacted and old snapshots expired (their
+ * failures are logged: the load stands). Throws when the commit failed,
+ * after recording every unit as FAILED.
+ */
+export async function loadTable(ctx: LoadContext, st: TableState): Promise<void> {
+  const s = ctx.settings;
+  const def = st.def;
+  const runId = ctx.runId;
+  const tlog = ctx.log.child({ table: def.lakeName });
+  const ok = st.units.filter((u) => u.status === 'SUCCESS');
+  const bad = st.units.filter((u) => u.status !== 'SUCCESS');
+  const replace = s.mode === 'INITIAL' && ctx.allBranches && bad.length === 0;
+  let disposition: string | null = replace ? 'replace' : 'merge';
+  let snapshotId: string | null = null;
+  let loadError: string | null = null;
+  if (ok.length) {
+    const files = ok.flatMap((u) => u.files);
+    try {
+      tlog.info('loading', { disposition, branches: ok.map((u) => u.branch.key), rows: ok.reduce((a, u) => a + u.rows, 0), files: files.length });
+      const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes });
+      snapshotId = out.snapshotId;
+      disposition = out.disposition === 'append' ? 'replace' : out.disposition;
+    } catch (e) {
+      loadError = `etl: load of ${def.lakeName} failed: ${toError(e).message}`;
+      tlog.error('load failed', { error: loadError });
+    }
+  }
+  const finishedAt = new Date();
+  for (const u of ok) {
+    if (loadError) {
+      u.status = 'FAILED'; u.fatal = true; u.error = loadError;
+      await recordFailure(ctx.pool, { table: def.lakeName, branch: u.branch.key, runId, status: 'FAILED', error: loadError, startedAt: u.startedAt, finishedAt });
+    } else {
+      const tr = trackedColumns(def.spec);
+      const old = s.mode === 'INCREMENTAL' ? u.watermark ?? { cdc: null, date: null } : { cdc: null, date: null };
+      const wm: Watermark = {
+        cdc: laterWatermark(old.cdc, tr.cdc ? u.stats?.max[tr.cdc]?.text ?? null : null),
+        date: laterWatermark(old.date, tr.date ? u.stats?.max[tr.date]?.text ?? null : null),
+      };
+      u.watermark = wm;
+      await recordSuccess(ctx.pool, { table: def.lakeName, branch: u.branch.key, runId, mode: s.mode, watermark: wm, snapshotId, rows: u.rows, startedAt: u.startedAt, finishedAt });
+    }
+    await appendRunLog(ctx.pool, {
+      runId, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status!, rows: loadError ? 0 : u.rows,
+      startedAt: u.startedAt, finishedAt, attempts: u.attempts, writeDisposition: disposition, schemaDiscrepancy: st.drift.length ? st.drift : null, error: u.error,
+    });
+  }
+  for (const u of bad) {
+    await recordFailure(ctx.pool, { table: def.lakeName, branch: u.branch.key, runId, status: u.status as UnitStatus, error: u.error ?? 'failed', startedAt: u.startedAt, finishedAt: u.finishedAt ?? finishedAt });
+    await appendRunLog(ctx.pool, {
+      runId, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status as UnitStatus, rows: 0,
+      startedAt: u.startedAt, finishedAt: u.finishedAt ?? finishedAt, attempts: u.attempts, writeDisposition: ok.length ? disposition : null,
+      schemaDiscrepancy: st.drift.length ? st.drift : null, error: u.error,
+    });
+  }
+  for (const u of st.units) {
+    ctx.summary.units.push({ table: def.lakeName, branch: u.branch.key, phase: u.phase, status: u.status!, rows: u.status === 'SUCCESS' ? u.rows : 0, attempts: u.attempts,
+      writeDisposition: u.status === 'SUCCESS' ? disposition : null, error: u.error, watermark: u.watermark, sql: u.query?.sql, binds: u.query?.binds });
+  }
+  if (!loadError && ok.length && disposition === 'merge' && s.compactDeletedRatio > 0) {
+    const parts = await ctx.target.compact(def.lakeName, { deletedRatio: s.compactDeletedRatio, maxDeleteFiles: 16 })
+      .catch((e) => { tlog.warn('compaction failed (the merge stands)', { error: toError(e).message }); return []; });
+    if (parts.length) tlog.info('compacted partitions', { partitions: parts });
+  }
+  if (!loadError && ok.length && s.snapshotMaintenance) {
+    await ctx.target.expire(def.lakeName, { maxAgeDays: s.snapshotExpireDays, minToKeep: s.snapshotMinToKeep }).catch((e) => tlog.warn('snapshot expiry failed', { error: toError(e).message }));
+  }
+  for (const u of st.units) u.staged?.release();
+  if (!s.keepStaging) {
+    await fs.rm(path.join(ctx.stagingRoot, runId, def.lakeName), { recursive: true, force: true })
+      .catch((e) => tlog.warn('could not remove the table\'s staging (the run removes its folder at the end)', { error: toError(e).message }));
+  }
+  if (loadError) throw new Error(loadError);
+}

@@ -1,0 +1,114 @@
+import type * as arrow from 'apache-arrow';
+import type pg from 'pg';
+import type { TableDef } from '../config/tables-json';
+import type { Watermark } from '../db';
+import type { Logger } from '../log';
+import type { Bind, BranchSource, ReadStats, RenderedQuery, SourceColumn } from '../sources';
+import type { UnitStatus } from './control';
+import type { LakeTarget } from './lake-target';
+import type { ParquetEncoderPool } from './parquet-encoder';
+import type { Drift, UnionColumn } from './schema-union';
+import type { EtlSettings } from './settings';
+import type { MemoryHold, StagedFile, StagingWriter } from './staging';
+
+/**
+ * The shapes one ETL run passes between its steps (planner → schema step →
+ * extract with retry → load and record): what the caller sees (BranchHandle,
+ * UnitResult, EtlRunSummary) and the run's working state (Unit, TableState,
+ * RunContext).
+ */
+
+/** One branch the run reads: its key (what --branch takes) and its reader. */
+export interface BranchHandle {
+  key: string;
+  source: BranchSource;
+  /** Rows per round trip / batch for this branch. (Default: the run's fetchBatchSize) */
+  fetchBatchSize?: number;
+}
+
+export type Phase = 'masters' | 'transactions';
+
+export interface UnitResult {
+  table: string;
+  branch: string;
+  phase: Phase;
+  status: UnitStatus | 'PLANNED';
+  rows: number;
+  attempts: number;
+  writeDisposition: string | null;
+  error: string | null;
+  watermark?: Watermark;
+  sql?: string;
+  binds?: Bind[];
+}
+
+export interface EtlRunSummary {
+  runId: string;
+  mode: EtlSettings['mode'];
+  ok: boolean;
+  phases: { phase: string; ran: boolean; ok: boolean }[];
+  units: UnitResult[];
+  drift: Record<string, Drift[]>;
+  durationMs: number;
+}
+
+/** One (table, branch) of a phase, as it moves through the steps. */
+export interface Unit {
+  def: TableDef;
+  branch: BranchHandle;
+  phase: Phase;
+  columns?: SourceColumn[];
+  describeError?: Error;
+  watermark?: Watermark;
+  status?: UnitStatus;
+  fatal?: boolean;
+  attempts: number;
+  error: string | null;
+  rows: number;
+  files: StagedFile[];
+  /** The writer of `files` (gives held rows back to the run's memory budget once loaded). */
+  staged?: StagingWriter;
+  stats?: ReadStats;
+  startedAt: Date;
+  finishedAt?: Date;
+  query?: RenderedQuery;
+}
+
+/** One table of a phase: its units on every branch and the lake schema they stage in. */
+export interface TableState {
+  def: TableDef;
+  units: Unit[];
+  schema?: arrow.Schema;
+  lakeColumns: UnionColumn[] | null;
+  drift: Drift[];
+  /** Serialises schema changes of this table (see widenTable). */
+  lock: Promise<void>;
+  /** Units still extracting; the table is loaded when it reaches 0. */
+  remaining: number;
+  error?: string;
+}
+
+/** What every step of one run shares. */
+export interface RunContext {
+  runId: string;
+  settings: EtlSettings;
+  /** Tributary's own database (etl_meta). */
+  pool: pg.Pool;
+  target: LakeTarget;
+  log: Logger;
+  /** Folder for staged Parquet (`<root>/<runId>/…`). */
+  stagingRoot: string;
+  signal?: AbortSignal;
+  /** Plan only: render and describe, extract and write nothing. */
+  plan: boolean;
+  /** Every configured branch takes part (an INITIAL may then replace the table). */
+  allBranches: boolean;
+  /** insert_at / Recorded_updated_at of every row this run writes (wall-clock micros). */
+  loadTime: bigint;
+  /** Null in plan mode. */
+  encoder: ParquetEncoderPool | null;
+  /** In-memory budget for small units' rows (INCREMENTAL without kept staging). */
+  hold?: MemoryHold;
+  /** Filled as tables finish (units) and as drift is found. */
+  summary: EtlRunSummary;
+}

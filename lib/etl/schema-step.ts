@@ -1,0 +1,90 @@
+import { BRANCH_ID, INJECTED } from '../config/lake-columns';
+import { toError } from '../errors';
+import type { Logger } from '../log';
+import { HELPER_CDC, HELPER_DATE, fromArrowType, renderDescribe, typeToString, type SourceColumn } from '../sources';
+import { renderUnit } from './render-unit';
+import type { BranchHandle, RunContext, TableState, Unit } from './run-types';
+import { runPool } from './pool-runner';
+import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
+
+/**
+ * The schema step: what each branch projects, and the lake table that holds
+ * the union of it. Runs up front for a whole phase (so each table's schema is
+ * known before staging) and again for a unit whose describe failed and is retried.
+ */
+
+type SchemaContext = Pick<RunContext, 'settings' | 'target' | 'log' | 'signal' | 'plan' | 'summary'>;
+
+/** Describe the unit's query on its branch; unconstrained numerics get a precision/scale profiled from the rows. */
+export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>, u: Unit): Promise<SourceColumn[]> {
+  const src = u.branch.source;
+  const d = renderDescribe(u.def.spec, src.dialect === 'oracle' ? 'oracle' : 'postgres');
+  let cols = await src.describe({ ...d, table: u.def.source }, ctx.signal);
+  for (const c of cols) {
+    if (c.name === BRANCH_ID || INJECTED.includes(c.name)) {
+      throw Object.assign(new Error(`etl: ${u.def.source} on branch ${u.branch.key} projects the reserved column ${c.name} (alias it)`), { fatal: true });
+    }
+  }
+  const inferred = cols.filter((c) => c.inferred).map((c) => c.name);
+  if (inferred.length) {
+    const q = renderUnit({ ...u, columns: cols }, ctx.settings.mode);
+    const prof = await src.profileNumeric({ ...q, table: u.def.source }, inferred, ctx.signal);
+    cols = cols.map((c) => (c.inferred ? { ...c, type: inferNumeric(prof[c.name] ?? { intDigits: 0, scale: 0 }), inferred: false } : c));
+  }
+  return cols;
+}
+
+/** The described columns that go to the lake (the helper's CDC / date projections are for the watermark only). */
+export function dataColumns(cols: SourceColumn[]): UnionColumn[] {
+  return cols.filter((c) => c.name !== HELPER_CDC && c.name !== HELPER_DATE).map((c) => ({ name: c.name, type: c.type }));
+}
+
+/** Union the described branches (and the lake's columns) and create/evolve the lake table. Serialised per table. */
+export async function widenTable(ctx: SchemaContext, st: TableState, described: Unit[]): Promise<void> {
+  const prev = st.lock;
+  let release!: () => void;
+  st.lock = new Promise((r) => { release = r; });
+  await prev;
+  try {
+    const base = st.schema ? st.schema.fields.filter((f) => !INJECTED.includes(f.name)).map((f) => ({ name: f.name, type: fromArrowType(f.type) })) : st.lakeColumns ?? undefined;
+    const u = unionSchemas(Object.fromEntries(described.map((x) => [x.branch.key, dataColumns(x.columns!)])), base);
+    if (!st.schema) st.drift = u.drift;
+    else for (const d of u.drift) if (!st.drift.some((x) => x.column === d.column && x.kind === d.kind)) st.drift.push(d);
+    if (st.drift.length) { ctx.summary.drift[st.def.lakeName] = st.drift; ctx.log.warn('schema drift', { table: st.def.lakeName, drift: st.drift }); }
+    if (ctx.plan) return;
+    const fits = st.schema && u.columns.every((c) => st.schema!.fields.some((f) => f.name === c.name && typeToString(fromArrowType(f.type)) === typeToString(c.type)));
+    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns);
+  } finally { release(); }
+}
+
+/**
+ * A phase's schema step: describe every live unit (branches in parallel,
+ * `maxTableWorkers` per branch), then union and create/evolve each table.
+ * A describe error stays on its unit (its extraction retries it); a table
+ * whose union or lake change fails fails its open units as fatal.
+ * Returns true when some table failed so.
+ */
+export async function prepareSchemas(ctx: SchemaContext, plog: Logger, branches: BranchHandle[], states: Map<string, TableState>, live: Unit[]): Promise<boolean> {
+  await runPool(branches, branches.length, async (b) => {
+    await runPool(live.filter((u) => u.branch === b), ctx.settings.maxTableWorkers, async (u) => {
+      const t = Date.now();
+      try { u.columns = await describeUnit(ctx, u); } catch (e) { u.describeError = toError(e); }
+      ctx.log.debug('described', { table: u.def.lakeName, branch: u.branch.key, ms: Date.now() - t, error: u.describeError?.message });
+    });
+  });
+  let failed = false;
+  for (const st of states.values()) {
+    try {
+      st.lakeColumns = ctx.plan ? null : await ctx.target.columns(st.def.lakeName);
+      const described = st.units.filter((u) => u.columns);
+      if (!described.length && !st.lakeColumns) continue; // nothing known yet: the units' own retries decide
+      await widenTable(ctx, st, described);
+    } catch (e) {
+      st.error = toError(e).message;
+      for (const u of st.units) if (!u.status) { u.status = 'FAILED'; u.fatal = true; u.error = st.error; u.attempts = 1; }
+      failed = true;
+      plog.error('table schema failed', { table: st.def.lakeName, error: st.error });
+    }
+  }
+  return failed;
+}
