@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Env } from '../../config/env';
-import { builtinConnection, builtinConnections, resolveConnection, striimEndpoint, ENV_SOURCE, ENV_STRIIM, type ConnectionRecord, type ConnectionsContext, type StriimEndpoint } from '../../connections';
+import { builtinConnection, builtinConnections, envStriimConnection, resolveConnection, striimEndpoint, ENV_SOURCE, ENV_STRIIM, type ConnectionRecord, type ConnectionsContext, type StriimEndpoint } from '../../connections';
 import { AppError } from '../../errors';
 import type { Logger } from '../../log';
 import { readRequestFile, resolveDataPath } from '../data-path';
@@ -37,13 +37,22 @@ export const CLI_SOURCE = 'cli:source-url';
 export const CLI_TARGET = 'cli:target-url';
 export const CLI_STRIIM = 'cli:striim-url';
 
-/** A transient connection from a CLI URL flag (`--source-url`, `--target-url`, `--striim-url`). */
-export function transientConnection(name: string, kind: 'postgres' | 'striim', url: string): ConnectionRecord {
-  if (kind === 'postgres') return { name, kind, params: {}, secrets: { url }, builtIn: true };
-  let u: URL;
-  try { u = new URL(url); } catch { throw new AppError('usage', `slices: --striim-url must be an http(s) URL, got '${url}'`, { field: 'striimUrl' }); }
-  if (!/^https?:$/.test(u.protocol)) throw new AppError('usage', `slices: --striim-url must be an http(s) URL, got '${url}'`, { field: 'striimUrl' });
-  return { name, kind, params: { node: u.host + u.pathname.replace(/\/+$/, ''), url_prefix: `${u.protocol}//`, admin_user: '' }, secrets: {}, builtIn: true };
+/** A transient Postgres connection from a CLI URL flag (`--source-url`, `--target-url`). */
+export function transientPostgres(name: string, url: string): ConnectionRecord {
+  return { name, kind: 'postgres', params: {}, secrets: { url }, builtIn: true };
+}
+
+/**
+ * `--striim-url`: the environment's Striim (`env:striim`, its credentials)
+ * at an address the operator typed on their own command line. Jobs never get
+ * this: it exists only in the CLI process.
+ */
+export function transientStriim(env: Env, url: string): ConnectionRecord {
+  let u: URL | null = null;
+  try { u = new URL(url); } catch { /* refused below */ }
+  if (!u || !/^https?:$/.test(u.protocol)) throw new AppError('usage', `slices: --striim-url must be an http(s) URL, got '${url}'`, { field: '--striim-url' });
+  const base = envStriimConnection(env);
+  return { ...base, name: CLI_STRIIM, params: { ...base.params, node: u.host + u.pathname.replace(/\/+$/, ''), url_prefix: `${u.protocol}//` } };
 }
 
 export function connectionsOf(ctx: SlicesContext): ConnectionsContext {
