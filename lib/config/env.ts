@@ -173,9 +173,13 @@ const EnvSchema = z.object({
 
 export type Env = z.infer<typeof EnvSchema> & { dataDir: string; warehouse: string };
 
-/** Parse the environment; a bad value fails with the variable's name. */
-export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
+/**
+ * Parse the environment; a bad value fails with the variable's name.
+ * `overrides` win over `source` (the slices setup wizard's answers), so no
+ * caller ever needs to write to `process.env`.
+ */
+export function parseEnv(source: NodeJS.ProcessEnv = process.env, overrides: Record<string, string> = {}): Env {
+  const cleaned = Object.fromEntries(Object.entries({ ...source, ...overrides }).filter(([, v]) => v !== ''));
   const r = EnvSchema.safeParse(cleaned);
   if (!r.success) {
     const msg = r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

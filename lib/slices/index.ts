@@ -9,7 +9,7 @@ export { buildBoard, type BoardFeed } from './run/board';
 export { getStatus, resetRun, clearRun, readLogs, striimCleanup } from './run/manage';
 export { reconcileRun, sourceCountSql, targetCountSql, withAsOfScn, type ReconcileReport, type ReconcileTarget } from './run/reconcile';
 export { createStriimClient, isTokenRejection, parseMon, StriimError, type StriimClient, type StriimAppStatus, type TungstenResult } from './run/striim-client';
-export { startStriimEmulator, type StriimEmulator, type StriimEmulatorOptions, type EmulatorFaults } from './run/striim-emulator';
+export { startStriimEmulator, type StriimEmulator, type StriimEmulatorOptions, type EmulatorFaults } from './testing/striim-emulator';
 export { DEFAULT_TQL_TEMPLATE, renderTql, providerType, escapeTqlDoubleQuoted, lintTemplate } from './run/tql-template';
 export { parseQueryFile } from './run/queryfile';
 export { captureWatermark, watermarkBanner, writeWatermarkSidecar, WATERMARK_SQL, type Watermark } from './run/watermark';

@@ -20,6 +20,13 @@ const int = (min: number, max: number) => z.preprocess(numeric, z.number({ error
 const num = (min: number, max: number) => z.preprocess(numeric, z.number({ error: 'must be a number' })
   .min(min, `must be >= ${min}`).max(max, `must be <= ${max}`));
 
+/** Planning counts and budgets, with the seed's wording (`argument --chunks: must be a positive integer (>= 1)`). */
+const POSITIVE = 'must be a positive integer (>= 1)';
+const posInt = (max: number) => z.preprocess(numeric, z.number({ error: POSITIVE }).int(POSITIVE).min(1, POSITIVE).max(max, `must be <= ${max}`));
+/** One of a list, case-insensitive, with the seed's wording (`invalid choice: 'deep' (choose from …)`). */
+const choice = <T extends string>(list: readonly [T, ...T[]]) => z.preprocess((v) => (typeof v === 'string' ? v.trim().toLowerCase() : v),
+  z.enum(list, { error: (i) => `invalid choice: '${String(i.input ?? '')}' (choose from ${list.join(', ')})` }));
+
 const runId = int(1, 2_147_483_647);
 /** A connection's name (see `tributary connections list`; `env:source`, `env:striim` are built in). */
 const connectionName = z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'must be a connection name (letters, digits and _ . : -)');
@@ -151,22 +158,22 @@ const TemplateFields = {
   alias: z.string().min(1).max(128).optional(),
   /** Source connection (oracle or postgres). (Default: env:source) */
   connection: connectionName.optional(),
-  sourceEngine: z.enum(['oracle', 'postgres', 'sqlserver', 'jdbc']).optional(),
+  sourceEngine: choice(['oracle', 'postgres', 'sqlserver', 'jdbc']).optional(),
 };
 
 export const ProbeRequest = z.strictObject({
   ...TemplateFields,
   /** lightweight | bakeoff | adaptive. (Default: PROBE_DEPTH_DEFAULT, else bakeoff) */
-  depth: z.enum(['lightweight', 'bakeoff', 'adaptive']).optional(),
+  depth: choice(['lightweight', 'bakeoff', 'adaptive']).optional(),
   /** Desired per-slice runtime, seconds. (Default: 600) */
-  targetSliceSeconds: int(1, 604_800).optional(),
+  targetSliceSeconds: posInt(604_800).optional(),
   /** Row cap of every timing query. (Default: 100000) */
-  sampleRows: int(1, 100_000_000).optional(),
+  sampleRows: posInt(100_000_000).optional(),
   /** Wall-clock cap of every timing query, seconds. (Default: 20) */
-  timeBudgetSeconds: int(1, 86_400).optional(),
+  timeBudgetSeconds: posInt(86_400).optional(),
   /** Ceiling of the adaptive concurrency ramp. (Default: 32) */
-  maxConcurrency: int(1, 256).optional(),
-  runId: runId.optional(),
+  maxConcurrency: posInt(256).optional(),
+  runId: posInt(2_147_483_647).optional(),
   /** Folder for probe_recommendation.json. (Default: <data>/runs/<runId>/) */
   outputDir: filePath.optional(),
 });
@@ -176,19 +183,19 @@ export const SplitRequest = z.strictObject({
   ...TemplateFields,
   target: z.string().min(1).max(300),
   /** auto | rowid | column | partition. (Default: auto) */
-  strategy: z.enum(['auto', 'rowid', 'column', 'partition']).optional(),
+  strategy: choice(['auto', 'rowid', 'column', 'partition']).optional(),
   column: z.string().min(1).max(128).optional(),
   /** Number of slices, 1–1000000. */
-  chunks: int(1, 1_000_000).optional(),
+  chunks: posInt(1_000_000).optional(),
   subpartitions: z.boolean().optional(),
   assort: z.boolean().optional(),
   /** Wave size for assort, 1–256. (Default: CONCURRENT_APPS_MAX, else 5) */
-  waveSize: int(1, 256).optional(),
+  waveSize: posInt(256).optional(),
   explain: z.boolean().optional(),
-  asOfScn: z.string().regex(/^(\d{1,30}|current)$/i, "must be a positive integer SCN or 'current'").optional(),
-  sampleRows: int(1, 100_000_000).optional(),
+  asOfScn: z.string().trim().regex(/^(\d{1,30}|current)$/i, { error: (i) => `must be a positive integer SCN or 'current', got '${String(i.input)}'` }).optional(),
+  sampleRows: posInt(100_000_000).optional(),
   /** Run to register under. (Default: UNIQUE_RUN_ID; none = file only) */
-  runId: runId.optional(),
+  runId: posInt(2_147_483_647).optional(),
   /** Queryfile to write. (Default: queryfile.txt; for a job <data>/runs/<runId>/queryfile.txt) */
   output: filePath.optional(),
 });
@@ -200,6 +207,6 @@ export const AssortRequest = z.strictObject({
   /** Queryfile to write. (Default: queryfile-assorted.txt) */
   output: filePath.optional(),
   /** Apps per wave, 1–256. (Default: CONCURRENT_APPS_MAX, else 5) */
-  waveSize: int(1, 256).optional(),
+  waveSize: posInt(256).optional(),
 });
 export type AssortRequest = z.infer<typeof AssortRequest>;

@@ -129,7 +129,7 @@ export function lakeOf(ctx: SlicesContext, targetLake: string | undefined): stri
  * request schema; a bad flag is reported by its name (`--concurrency`), exit 2.
  * Only the schema's own fields are taken from `flags`.
  */
-export function parseFlags<S extends z.ZodObject>(schema: S, flags: Record<string, unknown>): z.infer<S> {
+export function parseFlags<S extends z.ZodObject>(schema: S, flags: Record<string, unknown>, style: 'slices' | 'argparse' = 'slices'): z.infer<S> {
   const raw = Object.fromEntries(Object.keys(schema.shape).filter((k) => flags[k] !== undefined).map((k) => [k, flags[k]]));
   const r = schema.safeParse(raw);
   if (r.success) return r.data;
@@ -137,5 +137,7 @@ export function parseFlags<S extends z.ZodObject>(schema: S, flags: Record<strin
   const key = String(i.path[0] ?? '');
   const flag = key ? fieldName({ local: true }, key) : 'flags';
   const input = key ? raw[key] : undefined;
+  // The planning commands keep the seed's argparse-style wording (`argument --chunks: …`).
+  if (style === 'argparse') throw new PlanningInputError(`argument ${flag}: ${i.message}`, key);
   throw new AppError('usage', `slices: ${flag} ${i.message}${input !== undefined ? ` (got '${String(input)}')` : ''}`, { field: flag });
 }

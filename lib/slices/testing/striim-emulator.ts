@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
-import { parseComponent, prop, splitTql } from './tql-parse';
+import { parseComponent, prop, splitTql } from '../run/tql-parse';
 
 /**
  * An emulator of the parts of Striim's REST API the orchestrator uses, for tests

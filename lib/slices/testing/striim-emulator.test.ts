@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../../testing/pg';
-import { createStriimClient } from './striim-client';
+import { createStriimClient } from '../run/striim-client';
 import { startStriimEmulator, type StriimEmulator } from './striim-emulator';
-import { DEFAULT_TQL_TEMPLATE, renderTql } from './tql-template';
+import { DEFAULT_TQL_TEMPLATE, renderTql } from '../run/tql-template';
 
 let src: { url: string; drop(): Promise<void> };
 let tgt: { url: string; drop(): Promise<void> };
