@@ -233,7 +233,7 @@ export function registerSlicesCommands(program: Command): void {
     .action(async (o: { interactive?: boolean; executor?: string; sourceUrl?: string; targetUrl?: string; json?: boolean }) => {
       try {
         const base = loadEnv();
-        // The wizard's answers are layered over the environment for this command only (never written to process.env).
+        // The wizard's answers are layered over the environment for this command only (never written to the process environment).
         const envOverride: Record<string, string> = o.interactive ? await setupWizard(textEnv(base)) : {};
         const env = o.interactive ? loadEnv(envOverride) : base;
         const { names, transient } = urlConnections(o, env);

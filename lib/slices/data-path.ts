@@ -10,10 +10,20 @@ import { AppError } from '../errors';
  * whether it exists or not (no probing of the worker's files). For a file to
  * be written, the nearest existing parent folder is checked.
  */
+// The data folder's own state: the secret key, the embedded Postgres (its
+// files and its password record) are never a job's to read or overwrite, and
+// the warehouse is written only through the lake's commits.
+const PRIVATE = new Set(['secret.key', 'pg', 'pg.json']);
+const NO_WRITE = new Set(['warehouse']);
+
 export async function resolveDataPath(dataDir: string, p: string, field: string, mode: 'read' | 'write' = 'read'): Promise<string> {
   const refuse = () => new AppError('validation', `slices: ${field} must name a file under the data folder (or send the contents inline)`, { field });
   const root = await fs.realpath(dataDir).catch(() => path.resolve(dataDir));
-  const inside = (x: string) => x === root || x.startsWith(root + path.sep);
+  const inside = (x: string) => {
+    if (x !== root && !x.startsWith(root + path.sep)) return false;
+    const top = path.relative(root, x).split(path.sep)[0];
+    return !PRIVATE.has(top) && !(mode === 'write' && NO_WRITE.has(top));
+  };
   const lexical = path.resolve(root, p);
   if (!inside(lexical)) throw refuse();
   if (mode === 'read') {

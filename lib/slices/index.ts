@@ -14,7 +14,7 @@ export { DEFAULT_TQL_TEMPLATE, renderTql, providerType, escapeTqlDoubleQuoted, l
 export { parseQueryFile } from './run/queryfile';
 export { captureWatermark, watermarkBanner, writeWatermarkSidecar, WATERMARK_SQL, type Watermark } from './run/watermark';
 export { createNativeExecutor } from './run/native-executor';
-export { acquireRunLock, describeLockHolder, isRunLocked, RunRefused } from './run/run-lock';
+export { acquireRunLock, describeLockHolder, isRunLocked, runRefused } from './run/run-lock';
 export { checkSetup } from './run/setup';
 export { STATUSES, type SliceStatus, type SliceRow, type RunRow } from './run/state';
 export { slicesJobs } from './jobs';

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { isRunLocked, RunRefused } from './run-lock';
+import { isRunLocked, runRefused } from './run-lock';
 import { countByStatus, getRun, getSlices, type SliceRow } from './state';
 import type { StriimClient } from './striim-client';
 
 async function refuseWhileRunning(pool: pg.Pool, runId: number, what: string) {
-  if (await isRunLocked(pool, runId)) throw new RunRefused(`slices: run ${runId} is running — stop it before ${what}`);
+  if (await isRunLocked(pool, runId)) throw runRefused(`slices: run ${runId} is running — stop it before ${what}`);
 }
 
 /**

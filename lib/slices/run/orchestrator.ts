@@ -4,7 +4,7 @@ import { silentLogger } from '../../log';
 import type { RunningSlice, SliceExecutor, SliceOutcome } from './executor';
 import { parseQueryFile } from './queryfile';
 import { registerSlices } from './register';
-import { acquireRunLock, RunRefused } from './run-lock';
+import { acquireRunLock, runRefused } from './run-lock';
 import { createRunLog, type RunLog } from './run-log';
 import { publicSettings, type RunSettings } from './settings';
 import { openSource } from './source';
@@ -80,7 +80,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
     let watermark: Watermark | null = null;
     if (current === 0 || s.forceFresh) {
       if (current === 0 && run0?.fresh_marker && !s.forceFresh) {
-        throw new RunRefused(`REFUSE: run ${runId} had slices registered and now has none — use --force-fresh (or FORCE_FRESH=1) to start it fresh`);
+        throw runRefused(`REFUSE: run ${runId} had slices registered and now has none — use --force-fresh (or FORCE_FRESH=1) to start it fresh`);
       }
       if (current === 0 && run0?.verdict === 'FINISHED' && !s.forceFresh) {
         print(`run ${runId} already FINISHED — nothing to do (use --force-fresh to load it again)`);

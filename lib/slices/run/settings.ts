@@ -7,7 +7,7 @@ import { sourceFromConnection } from '../planning/source';
 /**
  * Every setting of `slices run` and the management commands, resolved once from
  * the environment (seed 001's names) and CLI flags (flags win). Engines receive
- * the resulting plain object; nothing below reads process.env.
+ * the resulting plain object; nothing below reads the process environment.
  */
 export interface StriimSettings {
   /** `STRIIM_URL_PREFIX` + `STRIIM_NODE`. (Default: http://localhost:9080 in DEV, https:// in PROD) */
@@ -105,7 +105,7 @@ function parse<T>(schema: z.ZodType<T>, v: unknown, name: string): T {
 /**
  * Resolve run settings: flags, then environment, then ENV=DEV/PROD presets.
  * `env` is the parsed environment (`CliContext.env` / `JobContext.env`) or a
- * plain record of the same names (tests); it is never `process.env` itself.
+ * plain record of the same names (tests); never the raw process environment.
  * The source and Striim read from the environment are exactly the built-in
  * connections `env:source` and `env:striim` (lib/connections/builtin.ts).
  */
