@@ -22,6 +22,7 @@ export async function striimCleanup(pool: pg.Pool, runId: number, client: Striim
   }
   const done: string[] = [];
   for (const app of apps) {
+    // Best effort by design: an app may already be stopped or undeployed; only the DROP's outcome is reported.
     await client.exec(`STOP APPLICATION ${app};`).catch(() => null);
     await client.exec(`UNDEPLOY APPLICATION ${app};`).catch(() => null);
     const d = await client.exec(`DROP APPLICATION ${app} CASCADE;`).catch(() => null);

@@ -1,3 +1,4 @@
+import { backoffDelay, pause } from './backoff';
 import type pg from 'pg';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
@@ -46,13 +47,6 @@ export interface RunDeps {
   /** Use this Striim client instead of one built from settings (tests). */
   striimClient?: StriimClient;
 }
-
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  if (ms <= 0 || signal?.aborted) return resolve();
-  const onAbort = () => { clearTimeout(t); resolve(); };
-  const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-  signal?.addEventListener('abort', onAbort, { once: true });
-});
 
 /**
  * `slices run`: register (fresh) or resume, capture the watermark, then keep up
@@ -145,7 +139,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
     print(summary);
     return { runId, mode, verdict, counts, watermark, apiRetries, apiReauths };
   } finally {
-    await executor?.close().catch(() => {});
+    await executor?.close().catch((e) => logger.warn('slices: closing the executor failed', { error: (e as Error).message }));
     await log.flush();
     await lock.release();
   }
@@ -176,7 +170,7 @@ async function captureAndStore(pool: pg.Pool, s: RunSettings, log: RunLog, print
     log.warn(`watermark capture failed (${(e as Error).message}) — the load goes on; set the CDC start point manually`);
     return null;
   } finally {
-    await src?.close().catch(() => {});
+    await src?.close().catch((e) => log.warn(`watermark: closing the source failed: ${(e as Error).message}`));
   }
 }
 
@@ -221,7 +215,7 @@ async function loop(p: {
       else log.error(msg, { slice: f.slice.roworder, kind: 'finished' });
       if (st === 'FAILED') {
         const attempts = f.slice.attempts + 1;
-        retryAt.set(id, Date.now() + s.retryDelaySeconds * 1000 * 2 ** Math.max(0, attempts - 1));
+        retryAt.set(id, Date.now() + backoffDelay(attempts - 1, s.retryDelaySeconds * 1000));
       }
       await reportProgress();
     }
@@ -265,7 +259,7 @@ async function loop(p: {
     if (inFlight.size === 0 && (stopping || pending === 0)) break;
     // 5. wait for a slice to end, a launch slot, or the stop signal
     const anyDone = inFlight.size ? Promise.race([...inFlight.values()].map((f) => f.rs.done)) : new Promise<void>(() => {});
-    await Promise.race([anyDone, sleep(Math.max(10, wakeIn), signal && !stopping ? signal : undefined)]);
+    await Promise.race([anyDone, pause(Math.max(10, wakeIn), signal && !stopping ? signal : undefined)]);
   }
   return { interrupted };
 }
