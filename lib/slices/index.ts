@@ -18,3 +18,8 @@ export { acquireRunLock, describeLockHolder, isRunLocked, runRefused } from './r
 export { checkSetup } from './run/setup';
 export { STATUSES, type SliceStatus, type SliceRow, type RunRow } from './run/state';
 export { slicesJobs } from './jobs';
+export { RunRequest, ResetRequest, ClearRequest, ReconcileRequest, StatusRequest, BoardRequest, ProbeRequest, SplitRequest, AssortRequest } from './requests';
+export { executeRun, settingsOf } from './execute/run';
+export { executeReset, executeClear, executeStatus, executeBoard, executeReconcile } from './execute/manage';
+export { executeProbe, executeSplit, executeAssort } from './execute/planning';
+export type { SlicesContext } from './execute/context';

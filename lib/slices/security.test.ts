@@ -151,3 +151,17 @@ describe('built-in connections from the environment', () => {
     await expect(deleteConnection(conns, 'env:source')).rejects.toThrow(/read-only/);
   });
 });
+
+describe('enqueue-time checks (for JobDefinition.check)', () => {
+  it('refuses unknown connections, wrong kinds, files outside and missing runs, naming params.<field>', async () => {
+    const { slicesChecks } = await import('./checks');
+    const deps = { pool: db.pool, env: env() };
+    const field = async (kind: string, p: Record<string, unknown>) => (await refusal(slicesChecks[kind](deps, p))).field;
+    expect(await field('slices.run', { runId: 77, queryFileText, striimConnection: 'nope' })).toBe('params.striimConnection');
+    expect(await field('slices.run', { runId: 77, queryFileText, targetConnection: 'env:striim' })).toBe('params.targetConnection');
+    expect(await field('slices.run', { runId: 77, queryFile: '/etc/passwd' })).toBe('params.queryFile');
+    expect(await field('slices.run', { runId: 77 })).toBe('params.queryFileText');
+    expect(await field('slices.reset', { runId: 77 })).toBe('params.runId');
+    await expect(slicesChecks['slices.run'](deps, { runId: 77, queryFileText, striimConnection: 'env:striim', queryFile: undefined })).resolves.toBeUndefined();
+  });
+});
