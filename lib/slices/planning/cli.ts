@@ -54,8 +54,8 @@ function requestFlags(flags: Flags, env: Env): Flags {
 function addSourceOptions(c: Command): Command {
   return c
     .option('--source-engine <engine>', 'oracle | postgres (sqlserver | jdbc: not yet) (Default: SOURCE_DB_TYPE, else postgres when SOURCE_PG_HOST/--source-url is set, else oracle)')
-    .option('--source-url <url>', 'PostgreSQL source as a postgres:// URL (Default: SLICES_SOURCE_URL, else built from SOURCE_PG_*)')
-    .option('--connection <name>', "a source defined in Tributary's connections (oracle or postgres)");
+    .option('--source-url <url>', 'PostgreSQL source as a postgres:// URL, local use only (Default: SLICES_SOURCE_URL, else built from SOURCE_PG_*)')
+    .option('--connection <name>', "a source defined in Tributary's connections (oracle or postgres) (Default: env:source, from SOURCE_* / ORACLE_*)");
 }
 
 /**
