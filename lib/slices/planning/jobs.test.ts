@@ -53,3 +53,15 @@ describe('planning jobs', () => {
     expect(rec.recommendation.chunk_count).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('planning jobs and the environment', () => {
+  it('a job reads the environment-configured source by its built-in name env:source', async () => {
+    const c: JobContext = { ...ctx(), env: { ...parseEnv({ SLICES_SOURCE_URL: src.url } as unknown as NodeJS.ProcessEnv), dataDir } };
+    const p = splitJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'PUBLIC.T_TGT', strategy: 'rowid', chunks: 2, runId: 10, connection: 'env:source' });
+    const r = (await splitJob.run(c, p)) as { slices: number; registered: number };
+    expect(r.registered).toBe(r.slices);
+    // and without a connection at all, env:source is the default
+    const q = splitJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'PUBLIC.T_TGT', strategy: 'rowid', chunks: 2, runId: 11 });
+    expect(((await splitJob.run(c, q)) as { registered: number }).registered).toBeGreaterThan(0);
+  });
+});
