@@ -20,7 +20,7 @@ import { ensureDatabase, ensureEmbeddedPostgres, migrate } from '../lib/db';
 import { createNativeExecutor } from '../lib/slices/run/native-executor';
 import { runSlices } from '../lib/slices/run/orchestrator';
 import { resolveSettings } from '../lib/slices/run/settings';
-import { startStriimEmulator } from '../lib/slices/run/striim-emulator';
+import { startStriimEmulator } from '../lib/slices/testing/striim-emulator';
 import { DEFAULT_TQL_TEMPLATE } from '../lib/slices/run/tql-template';
 
 const arg = (name: string, def: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : def; };

@@ -283,8 +283,12 @@ describe('engine pages', () => {
         create table e2e_dst (id int primary key, v text)`);
     } finally { await pool.end(); }
     const queryFileText = [0, 1, 2, 3].map((i) => `select id, v from e2e_src where id > ${i * 5000} and id <= ${(i + 1) * 5000}|public.e2e_dst`).join('\n');
+    // A job names its source and target by connection (never a URL with credentials).
+    const made = await page.evaluate((body) => fetch('/api/v1/connections', { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.status),
+      JSON.stringify({ name: 'e2e-slices', kind: 'postgres', params: {}, secrets: { url } }));
+    expect(made).toBe(201);
     const started = await page.evaluate((body) => fetch('/api/v1/jobs', { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((r) => r.json()),
-      JSON.stringify({ kind: 'slices.run', params: { runId: 1, executor: 'native', concurrency: 2, monitorInterval: 0.2, deployWait: 0, queryFileText, sourceUrl: url, targetUrl: url } }));
+      JSON.stringify({ kind: 'slices.run', params: { runId: 1, executor: 'native', concurrency: 2, monitorInterval: 0.2, deployWait: 0, queryFileText, connection: 'e2e-slices', targetConnection: 'e2e-slices' } }));
     const run = await waitJob(started.id);
     expect(run.error ?? '').toBe('');
 

@@ -53,7 +53,9 @@ export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<
   process.once('SIGINT', onSig);
   process.once('SIGTERM', onSig);
   return {
-    env, url, pool, prisma, jobs: cliAssembly().jobs, logger, signal: ac.signal,
+    env, url, pool, prisma, logger, signal: ac.signal,
+    // Read when a command needs it: a command registered on its own (tests) has no assembly and no use for it.
+    get jobs() { return cliAssembly().jobs; },
     close: async () => {
       process.off('SIGINT', onSig);
       process.off('SIGTERM', onSig);

@@ -5,7 +5,148 @@ import { z } from 'zod';
  * The process environment, parsed once at start-up. Engines never read
  * `process.env`; they receive the plain values from their caller.
  */
+// Messages name the variable and quote the bad value, as the seeds' loaders do
+// (`PROBE_SAMPLE_ROWS must be an integer, got 'abc'`).
+const got = (input: unknown) => `got '${String(input)}'`;
+/** An integer variable in [min, max]. */
+const intVar = (name: string, min: number, max: number) =>
+  z.string().trim().regex(/^-?\d+$/, { error: (i) => `${name} must be an integer, ${got(i.input)}` }).transform(Number)
+    .pipe(z.number().min(min, { error: (i) => `${name} must be >= ${min}, ${got(i.input)}` }).max(max, { error: (i) => `${name} must be <= ${max}, ${got(i.input)}` }));
+/** A number variable (seconds, milliseconds) in [min, max]. */
+const numVar = (name: string, min: number, max: number) =>
+  z.string().trim().regex(/^-?\d+(\.\d+)?$/, { error: (i) => `${name} must be a number, ${got(i.input)}` }).transform(Number)
+    .pipe(z.number().min(min, { error: (i) => `${name} must be >= ${min}, ${got(i.input)}` }).max(max, { error: (i) => `${name} must be <= ${max}, ${got(i.input)}` }));
+/** A yes/no variable: 1/true/yes/on or 0/false/no/off. */
+const boolVar = (name: string) => z.string().regex(/^(1|0|true|false|yes|no|on|off)$/i, { error: (i) => `${name} must be 1/0 (true/false), ${got(i.input)}` })
+  .transform((v) => /^(1|true|yes|on)$/i.test(v));
+const engineVar = (name: string) => z.string().transform((v) => v.toLowerCase()).pipe(z.enum(['oracle', 'postgres'], { error: (i) => `${name} must be oracle or postgres, ${got(i.input)}` }));
+const nameVar = (name: string) => z.string().regex(/^[A-Za-z_]\w*$/, { error: (i) => `${name} must be a plain name, ${got(i.input)}` });
+
+/**
+ * Slices engine, Striim and slice-source settings (seed 001's names). Every
+ * one is optional here: the slices engine resolves flag > variable > default
+ * (some defaults depend on ENV=DEV/PROD), so "unset" must stay visible.
+ * Bad values fail at start-up, naming the variable.
+ */
+const SlicesEnvShape = {
+  // ── source of a slice load (also the read-only built-in connection `env:source`) ──
+  /** Source engine: oracle | postgres. (Default: postgres when SOURCE_PG_HOST or SLICES_SOURCE_URL is set, else oracle) */
+  SOURCE_DB_TYPE: engineVar('SOURCE_DB_TYPE').optional(),
+  /** Target engine of the TQL template: oracle | postgres. (Default: the source engine) */
+  TARGET_DB_TYPE: engineVar('TARGET_DB_TYPE').optional(),
+  /** Oracle connect string `host:port/service`, instead of ORACLE_HOST/PORT/SERVICE. (Default: unset) */
+  ORACLE_DSN: z.string().min(1).optional(),
+  /** Oracle host. (Default: unset) */
+  ORACLE_HOST: z.string().min(1).optional(),
+  /** Oracle listener port, 1–65535. (Default: 1521) */
+  ORACLE_PORT: intVar('ORACLE_PORT', 1, 65535).optional(),
+  /** Oracle service name. (Default: unset) */
+  ORACLE_SERVICE: z.string().min(1).optional(),
+  /** Oracle user. (Default: unset) */
+  ORACLE_USER: z.string().min(1).optional(),
+  /** Oracle password. (Default: empty) */
+  ORACLE_PASSWORD: z.string().optional(),
+  /** PostgreSQL source host. (Default: unset) */
+  SOURCE_PG_HOST: z.string().min(1).optional(),
+  /** PostgreSQL source port, 1–65535. (Default: 5432) */
+  SOURCE_PG_PORT: intVar('SOURCE_PG_PORT', 1, 65535).optional(),
+  /** PostgreSQL source database. (Default: postgres) */
+  SOURCE_PG_DATABASE: z.string().min(1).optional(),
+  /** PostgreSQL source user. (Default: unset) */
+  SOURCE_PG_USER: z.string().min(1).optional(),
+  /** PostgreSQL source password. (Default: empty) */
+  SOURCE_PG_PASSWORD: z.string().optional(),
+  /** libpq sslmode of the PostgreSQL source. (Default: libpq's, prefer) */
+  SOURCE_PG_SSLMODE: z.enum(['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'], { error: (i) => `SOURCE_PG_SSLMODE must be a libpq sslmode, ${got(i.input)}` }).optional(),
+  /** PostgreSQL source as one postgres:// URL, instead of SOURCE_PG_*. (Default: unset) */
+  SLICES_SOURCE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'SLICES_SOURCE_URL must be a postgres:// URL').optional(),
+  /** PostgreSQL target of the native executor and reconcile. (Default: unset) */
+  SLICES_TARGET_URL: z.string().regex(/^postgres(ql)?:\/\//, 'SLICES_TARGET_URL must be a postgres:// URL').optional(),
+  /** Native executor: merge into this lake warehouse instead ("default" = TRIBUTARY_WAREHOUSE). (Default: unset) */
+  SLICES_TARGET_LAKE: z.string().min(1).optional(),
+  /** Lake merge key columns, comma-separated. (Default: unset) */
+  SLICES_MERGE_KEYS: z.string().optional(),
+
+  // ── Striim (also the read-only built-in connection `env:striim`) ──
+  /** Striim node `host:port`. (Default: localhost:9080) */
+  STRIIM_NODE: z.string().min(1).optional(),
+  /** Scheme put before STRIIM_NODE. (Default: http:// in DEV, https:// in PROD) */
+  STRIIM_URL_PREFIX: z.string().regex(/^https?:\/\/$/, 'STRIIM_URL_PREFIX must be http:// or https://').optional(),
+  /** Full Striim base URL, instead of STRIIM_URL_PREFIX + STRIIM_NODE. (Default: unset) */
+  STRIIM_URL: z.string().url('STRIIM_URL must be a URL').regex(/^https?:/, 'STRIIM_URL must be http(s)').optional(),
+  /** Striim admin user. (Default: admin) */
+  STRIIM_ADMIN_USER: z.string().min(1).optional(),
+  /** Striim admin password. (Default: empty) */
+  STRIIM_ADMIN_PWD: z.string().optional(),
+  /** Striim API token, used instead of user/password. (Default: unset) */
+  STRIIM_API_TOKEN: z.string().optional(),
+  /** Retries of Striim network errors and 5xx, 0–100. (Default: 5) */
+  STRIIM_API_RETRIES: intVar('STRIIM_API_RETRIES', 0, 100).optional(),
+  /** First Striim retry delay in ms, doubled per retry, 0–600000. (Default: 1000) */
+  STRIIM_BACKOFF_BASE_MS: numVar('STRIIM_BACKOFF_BASE_MS', 0, 600_000).optional(),
+  /** Striim retry delay ceiling in ms, 0–3600000. (Default: 30000) */
+  STRIIM_BACKOFF_MAX_MS: numVar('STRIIM_BACKOFF_MAX_MS', 0, 3_600_000).optional(),
+  /** Provider type substituted for the template's source adapter. (Default: from SOURCE_DB_TYPE) */
+  STRIIM_SOURCE_PROVIDER_TYPE: z.string().min(1).optional(),
+  /** Provider type substituted for the template's target adapter. (Default: from TARGET_DB_TYPE) */
+  STRIIM_TARGET_PROVIDER_TYPE: z.string().min(1).optional(),
+  /** DEV or PROD: presets for the timings and the Striim scheme. (Default: DEV) */
+  ENV: z.string().transform((v) => v.toUpperCase()).pipe(z.enum(['DEV', 'PROD'], { error: (i) => `ENV must be DEV or PROD, ${got(i.input)}` })).optional(),
+  /** Striim deployment group. (Default: default) */
+  DEPLOYMENT_GROUP_TARGET: nameVar('DEPLOYMENT_GROUP_TARGET').optional(),
+  /** Namespace prefix of the per-slice apps. (Default: ILA_) */
+  ILA_NS_BASE: nameVar('ILA_NS_BASE').optional(),
+  /** TQL template file. (Default: the built-in admin.SW.tql) */
+  SOURCE_TQL_FILE: z.string().min(1).optional(),
+
+  // ── run loop ──
+  /** Executor: striim (one app per slice) or native (Tributary copies). (Default: striim) */
+  SLICES_EXECUTOR: z.enum(['striim', 'native'], { error: (i) => `SLICES_EXECUTOR must be striim or native, ${got(i.input)}` }).optional(),
+  /** Slices in flight (and the assort wave size), 1–256. (Default: 5) */
+  CONCURRENT_APPS_MAX: intVar('CONCURRENT_APPS_MAX', 1, 256).optional(),
+  /** Minimum pause between deploys, seconds, 0–86400. (Default: 20 in DEV, 120 in PROD) */
+  DEPLOY_WAIT_TIME_SECONDS: numVar('DEPLOY_WAIT_TIME_SECONDS', 0, 86_400).optional(),
+  /** How often Striim's `mon` is polled, seconds, 0–86400. (Default: 15 in DEV, 60 in PROD) */
+  APP_MONITOR_INTERVAL_SECONDS: numVar('APP_MONITOR_INTERVAL_SECONDS', 0, 86_400).optional(),
+  /** Fail a slice RUNNING longer than this, seconds; 0 = off, up to 30 days. (Default: 0) */
+  SLICE_MAX_RUNTIME_SECONDS: numVar('SLICE_MAX_RUNTIME_SECONDS', 0, 2_592_000).optional(),
+  /** Attempts before a slice is QUARANTINED, 1–100. (Default: 3) */
+  SLICE_MAX_ATTEMPTS: intVar('SLICE_MAX_ATTEMPTS', 1, 100).optional(),
+  /** Re-dispatch FAILED slices within the run. (Default: 1) */
+  SLICE_RETRY_IN_RUN: boolVar('SLICE_RETRY_IN_RUN').optional(),
+  /** Wait before re-dispatching a failed slice, doubled per attempt, seconds, 0–86400. (Default: 30) */
+  SLICE_RETRY_DELAY_SECONDS: numVar('SLICE_RETRY_DELAY_SECONDS', 0, 86_400).optional(),
+  /** Start fresh even if the run had rows. (Default: 0) */
+  FORCE_FRESH: boolVar('FORCE_FRESH').optional(),
+  /** Run id used when --run-id is not given, 1–2147483647. (Default: unset) */
+  UNIQUE_RUN_ID: intVar('UNIQUE_RUN_ID', 1, 2_147_483_647).optional(),
+  /** Folder of the watermark sidecar. (Default: `<data>/slices/logging`) */
+  SLICES_LOG_DIR: z.string().min(1).optional(),
+  /** The seed's log file; its folder holds the watermark sidecar when SLICES_LOG_DIR is unset. (Default: unset) */
+  LOG_OUTPUT_PATH: z.string().min(1).optional(),
+  /** Native executor: rows per upsert batch, 1–10000000. (Default: 50000) */
+  NATIVE_BATCH_ROWS: intVar('NATIVE_BATCH_ROWS', 1, 10_000_000).optional(),
+  /** Native executor: read every Postgres slice from one exported snapshot. (Default: 1) */
+  NATIVE_SNAPSHOT: boolVar('NATIVE_SNAPSHOT').optional(),
+
+  // ── probe ──
+  /** Probe depth: lightweight | bakeoff | adaptive. (Default: bakeoff) */
+  PROBE_DEPTH_DEFAULT: z.enum(['lightweight', 'bakeoff', 'adaptive'], { error: (i) => `PROBE_DEPTH_DEFAULT must be lightweight, bakeoff or adaptive, ${got(i.input)}` }).optional(),
+  /** Row cap of every probe timing query (and values sampled for boundaries), 1–100000000. (Default: 100000) */
+  PROBE_SAMPLE_ROWS: intVar('PROBE_SAMPLE_ROWS', 1, 100_000_000).optional(),
+  /** Wall-clock cap of every probe timing query, seconds, 1–86400. (Default: 20) */
+  PROBE_TIME_BUDGET_SECONDS: intVar('PROBE_TIME_BUDGET_SECONDS', 1, 86_400).optional(),
+  /** Desired per-slice runtime, seconds, 1–604800. (Default: 600) */
+  PROBE_TARGET_SLICE_SECONDS: intVar('PROBE_TARGET_SLICE_SECONDS', 1, 604_800).optional(),
+  /** Ceiling of the adaptive concurrency ramp, 1–256. (Default: 32) */
+  PROBE_MAX_CONCURRENCY: intVar('PROBE_MAX_CONCURRENCY', 1, 256).optional(),
+};
+
+/** The slices / Striim / source section of the environment, as engines receive it. */
+export type SlicesEnv = z.infer<z.ZodObject<typeof SlicesEnvShape>>;
+
 const EnvSchema = z.object({
+  ...SlicesEnvShape,
   /** Postgres to use. (Default: unset — an embedded PostgreSQL under the data folder) */
   DATABASE_URL: z.string().url().optional(),
   /** Folder for the embedded database, the warehouse, secrets and run files. (Default: `./.data`) */
@@ -51,9 +192,13 @@ export function processEnvironment(): NodeJS.ProcessEnv {
   return { ...process.env };
 }
 
-/** Parse the environment; a bad value fails with the variable's name. */
-export function parseEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
+/**
+ * Parse the environment; a bad value fails with the variable's name.
+ * `overrides` win over `source` (the slices setup wizard's answers), so no
+ * caller ever needs to write to `process.env`.
+ */
+export function parseEnv(source: NodeJS.ProcessEnv = process.env, overrides: Record<string, string> = {}): Env {
+  const cleaned = Object.fromEntries(Object.entries({ ...source, ...overrides }).filter(([, v]) => v !== ''));
   const r = EnvSchema.safeParse(cleaned);
   if (!r.success) {
     const msg = r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');

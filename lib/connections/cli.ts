@@ -2,6 +2,7 @@ import { processEnvironment } from '../config/env';
 import type { Command } from 'commander';
 import { withCli } from '../cli/context';
 import { readConnectionsToml } from './import-toml';
+import { builtinConnections } from './builtin';
 import { createConnection, listConnections } from './store';
 
 /** `tributary connections import FILE.toml` and `tributary connections list`. */
@@ -30,12 +31,13 @@ export function registerConnectionsCommands(program: Command): void {
     .option('--json', 'machine-readable output')
     .action(async (o: { json?: boolean }) => {
       await withCli(async (ctx) => {
-        const list = await listConnections({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } });
+        // The environment's read-only built-ins (env:striim, env:source) first, as the API lists them.
+        const list = await listConnections({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir }, builtins: builtinConnections(ctx.env) });
         if (o.json) { process.stdout.write(JSON.stringify(list, null, 2) + '\n'); return; }
         if (!list.length) { process.stdout.write('no connections\n'); return; }
         for (const c of list) {
           const p = { ...c.params } as Record<string, unknown>;
-          process.stdout.write(`${c.name}\t${c.kind}\t${c.isBranch ? `branch=${c.branchKey}` : '-'}\t${p.host ?? p.dsn ?? ''}${p.port ? `:${p.port}` : ''}\tsecrets=${c.secretKeys.join(',') || '-'}\n`);
+          process.stdout.write(`${c.name}\t${c.kind}\t${c.isBranch ? `branch=${c.branchKey}` : '-'}\t${p.host ?? p.dsn ?? p.node ?? ''}${p.port ? `:${p.port}` : ''}\tsecrets=${c.secretKeys.join(',') || '-'}${c.builtIn ? '\tbuilt-in (from the environment, read-only)' : ''}\n`);
         }
       });
     });

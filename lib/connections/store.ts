@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { isBuiltinName, type ConnectionRecord } from './builtin';
 import { deriveKey, loadKeyMaterial, open, seal, type KeySource } from './secret-box';
 
 /**
@@ -9,12 +10,23 @@ import { deriveKey, loadKeyMaterial, open, seal, type KeySource } from './secret
  * (AES-GCM sealed, never returned by list/get unless asked for internally).
  * Branches are connections with is_branch and a unique branch_key.
  */
-export interface ConnectionsContext { pool: pg.Pool; keys: KeySource }
+export interface ConnectionsContext {
+  pool: pg.Pool;
+  keys: KeySource;
+  /**
+   * Read-only connections that are not rows of the table: the environment's
+   * (`builtinConnections(env)`: `env:striim`, `env:source`) and, in the CLI
+   * only, transient ones made from `--source-url`-style flags. Listed and
+   * resolved by name before the table. (Default: none)
+   */
+  builtins?: ConnectionRecord[];
+}
 
 export const CONNECTION_KINDS = ['oracle', 'postgres', 'clickhouse', 'striim', 'smtp', 'other'] as const;
 
 export const ConnectionInputSchema = z.strictObject({
-  name: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+  name: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
+    .refine((n) => !isBuiltinName(n), 'names starting with env: are reserved for the built-in connections'),
   kind: z.enum(CONNECTION_KINDS),
   isBranch: z.boolean().default(false),
   branchKey: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').nullish(),
@@ -27,6 +39,8 @@ export type ConnectionInput = z.input<typeof ConnectionInputSchema>;
 
 export interface ConnectionView {
   id: string; name: string; kind: string; isBranch: boolean; branchKey: string | null;
+  /** A read-only built-in connection from the environment (`env:…`). */
+  builtIn?: boolean;
   params: Record<string, unknown>;
   /** Names of the stored secrets (values never leave the server). */
   secretKeys: string[];
@@ -86,18 +100,55 @@ export async function createConnection(ctx: ConnectionsContext, input: Connectio
   }
 }
 
+const EPOCH = new Date(0);
+function builtinView(c: ConnectionRecord): ConnectionView {
+  return { id: c.name, name: c.name, kind: c.kind, isBranch: false, branchKey: null, builtIn: true, params: c.params, secretKeys: Object.keys(c.secrets).sort(), createdAt: EPOCH, updatedAt: EPOCH };
+}
+
+function refuseBuiltin(ctx: ConnectionsContext, name: string): void {
+  if (isBuiltinName(name) || ctx.builtins?.some((b) => b.name === name)) {
+    throw new AppError('conflict', `connections: '${name}' is a built-in connection (from the environment) and read-only`, { field: 'name' });
+  }
+}
+
+/** Stored connections, after the built-in ones (non-branches; `branchesOnly` leaves them out). */
 export async function listConnections(ctx: ConnectionsContext, f: { kind?: string; branchesOnly?: boolean } = {}): Promise<ConnectionView[]> {
   const r = await ctx.pool.query(`SELECT * FROM connections WHERE ($1::text IS NULL OR kind = $1) AND ($2::boolean IS NOT TRUE OR is_branch) ORDER BY name`, [f.kind ?? null, f.branchesOnly ?? null]);
-  return r.rows.map((row) => view(row, secretKeysOf(ctx, row.secrets_enc)));
+  const builtins = f.branchesOnly ? [] : (ctx.builtins ?? []).filter((b) => !f.kind || b.kind === f.kind).map(builtinView);
+  return [...builtins, ...r.rows.map((row) => view(row, secretKeysOf(ctx, row.secrets_enc)))];
 }
 
 /** One connection by name (secrets never included). */
 export async function getConnection(ctx: ConnectionsContext, name: string): Promise<ConnectionView | null> {
+  const b = ctx.builtins?.find((x) => x.name === name);
+  if (b) return builtinView(b);
   const r = await ctx.pool.query('SELECT * FROM connections WHERE name = $1', [name]);
   return r.rows[0] ? view(r.rows[0], secretKeysOf(ctx, r.rows[0].secrets_enc)) : null;
 }
 
+/**
+ * One connection by name with its secrets decrypted: for the engines only,
+ * never for an API answer. Built-in (and CLI-transient) connections first.
+ */
+export async function resolveConnection(ctx: ConnectionsContext, name: string): Promise<ConnectionRecord | null> {
+  const b = ctx.builtins?.find((x) => x.name === name);
+  if (b) return b;
+  if (isBuiltinName(name)) return null;
+  const r = await ctx.pool.query('SELECT name, kind, params, secrets_enc FROM connections WHERE name = $1', [name]);
+  const row = r.rows[0];
+  if (!row) return null;
+  return { name: row.name, kind: row.kind, params: row.params ?? {}, secrets: row.secrets_enc ? open<Record<string, string>>(keyOf(ctx.keys), row.secrets_enc) : {} };
+}
+
+/** Whether a connection of that name exists (built-in or stored), without decrypting anything. */
+export async function connectionExists(ctx: ConnectionsContext, name: string): Promise<boolean> {
+  if (ctx.builtins?.some((x) => x.name === name)) return true;
+  if (isBuiltinName(name)) return false;
+  return ((await ctx.pool.query('SELECT 1 FROM connections WHERE name = $1', [name])).rowCount ?? 0) > 0;
+}
+
 export async function deleteConnection(ctx: ConnectionsContext, name: string): Promise<boolean> {
+  refuseBuiltin(ctx, name);
   const r = await ctx.pool.query('DELETE FROM connections WHERE name = $1', [name]);
   return (r.rowCount ?? 0) > 0;
 }
@@ -135,6 +186,7 @@ export type ConnectionPatch = z.input<typeof ConnectionPatchSchema>;
  * kind are fixed; the merged result is validated like a new connection.
  */
 export async function updateConnection(ctx: ConnectionsContext, name: string, patch: ConnectionPatch): Promise<ConnectionView | null> {
+  refuseBuiltin(ctx, name);
   const p = ConnectionPatchSchema.safeParse(patch);
   if (!p.success) {
     const i = p.error.issues[0];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
 import { acquireRunLock } from './run/run-lock';
-import { startStriimEmulator, type StriimEmulator } from './run/striim-emulator';
+import { startStriimEmulator, type StriimEmulator } from './testing/striim-emulator';
 import { fastTemplate, makeSource, queryFile, sql, tmpDir } from './run/test-fixtures';
 import { DEFAULT_TQL_TEMPLATE } from './run/tql-template';
 

@@ -1,59 +1,43 @@
-import fs from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
-import { withCli, type CliContext } from '../cli/context';
-import { createPgPool } from '../sources';
-import { buildBoard } from './run/board';
-import { clearRun, getStatus, readLogs, resetRun } from './run/manage';
-import { lakeTargetFromSettings } from './run/lake-writer';
-import { createNativeExecutor } from './run/native-executor';
-import { runSlices, type RunResult } from './run/orchestrator';
-import { reconcileRun, type ReconcileTarget } from './run/reconcile';
-import { RunRefused } from './run/run-lock';
-import { resolveSettings, type RunFlags, type RunSettings } from './run/settings';
+import { withCli } from '../cli/context';
+import type { Env } from '../config/env';
+import { AppError, exitCodeFor } from '../errors';
+import { cliContext, loadEnv, urlConnections, type UrlFlags } from './cli-support';
+import { parseFlags } from './execute/context';
+import { executeBoard, executeClear, executeReconcile, executeReset, executeStatus } from './execute/manage';
+import { executeRun, settingsOf } from './execute/run';
+import { BoardRequest, ClearRequest, ReconcileRequest, ResetRequest, RunRequest, StatusRequest } from './requests';
+import { getStatus, readLogs } from './run/manage';
 import { checkSetup, setupWizard } from './run/setup';
-import { openSource } from './run/source';
-import { createStriimClient } from './run/striim-client';
-import { startStriimEmulator } from './run/striim-emulator';
+import { startStriimEmulator } from './testing/striim-emulator';
 // probe | split | assort (the planning half of the engine) hang under the same `slices` command.
 import { registerPlanningCommands } from './planning/cli';
 
 /** Exit codes of `tributary slices …`. */
 export const EXIT = { ok: 0, failures: 1, usage: 2, refused: 3, interrupted: 130 } as const;
 
-class UsageError extends Error {}
-
+/**
+ * The exit code of a failed command, chosen by the error's code (`exitCodeFor`:
+ * usage/validation → 2, conflict such as a held run lock or the fresh-run
+ * guard → 3); anything else is the documented 1.
+ */
 function fail(e: unknown): never {
-  const err = e as Error;
-  if (e instanceof RunRefused) process.exitCode = EXIT.refused;
-  else if (e instanceof UsageError || /^slices: (--|.*must be|.*is required)/.test(err.message)) process.exitCode = EXIT.usage;
-  else process.exitCode = process.exitCode || EXIT.failures;
-  throw err;
-}
-
-function settingsFrom(ctx: Pick<CliContext, 'env'>, flags: RunFlags): RunSettings {
-  return resolveSettings(process.env, flags, ctx.env.dataDir);
-}
-
-function posInt(flag: string, v: string | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`slices: ${flag} must be a positive integer (>= 1), got '${v}'`);
-  return Number(v);
+  const code = exitCodeFor(e);
+  process.exitCode = code === EXIT.usage || code === EXIT.refused ? code : process.exitCode || EXIT.failures;
+  throw e;
 }
 
 const runIdOpt = () => new Option('--run-id <n>', 'run id (Default: UNIQUE_RUN_ID)');
 
-function runIdOf(flags: { runId?: string }, required = true): number | undefined {
-  const v = flags.runId ?? process.env.UNIQUE_RUN_ID;
-  if (v === undefined || v === '') {
-    if (required) throw new UsageError('slices: --run-id is required (or UNIQUE_RUN_ID)');
-    return undefined;
-  }
-  return posInt('--run-id', String(v), 1);
+/** `--run-id`, else UNIQUE_RUN_ID. */
+function withRunId<T extends object>(o: T & { runId?: unknown }, env: Env, required = true): T & { runId?: unknown } {
+  const runId = o.runId ?? env.UNIQUE_RUN_ID;
+  if (runId === undefined && required) throw new AppError('usage', 'slices: --run-id is required (or UNIQUE_RUN_ID)', { field: '--run-id' });
+  return { ...o, runId };
 }
 
-function striimClientFrom(s: RunSettings) {
-  return createStriimClient({ ...s.striim });
-}
+const striimConnectionOpt = () => new Option('--striim-connection <name>', 'Striim connection (kind striim) (Default: env:striim, from STRIIM_*)');
 
 function addRunOptions(c: Command): Command {
   return c
@@ -72,36 +56,36 @@ function addRunOptions(c: Command): Command {
     .option('--log-dir <dir>', 'folder of the watermark sidecar (Default: <data>/slices/logging)')
     .option('--source-engine <e>', 'oracle or postgres, SOURCE_DB_TYPE')
     .option('--target-engine <e>', 'oracle or postgres, TARGET_DB_TYPE (Default: the source engine)')
-    .option('--source-url <url>', 'Postgres source (watermark, native reads, reconcile), SLICES_SOURCE_URL')
-    .option('--target-url <url>', 'Postgres target (native writes, reconcile), SLICES_TARGET_URL')
+    .option('--connection <name>', "source defined in Tributary's connections (Default: env:source, from SOURCE_* / ORACLE_* / SLICES_SOURCE_URL)")
+    .option('--source-url <url>', 'Postgres source (watermark, native reads, reconcile), SLICES_SOURCE_URL; local use only, never stored')
+    .option('--target-connection <name>', 'Postgres target connection (native writes, reconcile)')
+    .option('--target-url <url>', 'Postgres target (native writes, reconcile), SLICES_TARGET_URL; local use only, never stored')
     .option('--target-lake <warehouse>', 'native executor: merge into the Tributary lake (file:// warehouse; "default" = TRIBUTARY_WAREHOUSE)')
     .option('--merge-keys <cols>', 'lake merge key columns, comma-separated')
     .option('--batch-rows <n>', 'native: rows per upsert batch, NATIVE_BATCH_ROWS (Default: 50000)')
     .option('--no-snapshot', 'native: do not share one exported snapshot across slices')
     .option('--force-fresh', 'start fresh even if the run had rows (FORCE_FRESH=1)')
-    .option('--striim-url <url>', 'Striim base URL (Default: STRIIM_URL_PREFIX + STRIIM_NODE)')
+    .addOption(striimConnectionOpt())
+    .option('--striim-url <url>', 'Striim base URL, with the STRIIM_ADMIN_* credentials; local use only (Default: STRIIM_URL_PREFIX + STRIIM_NODE)')
     .option('--striim-retries <n>', 'retries of Striim network errors and 5xx, STRIIM_API_RETRIES (Default: 5)')
     .option('--backoff-base <ms>', 'first Striim retry delay in ms, STRIIM_BACKOFF_BASE_MS (Default: 1000)')
     .option('--backoff-max <ms>', 'Striim retry delay ceiling in ms, STRIIM_BACKOFF_MAX_MS (Default: 30000)');
 }
+
+type Flags = Record<string, unknown>;
 
 /** `tributary slices …`: run | status | reset | clear | logs | board | reconcile | setup | striim-emulator (+ probe | split | assort). */
 export function registerSlicesCommands(program: Command): void {
   const slices = program.command('slices').description('parallel initial loads: one Striim app (or native copier) per slice');
 
   addRunOptions(slices.command('run').description('register (fresh) or resume a run and drive its slices to completion'))
-    .action(async (o: RunFlags & { queryFile?: string; runId?: string }) => {
+    .action(async (o: Flags & UrlFlags) => {
       try {
-        runIdOf(o);
+        const env = loadEnv();
+        const { names, transient } = urlConnections(o, env);
+        const req = parseFlags(RunRequest, { ...withRunId(o, env), ...names });
         await withCli(async (ctx) => {
-          const s = settingsFrom(ctx, o);
-          const queryFileText = o.queryFile ? await fs.readFile(o.queryFile, 'utf8').catch(() => { throw new UsageError(`slices: --query-file: cannot read ${o.queryFile}`); }) : null;
-          const templateText = s.templateFile ? await fs.readFile(s.templateFile, 'utf8').catch(() => { throw new UsageError(`slices: --template: cannot read ${s.templateFile}`); }) : null;
-          const r: RunResult = await runSlices({
-            pool: ctx.pool, settings: s, logger: ctx.logger, signal: ctx.signal, queryFileText, queryFilePath: o.queryFile ?? null, templateText,
-            print: (l) => process.stdout.write(l + '\n'), oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR,
-            nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse) : null }),
-          });
+          const r = await executeRun(cliContext(ctx, transient), req);
           process.exitCode = r.verdict === 'FINISHED WITH FAILURES' ? EXIT.failures : r.verdict === 'INTERRUPTED' ? EXIT.interrupted : EXIT.ok;
         });
       } catch (e) { fail(e); }
@@ -113,11 +97,11 @@ export function registerSlicesCommands(program: Command): void {
     .option('--failed', 'only FAILED / QUARANTINED slices')
     .option('--json', 'machine-readable JSON')
     .option('--rows', 'individual slice rows')
-    .action(async (o: { runId?: string; allRuns?: boolean; failed?: boolean; json?: boolean; rows?: boolean }) => {
+    .action(async (o: Flags & { json?: boolean; rows?: boolean; failed?: boolean }) => {
       try {
-        const runId = o.allRuns ? undefined : runIdOf(o, false);
+        const req = parseFlags(StatusRequest, o);
         await withCli(async (ctx) => {
-          const st = await getStatus(ctx.pool, { runId, allRuns: o.allRuns || runId === undefined, failed: o.failed, rows: o.rows || o.failed });
+          const st = await executeStatus(cliContext(ctx), req);
           if (o.json) { process.stdout.write(JSON.stringify(st, null, 2) + '\n'); return; }
           process.stdout.write(formatStatus(st, o) + '\n');
         });
@@ -129,13 +113,13 @@ export function registerSlicesCommands(program: Command): void {
     .option('--include-faileddrop', 'also re-queue COMPLETED-FAILEDDROP slices')
     .option('--include-quarantined', 'also re-queue QUARANTINED slices (their attempt counter restarts)')
     .option('--with-striim-cleanup', "stop/undeploy/drop the run's leftover ILA_ apps and namespaces first")
-    .action(async (o: { runId?: string; includeFaileddrop?: boolean; includeQuarantined?: boolean; withStriimCleanup?: boolean }) => {
+    .addOption(striimConnectionOpt())
+    .action(async (o: Flags & { withStriimCleanup?: boolean }) => {
       try {
-        const runId = runIdOf(o)!;
+        const req = parseFlags(ResetRequest, withRunId(o, loadEnv()));
         await withCli(async (ctx) => {
-          const s = settingsFrom(ctx, { runId });
-          const r = await resetRun(ctx.pool, runId, { includeFaileddrop: o.includeFaileddrop, includeQuarantined: o.includeQuarantined, striim: o.withStriimCleanup ? striimClientFrom(s) : null, prefix: s.namespacePrefix });
-          process.stdout.write(`run ${runId}: ${r.requeued} slice(s) re-queued as NEW${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
+          const r = await executeReset(cliContext(ctx), req);
+          process.stdout.write(`run ${req.runId}: ${r.requeued} slice(s) re-queued as NEW${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
         });
       } catch (e) { fail(e); }
     });
@@ -145,14 +129,14 @@ export function registerSlicesCommands(program: Command): void {
     .option('--hard', "hard-delete the run's rows (needs --yes)")
     .option('--yes', 'confirm --hard')
     .option('--with-striim-cleanup', "also drop the run's leftover ILA_ apps and namespaces")
-    .action(async (o: { runId?: string; hard?: boolean; yes?: boolean; withStriimCleanup?: boolean }) => {
+    .addOption(striimConnectionOpt())
+    .action(async (o: Flags & { hard?: boolean; yes?: boolean; withStriimCleanup?: boolean }) => {
       try {
-        const runId = runIdOf(o)!;
-        if (o.hard && !o.yes) throw new UsageError('slices: --hard deletes the run\'s rows: add --yes to confirm');
+        const req = parseFlags(ClearRequest, withRunId(o, loadEnv()));
+        if (o.hard && !o.yes) throw new AppError('usage', 'slices: --hard deletes the run\'s rows: add --yes to confirm', { field: '--yes' });
         await withCli(async (ctx) => {
-          const s = settingsFrom(ctx, { runId });
-          const r = await clearRun(ctx.pool, runId, { hard: o.hard, striim: o.withStriimCleanup ? striimClientFrom(s) : null, prefix: s.namespacePrefix });
-          process.stdout.write(`run ${runId}: ${r.rows} row(s) ${o.hard ? 'deleted' : 'retired (iscurrentrow = false)'}${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
+          const r = await executeClear(cliContext(ctx), req);
+          process.stdout.write(`run ${req.runId}: ${r.rows} row(s) ${o.hard ? 'deleted' : 'retired (iscurrentrow = false)'}${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
         });
       } catch (e) { fail(e); }
     });
@@ -164,19 +148,21 @@ export function registerSlicesCommands(program: Command): void {
     .option('--errors', 'only ERROR lines')
     .action(async (o: { runId?: string; lines?: string; follow?: boolean; errors?: boolean }) => {
       try {
-        const runId = runIdOf(o)!;
-        const lines = posInt('--lines', o.lines, 50);
+        const { runId } = parseFlags(StatusRequest, withRunId(o, loadEnv()));
+        if (o.lines !== undefined && (!/^\d+$/.test(o.lines) || Number(o.lines) < 1)) throw new AppError('usage', `slices: --lines must be a positive integer (>= 1), got '${o.lines}'`, { field: '--lines' });
+        const lines = o.lines === undefined ? 50 : Number(o.lines);
         await withCli(async (ctx) => {
           let last = 0;
           const show = async (n: number) => {
-            for (const l of await readLogs(ctx.pool, runId, { lines: n, errors: o.errors, afterId: last })) {
+            for (const l of await readLogs(ctx.pool, runId!, { lines: n, errors: o.errors, afterId: last })) {
               process.stdout.write(`${l.ts.toISOString()} ${l.level.toUpperCase().padEnd(5)} ${l.slice !== null ? `[slice ${l.slice}] ` : ''}${l.message}\n`);
               last = l.id;
             }
           };
           await show(lines);
           while (o.follow && !ctx.signal.aborted) {
-            await new Promise((r) => setTimeout(r, 1000));
+            // Ctrl+C ends the wait (and the loop) at once.
+            await sleep(1000, undefined, { signal: ctx.signal }).catch(() => undefined);
             await show(10_000);
           }
         });
@@ -187,18 +173,17 @@ export function registerSlicesCommands(program: Command): void {
     .addOption(runIdOpt())
     .option('--json', 'emit the JSON feed')
     .option('--no-striim', 'do not ask Striim for live rates')
-    .action(async (o: { runId?: string; json?: boolean; striim?: boolean }) => {
+    .addOption(striimConnectionOpt())
+    .action(async (o: Flags & { json?: boolean }) => {
       try {
-        const runId = runIdOf(o)!;
+        const req = parseFlags(BoardRequest, withRunId(o, loadEnv()));
         await withCli(async (ctx) => {
-          const s = settingsFrom(ctx, { runId });
-          const useStriim = o.striim !== false && s.executor === 'striim' && !!(process.env.STRIIM_NODE || process.env.STRIIM_URL);
-          const b = await buildBoard(ctx.pool, runId, { striim: useStriim ? createStriimClient({ ...s.striim, retries: 0, timeoutMs: 5000 }) : null });
+          const b = await executeBoard(cliContext(ctx), req);
           if (o.json) { process.stdout.write(JSON.stringify(b, null, 2) + '\n'); return; }
           const width = 40;
           const filled = Math.round((b.percentComplete / 100) * width);
           process.stdout.write([
-            `run ${runId} (${b.executor ?? '?'})  ${b.active ? 'RUNNING' : b.verdict ?? 'idle'}  ${b.percentComplete}%  [${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`,
+            `run ${req.runId} (${b.executor ?? '?'})  ${b.active ? 'RUNNING' : b.verdict ?? 'idle'}  ${b.percentComplete}%  [${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`,
             Object.entries(b.counts).map(([k, v]) => `${k} ${v}`).join('  '),
             ...(b.inFlight.length ? ['in flight:', ...b.inFlight.map((x) => `  #${x.slice} ${x.target} ${x.namespace ?? ''} ${x.elapsedSeconds}s ${x.rowsPerSecond ?? '-'} rows/s`)] : []),
             ...(b.recentCompletions.length ? ['recent:', ...b.recentCompletions.slice(0, 5).map((x) => `  #${x.slice} ${x.status} ${x.durationSeconds ?? '-'}s`)] : []),
@@ -210,37 +195,31 @@ export function registerSlicesCommands(program: Command): void {
 
   slices.command('reconcile').description('per-slice source COUNT(*) (AS OF SCN on Oracle) vs target, with deltas')
     .addOption(runIdOpt())
-    .option('--source-url <url>', 'Postgres source (Default: SLICES_SOURCE_URL / SOURCE_PG_*; Oracle: ORACLE_*)')
+    .option('--connection <name>', "source defined in Tributary's connections (Default: env:source)")
+    .option('--source-url <url>', 'Postgres source (Default: SLICES_SOURCE_URL / SOURCE_PG_*; Oracle: ORACLE_*); local use only')
     .option('--source-engine <e>', 'oracle or postgres (Default: the run\'s)')
-    .option('--target-url <url>', 'Postgres target to count (Default: SLICES_TARGET_URL)')
+    .option('--target-connection <name>', 'Postgres target connection to count')
+    .option('--target-url <url>', 'Postgres target to count (Default: SLICES_TARGET_URL); local use only')
     .option('--target-lake <warehouse>', 'count the Tributary lake tables instead ("default" = TRIBUTARY_WAREHOUSE)')
     .option('--json', 'machine-readable JSON')
-    .action(async (o: { runId?: string; sourceUrl?: string; sourceEngine?: string; targetUrl?: string; targetLake?: string; json?: boolean }) => {
+    .action(async (o: Flags & UrlFlags & { json?: boolean }) => {
       try {
-        const runId = runIdOf(o)!;
+        const env = loadEnv();
+        const { names, transient } = urlConnections(o, env);
+        const req = parseFlags(ReconcileRequest, { ...withRunId(o, env), ...names });
         await withCli(async (ctx) => {
-          const s = settingsFrom(ctx, { runId, sourceUrl: o.sourceUrl, sourceEngine: o.sourceEngine, targetUrl: o.targetUrl, targetLake: o.targetLake });
-          const source = await openSource(s, { oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR }).catch((e) => { ctx.logger.warn(`source unreachable: ${(e as Error).message}`); return null; });
-          const tpool = s.targetUrl && !s.targetLake ? createPgPool({ connectionString: s.targetUrl, max: 2, application_name: 'tributary-slices' }) : null;
-          let target: ReconcileTarget = tpool ? { kind: 'postgres', pool: tpool } : null;
-          if (s.targetLake) {
-            const { lakeCounter } = await import('./run/lake-writer');
-            target = { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake) };
+          const r = await executeReconcile(cliContext(ctx, transient), req);
+          if (o.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+          else {
+            const lines = [`reconcile run ${req.runId} (${r.engine}${r.anchored ? `, AS OF SCN ${r.anchoredAt}` : ', live counts'})`];
+            for (const x of r.slices) lines.push(`  slice ${x.slice} [${x.status}] source ${x.sourceCount ?? '?'} target ${x.targetCount ?? '?'} delta ${x.delta ?? '?'}${x.note ? ` (${x.note})` : ''}`);
+            for (const x of r.slices) if (x.sourceCount === null) lines.push(`  -- source SQL slice ${x.slice}: ${x.sourceSql}`);
+            for (const x of r.slices) if (x.targetSql && x.targetCount === null) lines.push(`  -- target SQL slice ${x.slice}: ${x.targetSql}`);
+            for (const t of r.targets) lines.push(`  target ${t.table}: source sum ${t.sourceSum ?? '?'} target ${t.targetCount ?? '?'} delta ${t.delta ?? '?'}   (${t.sql})`);
+            lines.push(`  total: source ${r.total.source ?? '?'} target ${r.total.target ?? '?'} delta ${r.total.delta ?? '?'}`);
+            process.stdout.write(lines.join('\n') + '\n');
           }
-          try {
-            const r = await reconcileRun(ctx.pool, runId, { source, engine: s.sourceEngine, target });
-            if (o.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
-            else {
-              const lines = [`reconcile run ${runId} (${r.engine}${r.anchored ? `, AS OF SCN ${r.anchoredAt}` : ', live counts'})`];
-              for (const x of r.slices) lines.push(`  slice ${x.slice} [${x.status}] source ${x.sourceCount ?? '?'} target ${x.targetCount ?? '?'} delta ${x.delta ?? '?'}${x.note ? ` (${x.note})` : ''}`);
-              for (const x of r.slices) if (x.sourceCount === null) lines.push(`  -- source SQL slice ${x.slice}: ${x.sourceSql}`);
-              for (const x of r.slices) if (x.targetSql && x.targetCount === null) lines.push(`  -- target SQL slice ${x.slice}: ${x.targetSql}`);
-              for (const t of r.targets) lines.push(`  target ${t.table}: source sum ${t.sourceSum ?? '?'} target ${t.targetCount ?? '?'} delta ${t.delta ?? '?'}   (${t.sql})`);
-              lines.push(`  total: source ${r.total.source ?? '?'} target ${r.total.target ?? '?'} delta ${r.total.delta ?? '?'}`);
-              process.stdout.write(lines.join('\n') + '\n');
-            }
-            if (r.total.delta !== null && r.total.delta !== 0) process.exitCode = EXIT.failures;
-          } finally { await source?.close().catch(() => {}); await tpool?.end().catch(() => {}); }
+          if (r.total.delta !== null && r.total.delta !== 0) process.exitCode = EXIT.failures;
         });
       } catch (e) { fail(e); }
     });
@@ -253,13 +232,14 @@ export function registerSlicesCommands(program: Command): void {
     .option('--json', 'machine-readable JSON')
     .action(async (o: { interactive?: boolean; executor?: string; sourceUrl?: string; targetUrl?: string; json?: boolean }) => {
       try {
-        let envOverride: Record<string, string> = {};
-        if (o.interactive) {
-          envOverride = await setupWizard(process.env);
-          Object.assign(process.env, envOverride);
-        }
+        const base = loadEnv();
+        // The wizard's answers are layered over the environment for this command only (never written to the process environment).
+        const envOverride: Record<string, string> = o.interactive ? await setupWizard(textEnv(base)) : {};
+        const env = o.interactive ? loadEnv(envOverride) : base;
+        const { names, transient } = urlConnections(o, env);
         await withCli(async (ctx) => {
-          const s = settingsFrom(ctx, { runId: runIdOf({}, false) ?? 1, executor: o.executor, sourceUrl: o.sourceUrl, targetUrl: o.targetUrl });
+          const sctx = { ...cliContext(ctx, transient), env };
+          const s = await settingsOf(sctx, { runId: env.UNIQUE_RUN_ID ?? 1, executor: parseFlags(RunRequest, { runId: 1, executor: o.executor }).executor, ...names });
           const checks = await checkSetup(ctx.pool, s);
           if (o.json) process.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');
           else {
@@ -286,10 +266,10 @@ export function registerSlicesCommands(program: Command): void {
     .action(async (o: { port?: string; host?: string; user?: string; password?: string; tokenTtlSeconds?: string; sourceUrl?: string; targetUrl?: string; failDeploy?: string; neverQuiesce?: string; dieHalfway?: string; batchDelayMs?: string }) => {
       try {
         const port = o.port === undefined ? 9080 : Number(o.port);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`slices: --port must be an integer 0-65535, got '${o.port}'`);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new AppError('usage', `slices: --port must be an integer 0-65535, got '${o.port}'`);
         const ttl = o.tokenTtlSeconds === undefined ? 0 : Number(o.tokenTtlSeconds);
-        if (!(ttl >= 0)) throw new UsageError(`slices: --token-ttl-seconds must be >= 0, got '${o.tokenTtlSeconds}'`);
-        const re = (flag: string, v?: string) => { if (!v) return null; try { return new RegExp(v); } catch { throw new UsageError(`slices: ${flag} is not a valid regular expression`); } };
+        if (!(ttl >= 0)) throw new AppError('usage', `slices: --token-ttl-seconds must be >= 0, got '${o.tokenTtlSeconds}'`);
+        const re = (flag: string, v?: string) => { if (!v) return null; try { return new RegExp(v); } catch { throw new AppError('usage', `slices: ${flag} is not a valid regular expression`); } };
         const emu = await startStriimEmulator({
           port, host: o.host, users: { [o.user ?? 'admin']: o.password ?? 'admin' }, tokenTtlMs: ttl * 1000,
           sourceUrl: o.sourceUrl, targetUrl: o.targetUrl,
@@ -302,6 +282,11 @@ export function registerSlicesCommands(program: Command): void {
     });
 
   registerPlanningCommands(slices);
+}
+
+/** The parsed environment as text, for the setup wizard's suggested answers. */
+function textEnv(env: Env): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === undefined || v === null ? undefined : String(v)]));
 }
 
 function formatStatus(st: Awaited<ReturnType<typeof getStatus>>, o: { rows?: boolean; failed?: boolean }): string {

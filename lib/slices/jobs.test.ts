@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
+import { createConnection } from '../connections';
 import type { Db } from '../db/prisma';
 import type { JobContext } from '../jobs/types';
 import { createJobRegistry } from '../jobs/registry';
@@ -20,6 +21,10 @@ beforeAll(async () => {
   dir = await tmpDir();
   await makeSource(src.url, 'public.src', 10_000);
   await sql(tgt.url, 'create table public.tgt (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null)');
+  // Jobs name their source and target by connection; they never carry a URL.
+  const conns = { pool: db.pool, keys: { dataDir: dir } };
+  await createConnection(conns, { name: 'src', kind: 'postgres', secrets: { url: src.url } });
+  await createConnection(conns, { name: 'tgt', kind: 'postgres', secrets: { url: tgt.url } });
 });
 afterAll(async () => { await db?.drop(); await src?.drop(); await tgt?.drop(); await fs.rm(dir, { recursive: true, force: true }); });
 
@@ -38,12 +43,12 @@ describe('slices jobs', () => {
 
   it('runs the native executor as a job with progress, then reconciles, resets and clears', async () => {
     const progress: [number, number | undefined][] = [];
-    const p = slicesRunJob.payload.parse({ runId: 31, executor: 'native', concurrency: 2, sourceUrl: src.url, targetUrl: tgt.url, queryFileText: queryFile('public.src', 'public.tgt', 10_000, 3), deployWait: 0 });
+    const p = slicesRunJob.payload.parse({ runId: 31, executor: 'native', concurrency: 2, connection: 'src', targetConnection: 'tgt', queryFileText: queryFile('public.src', 'public.tgt', 10_000, 3), deployWait: 0 });
     const r = await slicesRunJob.run(ctx(progress), p) as { verdict: string; watermark: { label: string } };
     expect(r.verdict).toBe('FINISHED');
     expect(r.watermark.label).toBe('PostgreSQL WAL LSN');
     expect(progress.at(-1)).toEqual([3, 3]);
-    const rec = await slicesReconcileJob.run(ctx(), { runId: 31, sourceUrl: src.url, targetUrl: tgt.url }) as { total: unknown };
+    const rec = await slicesReconcileJob.run(ctx(), { runId: 31, connection: 'src', targetConnection: 'tgt' }) as { total: unknown };
     expect(rec.total).toEqual({ source: 10_000, target: 10_000, delta: 0 });
     expect(await slicesResetJob.run(ctx(), { runId: 31 })).toEqual({ requeued: 0, cleaned: [] });
     expect(((await slicesClearJob.run(ctx(), { runId: 31, hard: true })) as { rows: number }).rows).toBe(3);

@@ -1,57 +1,26 @@
-import { z } from 'zod';
-import { defineJob, type JobDefinition } from '../jobs/types';
+import { defineJob, type JobCheckDeps, type JobDefinition } from '../jobs/types';
 import { planningJobs } from './planning/jobs';
+import { slicesContext } from './job-context';
+import { AssortRequest, BoardRequest, ClearRequest, ReconcileRequest, ResetRequest, RunRequest, StatusRequest } from './requests';
 
 /**
- * Job kinds of the slices engine. Handlers import the engine lazily (the web
- * process only validates payloads). Settings come from the worker's
- * environment (seed 001's names: STRIIM_NODE, CONCURRENT_APPS_MAX, …) with the
- * payload's fields overriding them, exactly as CLI flags do.
+ * Job kinds of the slices engine. Payloads are the actions' request schemas
+ * (lib/slices/requests.ts: pure zod, strict, bounded, no URL or credential
+ * fields); handlers import the engine lazily, so the web process validates
+ * without loading it. Settings come from the worker's parsed environment
+ * (`ctx.env`), the payload's fields overriding them exactly as CLI flags do.
+ *
+ * A payload naming a connection or run that does not exist is refused when it
+ * is posted (`check`, from lib/slices/checks.ts), before anything is contacted.
  */
-const runId = z.number().int().min(1);
-const num = z.number().min(0);
-
-const runPayload = z.object({
-  runId,
-  /** Queryfile contents (`SQL|TARGET` lines), for a fresh run. */
-  queryFileText: z.string().optional(),
-  /** Or a queryfile path readable by the worker. */
-  queryFile: z.string().optional(),
-  templateText: z.string().optional(),
-  executor: z.enum(['striim', 'native']).optional(),
-  concurrency: z.number().int().min(1).optional(),
-  monitorInterval: num.optional(),
-  deployWait: num.optional(),
-  stallTimeout: num.optional(),
-  maxAttempts: z.number().int().min(1).optional(),
-  retryFailed: z.boolean().optional(),
-  retryDelay: num.optional(),
-  sourceUrl: z.string().optional(),
-  targetUrl: z.string().optional(),
-  targetLake: z.string().optional(),
-  mergeKeys: z.string().optional(),
-  batchRows: z.number().int().min(1).optional(),
-  forceFresh: z.boolean().optional(),
-  striimUrl: z.string().optional(),
-});
 
 export const slicesRunJob = defineJob({
   kind: 'slices.run',
   description: 'Register (fresh) or resume a slice run and drive it to completion (Striim or native executor)',
-  payload: runPayload,
+  payload: RunRequest,
   async run(ctx, p) {
-    const fs = await import('node:fs/promises');
-    const { resolveSettings } = await import('./run/settings');
-    const { runSlices } = await import('./run/orchestrator');
-    const { createNativeExecutor } = await import('./run/native-executor');
-    const { lakeTargetFromSettings } = await import('./run/lake-writer');
-    const s = resolveSettings(process.env, p, ctx.env.dataDir);
-    const queryFileText = p.queryFileText ?? (p.queryFile ? await fs.readFile(p.queryFile, 'utf8') : null);
-    const r = await runSlices({
-      pool: ctx.pool, settings: s, logger: ctx.logger, signal: ctx.signal, queryFileText, queryFilePath: p.queryFile ?? null,
-      templateText: p.templateText ?? null, progress: ctx.progress, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR,
-      nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse) : null }),
-    });
+    const { executeRun } = await import('./execute/run');
+    const r = await executeRun(slicesContext(ctx), p);
     return { verdict: r.verdict, mode: r.mode, counts: r.counts, watermark: r.watermark, apiRetries: r.apiRetries, apiReauths: r.apiReauths };
   },
 });
@@ -59,27 +28,21 @@ export const slicesRunJob = defineJob({
 export const slicesResetJob = defineJob({
   kind: 'slices.reset',
   description: 'Re-queue FAILED (optionally COMPLETED-FAILEDDROP / QUARANTINED) slices of a run as NEW',
-  payload: z.object({ runId, includeFaileddrop: z.boolean().optional(), includeQuarantined: z.boolean().optional(), withStriimCleanup: z.boolean().optional() }),
+  payload: ResetRequest,
   async run(ctx, p) {
-    const { resetRun } = await import('./run/manage');
-    const { resolveSettings } = await import('./run/settings');
-    const { createStriimClient } = await import('./run/striim-client');
-    const s = resolveSettings(process.env, { runId: p.runId }, ctx.env.dataDir);
-    return resetRun(ctx.pool, p.runId, { ...p, striim: p.withStriimCleanup ? createStriimClient(s.striim) : null, prefix: s.namespacePrefix });
+    const { executeReset } = await import('./execute/manage');
+    return executeReset(slicesContext(ctx), p);
   },
 });
 
 export const slicesClearJob = defineJob({
   kind: 'slices.clear',
-  description: "Retire a run from the active view (history kept), or hard-delete its rows",
+  description: 'Retire a run from the active view (history kept), or hard-delete its rows',
   role: 'admin',
-  payload: z.object({ runId, hard: z.boolean().optional(), withStriimCleanup: z.boolean().optional() }),
+  payload: ClearRequest,
   async run(ctx, p) {
-    const { clearRun } = await import('./run/manage');
-    const { resolveSettings } = await import('./run/settings');
-    const { createStriimClient } = await import('./run/striim-client');
-    const s = resolveSettings(process.env, { runId: p.runId }, ctx.env.dataDir);
-    return clearRun(ctx.pool, p.runId, { hard: p.hard, striim: p.withStriimCleanup ? createStriimClient(s.striim) : null, prefix: s.namespacePrefix });
+    const { executeClear } = await import('./execute/manage');
+    return executeClear(slicesContext(ctx), p);
   },
 });
 
@@ -87,24 +50,56 @@ export const slicesReconcileJob = defineJob({
   kind: 'slices.reconcile',
   description: 'Per-slice source COUNT(*) (AS OF SCN on Oracle) against the target, with deltas',
   role: 'viewer',
-  payload: z.object({ runId, sourceUrl: z.string().optional(), targetUrl: z.string().optional(), targetLake: z.string().optional() }),
+  payload: ReconcileRequest,
   async run(ctx, p) {
-    const { resolveSettings } = await import('./run/settings');
-    const { openSource } = await import('./run/source');
-    const { reconcileRun } = await import('./run/reconcile');
-    const { createPgPool } = await import('../sources');
-    const { lakeCounter } = await import('./run/lake-writer');
-    const s = resolveSettings(process.env, p, ctx.env.dataDir);
-    const source = await openSource(s, { oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
-    const tpool = s.targetUrl && !s.targetLake ? createPgPool({ connectionString: s.targetUrl, max: 2, application_name: 'tributary-slices' }) : null;
-    try {
-      return await reconcileRun(ctx.pool, p.runId, {
-        source, engine: s.sourceEngine,
-        target: tpool ? { kind: 'postgres', pool: tpool } : s.targetLake ? { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake) } : null,
-      });
-    } finally { await source?.close().catch(() => {}); await tpool?.end().catch(() => {}); }
+    const { executeReconcile } = await import('./execute/manage');
+    return executeReconcile(slicesContext(ctx), p);
   },
 });
 
-/** Every slices job kind: run / reset / clear / reconcile here, probe / split from planning. */
-export const slicesJobs: JobDefinition[] = [slicesRunJob, slicesResetJob, slicesClearJob, slicesReconcileJob, ...planningJobs] as JobDefinition[];
+export const slicesStatusJob = defineJob({
+  kind: 'slices.status',
+  description: "A run's progress (counts by status, in-flight and failed slices), or every run",
+  role: 'viewer',
+  payload: StatusRequest,
+  async run(ctx, p) {
+    const { executeStatus } = await import('./execute/manage');
+    return executeStatus(slicesContext(ctx), p);
+  },
+});
+
+export const slicesBoardJob = defineJob({
+  kind: 'slices.board',
+  description: "A run's live board feed (progress, in-flight slices, recent completions)",
+  role: 'viewer',
+  payload: BoardRequest,
+  async run(ctx, p) {
+    const { executeBoard } = await import('./execute/manage');
+    return executeBoard(slicesContext(ctx), p);
+  },
+});
+
+export const slicesAssortJob = defineJob({
+  kind: 'slices.assort',
+  description: 'Reorder a queryfile under the data folder so each wave spans the whole range',
+  payload: AssortRequest,
+  async run(ctx, p) {
+    const { executeAssort } = await import('./execute/planning');
+    const out = await executeAssort(slicesContext(ctx), p);
+    ctx.logger.info(out.summary);
+    return out;
+  },
+});
+
+/**
+ * Every slices job kind: run / reset / clear / reconcile / status / board / assort here, probe / split from planning,
+ * each with its enqueue-time check (lib/slices/checks.ts: connections, files, runs), loaded on first use.
+ */
+export const slicesJobs: JobDefinition[] = ([slicesRunJob, slicesResetJob, slicesClearJob, slicesReconcileJob, slicesStatusJob, slicesBoardJob, slicesAssortJob, ...planningJobs] as JobDefinition[])
+  .map((d) => ({
+    ...d,
+    check: async (deps: JobCheckDeps, payload: unknown) => {
+      const { slicesChecks } = await import('./checks');
+      await slicesChecks[d.kind]?.(deps, payload as Record<string, unknown>);
+    },
+  }));

@@ -59,6 +59,19 @@ export function pgConfigOf(d: PostgresDescriptor): PgConnectConfig {
   };
 }
 
+/** A libpq URL for a Postgres descriptor (its connectionString, else built from the discrete settings, TLS settings kept). */
+export function postgresUrl(d: PostgresDescriptor): string {
+  if (d.connectionString) return d.connectionString;
+  const u = new URL('postgres://x');
+  u.hostname = d.host ?? 'localhost';
+  u.port = String(d.port ?? 5432);
+  u.pathname = `/${encodeURIComponent(d.database ?? 'postgres')}`;
+  if (d.user) u.username = encodeURIComponent(d.user);
+  if (d.password) u.password = encodeURIComponent(d.password);
+  for (const k of ['sslmode', 'sslrootcert', 'sslcert', 'sslkey'] as const) if (d[k]) u.searchParams.set(k, String(d[k]));
+  return u.toString();
+}
+
 /** A display form without credentials: `postgres reader@host:5432/db`, `oracle etl@host:1521/SVC`. */
 export function describeSource(d: SourceDescriptor): string {
   if (d.kind === 'oracle') {

@@ -16,7 +16,7 @@ export { copyIn, CopyInQuery } from './pg-copy-in';
 export { createOracleSource, type OracleBranchOptions } from './oracle-source';
 export { loadOracle, type OracleDriver, type OracleDriverOptions, type OracleConnection, type OraclePool } from './oracle-driver';
 export { oracleConnectString, resolveOracleClientLibDir, pickOracleClientLibDir, type OracleDsnParams } from './oracle-config';
-export { describeSource, pgConfigOf, sourceDsn, type SourceDescriptor, type PostgresDescriptor, type OracleDescriptor } from './descriptor';
+export { describeSource, pgConfigOf, postgresUrl, sourceDsn, type SourceDescriptor, type PostgresDescriptor, type OracleDescriptor } from './descriptor';
 export { openSource, openSourceExecutor, openSourceDialect, openSourceQuery, postgresBranchOptions, oracleBranchOptions, type OpenSourceOptions, type OpenDialectOptions, type SourceQuery } from './open-source';
 export type { SourceExecutor, StatementLogEntry, QueryOptions, TimedFetch, Purpose } from './source-executor';
 export type { SourceDialect, ColumnCandidate, ColumnKind, ExplainResult, PartitionSlice, PhysicalPlan, PhysicalRange } from './dialect';

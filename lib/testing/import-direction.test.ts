@@ -21,7 +21,7 @@ export const LAYERS: string[][] = [
 const TOP = new Set(['workers', 'app']);
 /** The CLI layer's index in LAYERS: an engine's `cli.ts` is its adapter to the CLI and sits there. */
 const CLI_LAYER = LAYERS.findIndex((l) => l.includes('cli'));
-const isCliAdapter = (rel: string) => /(^|\/)cli\.ts$/.test(rel) && !rel.startsWith('cli/');
+const isCliAdapter = (rel: string) => /(^|\/)cli(-[a-z-]+)?\.ts$/.test(rel) && !rel.startsWith('cli/');
 
 function layerOf(folder: string): number {
   const i = LAYERS.findIndex((l) => l.includes(folder));

@@ -10,6 +10,8 @@ import { ConnectionForm } from './connection-form';
 
 export interface ConnectionRow {
   id: string; name: string; kind: string; isBranch: boolean; branchKey: string | null;
+  /** From the environment (`env:striim`, `env:source`): read-only. */
+  builtIn?: boolean;
   params: Record<string, unknown>; secretKeys: string[]; createdAt: string; updatedAt: string;
 }
 
@@ -87,23 +89,23 @@ export function ConnectionsView() {
             <tbody>
               {rows.map((c) => (
                 <tr key={c.id} data-connection={c.name}>
-                  <td className="strong mono">{c.name}</td>
+                  <td className="strong mono">{c.name}{c.builtIn && <> <span className="badge" title="from the environment; change it there">built-in</span></>}</td>
                   <td>{CONNECTION_KIND_SPECS[c.kind as ConnectionKind]?.label ?? c.kind}</td>
                   <td>{c.isBranch ? <span className="badge badge-running">{c.branchKey}</span> : <span className="muted">—</span>}</td>
                   <td className="mono small">{target(c)}</td>
                   <td className="muted">{c.params.user ? String(c.params.user) : c.params.admin_user ? String(c.params.admin_user) : '—'}</td>
                   <td>
                     {c.secretKeys.length === 0 ? <span className="muted">none</span> : c.secretKeys.map((k) => (
-                      <span key={k} className="chip" title="stored encrypted; write-only">{k} ••••</span>
+                      <span key={k} className="chip" title={c.builtIn ? 'from the environment; never returned' : 'stored encrypted; write-only'}>{k} ••••</span>
                     ))}
                   </td>
                   <td title={formatTime(c.updatedAt)}>{timeAgo(c.updatedAt)}</td>
                   {isAdmin && (
                     <td className="right">
-                      <button type="button" className="btn btn-danger btn-small" disabled={remove.isPending}
+                      {!c.builtIn && <button type="button" className="btn btn-danger btn-small" disabled={remove.isPending}
                         onClick={() => { if (window.confirm(`Delete the connection “${c.name}”? Pipelines using it will stop finding it.`)) remove.mutate(c.id); }}>
                         Delete
-                      </button>
+                      </button>}
                     </td>
                   )}
                 </tr>

@@ -1,9 +1,12 @@
 import type { Env } from '../../config/env';
-import { listConnections, type ConnectionsContext, type ConnectionView } from '../../connections';
+import { builtinConnections, listConnections, type ConnectionsContext, type ConnectionView } from '../../connections';
 
-/** The connections store as the web process opens it (same key source as the CLI and the worker). */
-export function connectionsContext(deps: { pool: ConnectionsContext['pool']; env: Pick<Env, 'TRIBUTARY_SECRET' | 'dataDir'> }): ConnectionsContext {
-  return { pool: deps.pool, keys: { secret: deps.env.TRIBUTARY_SECRET, dataDir: deps.env.dataDir } };
+/**
+ * The connections store as the web process opens it (same key source as the
+ * CLI and the worker), with the environment's read-only built-ins (`env:striim`, `env:source`).
+ */
+export function connectionsContext(deps: { pool: ConnectionsContext['pool']; env: Pick<Env, 'TRIBUTARY_SECRET' | 'dataDir'> & Partial<Env> }): ConnectionsContext {
+  return { pool: deps.pool, keys: { secret: deps.env.TRIBUTARY_SECRET, dataDir: deps.env.dataDir }, builtins: builtinConnections(deps.env) };
 }
 
 /**

@@ -1,25 +1,26 @@
 import type { Command } from 'commander';
+import type pg from 'pg';
 import { openCliContext, type CliContext } from '../../cli/context';
-import { parseEnv } from '../../config/env';
-import { registerSlices } from '../run/register';
-import { assortAction, parseProbeRequest, parseSplitRequest, probeAction, splitAction, tunable, type RegisterFn } from './actions';
-import type { SourceDialect } from '../../sources';
-import { describeSource, openSourceDialect, sourceFromConnectionName, sourceFromEnv, type SourceConfig } from './source';
-import { AppError, exitCodeFor } from '../../errors';
-import { PlanningInputError } from './validate';
+import type { Env } from '../../config/env';
+import { isBuiltinName } from '../../connections';
+import { AppError } from '../../errors';
+import { consoleSink, createLogger } from '../../log';
+import { cliContext, loadEnv, urlConnections } from '../cli-support';
+import { parseFlags, type SlicesContext } from '../execute/context';
+import { executeAssort, executeProbe, executeSplit } from '../execute/planning';
+import { AssortRequest, ProbeRequest, SplitRequest } from '../requests';
 
 /** Exit codes: 0 ok, 1 failure (source, database), 2 bad flag or template. */
 const EXIT_USAGE = 2;
 
 type Flags = Record<string, unknown>;
 
-/** Run a command body; a bad flag prints its one-line message (no stack) and exits 2. */
+/** Run a command body; a bad flag (usage / validation error) prints its one-line message (no stack) and exits 2. */
 async function guarded(body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (e) {
-    // bad input, whether a flag (PlanningInputError) or the source settings (lib/connections, lib/sources: AppError usage/validation)
-    if (e instanceof PlanningInputError || (e instanceof AppError && exitCodeFor(e) === EXIT_USAGE)) {
+    if (e instanceof AppError && (e.code === 'usage' || e.code === 'validation')) {
       process.stderr.write(`${e.message}\n`);
       process.exitCode = EXIT_USAGE;
       return;
@@ -28,33 +29,33 @@ async function guarded(body: () => Promise<void>): Promise<void> {
   }
 }
 
+/**
+ * The command's context: Tributary's database only when the command needs it
+ * (registering under a run, or a stored connection); a file-only split from
+ * `--source-url` or the environment runs without it.
+ */
+async function planningContext(env: Env, flags: Flags, needDb: boolean, body: (ctx: SlicesContext) => Promise<void>): Promise<void> {
+  const { names, transient } = urlConnections(flags, env);
+  if (!needDb && (names.connection || !flags.connection || isBuiltinName(String(flags.connection)))) {
+    const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL });
+    const noDb = new Proxy({}, { get() { throw new AppError('fatal', 'slices: this command needs the Tributary database'); } }) as pg.Pool;
+    return body({ pool: noDb, env, logger, signal: new AbortController().signal, local: true, transient, print: (l) => process.stdout.write(l + '\n') });
+  }
+  const ctx: CliContext = await openCliContext();
+  try { await body(cliContext(ctx, transient)); } finally { await ctx.close(); }
+}
+
+/** Request fields of a planning command: its flags, with the URL flag turned into a transient connection. */
+function requestFlags(flags: Flags, env: Env): Flags {
+  const { names } = urlConnections(flags, env);
+  return { ...flags, ...names };
+}
+
 function addSourceOptions(c: Command): Command {
   return c
     .option('--source-engine <engine>', 'oracle | postgres (sqlserver | jdbc: not yet) (Default: SOURCE_DB_TYPE, else postgres when SOURCE_PG_HOST/--source-url is set, else oracle)')
-    .option('--source-url <url>', 'PostgreSQL source as a postgres:// URL (Default: SLICES_SOURCE_URL, else built from SOURCE_PG_*)')
-    .option('--connection <name>', "a source defined in Tributary's connections (oracle or postgres)");
-}
-
-/** The source from flags/env, or null when it comes from --connection (needs the database). */
-function sourceConfigFromFlags(flags: Flags): SourceConfig | null {
-  if (flags.connection !== undefined) {
-    if (flags.sourceUrl !== undefined) throw new PlanningInputError('✗ pass either --connection or --source-url, not both', 'connection');
-    return null;
-  }
-  return sourceFromEnv(process.env, { engine: flags.sourceEngine as string | undefined, sourceUrl: flags.sourceUrl as string | undefined });
-}
-
-async function withSource<T>(ctx: CliContext | null, cfg: SourceConfig | null, flags: Flags, body: (d: SourceDialect) => Promise<T>): Promise<T> {
-  let config = cfg;
-  if (!config) {
-    if (!ctx) throw new Error('slices: --connection needs the Tributary database');
-    config = await sourceFromConnectionName(ctx.pool, String(flags.connection), { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir });
-  }
-  const logger = ctx?.logger;
-  logger?.info('slices: source', { source: describeSource(config) });
-  // the Instant Client setting (thick mode for Oracle 11g): from the context's parsed environment when there is one
-  const dialect = await openSourceDialect(config, { logger, oracleClientLibDir: (ctx?.env ?? parseEnv()).ORACLE_CLIENT_LIB_DIR });
-  try { return await body(dialect); } finally { await dialect.exec.close(); }
+    .option('--source-url <url>', 'PostgreSQL source as a postgres:// URL, local use only (Default: SLICES_SOURCE_URL, else built from SOURCE_PG_*)')
+    .option('--connection <name>', "a source defined in Tributary's connections (oracle or postgres) (Default: env:source, from SOURCE_* / ORACLE_*)");
 }
 
 /**
@@ -79,15 +80,13 @@ export function registerPlanningCommands(slices: Command): void {
       .option('--output-dir <dir>', 'folder for probe_recommendation.json (Default: <data>/runs/<run-id>/, or <data>/runs/probe/)')
       .option('--json', 'print the recommendation as JSON instead of the panel'),
   ).action((flags: Flags) => guarded(async () => {
-    const env = parseEnv();
-    const req = await parseProbeRequest({ ...flags, runId: flags.runId ?? (process.env.UNIQUE_RUN_ID || undefined) }, process.env, env.dataDir);
-    const cfg = sourceConfigFromFlags(flags);
-    const ctx = await openCliContext();
-    try {
-      const out = await withSource(ctx, cfg, flags, (d) => probeAction(d, req, { pool: ctx.pool, logger: ctx.logger, signal: ctx.signal }));
+    const env = loadEnv();
+    const req = parseFlags(ProbeRequest, requestFlags(flags, env), 'argparse');
+    await planningContext(env, flags, true, async (ctx) => {
+      const out = await executeProbe(ctx, req);
       process.stdout.write(flags.json ? JSON.stringify(out.recommendation, null, 2) + '\n' : `${out.panel}\n`);
       process.stderr.write(`recommendation saved to ${out.file}${out.id ? ` (slice_probe_recommendations id ${out.id})` : ''}\n`);
-    } finally { await ctx.close(); }
+    });
   }));
 
   addSourceOptions(
@@ -111,21 +110,19 @@ export function registerPlanningCommands(slices: Command): void {
       .option('--no-register', 'write the queryfile only')
       .option('--output <file>', 'queryfile to write (Default: queryfile.txt in the current directory)'),
   ).action((flags: Flags) => guarded(async () => {
-    const req = await parseSplitRequest(flags, process.env);
-    if (flags.register === false) req.runId = null;
-    const cfg = sourceConfigFromFlags(flags);
-    const needDb = req.runId !== null || cfg === null;
-    const ctx = needDb ? await openCliContext() : null;
-    try {
-      const register: RegisterFn | undefined = ctx ? (runId, list, queryFile) => registerSlices(ctx.pool, { runId, slices: list, queryFile }) : undefined;
-      const out = await withSource(ctx, cfg, flags, (d) => splitAction(d, req, { register, logger: ctx?.logger }));
+    const env = loadEnv();
+    const req = parseFlags(SplitRequest, requestFlags(flags, env), 'argparse');
+    const register = flags.register !== false;
+    const needDb = register && (req.runId ?? env.UNIQUE_RUN_ID) !== undefined;
+    await planningContext(env, flags, needDb, async (ctx) => {
+      const out = await executeSplit(ctx, { ...req, register });
       const w = (s: string) => process.stdout.write(s + '\n');
       if (out.scn) w(`snapshot: every slice reads AS OF SCN ${out.scn}`);
       w(`wrote ${out.lines.length} slices to ${out.file} (strategy ${out.plan.strategy}, ${out.plan.method})`);
       if (out.waveSummary) w(out.waveSummary);
       if (out.explain) for (const l of out.explain) w(l);
-      w(out.registered !== null ? `registered ${out.registered} slices as NEW under run ${req.runId}` : 'not registered (pass --run-id N to register the slices)');
-    } finally { await ctx?.close(); }
+      w(out.registered !== null ? `registered ${out.registered} slices as NEW under run ${out.runId}` : 'not registered (pass --run-id N to register the slices)');
+    });
   }));
 
   slices.command('assort')
@@ -134,8 +131,11 @@ export function registerPlanningCommands(slices: Command): void {
     .option('--output <file>', 'queryfile to write (Default: queryfile-assorted.txt)')
     .option('--wave-size <n>', 'apps per wave (Default: CONCURRENT_APPS_MAX, else 5)')
     .action((flags: Flags) => guarded(async () => {
-      const waveSize = tunable('wave-size', flags.waveSize, process.env, 'CONCURRENT_APPS_MAX', 5);
-      const out = await assortAction(String(flags.input ?? 'queryfile.txt'), String(flags.output ?? 'queryfile-assorted.txt'), waveSize);
-      process.stdout.write(`${out.summary}\nwrote ${out.count} lines to ${String(flags.output ?? 'queryfile-assorted.txt')}\n`);
+      const env = loadEnv();
+      const req = parseFlags(AssortRequest, flags, 'argparse');
+      await planningContext(env, {}, false, async (ctx) => {
+        const out = await executeAssort(ctx, req);
+        process.stdout.write(`${out.summary}\nwrote ${out.count} lines to ${out.output}\n`);
+      });
     }));
 }

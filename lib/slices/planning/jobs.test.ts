@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../../config/env';
 import type { JobContext } from '../../jobs/types';
+import { createConnection } from '../../connections';
 import { createJobRegistry } from '../../jobs/registry';
 import { silentLogger } from '../../log';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../../testing/pg';
@@ -22,6 +23,8 @@ beforeAll(async () => {
   await c.end();
   db = await createTestDatabase();
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'planning-jobs-'));
+  // Jobs name their source by connection; they never carry a URL.
+  await createConnection({ pool: db.pool, keys: { dataDir } }, { name: 'src', kind: 'postgres', secrets: { url: src.url } });
 });
 afterAll(async () => {
   await db?.drop();
@@ -30,8 +33,7 @@ afterAll(async () => {
 });
 
 const ctx = (): JobContext => ({
-  jobs: createJobRegistry([]),
-  runId: 'job-1', pool: db.pool, prisma: undefined as never, logger: silentLogger, signal: new AbortController().signal,
+  jobs: createJobRegistry([]), runId: 'job-1', pool: db.pool, prisma: undefined as never, logger: silentLogger, signal: new AbortController().signal,
   env: { ...parseEnv({} as NodeJS.ProcessEnv), dataDir }, progress: () => {},
 });
 
@@ -41,14 +43,26 @@ describe('planning jobs', () => {
     expect(splitJob.payload.safeParse({ table: 'public.t', target: 'A.T', runId: 0 }).success).toBe(false);
   });
   it('slices.split writes the run queryfile and registers; slices.probe stores a recommendation', async () => {
-    const p = splitJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'PUBLIC.T_TGT', strategy: 'rowid', chunks: 4, runId: 9, sourceUrl: src.url });
+    const p = splitJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'PUBLIC.T_TGT', strategy: 'rowid', chunks: 4, runId: 9, connection: 'src' });
     const r = (await splitJob.run(ctx(), p)) as { file: string; slices: number; registered: number };
     expect(r.file).toBe(path.join(dataDir, 'runs', '9', 'queryfile.txt'));
     expect(r.registered).toBe(r.slices);
     expect((await fs.readFile(r.file, 'utf8')).trim().split('\n')).toHaveLength(r.slices);
-    const q = probeJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', depth: 'lightweight', sampleRows: 1000, runId: 9, sourceUrl: src.url });
+    const q = probeJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', depth: 'lightweight', sampleRows: 1000, runId: 9, connection: 'src' });
     const rec = (await probeJob.run(ctx(), q)) as { file: string; recommendation: { chunk_count: number } };
     expect(rec.file).toBe(path.join(dataDir, 'runs', '9', 'probe_recommendation.json'));
     expect(rec.recommendation.chunk_count).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('planning jobs and the environment', () => {
+  it('a job reads the environment-configured source by its built-in name env:source', async () => {
+    const c: JobContext = { ...ctx(), env: { ...parseEnv({ SLICES_SOURCE_URL: src.url } as unknown as NodeJS.ProcessEnv), dataDir } };
+    const p = splitJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'PUBLIC.T_TGT', strategy: 'rowid', chunks: 2, runId: 10, connection: 'env:source' });
+    const r = (await splitJob.run(c, p)) as { slices: number; registered: number };
+    expect(r.registered).toBe(r.slices);
+    // and without a connection at all, env:source is the default
+    const q = splitJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'PUBLIC.T_TGT', strategy: 'rowid', chunks: 2, runId: 11 });
+    expect(((await splitJob.run(c, q)) as { registered: number }).registered).toBeGreaterThan(0);
   });
 });

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { resolveSourceByName, sourceFromEnv as sourceDescriptorFromEnv, type KeySource } from '../../connections';
-import { openSourceDialect as openDialect, describeSource as describe, type OpenDialectOptions, type SourceDescriptor, type SourceDialect } from '../../sources';
+import { resolveSourceByName, sourceDescriptorOf, sourceFromEnv as sourceDescriptorFromEnv, type KeySource } from '../../connections';
+import { oracleConnectString, postgresUrl, openSourceDialect as openDialect, describeSource as describe, type OpenDialectOptions, type SourceDescriptor, type SourceDialect } from '../../sources';
 import { PlanningInputError, parseEngine } from './validate';
 
 /** Where probe/split read from: a source descriptor resolved by lib/connections. */
@@ -27,6 +27,19 @@ export async function sourceFromConnectionName(pool: pg.Pool, name: string, keys
   const d = await resolveSourceByName({ pool, keys }, name);
   if (!d) throw new PlanningInputError(`✗ connection '${name}' not found (see tributary connections list)`, 'connection');
   return d;
+}
+
+/** A connection record (params + decrypted secrets) as a source; only oracle and postgres connections are sources. */
+export function sourceFromConnection(c: { name: string; kind: string; params: Record<string, unknown>; secrets: Record<string, string> }): SourceConfig {
+  if (c.kind !== 'oracle' && c.kind !== 'postgres') {
+    throw new PlanningInputError(`✗ connection '${c.name}' is a ${c.kind} connection: probe/split need an oracle or postgres source`, 'connection');
+  }
+  return sourceDescriptorOf(c);
+}
+
+/** The orchestrator's view of a source: a Postgres URL, or Oracle's connect string and credentials. */
+export function runSourceOf(d: SourceConfig): { engine: 'postgres'; url: string } | { engine: 'oracle'; connectString: string; user: string; password: string } {
+  return d.kind === 'postgres' ? { engine: 'postgres', url: postgresUrl(d) } : { engine: 'oracle', connectString: oracleConnectString(d), user: d.user, password: d.password };
 }
 
 /** A display form without credentials. */

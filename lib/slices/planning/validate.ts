@@ -4,13 +4,17 @@
  * message is exactly what the operator sees.
  */
 
-/** A bad flag or template: the CLI prints the message as-is and exits 2. */
-export class PlanningInputError extends Error {
-  readonly field?: string;
+import { AppError } from '../../errors';
+
+/**
+ * A bad flag or template: an `AppError('usage')` (HTTP 400, exit 2) whose
+ * message is the seed's one-liner, printed as-is. Kept as a named subclass
+ * only so the planning files keep one spelling of it.
+ */
+export class PlanningInputError extends AppError {
   constructor(message: string, field?: string) {
-    super(message);
+    super('usage', message, { field });
     this.name = 'PlanningInputError';
-    this.field = field;
   }
 }
 

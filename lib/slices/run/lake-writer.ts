@@ -70,7 +70,7 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
       p = (async () => {
         if (await lake.tableExists(ident)) return lake.loadTable(ident);
         const ns = ident.split('.').slice(0, -1).join('.');
-        if (ns && !(await lake.listNamespaces()).includes(ns)) await lake.createNamespace(ns).catch(() => {});
+        if (ns && !(await lake.listNamespaces()).includes(ns)) await lake.createNamespace(ns).catch(() => { /* another process created it first; createTable below fails if not */ });
         try {
           return await lake.createTable(ident, { schema: arrowSchemaOf(fields, s.mergeKeys), identifierColumns: s.mergeKeys });
         } catch (e) {
@@ -85,7 +85,8 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
   };
   const serial = <T>(ident: string, fn: () => Promise<T>): Promise<T> => {
     const prev = locks.get(ident) ?? Promise.resolve();
-    const next = prev.catch(() => {}).then(fn);
+    // The previous merge's failure belongs to its own caller; this one only waits its turn.
+    const next = prev.catch(() => undefined).then(fn);
     locks.set(ident, next);
     return next;
   };

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { isRunLocked, RunRefused } from './run-lock';
+import { isRunLocked, runRefused } from './run-lock';
 import { countByStatus, getRun, getSlices, type SliceRow } from './state';
 import type { StriimClient } from './striim-client';
 
 async function refuseWhileRunning(pool: pg.Pool, runId: number, what: string) {
-  if (await isRunLocked(pool, runId)) throw new RunRefused(`slices: run ${runId} is running — stop it before ${what}`);
+  if (await isRunLocked(pool, runId)) throw runRefused(`slices: run ${runId} is running — stop it before ${what}`);
 }
 
 /**
@@ -22,6 +22,7 @@ export async function striimCleanup(pool: pg.Pool, runId: number, client: Striim
   }
   const done: string[] = [];
   for (const app of apps) {
+    // Best effort by design: an app may already be stopped or undeployed; only the DROP's outcome is reported.
     await client.exec(`STOP APPLICATION ${app};`).catch(() => null);
     await client.exec(`UNDEPLOY APPLICATION ${app};`).catch(() => null);
     const d = await client.exec(`DROP APPLICATION ${app} CASCADE;`).catch(() => null);

@@ -64,9 +64,10 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
   let snapshotHolder: pg.PoolClient | null = null;
   let snapshotId: string | null = null;
   const closeAll = async () => {
-    if (snapshotHolder) { await snapshotHolder.query('commit').catch(() => {}); snapshotHolder.release(); snapshotHolder = null; }
-    await srcPool.end().catch(() => {});
-    await tgtPool?.end().catch(() => {});
+    // Shutting down after the slices' outcomes are recorded: a failed close or commit of the read-only snapshot changes nothing.
+    if (snapshotHolder) { await snapshotHolder.query('commit').catch(() => undefined); snapshotHolder.release(); snapshotHolder = null; }
+    await srcPool.end().catch(() => undefined);
+    await tgtPool?.end().catch(() => undefined);
   };
   try {
     if (tgtPool) {
@@ -156,7 +157,7 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
       return { status: 'COMPLETED', notes: `Total Execution time: ${formatDuration(Date.now() - t0)}; ${rowsRead} rows read, ${rowsWritten} upserted`, rowsRead, rowsWritten };
     } catch (e) {
       err = e as Error;
-      await tgt?.query('rollback').catch(() => {});
+      await tgt?.query('rollback').catch(() => undefined); // the client is discarded below (release(err)) either way
       return { status: 'FAILED', notes: `[native] ${signal.aborted ? 'stopped' : err.message}`, rowsRead, rowsWritten };
     } finally {
       // A client whose COPY was cut is not reusable: discard it.
@@ -174,7 +175,7 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
         slice, source: src, query: slice.query, signal,
         onBatch: (rr, rw) => {
           rates.set(slice.id, Math.round(rw / Math.max(0.001, (Date.now() - t0) / 1000)));
-          void markProgress(o.pool, slice.id, rr, rw).catch(() => {});
+          void markProgress(o.pool, slice.id, rr, rw).catch((e) => o.log.warn(`native: progress of slice ${slice.roworder} not stored: ${(e as Error).message}`));
         },
       });
       await src.query('commit');

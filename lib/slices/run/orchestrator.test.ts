@@ -10,7 +10,7 @@ import { reconcileRun } from './reconcile';
 import { acquireRunLock } from './run-lock';
 import { checkSetup } from './setup';
 import { createStriimClient } from './striim-client';
-import { startStriimEmulator, type StriimEmulator } from './striim-emulator';
+import { startStriimEmulator, type StriimEmulator } from '../testing/striim-emulator';
 import { DEFAULT_TQL_TEMPLATE } from './tql-template';
 import { fastSettings, fastTemplate, makeSource, queryFile, sql, tmpDir } from './test-fixtures';
 

@@ -1,10 +1,11 @@
+import { backoffDelay, pause } from './backoff';
 import type pg from 'pg';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
 import type { RunningSlice, SliceExecutor, SliceOutcome } from './executor';
 import { parseQueryFile } from './queryfile';
 import { registerSlices } from './register';
-import { acquireRunLock, RunRefused } from './run-lock';
+import { acquireRunLock, runRefused } from './run-lock';
 import { createRunLog, type RunLog } from './run-log';
 import { publicSettings, type RunSettings } from './settings';
 import { openSource } from './source';
@@ -50,13 +51,6 @@ export interface RunDeps {
   striimClient?: StriimClient;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  if (ms <= 0 || signal?.aborted) return resolve();
-  const onAbort = () => { clearTimeout(t); resolve(); };
-  const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-  signal?.addEventListener('abort', onAbort, { once: true });
-});
-
 /**
  * `slices run`: register (fresh) or resume, capture the watermark, then keep up
  * to `concurrency` slices in flight until every slice is COMPLETED, FAILED (not
@@ -83,7 +77,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
     let watermark: Watermark | null = null;
     if (current === 0 || s.forceFresh) {
       if (current === 0 && run0?.fresh_marker && !s.forceFresh) {
-        throw new RunRefused(`REFUSE: run ${runId} had slices registered and now has none — use --force-fresh (or FORCE_FRESH=1) to start it fresh`);
+        throw runRefused(`REFUSE: run ${runId} had slices registered and now has none — use --force-fresh (or FORCE_FRESH=1) to start it fresh`);
       }
       if (current === 0 && run0?.verdict === 'FINISHED' && !s.forceFresh) {
         print(`run ${runId} already FINISHED — nothing to do (use --force-fresh to load it again)`);
@@ -148,7 +142,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
     print(summary);
     return { runId, mode, verdict, counts, watermark, apiRetries, apiReauths };
   } finally {
-    await executor?.close().catch(() => {});
+    await executor?.close().catch((e) => logger.warn('slices: closing the executor failed', { error: (e as Error).message }));
     await log.flush();
     await lock.release();
   }
@@ -179,7 +173,7 @@ async function captureAndStore(pool: pg.Pool, s: RunSettings, log: RunLog, print
     log.warn(`watermark capture failed (${(e as Error).message}) — the load goes on; set the CDC start point manually`);
     return null;
   } finally {
-    await src?.close().catch(() => {});
+    await src?.close().catch((e) => log.warn(`watermark: closing the source failed: ${(e as Error).message}`));
   }
 }
 
@@ -226,7 +220,7 @@ async function loop(p: {
       else log.error(msg, { slice: f.slice.roworder, kind: 'finished' });
       if (st === 'FAILED') {
         const attempts = f.slice.attempts + 1;
-        retryAt.set(id, Date.now() + s.retryDelaySeconds * 1000 * 2 ** Math.max(0, attempts - 1));
+        retryAt.set(id, Date.now() + backoffDelay(attempts - 1, s.retryDelaySeconds * 1000));
       }
       await reportProgress();
     }
@@ -270,7 +264,7 @@ async function loop(p: {
     if (inFlight.size === 0 && (stopping || pending === 0)) break;
     // 5. wait for a slice to end, a launch slot, or the stop signal
     const anyDone = inFlight.size ? Promise.race([...inFlight.values()].map((f) => f.rs.done)) : new Promise<void>(() => {});
-    await Promise.race([anyDone, sleep(Math.max(10, wakeIn), signal && !stopping ? signal : undefined)]);
+    await Promise.race([anyDone, pause(Math.max(10, wakeIn), signal && !stopping ? signal : undefined)]);
   }
   return { interrupted };
 }

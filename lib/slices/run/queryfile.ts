@@ -1,3 +1,4 @@
+import { AppError } from '../../errors';
 import type { SliceSpec } from './register';
 
 /**
@@ -11,13 +12,13 @@ export function parseQueryFile(text: string): SliceSpec[] {
     const line = raw.trim();
     if (!line || line.startsWith('#') || line.startsWith('--')) continue;
     const bar = line.lastIndexOf('|');
-    if (bar < 0) throw new Error(`slices: queryfile line ${i + 1}: expected SQL|TARGET`);
+    if (bar < 0) throw new AppError('usage', `slices: queryfile line ${i + 1}: expected SQL|TARGET`);
     const query = line.slice(0, bar).trim();
     const target = line.slice(bar + 1).trim();
-    if (!query) throw new Error(`slices: queryfile line ${i + 1}: empty SQL`);
-    if (!target || /\s/.test(target)) throw new Error(`slices: queryfile line ${i + 1}: target must be a table name, got '${target}'`);
+    if (!query) throw new AppError('usage', `slices: queryfile line ${i + 1}: empty SQL`);
+    if (!target || /\s/.test(target)) throw new AppError('usage', `slices: queryfile line ${i + 1}: target must be a table name (OWNER.TABLE, no spaces)`);
     out.push({ query, target });
   }
-  if (out.length === 0) throw new Error('slices: queryfile has no slices');
+  if (out.length === 0) throw new AppError('usage', 'slices: queryfile has no slices');
   return out;
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { withTransaction } from '../../db/with-transaction';
 
 /** One slice to register: its SQL, target table and (optionally) its bounds and injected predicate. */
 export interface SliceSpec {
@@ -27,9 +28,7 @@ export async function registerSlices(
     if (!s.query?.trim()) throw new Error(`slices: slice ${i + 1} has an empty query`);
     if (!s.target?.trim() || s.target.includes('|')) throw new Error(`slices: slice ${i + 1}: target must be non-empty and must not contain '|'`);
   }
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     // Serialise registrations of one run id across processes.
     await client.query('select pg_advisory_xact_lock($1, $2)', [REGISTER_LOCK_CLASS, runId]);
     const run = await client.query<{ generation: number }>(
@@ -63,14 +62,8 @@ export async function registerSlices(
         params,
       );
     }
-    await client.query('commit');
     return slices.length;
-  } catch (e) {
-    await client.query('rollback').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Advisory-lock class for slice registration (the run lock uses RUN_LOCK_CLASS). */

@@ -1,11 +1,16 @@
 import os from 'node:os';
 import type pg from 'pg';
+import { AppError } from '../../errors';
 
 /** Advisory-lock class of the run lock; the run id is the second key. */
 export const RUN_LOCK_CLASS = 74_131;
 
-export class RunRefused extends Error {
-  constructor(message: string) { super(message); this.name = 'RunRefused'; }
+/**
+ * A refused run (held lock, fresh-run guard): an `AppError('conflict')`, so
+ * the CLI exits 3 and the API answers 409.
+ */
+export function runRefused(message: string): AppError {
+  return new AppError('conflict', message);
 }
 
 export interface RunLock { holder: string; release(): Promise<void> }
@@ -23,7 +28,7 @@ export async function acquireRunLock(pool: pg.Pool, runId: number): Promise<RunL
     const r = await client.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [RUN_LOCK_CLASS, runId]);
     if (!r.rows[0].ok) {
       const who = await describeLockHolder(pool, runId);
-      throw new RunRefused(`slices: run ${runId} is already running (locked by ${who}); refusing a second orchestrator`);
+      throw runRefused(`slices: run ${runId} is already running (locked by ${who}); refusing a second orchestrator`);
     }
     await client.query(`insert into slice_runs (run_id, lock_holder) values ($1, $2)
                         on conflict (run_id) do update set lock_holder = $2, updated_at = now()`, [runId, holder]);

@@ -17,7 +17,9 @@ export function createRunLog(pool: pg.Pool, runId: number, logger: Logger): RunL
   const write = (level: 'info' | 'warn' | 'error', message: string, f: { slice?: number; kind?: EventKind; fields?: Record<string, unknown> } = {}) => {
     logger[level](message, { runId, ...(f.slice !== undefined ? { slice: f.slice } : {}), ...f.fields });
     const p = pool.query('insert into slice_run_events (run_id, level, kind, slice, message, fields) values ($1, $2, $3, $4, $5, $6)',
-      [runId, level, f.kind ?? 'log', f.slice ?? null, message, f.fields ? JSON.stringify(f.fields) : null]).catch(() => {});
+      [runId, level, f.kind ?? 'log', f.slice ?? null, message, f.fields ? JSON.stringify(f.fields) : null])
+      // The line already went to the logger above; a lost copy in the run's event table must not fail the run.
+      .catch((e) => logger.debug('slices: run event not stored', { runId, error: (e as Error).message }));
     pending.add(p);
     void p.finally(() => pending.delete(p));
   };

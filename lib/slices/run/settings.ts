@@ -1,10 +1,13 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { envSourceConnection, envStriimConnection, striimEndpoint, type EnvLike } from '../../connections';
+import { AppError } from '../../errors';
+import { runSourceOf, sourceFromConnection } from '../planning/source';
 
 /**
  * Every setting of `slices run` and the management commands, resolved once from
  * the environment (seed 001's names) and CLI flags (flags win). Engines receive
- * the resulting plain object; nothing below reads process.env.
+ * the resulting plain object; nothing below reads the process environment.
  */
 export interface StriimSettings {
   /** `STRIIM_URL_PREFIX` + `STRIIM_NODE`. (Default: http://localhost:9080 in DEV, https:// in PROD) */
@@ -95,39 +98,40 @@ function pick<T>(...vals: (T | undefined | null | '')[]): T | undefined {
 
 function parse<T>(schema: z.ZodType<T>, v: unknown, name: string): T {
   const r = schema.safeParse(v);
-  if (!r.success) throw new Error(`slices: ${r.error.issues[0]?.message ?? `bad ${name}`} (got '${String(v)}')`);
+  if (!r.success) throw new AppError('usage', `slices: ${r.error.issues[0]?.message ?? `bad ${name}`} (got '${String(v)}')`);
   return r.data;
 }
 
-/** Resolve run settings: flags, then environment, then ENV=DEV/PROD presets. */
-export function resolveSettings(env: Record<string, string | undefined>, flags: RunFlags, dataDir: string): RunSettings {
-  const e = (k: string) => (env[k] === '' ? undefined : env[k]);
+/**
+ * Resolve run settings: flags, then environment, then ENV=DEV/PROD presets.
+ * `env` is the parsed environment (`CliContext.env` / `JobContext.env`) or a
+ * plain record of the same names (tests); never the raw process environment.
+ * The source and Striim read from the environment are exactly the built-in
+ * connections `env:source` and `env:striim` (lib/connections/builtin.ts).
+ */
+export function resolveSettings(env: EnvLike, flags: RunFlags, dataDir: string): RunSettings {
+  const e = (k: string) => (env[k] === '' || env[k] === undefined || env[k] === null ? undefined : String(env[k]));
   const prod = (e('ENV') ?? 'DEV').toUpperCase() === 'PROD';
   const runIdRaw = pick(flags.runId, e('UNIQUE_RUN_ID'));
-  if (runIdRaw === undefined) throw new Error('slices: --run-id is required (or UNIQUE_RUN_ID)');
+  if (runIdRaw === undefined) throw new AppError('usage', 'slices: --run-id is required (or UNIQUE_RUN_ID)', { field: 'runId' });
   const runId = parse(int('--run-id', 1), runIdRaw, 'run id');
   const executor = parse(z.enum(['striim', 'native'], { error: '--executor must be striim or native' }), pick(flags.executor, e('SLICES_EXECUTOR')) ?? 'striim', 'executor');
 
-  let sourceUrl = pick(flags.sourceUrl, e('SLICES_SOURCE_URL')) ?? null;
-  if (!sourceUrl && e('SOURCE_PG_HOST')) {
-    const u = new URL('postgres://localhost');
-    u.hostname = e('SOURCE_PG_HOST')!;
-    u.port = String(parse(int('SOURCE_PG_PORT', 1), e('SOURCE_PG_PORT') ?? 5432, 'port'));
-    u.pathname = '/' + (e('SOURCE_PG_DATABASE') ?? 'postgres');
-    u.username = e('SOURCE_PG_USER') ?? '';
-    u.password = e('SOURCE_PG_PASSWORD') ?? '';
-    if (e('SOURCE_PG_SSLMODE')) u.searchParams.set('sslmode', e('SOURCE_PG_SSLMODE')!);
-    sourceUrl = u.toString();
+  let sourceUrl = flags.sourceUrl || null;
+  let oracle: RunSettings['oracle'] = null;
+  const envSource = envSourceConnection(env);
+  if (!sourceUrl && envSource) {
+    const c = runSourceOf(sourceFromConnection(envSource));
+    if (c.engine === 'postgres') sourceUrl = c.url;
+    else oracle = { connectString: c.connectString, user: c.user, password: c.password };
   }
-  if (sourceUrl && !/^postgres(ql)?:\/\//.test(sourceUrl)) throw new Error(`slices: --source-url must be a postgres:// URL`);
-  const oracleCs = e('ORACLE_DSN') ?? (e('ORACLE_HOST') && e('ORACLE_SERVICE') ? `${e('ORACLE_HOST')}:${e('ORACLE_PORT') ?? 1521}/${e('ORACLE_SERVICE')}` : undefined);
-  const oracle = oracleCs ? { connectString: oracleCs, user: e('ORACLE_USER') ?? '', password: e('ORACLE_PASSWORD') ?? '' } : null;
+  if (sourceUrl && !/^postgres(ql)?:\/\//.test(sourceUrl)) throw new AppError('usage', `slices: --source-url must be a postgres:// URL`, { field: 'sourceUrl' });
   const engineSchema = z.enum(['oracle', 'postgres'], { error: '--source-engine must be oracle or postgres' });
   const sourceEngine = parse(engineSchema, pick(flags.sourceEngine, e('SOURCE_DB_TYPE')) ?? (sourceUrl ? 'postgres' : 'oracle'), 'engine');
   const targetEngine = parse(engineSchema, pick(flags.targetEngine, e('TARGET_DB_TYPE')) ?? sourceEngine, 'engine');
 
-  const prefix = e('STRIIM_URL_PREFIX') ?? (prod ? 'https://' : 'http://');
-  const striimUrl = pick(flags.striimUrl, e('STRIIM_URL')) ?? `${prefix}${e('STRIIM_NODE') ?? 'localhost:9080'}`;
+  const envStriim = striimEndpoint(envStriimConnection(env));
+  const striimUrl = flags.striimUrl || envStriim.baseUrl;
   const logDir = pick(flags.logDir, e('SLICES_LOG_DIR'), e('LOG_OUTPUT_PATH') ? path.dirname(e('LOG_OUTPUT_PATH')!) : undefined) ?? path.join(dataDir, 'slices', 'logging');
 
   return {
@@ -155,9 +159,9 @@ export function resolveSettings(env: Record<string, string | undefined>, flags: 
     forceFresh: parse(bool, pick<unknown>(flags.forceFresh, e('FORCE_FRESH')) ?? false, 'force fresh'),
     striim: {
       baseUrl: striimUrl,
-      user: e('STRIIM_ADMIN_USER') ?? 'admin',
-      password: e('STRIIM_ADMIN_PWD') ?? '',
-      token: e('STRIIM_API_TOKEN') ?? null,
+      user: envStriim.user,
+      password: envStriim.password,
+      token: envStriim.token,
       retries: parse(int('--striim-retries'), pick(flags.striimRetries, e('STRIIM_API_RETRIES')) ?? 5, 'retries'),
       backoffBaseMs: parse(num('--backoff-base'), pick(flags.backoffBase, e('STRIIM_BACKOFF_BASE_MS')) ?? 1000, 'backoff'),
       backoffMaxMs: parse(num('--backoff-max'), pick(flags.backoffMax, e('STRIIM_BACKOFF_MAX_MS')) ?? 30_000, 'backoff'),

@@ -1,3 +1,4 @@
+import { backoffDelay, pause } from './backoff';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
 
@@ -99,13 +100,6 @@ export function parseMon(results: TungstenResult[]): StriimAppStatus[] {
   });
 }
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
-  if (ms <= 0 || signal?.aborted) return resolve();
-  const onAbort = () => { clearTimeout(t); resolve(); };
-  const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
-  signal?.addEventListener('abort', onAbort, { once: true });
-});
-
 /**
  * A client of Striim's REST API as the seed's loader uses it: token from
  * `/security/authenticate` (or STRIIM_API_TOKEN), TQL to `/api/v2/tungsten`
@@ -136,9 +130,9 @@ export function createStriimClient(opts: StriimClientOptions): StriimClient {
         stats.networkErrors++;
         if (attempt >= retries) throw new StriimError(`striim: ${path} unreachable after ${attempt + 1} attempts: ${(e as Error).message}`, { transient: true, cause: e });
         stats.retries++;
-        const d = Math.min(backoffMax, backoffBase * 2 ** attempt);
+        const d = backoffDelay(attempt, backoffBase, backoffMax);
         log.warn('striim: network error, retrying', { path, attempt: attempt + 1, delayMs: d, error: (e as Error).message });
-        await sleep(d, opts.signal);
+        await pause(d, opts.signal);
         continue;
       }
       const text = await res.text();
@@ -146,9 +140,9 @@ export function createStriimClient(opts: StriimClientOptions): StriimClient {
         stats.http5xx++;
         if (attempt >= retries) throw new StriimError(`striim: ${path} answered ${res.status} after ${attempt + 1} attempts`, { transient: true, httpStatus: res.status });
         stats.retries++;
-        const d = Math.min(backoffMax, backoffBase * 2 ** attempt);
+        const d = backoffDelay(attempt, backoffBase, backoffMax);
         log.warn('striim: server error, retrying', { path, status: res.status, attempt: attempt + 1, delayMs: d });
-        await sleep(d, opts.signal);
+        await pause(d, opts.signal);
         continue;
       }
       let body: unknown = text;

@@ -1,3 +1,4 @@
+import { pause } from './backoff';
 import type { RunLog } from './run-log';
 import type { RunSettings } from './settings';
 import type { SliceRow } from './state';
@@ -99,10 +100,10 @@ export function createStriimExecutor(deps: {
         log.warn(`striim: mon failed (${(e as Error).message}); will poll again`);
       }
       if (watched.size === 0) break;
-      await new Promise<void>((r) => {
-        const t = setTimeout(r, s.monitorIntervalSeconds * 1000);
-        wake = () => { clearTimeout(t); r(); };
-      });
+      // Wait one monitor interval; `wake()` (a slice started, or close) cuts it short.
+      const woken = new AbortController();
+      wake = () => woken.abort();
+      await pause(s.monitorIntervalSeconds * 1000, woken.signal);
       wake = null;
     }
     poller = null;

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../../testing/pg';
-import { createStriimClient } from './striim-client';
+import { createStriimClient } from '../run/striim-client';
 import { startStriimEmulator, type StriimEmulator } from './striim-emulator';
-import { DEFAULT_TQL_TEMPLATE, renderTql } from './tql-template';
+import { DEFAULT_TQL_TEMPLATE, renderTql } from '../run/tql-template';
 
 let src: { url: string; drop(): Promise<void> };
 let tgt: { url: string; drop(): Promise<void> };
@@ -86,7 +86,10 @@ describe('Striim emulator + client', () => {
     }
     const died = await waitFor(c, 'ILA_2_3.OracleInitialLoadApp', ['TERMINATED']);
     expect(died.statusChange).toBe('TERMINATED');
-    await new Promise((r) => setTimeout(r, 300));
+    // Wait for the never-quiescing app's copy to end (every row written), then it must still be RUNNING.
+    const app = emu.apps.get('ILA_2_2.OracleInitialLoadApp')!;
+    await app.task;
+    expect(app.rowsWritten).toBe(2000);
     const never = (await c.mon()).find((x) => x.fullName === 'ILA_2_2.OracleInitialLoadApp')!;
     expect(never.statusChange).toBe('RUNNING');
     expect((await c.exec('DROP NAMESPACE ILA_2_1 CASCADE; DROP NAMESPACE ILA_2_2 CASCADE; DROP NAMESPACE ILA_2_3 CASCADE;')).ok).toBe(true);

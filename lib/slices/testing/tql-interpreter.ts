@@ -1,21 +1,16 @@
-import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import pg from 'pg';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
-import { parseComponent, prop, splitTql } from './tql-parse';
+import { parseComponent, prop, splitTql } from '../run/tql-parse';
+import type { Copier } from './copier';
 
 /**
- * An emulator of the parts of Striim's REST API the orchestrator uses, for tests
- * and demos: `/security/authenticate` (form → `{token}`), `/api/v2/tungsten`
- * (TQL text → JSON array of `{command, executionStatus, failureMessage,
- * output}`), namespaces and applications with Striim's status lifecycle, and
- * `mon;`. A started DatabaseReader → DatabaseWriter application REALLY copies:
- * it runs the source `Query` against the Postgres named by the source
- * connection property variables and inserts into the target table in the
- * writer's BatchPolicy EventCount, ignoring primary-key conflicts when
- * IgnorableExceptionCode holds DUPLICATE_ROW_EXISTS. Faults can be injected.
+ * The Striim emulator's TQL interpreter, with no HTTP and no database: the
+ * statements the orchestrator sends (namespaces, property variables,
+ * CREATE APPLICATION … END APPLICATION, DEPLOY / START / STOP / UNDEPLOY /
+ * DROP, `mon`), Striim's application status lifecycle and the injected
+ * faults. A started application hands its rows to the `copier`; when that
+ * resolves with QuiesceOnILCompletion set, the app goes QUIESCING → QUIESCED.
  */
 export interface EmulatorFaults {
   /** DEPLOY of an app whose full name matches fails. (Default: none) */
@@ -32,26 +27,6 @@ export interface EmulatorFaults {
   dieHalfwayTimes?: number;
   /** Pause after each written batch, in ms, to make copies last. (Default: 0) */
   batchDelayMs?: number;
-}
-
-export interface StriimEmulatorOptions {
-  /** Port to listen on; 0 picks a free one. (Default: 0) */
-  port?: number;
-  /** (Default: 127.0.0.1) */
-  host?: string;
-  /** Accepted users. (Default: { admin: 'admin' }) */
-  users?: Record<string, string>;
-  /** Token lifetime in ms; 0 = never expire. (Default: 0) */
-  tokenTtlMs?: number;
-  /** Pre-set property variables, by full name (`admin.SourceConnectionString` …). */
-  propertyVariables?: Record<string, string>;
-  /** Convenience: set the admin.Source… and admin.Target… property variables from Postgres URLs. */
-  sourceUrl?: string;
-  targetUrl?: string;
-  /** Status an app reaches when its read is exhausted with QuiesceOnILCompletion. (Default: QUIESCED) */
-  completionStatus?: 'QUIESCED' | 'COMPLETED';
-  faults?: EmulatorFaults;
-  logger?: Logger;
 }
 
 export interface EmulatorApp {
@@ -85,60 +60,42 @@ export interface EmulatorStats {
   commands: string[];
 }
 
-export interface StriimEmulator {
-  url: string;
-  port: number;
+export interface CommandResult { command: string; executionStatus: 'Success' | 'Failure'; failureMessage: string | null; output: unknown }
+
+
+export interface TqlInterpreterOptions {
+  copier: Copier;
+  faults?: EmulatorFaults;
+  /** Pre-set property variables, by full name (`admin.SourceConnectionString` …). */
+  propertyVariables?: Record<string, string>;
+  /** Status an app reaches when its read is exhausted with QuiesceOnILCompletion. (Default: QUIESCED) */
+  completionStatus?: 'QUIESCED' | 'COMPLETED';
+  logger?: Logger;
+}
+
+export interface TqlInterpreter {
   faults: EmulatorFaults;
   stats: EmulatorStats;
   apps: Map<string, EmulatorApp>;
   namespaces: Set<string>;
-  /** Invalidate every issued token (the next call gets a `tkn` rejection). */
-  expireTokens(): void;
-  /** Run TQL as if posted (no HTTP, no auth). */
+  /** Run TQL statements in a session (its current namespace changes with USE). */
   execute(tql: string, session?: { ns: string }): Promise<CommandResult[]>;
-  close(): Promise<void>;
+  /** Stop every copy and wait for them to end. */
+  stopAll(): Promise<void>;
 }
-
-export interface CommandResult { command: string; executionStatus: 'Success' | 'Failure'; failureMessage: string | null; output: unknown }
 
 const ok = (command: string, output: unknown = null): CommandResult => ({ command, executionStatus: 'Success', failureMessage: null, output });
 const fail = (command: string, msg: string): CommandResult => ({ command, executionStatus: 'Failure', failureMessage: msg, output: null });
 
-/** `jdbc:postgresql://h:p/db?x` + user + password → a node-postgres URL. */
-export function jdbcToPgUrl(jdbc: string, user?: string, password?: string): string {
-  const m = /^jdbc:postgresql:\/\/([^/?]+)\/([^?;]+)/i.exec(jdbc.trim());
-  if (!m) throw new Error(`unsupported ConnectionURL '${jdbc}' (the emulator reads and writes PostgreSQL only)`);
-  const auth = user ? `${encodeURIComponent(user)}${password ? ':' + encodeURIComponent(password) : ''}@` : '';
-  return `postgres://${auth}${m[1]}/${m[2]}`;
-}
-
-/** A Postgres URL → the three property-variable values Striim would hold. */
-export function pgUrlToPropertyVariables(url: string, prefix: 'Source' | 'Target'): Record<string, string> {
-  const u = new URL(url);
-  return {
-    [`admin.${prefix}ConnectionString`]: `jdbc:postgresql://${u.host}${u.pathname}`,
-    [`admin.${prefix}Username`]: decodeURIComponent(u.username),
-    [`admin.${prefix}Password`]: decodeURIComponent(u.password),
-  };
-}
-
-// Values arrive as text and go back as text: the target casts them to its own column types.
-const textTypes = { getTypeParser: () => (v: string) => v } as unknown as pg.CustomTypesConfig;
 const DEPLOYED = new Set(['DEPLOYED', 'RUNNING', 'QUIESCING', 'QUIESCED', 'COMPLETED', 'STOPPED', 'HALTED', 'TERMINATED']);
 
-export async function startStriimEmulator(opts: StriimEmulatorOptions = {}): Promise<StriimEmulator> {
+export function createTqlInterpreter(opts: TqlInterpreterOptions): TqlInterpreter {
   const log = opts.logger ?? silentLogger;
-  const users = opts.users ?? { admin: 'admin' };
   const faults: EmulatorFaults = opts.faults ?? {};
   const stats: EmulatorStats = { requests: 0, http503Served: 0, tokensIssued: 0, tokenRejections: 0, deploys: 0, starts: 0, batches: 0, rowsWritten: 0, copyMs: 0, commands: [] };
-  const tokens = new Map<string, { expiresAt: number; ns: string }>();
   const namespaces = new Set<string>(['admin', 'Global']);
   const apps = new Map<string, EmulatorApp>();
-  const propVars = new Map<string, string>(Object.entries({
-    ...(opts.sourceUrl ? pgUrlToPropertyVariables(opts.sourceUrl, 'Source') : {}),
-    ...(opts.targetUrl ? pgUrlToPropertyVariables(opts.targetUrl, 'Target') : {}),
-    ...(opts.propertyVariables ?? {}),
-  }));
+  const propVars = new Map<string, string>(Object.entries(opts.propertyVariables ?? {}));
 
   const resolveVar = (v: string | undefined, ns: string): string | undefined => {
     if (!v || !v.startsWith('$')) return v;
@@ -153,75 +110,14 @@ export async function startStriimEmulator(opts: StriimEmulatorOptions = {}): Pro
     app.abort = null;
   }
 
-  async function copy(app: EmulatorApp, signal: AbortSignal): Promise<void> {
-    const t0 = Date.now();
-    const src = app.source!;
-    const tgt = app.target!;
-    const ns = app.namespace;
-    const srcUrl = jdbcToPgUrl(resolveVar(prop(src, 'ConnectionURL'), ns) ?? '', resolveVar(prop(src, 'Username'), ns), resolveVar(prop(src, 'Password'), ns));
-    const tgtUrl = jdbcToPgUrl(resolveVar(prop(tgt, 'ConnectionURL'), ns) ?? '', resolveVar(prop(tgt, 'Username'), ns), resolveVar(prop(tgt, 'Password'), ns));
-    const query = prop(src, 'Query');
-    if (!query) throw new Error('DatabaseReader: Query is empty');
-    const tables = (prop(tgt, 'Tables') ?? '').split(',').map((s) => s.trim());
-    const table = tables[0]?.toUpperCase() === 'QUERY' ? tables[1] : tables[0];
-    if (!table || !/^[\w$#]+(\.[\w$#]+){0,2}$/.test(table)) throw new Error(`DatabaseWriter: bad Tables '${prop(tgt, 'Tables')}'`);
-    const m = /EventCount\s*:\s*(\d+)/i.exec(prop(tgt, 'BatchPolicy') ?? '');
-    const batch = Math.max(1, m ? Number(m[1]) : 100);
-    const fetchSize = Math.max(batch, Number(prop(src, 'FetchSize') ?? 100) || 100, 1000);
-    const ignoreDup = /DUPLICATE_ROW_EXISTS/i.test(prop(tgt, 'IgnorableExceptionCode') ?? '');
-    const quiesce = /^true$/i.test(prop(src, 'QuiesceOnILCompletion') ?? 'false');
-    // dieHalfwayTimes counts down like http503 (unset = 1).
-    const dies = !!faults.dieHalfway?.test(app.fullName) && (faults.dieHalfwayTimes ?? 1) > 0;
-    if (dies) faults.dieHalfwayTimes = (faults.dieHalfwayTimes ?? 1) - 1;
-
-    const s = new pg.Client({ connectionString: srcUrl, types: textTypes, application_name: `striim-emulator ${app.fullName}` });
-    const t = new pg.Client({ connectionString: tgtUrl, application_name: `striim-emulator ${app.fullName}` });
-    await s.connect();
-    try {
-      await t.connect();
-      try {
-        let total = Infinity;
-        if (dies) total = Number((await s.query(`select count(*)::bigint as n from (${query}) q`)).rows[0].n);
-        await s.query('begin isolation level repeatable read read only');
-        await s.query(`declare emu_c no scroll cursor for ${query}`);
-        let cols: string[] | null = null;
-        for (;;) {
-          if (signal.aborted) return;
-          const r = await s.query(`fetch ${fetchSize} from emu_c`);
-          if (!cols) cols = r.fields.map((f) => f.name);
-          if (r.rows.length === 0) break;
-          app.rowsRead += r.rows.length;
-          for (let off = 0; off < r.rows.length; off += batch) {
-            if (signal.aborted) return;
-            const rows = r.rows.slice(off, off + batch);
-            const params: unknown[] = [];
-            const values = rows.map((row) => `(${cols!.map((c) => { params.push(row[c]); return `$${params.length}`; }).join(',')})`);
-            const colList = cols.map((c) => `"${c.replace(/"/g, '""')}"`).join(',');
-            try {
-              await t.query(`insert into ${table} (${colList}) values ${values.join(',')}${ignoreDup ? ' on conflict do nothing' : ''}`, params);
-            } catch (e) {
-              const code = (e as { code?: string }).code;
-              throw new Error(code === '23505' ? `DUPLICATE_ROW_EXISTS: ${(e as Error).message}` : `DatabaseWriter: ${(e as Error).message}`);
-            }
-            stats.batches++;
-            stats.rowsWritten += rows.length;
-            app.rowsWritten += rows.length;
-            app.lastActivity = Date.now();
-            if (dies && app.rowsWritten >= total / 2) throw new Error('DatabaseReader: connection reset by peer (injected fault: died half-way)');
-            if (faults.batchDelayMs) await new Promise((res) => setTimeout(res, faults.batchDelayMs));
-          }
-        }
-        await s.query('commit');
-      } finally { await t.end().catch(() => {}); }
-    } finally {
-      await s.end().catch(() => {});
-      stats.copyMs += Date.now() - t0;
-      app.copyMs += Date.now() - t0;
-    }
+  /** The copy, then Striim's end of an initial load: QUIESCING → QUIESCED when asked to quiesce, else still RUNNING. */
+  async function run(app: EmulatorApp, signal: AbortSignal): Promise<void> {
+    await opts.copier(app, signal, { resolveVar, faults, stats });
     if (signal.aborted) return;
+    const quiesce = /^true$/i.test(prop(app.source ?? {}, 'QuiesceOnILCompletion') ?? 'false');
     if (!quiesce || faults.neverQuiesce?.test(app.fullName)) return; // stays RUNNING, as Striim does without QuiesceOnILCompletion
     app.status = 'QUIESCING';
-    await new Promise((res) => setTimeout(res, 5));
+    await sleep(5); // a `mon` between the two may see QUIESCING, as on a real node
     if (!signal.aborted && app.status === 'QUIESCING') app.status = opts.completionStatus ?? 'QUIESCED';
   }
 
@@ -235,7 +131,7 @@ export async function startStriimEmulator(opts: StriimEmulatorOptions = {}): Pro
     app.rowsWritten = 0;
     app.error = null;
     stats.starts++;
-    app.task = copy(app, ac.signal).catch((e) => {
+    app.task = run(app, ac.signal).catch((e) => {
       if (ac.signal.aborted) return;
       app.status = 'TERMINATED';
       app.error = (e as Error).message;
@@ -379,71 +275,12 @@ export async function startStriimEmulator(opts: StriimEmulatorOptions = {}): Pro
     return out;
   }
 
-  const readBody = (req: http.IncomingMessage) => new Promise<string>((resolve, reject) => {
-    const parts: Buffer[] = [];
-    req.on('data', (c: Buffer) => parts.push(c));
-    req.on('end', () => resolve(Buffer.concat(parts).toString('utf8')));
-    req.on('error', reject);
-  });
-  const send = (res: http.ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-
-  // Commands of different requests must not interleave (an app definition spans statements).
-  let chain: Promise<unknown> = Promise.resolve();
-  const server = http.createServer((req, res) => {
-    void (async () => {
-      stats.requests++;
-      const body = await readBody(req);
-      if ((faults.http503 ?? 0) > 0) {
-        faults.http503 = (faults.http503 ?? 0) - 1;
-        stats.http503Served++;
-        res.writeHead(503, { 'content-type': 'text/html' });
-        res.end('<html><body>503 Service Unavailable</body></html>');
-        return;
-      }
-      const url = new URL(req.url ?? '/', 'http://x');
-      if (req.method === 'POST' && url.pathname === '/security/authenticate') {
-        const form = new URLSearchParams(body);
-        const u = form.get('username') ?? '';
-        if (!(u in users) || users[u] !== (form.get('password') ?? '')) return send(res, 401, { error: 'Invalid username or password' });
-        const token = crypto.randomBytes(12).toString('base64url');
-        tokens.set(token, { expiresAt: opts.tokenTtlMs ? Date.now() + opts.tokenTtlMs : Infinity, ns: 'admin' });
-        stats.tokensIssued++;
-        return send(res, 200, { token });
-      }
-      if (req.method === 'POST' && url.pathname === '/api/v2/tungsten') {
-        const h = String(req.headers.authorization ?? '');
-        const tok = /^STRIIM-TOKEN\s+(\S+)$/i.exec(h)?.[1] ?? url.searchParams.get('token') ?? '';
-        const sess = tokens.get(tok);
-        if (!sess || sess.expiresAt < Date.now()) {
-          tokens.delete(tok);
-          stats.tokenRejections++;
-          return send(res, 401, { reason: 'Invalid or expired tkn' });
-        }
-        const run = chain.then(() => execute(body, sess));
-        chain = run.catch(() => {});
-        try { return send(res, 200, await run); } catch (e) { return send(res, 500, { error: (e as Error).message }); }
-      }
-      if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { status: 'ok', applications: apps.size });
-      send(res, 404, { error: `no route ${req.method} ${url.pathname}` });
-    })().catch((e) => { try { send(res, 500, { error: (e as Error).message }); } catch { /* closed */ } });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${opts.host ?? '127.0.0.1'}:${port}`, port, faults, stats, apps, namespaces,
-    expireTokens: () => tokens.clear(),
-    execute,
-    close: async () => {
+    faults, stats, apps, namespaces, execute,
+    stopAll: async () => {
       for (const a of apps.values()) stopCopy(a);
-      await Promise.all([...apps.values()].map((a) => a.task?.catch(() => {})));
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // A copy's own failure was already recorded on its app (TERMINATED); here we only wait for it to end.
+      await Promise.all([...apps.values()].map((a) => a.task?.catch(() => undefined)));
     },
   };
 }
