@@ -25,6 +25,8 @@ export async function openClickHouseTarget(opts: ClickHouseTargetOptions): Promi
     url: opts.url, username: opts.user ?? 'default', password: opts.password ?? '',
     request_timeout: opts.requestTimeoutMs ?? 300_000,
     application: 'tributary-models',
+    // Progress headers keep a long CREATE TABLE … AS SELECT's connection alive through proxies.
+    clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '20000' },
   });
   const lake: LakeAccess = { mode: 'absolute', warehouse: opts.warehouse, serverWarehouse: opts.serverWarehouse };
   const wrap = (e: unknown) => {
