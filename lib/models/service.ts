@@ -47,10 +47,11 @@ function lakeOf(d: ModelsDeps): Lake {
 }
 
 /** The project, with the starter written first when the folder does not exist yet. */
-export async function loadModelsProject(d: ModelsDeps, o: { project?: string; vars?: Record<string, unknown> } = {}): Promise<Project & { errors: { path: string; message: string }[] }> {
+export async function loadModelsProject(d: ModelsDeps, o: { project?: string; vars?: Record<string, unknown>; overrides?: Record<string, string> } = {}): Promise<Project & { errors: { path: string; message: string }[] }> {
   const root = projectDir(d.env, o.project);
   if (!o.project) await writeStarterIfMissing(d, root);
-  return parseProject(root, readProjectFiles(root), o.vars ?? {});
+  // overrides: unsaved editor buffers, for a compile preview
+  return parseProject(root, { ...readProjectFiles(root), ...o.overrides }, o.vars ?? {});
 }
 
 async function writeStarterIfMissing(d: ModelsDeps, root: string): Promise<void> {
@@ -126,8 +127,8 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
 }
 
 /** compile: rendered SQL of the selection, written under target/compiled/. */
-export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; project?: string; write?: boolean }): Promise<{ nodes: CompiledNode[]; written: string[] }> {
-  const project = await loadModelsProject(d, { project: i.project, vars: i.vars });
+export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; project?: string; write?: boolean; overrides?: Record<string, string> }): Promise<{ nodes: CompiledNode[]; written: string[] }> {
+  const project = await loadModelsProject(d, { project: i.project, vars: i.vars, overrides: i.overrides });
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
   const nodes = await compileProject(project, {
