@@ -47,7 +47,9 @@ async function acquire(dir: string, waitMs: number, signal?: AbortSignal): Promi
   opening = new Promise((r) => { done = r; });
   try {
     fs.mkdirSync(dir, { recursive: true });
-    const { Session } = await import('chdb');
+    const { Session, drainPending } = await import('chdb');
+    // A cancelled query keeps computing natively; a new session must wait for it.
+    await drainPending();
     const deadline = Date.now() + waitMs;
     for (;;) {
       try {

@@ -64,3 +64,24 @@ describe('models jobs', () => {
     expect(r).toMatchObject({ rows: [{ customer_id: 1 }, { customer_id: 2 }, { customer_id: 3 }], truncated: false, target: 'embedded' });
   });
 });
+
+describe('targets', () => {
+  test('a clickhouse connection is a server target; other kinds and unknown names are refused naming target', async () => {
+    const { createConnection } = await import('../connections');
+    const { resolveTarget } = await import('./service');
+    const c = ctx('t');
+    const keys = { secret: c.env.TRIBUTARY_SECRET, dataDir: c.env.dataDir };
+    await createConnection({ pool: db.pool, keys }, { name: 'ch', kind: 'clickhouse', params: { http_url: 'http://ch.example:8123', user: 'm', database: 'analytics', server_warehouse: '/var/lib/clickhouse/user_files/wh' }, secrets: { password: 'pw' } });
+    await createConnection({ pool: db.pool, keys }, { name: 'pg1', kind: 'postgres', params: { host: 'x' } });
+    const d = { pool: db.pool, env: c.env, cwd: process.cwd() };
+    const t = await resolveTarget(d, 'ch');
+    expect(t).toMatchObject({ name: 'ch', database: 'analytics', lake: { mode: 'absolute', warehouse: wh.uri, serverWarehouse: '/var/lib/clickhouse/user_files/wh' } });
+    expect(await resolveTarget(d, undefined)).toMatchObject({ name: 'embedded', database: 'models', lake: { mode: 'relative', cwd: process.cwd() } });
+    await expect(resolveTarget(d, 'pg1')).rejects.toMatchObject({ code: 'validation', field: 'target' });
+    await expect(resolveTarget(d, 'nope')).rejects.toMatchObject({ code: 'not_found', field: 'target' });
+    const { checkConnectionFields } = await import('../api/presenters/connection-kinds');
+    expect(checkConnectionFields({ kind: 'clickhouse', params: { user: 'x' } })).toEqual({ field: 'params.http_url', message: 'a ClickHouse connection needs http_url (or host)' });
+    expect(checkConnectionFields({ kind: 'clickhouse', params: { http_url: 'ch:8123' } })?.field).toBe('params.http_url');
+    expect(checkConnectionFields({ kind: 'clickhouse', params: { http_url: 'https://ch.example:8443' }, secrets: { password: 'x' } })).toBeNull();
+  });
+});

@@ -108,20 +108,21 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
   const target = await spec.open();
-  const saves: Promise<void>[] = [];
+  // Stored one after the other, in the order the nodes finished.
+  let saves: Promise<unknown> = Promise.resolve();
   try {
     const summary = await executeProject(project, target, {
       command: i.command, select: i.select, exclude: i.exclude, fullRefresh: i.fullRefresh, threads: d.env.TRIBUTARY_MODELS_THREADS,
       logger: d.logger, signal: d.signal,
       resolveSource: async (ident) => (await lake.loadTable(ident).catch((e) => { throw new AppError('not_found', `models: lake table ${ident}: ${(e as Error).message}`); })).location,
       onResult: (r, done, total) => {
-        saves.push(saveResult(d.pool, i.runId, i.command, spec.name, r).catch((e) => d.logger?.warn(`models: could not record ${r.name}: ${(e as Error).message}`)));
+        saves = saves.then(() => saveResult(d.pool, i.runId, i.command, spec.name, r)).catch((e) => d.logger?.warn(`models: could not record ${r.name}: ${(e as Error).message}`));
         i.onResult?.(r, done, total);
       },
     });
     return { ...summary, target: spec.name };
   } finally {
-    await Promise.all(saves);
+    await saves;
     await target.close();
   }
 }

@@ -92,7 +92,7 @@ export function renderTemplate(source: string, ctx: TemplateContext, opts: { fil
     this: ctx.this,
   };
   try {
-    return environment().renderString(pre + source, context).slice(0);
+    return environment().renderString(pre + source, context);
   } catch (e) {
     const msg = e instanceof Error ? e.message : String(e);
     // nunjucks reports "(unknown path) [Line 3, Column 5]"; shift the line past the preamble.

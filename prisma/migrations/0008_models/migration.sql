@@ -13,8 +13,8 @@ CREATE TABLE model_results (
   duration_ms integer NOT NULL DEFAULT 0,
   sql text,
   error text,
-  -- first 100 failing rows of a test
-  failing_rows jsonb,
+  -- first 100 failing rows of a test (json, not jsonb: it keeps the columns in their query order)
+  failing_rows json,
   skipped_because text,
   target text NOT NULL DEFAULT 'embedded',
   created_at timestamptz(6) NOT NULL DEFAULT now()
