@@ -19,12 +19,14 @@ export interface ClickHouseTargetOptions {
 }
 
 export async function openClickHouseTarget(opts: ClickHouseTargetOptions): Promise<Target> {
-  const { createClient } = await import('@clickhouse/client');
+  const { createClient, ClickHouseLogLevel } = await import('@clickhouse/client');
   const database = opts.database ?? 'models';
   const client = createClient({
     url: opts.url, username: opts.user ?? 'default', password: opts.password ?? '',
     request_timeout: opts.requestTimeoutMs ?? 300_000,
     application: 'tributary-models',
+    // Failures reach the caller as errors (and the model's result); the client's own console log would repeat them.
+    log: { level: ClickHouseLogLevel.OFF },
     // Progress headers keep a long CREATE TABLE … AS SELECT's connection alive through proxies.
     clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '20000' },
   });
