@@ -4,6 +4,7 @@ import { etlJobs } from '../lib/etl/jobs';
 import { dqJobs } from '../lib/dq/jobs';
 import { slicesJobs } from '../lib/slices/jobs';
 import { lakeJobs } from '../lib/lake/jobs';
+import { modelsJobs } from '../lib/models/jobs';
 
 /**
  * Every job kind, in one list: the worker runs them, the web process and the
@@ -17,4 +18,5 @@ export const jobDefinitions: readonly JobDefinition[] = [
   ...dqJobs,
   ...slicesJobs,
   ...lakeJobs,
+  ...modelsJobs,
 ];

@@ -8,6 +8,7 @@ import { registerConnectionsCommands } from '../connections/cli';
 import { registerDqCommands } from '../dq/cli';
 import { registerSlicesCommands } from '../slices/cli';
 import { registerLakeCommands } from '../lake/cli';
+import { registerModelsCommands } from '../models/cli';
 
 /** What the executable's entry point (`workers/cli.ts`) hands the CLI. */
 export interface CliAssembly {
@@ -28,6 +29,7 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerDqCommands,
   registerSlicesCommands,
   registerLakeCommands,
+  registerModelsCommands,
 ];
 
 /** The `tributary` command line: one sub-command per engine. */

@@ -167,6 +167,12 @@ const EnvSchema = z.object({
   TRIBUTARY_JOB_STALE_SECONDS: z.coerce.number().int().min(3).max(86_400).default(30),
   /** Iceberg warehouse root, `file://…` (s3:// later). (Default: `file://<data>/warehouse`) */
   TRIBUTARY_WAREHOUSE: z.string().optional(),
+  /** The SQL model project (dbt layout: models/, tests/, macros/). (Default: `<data>/models`) */
+  TRIBUTARY_MODELS_DIR: z.string().min(1).optional(),
+  /** State folder of the embedded ClickHouse (chdb) models materialise into. (Default: `<data>/chdb`) */
+  TRIBUTARY_CHDB_DIR: z.string().min(1).optional(),
+  /** Models and tests one models command runs at once. (Default: 4) */
+  TRIBUTARY_MODELS_THREADS: z.coerce.number().int().min(1).max(64).default(4),
   /** Log level: debug, info, warn, error. (Default: info) */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 

@@ -162,13 +162,17 @@ export async function getBranches(ctx: ConnectionsContext): Promise<BranchConfig
   }));
 }
 
-/** One connection with its secrets decrypted, for lib/connections' source resolution only (never an API answer). */
-export async function getConnectionSecrets(ctx: ConnectionsContext, name: string): Promise<{ name: string; kind: string; params: Record<string, unknown>; secrets: Record<string, string> } | null> {
-  const r = await ctx.pool.query('SELECT name, kind, params, secrets_enc FROM connections WHERE name = $1', [name]);
+/** One connection with its decrypted secrets, by name: for the engines only, never for an API answer. */
+export async function getConnectionWithSecrets(ctx: ConnectionsContext, name: string): Promise<(ConnectionView & { secrets: Record<string, string> }) | null> {
+  const r = await ctx.pool.query('SELECT * FROM connections WHERE name = $1', [name]);
   const row = r.rows[0];
   if (!row) return null;
-  return { name: row.name, kind: row.kind, params: row.params ?? {}, secrets: row.secrets_enc ? open<Record<string, string>>(keyOf(ctx.keys), row.secrets_enc) : {} };
+  const secrets = row.secrets_enc ? open<Record<string, string>>(keyOf(ctx.keys), row.secrets_enc) : {};
+  return { ...view(row, Object.keys(secrets).sort()), secrets };
 }
+
+/** The same, for lib/connections' source resolution (the name it knows it by). */
+export const getConnectionSecrets = getConnectionWithSecrets;
 
 export const ConnectionPatchSchema = z.strictObject({
   isBranch: z.boolean().optional(),

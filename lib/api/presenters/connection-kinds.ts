@@ -71,10 +71,12 @@ export const CONNECTION_KIND_SPECS: Record<ConnectionKind, ConnectionKindSpec> =
   clickhouse: {
     label: 'ClickHouse', branchable: false,
     params: [
-      { key: 'host', label: 'Host', type: 'text' },
+      { key: 'http_url', label: 'HTTP URL', type: 'text', placeholder: 'http://clickhouse:8123', help: 'the server models materialise into' },
+      { key: 'host', label: 'Host', type: 'text', help: 'instead of the HTTP URL' },
       { key: 'port', label: 'Port', type: 'number', placeholder: '8123' },
-      { key: 'database', label: 'Database', type: 'text', placeholder: 'default' },
+      { key: 'database', label: 'Database', type: 'text', placeholder: 'models', help: 'where models are created' },
       { key: 'user', label: 'User', type: 'text', placeholder: 'default' },
+      { key: 'server_warehouse', label: 'Warehouse as the server sees it', type: 'text', placeholder: '/var/lib/clickhouse/user_files/warehouse', help: 'icebergLocal reads the server\'s filesystem' },
     ],
     secrets: [{ key: 'password', label: 'Password', type: 'text' }],
   },
@@ -125,7 +127,9 @@ export function checkConnectionFields(c: { kind: string; params?: Record<string,
   if (c.kind === 'postgres' && !has(params, 'host') && !has(secrets, 'url') && !has(secrets, 'connection_string')) {
     return { field: 'params.host', message: 'a PostgreSQL connection needs host (or a url in secrets)' };
   }
-  if ((c.kind === 'clickhouse' || c.kind === 'smtp') && !has(params, 'host')) return { field: 'params.host', message: `a ${spec.label} connection needs host` };
+  if (c.kind === 'clickhouse' && !has(params, 'http_url') && !has(params, 'host')) return { field: 'params.http_url', message: 'a ClickHouse connection needs http_url (or host)' };
+  if (c.kind === 'clickhouse' && has(params, 'http_url') && !/^https?:\/\/[^/]+/.test(String(params.http_url))) return { field: 'params.http_url', message: 'http_url must be an http:// or https:// URL' };
+  if (c.kind === 'smtp' && !has(params, 'host')) return { field: 'params.host', message: `a ${spec.label} connection needs host` };
   if (c.kind === 'striim' && !has(params, 'node')) return { field: 'params.node', message: 'a Striim connection needs node (host:port)' };
   return null;
 }

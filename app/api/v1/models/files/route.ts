@@ -1,0 +1,34 @@
+// GET /api/v1/models/files?path= - one project file's text
+// PUT /api/v1/models/files - create or replace a project file: { path, content } → the project's parse errors
+// DELETE /api/v1/models/files?path= - delete a project file
+import { z } from 'zod';
+import { apiHandler } from '@/lib/api';
+import { AppError } from '@/lib/errors';
+import { checkProjectPath, deleteProjectFile, loadModelsProject, readProjectFiles, writeProjectFile } from '@/lib/models';
+
+const PathQuery = z.object({ path: z.string().min(1).max(300) });
+const PutBody = z.strictObject({ path: z.string().min(1).max(300), content: z.string().max(512 * 1024) });
+
+const depsOf = (deps: { pool: import('pg').Pool; env: import('@/lib/config/env').Env }) => ({ pool: deps.pool, env: deps.env, cwd: process.cwd() });
+
+export const GET = apiHandler({ query: PathQuery }, async ({ deps, query }) => {
+  const rel = checkProjectPath(query.path);
+  const p = await loadModelsProject(depsOf(deps));
+  const files = readProjectFiles(p.root);
+  if (files[rel] === undefined) throw new AppError('not_found', `models: no file ${rel}`, { field: 'path' });
+  return { path: rel, content: files[rel] };
+});
+
+export const PUT = apiHandler({ role: 'operator', body: PutBody, maxBodyBytes: 600 * 1024 }, async ({ deps, body }) => {
+  const rel = checkProjectPath(body.path);
+  const before = await loadModelsProject(depsOf(deps));
+  writeProjectFile(before.root, rel, body.content);
+  const after = await loadModelsProject(depsOf(deps));
+  return { path: rel, saved: true, errors: after.errors };
+});
+
+export const DELETE = apiHandler({ role: 'operator', query: PathQuery }, async ({ deps, query }) => {
+  const p = await loadModelsProject(depsOf(deps));
+  deleteProjectFile(p.root, query.path);
+  return { path: query.path, deleted: true };
+});

@@ -1,0 +1,120 @@
+// The /api/v1/models routes called with Request objects against a real migrated
+// Postgres, a lake written by the lake library and a project folder on disk:
+// roles (viewers read, operators edit), 400s naming the field, the starter
+// project on first use, compile previews of unsaved buffers, the query job.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
+import { closeServerDeps, getServerDeps } from '@/lib/api';
+import { createApiToken, createUser } from '@/lib/auth';
+import { makeModelsWarehouse, makeShopLake } from '@/lib/models/test-project';
+import * as project from './route';
+import * as files from './files/route';
+import * as compile from './compile/route';
+import * as query from './query/route';
+import * as results from './results/route';
+
+const BASE = 'http://127.0.0.1:8765';
+let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>;
+const tok = { operator: '', viewer: '' };
+const savedEnv = { ...process.env };
+
+type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
+async function call(handler: Handler, method: string, url: string, opts: { token?: string; body?: unknown } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await handler(new Request(BASE + url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { params: Promise.resolve({}) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  wh = makeModelsWarehouse();
+  await makeShopLake(db.pool, wh.uri);
+  process.env.DATABASE_URL = db.url;
+  process.env.TRIBUTARY_SECRET = 'models-api-test-secret-0123456789';
+  process.env.TRIBUTARY_DATA_DIR = wh.dir;
+  process.env.TRIBUTARY_WAREHOUSE = wh.uri;
+  const { prisma } = getServerDeps();
+  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
+  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
+  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
+  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+});
+afterAll(async () => {
+  await closeServerDeps();
+  await db?.drop();
+  wh?.remove();
+  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_WAREHOUSE']) {
+    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
+  }
+});
+
+describe('/api/v1/models', () => {
+  it('needs credentials; first use writes the starter project over a lake table', async () => {
+    expect((await call(project.GET, 'GET', '/api/v1/models')).status).toBe(401);
+    const r = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
+    expect(r.status).toBe(200);
+    expect(r.body.root).toBe(path.join(wh.dir, 'models'));
+    expect(r.body.models).toEqual([expect.objectContaining({ name: 'stg_customers', materialized: 'view', sources: ['shop.customers'], last: null })]);
+    expect(r.body.tests.map((t: { name: string }) => t.name)).toEqual(['not_null_stg_customers_BRANCH_ID']);
+    expect(r.body.files.map((f: { path: string; kind: string }) => `${f.kind}:${f.path}`)).toContain('schema:models/staging/schema.yml');
+    expect(r.body.errors).toEqual([]);
+  });
+
+  it('viewers read files but cannot write them; operators write; bad paths are 400 naming path', async () => {
+    const g = await call(files.GET, 'GET', '/api/v1/models/files?path=models/staging/stg_customers.sql', { token: tok.viewer });
+    expect(g.status).toBe(200);
+    expect(g.body.content).toContain("source('lake', 'shop.customers')");
+    const body = { path: 'models/marts/by_branch.sql', content: "{{ config(materialized='table') }}\nSELECT BRANCH_ID, count() AS n FROM {{ ref('stg_customers') }} GROUP BY BRANCH_ID\n" };
+    expect((await call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.viewer, body })).status).toBe(403);
+    expect(fs.existsSync(path.join(wh.dir, 'models', body.path))).toBe(false);
+    const w = await call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body });
+    expect(w).toMatchObject({ status: 200, body: { saved: true, errors: [] } });
+    expect(fs.readFileSync(path.join(wh.dir, 'models', body.path), 'utf8')).toBe(body.content);
+    for (const p of ['../../etc/passwd', '/etc/passwd', 'models/x.exe']) {
+      const bad = await call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body: { path: p, content: 'x' } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.field).toBe('path');
+    }
+    const broken = await call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body: { path: 'models/broken.sql', content: "SELECT * FROM {{ ref('nope') }}" } });
+    expect(broken.body.errors).toEqual([{ path: 'models/broken.sql', message: 'models: broken refs nope, which is no model' }]);
+    expect((await call(files.DELETE, 'DELETE', '/api/v1/models/files?path=models/broken.sql', { token: tok.viewer })).status).toBe(403);
+    expect((await call(files.DELETE, 'DELETE', '/api/v1/models/files?path=models/broken.sql', { token: tok.operator })).status).toBe(200);
+    expect((await call(files.GET, 'GET', '/api/v1/models/files?path=models/broken.sql', { token: tok.viewer })).status).toBe(404);
+  });
+
+  it('compile previews unsaved buffers without writing them', async () => {
+    const r = await call(compile.POST, 'POST', '/api/v1/models/compile', {
+      token: tok.viewer,
+      body: { select: ['by_branch'], files: { 'models/marts/by_branch.sql': "SELECT {{ var('k', 7) }} AS k FROM {{ ref('stg_customers') }}" } },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body.nodes).toEqual([{ name: 'by_branch', kind: 'model', path: 'models/marts/by_branch.sql', sql: 'SELECT 7 AS k FROM `models`.`stg_customers`' }]);
+    expect(fs.readFileSync(path.join(wh.dir, 'models/models/marts/by_branch.sql'), 'utf8')).toContain('count() AS n');
+    const bad = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.viewer, body: { select: 'x' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe('select');
+  });
+
+  it('query: a viewer queues a read-only SELECT as a job; anything else is a 400 naming sql', async () => {
+    const q = await call(query.POST, 'POST', '/api/v1/models/query', { token: tok.viewer, body: { sql: 'SELECT * FROM models.stg_customers' } });
+    expect(q.status).toBe(202);
+    const run = await db.pool.query('SELECT kind, params FROM job_runs WHERE id = $1', [q.body.id]);
+    expect(run.rows[0]).toEqual({ kind: 'models.query', params: { sql: 'SELECT * FROM models.stg_customers' } });
+    const bad = await call(query.POST, 'POST', '/api/v1/models/query', { token: tok.viewer, body: { sql: 'DROP TABLE models.x' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe('sql');
+  });
+
+  it('results lists stored outcomes', async () => {
+    await db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms) VALUES ('r1', 'build', 'stg_customers', 'model', 'success', NULL, 12)`);
+    const r = await call(results.GET, 'GET', '/api/v1/models/results?runId=r1', { token: tok.viewer });
+    expect(r.body.results).toEqual([expect.objectContaining({ runId: 'r1', name: 'stg_customers', status: 'success', durationMs: 12 })]);
+    const p = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
+    expect(p.body.models.find((m: { name: string }) => m.name === 'stg_customers').last).toMatchObject({ status: 'success', runId: 'r1' });
+  });
+});

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import { AppError } from '../errors';
+import type { LakeAccess } from './source-sql';
+import type { QueryResult, Target } from './target';
+
+/**
+ * The embedded ClickHouse, in-process through chdb.
+ *
+ * Measured with chdb 3.4 (ClickHouse 26.7): a state folder is locked by the
+ * first process that opens it (`Cannot lock file <dir>/status. Another server
+ * instance in same directory is already running`), and one process holds one
+ * data directory at a time. So the session is shared by everything in this
+ * process (reference-counted), closed when the last user lets go, and a
+ * process that finds the folder locked waits for it: the worker's model jobs
+ * and a CLI command then take turns instead of failing. The panel never
+ * opens chdb; its previews run as jobs on the worker.
+ */
+
+type ChdbSession = {
+  queryAsync(sql: string, opts?: { format?: string; signal?: AbortSignal }): Promise<{ text(): string; json<T>(): T }>;
+  close(): void;
+};
+
+let shared: { dir: string; session: ChdbSession; users: number } | null = null;
+let opening: Promise<void> | null = null;
+
+export interface ChdbTargetOptions {
+  /** chdb state folder (databases of the embedded ClickHouse). */
+  stateDir: string;
+  /** Database models are created in. (Default: models) */
+  database?: string;
+  /** The process's working directory: lake folders must lie below it. */
+  cwd: string;
+  /** How long to wait for another process to release the state folder. (Default: 60000 ms) */
+  lockWaitMs?: number;
+  signal?: AbortSignal;
+}
+
+async function acquire(dir: string, waitMs: number, signal?: AbortSignal): Promise<ChdbSession> {
+  while (opening) await opening;
+  if (shared) {
+    if (shared.dir !== dir) throw new AppError('conflict', `models: this process already has the embedded ClickHouse open on ${shared.dir}; one process holds one chdb state folder`);
+    shared.users++;
+    return shared.session;
+  }
+  let done!: () => void;
+  opening = new Promise((r) => { done = r; });
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const { Session, drainPending } = await import('chdb');
+    // A cancelled query keeps computing natively; a new session must wait for it.
+    await drainPending();
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      try {
+        const session = new Session(dir) as unknown as ChdbSession;
+        shared = { dir, session, users: 1 };
+        return session;
+      } catch (e) {
+        const text = `${(e as Error).message} ${((e as Error).cause as Error | undefined)?.message ?? ''}`;
+        const locked = /Cannot lock file|already running|Failed to create connection/i.test(text);
+        if (!locked || Date.now() > deadline || signal?.aborted) {
+          throw new AppError(locked ? 'conflict' : 'fatal', locked
+            ? `models: the embedded ClickHouse state folder ${dir} is held by another process (a worker running a models job?) and was not released within ${Math.round(waitMs / 1000)}s`
+            : `models: cannot open the embedded ClickHouse in ${dir}: ${text.trim()}`, { cause: e });
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  } finally { opening = null; done(); }
+}
+
+function release(): void {
+  if (!shared) return;
+  shared.users--;
+  if (shared.users <= 0) { const s = shared.session; shared = null; s.close(); }
+}
+
+export async function openChdbTarget(opts: ChdbTargetOptions): Promise<Target> {
+  const session = await acquire(opts.stateDir, opts.lockWaitMs ?? 60_000, opts.signal);
+  const database = opts.database ?? 'models';
+  let closed = false;
+  const lake: LakeAccess = { mode: 'relative', cwd: opts.cwd };
+  const wrap = (e: unknown, sql: string) => new AppError('validation', `models: ClickHouse: ${((e as Error).message ?? String(e)).replace(/^Query failed:\s*/, '').split('\n')[0]}`, { cause: Object.assign(new Error(sql), { cause: e }) });
+  return {
+    kind: 'chdb', database, lake,
+    async command(sql, signal) {
+      try { await session.queryAsync(sql, { format: 'Null', signal }); } catch (e) { throw wrap(e, sql); }
+    },
+    async query(sql, signal) {
+      try {
+        const r = await session.queryAsync(sql, { format: 'JSON', signal });
+        const j = r.json<{ meta: { name: string; type: string }[]; data: Record<string, unknown>[] }>();
+        return { columns: j.meta, rows: j.data };
+      } catch (e) { throw wrap(e, sql); }
+    },
+    async close() { if (!closed) { closed = true; release(); } },
+  };
+}

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { makeModelsWarehouse, makeShopLake, SHOP_PROJECT, writeProject } from './test-project';
+
+// `tributary models …` end to end: a real database, a lake written by the lake
+// library, the embedded ClickHouse under the data folder, real processes.
+
+let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>; let proj: ReturnType<typeof writeProject>;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  wh = makeModelsWarehouse();
+  await makeShopLake(db.pool, wh.uri);
+  proj = writeProject({
+    ...SHOP_PROJECT,
+    'models/marts/dup_customers.sql': "SELECT customer_id FROM {{ ref('stg_customers') }} UNION ALL SELECT 1 AS customer_id\n",
+    'models/marts/after_dup.sql': "SELECT * FROM {{ ref('dup_customers') }}\n",
+    'models/marts/dup.yml': 'models:\n  - name: dup_customers\n    columns:\n      - name: customer_id\n        tests: [unique]\n',
+  });
+});
+afterAll(async () => { await db?.drop(); wh?.remove(); proj?.remove(); });
+
+function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const c = spawn(process.execPath, ['bin/tributary.mjs', 'models', ...args], {
+      env: { ...process.env, DATABASE_URL: db.url, TRIBUTARY_WAREHOUSE: wh.uri, TRIBUTARY_DATA_DIR: wh.dir, LOG_LEVEL: 'error' },
+    });
+    let out = ''; let err = '';
+    c.stdout.on('data', (d) => (out += d)); c.stderr.on('data', (d) => (err += d));
+    c.on('close', (code) => resolve({ code, out, err }));
+  });
+}
+
+describe('tributary models', () => {
+  test('build --json: every model and test with status, rows and duration; query shows the rows', async () => {
+    const r = await cli('build', '--project', proj.root, '--exclude', 'dup_customers+', '--json');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.out);
+    expect(j.ok).toBe(true);
+    const co = j.results.find((x: { name: string }) => x.name === 'customer_orders');
+    expect(co).toMatchObject({ kind: 'model', status: 'success', rows: 3, materialized: 'table' });
+    expect(typeof co.durationMs).toBe('number');
+    expect(j.results.find((x: { name: string }) => x.name === 'unique_stg_orders_order_id')).toMatchObject({ kind: 'test', status: 'pass', rows: 0 });
+    const q = await cli('query', 'SELECT customer_id, total FROM models.customer_orders ORDER BY customer_id', '--format', 'json');
+    expect(q.code).toBe(0);
+    expect(JSON.parse(q.out)).toEqual([{ customer_id: 1, total: 12.5 }, { customer_id: 2, total: 3 }, { customer_id: 3, total: 10 }]);
+    const csv = await cli('query', 'SELECT customer_id, name FROM models.stg_customers ORDER BY customer_id LIMIT 2');
+    expect(csv.out).toBe('customer_id,name\n1,c1\n2,c2\n');
+    const ro = await cli('query', 'DROP TABLE models.customer_orders');
+    expect(ro.code).toBe(2);
+    expect(ro.err).toMatch(/only SELECT queries/);
+    const rows = await db.pool.query(`SELECT node, status, rows FROM model_results WHERE node = 'customer_orders'`);
+    expect(rows.rows).toEqual([{ node: 'customer_orders', status: 'success', rows: '3' }]);
+  });
+
+  test('a failing test exits non-zero, prints its failing rows, skips downstream', async () => {
+    const r = await cli('build', '--project', proj.root, '--select', 'dup_customers+');
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/FAIL +test +unique_dup_customers_customer_id 1 failing/);
+    expect(r.out).toContain('{"unique_field":1,"n_records":2}');
+    expect(r.out).toMatch(/SKIPPED +model after_dup .*\(upstream unique_dup_customers_customer_id failed\)/);
+    expect(r.out).toMatch(/FAILED: 3 nodes/);
+  });
+
+  test('compile writes target/compiled; list shows the selection; bad flags name the flag', async () => {
+    const c = await cli('compile', '--project', proj.root, '--select', 'stg_orders', '--vars', '{"min_amount": 5}');
+    expect(c.code).toBe(0);
+    expect(fs.readFileSync(path.join(proj.root, 'target/compiled/models/staging/stg_orders.sql'), 'utf8')).toMatch(/FROM icebergLocal\('lib\/models\/\.test-warehouse-[0-9a-f]+\/shop\/orders'\)\nWHERE amount >= 5\n$/);
+    const l = await cli('list', '--project', proj.root, '--select', '+customer_orders', '--json');
+    expect(JSON.parse(l.out).nodes.filter((n: { kind: string }) => n.kind === 'model').map((n: { name: string }) => n.name)).toEqual(['stg_customers', 'stg_orders', 'customer_orders']);
+    const bad = await cli('run', '--project', proj.root, '--vars', 'nope');
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/--vars must be a JSON object/);
+  });
+
+  test('first use writes a starter project over a lake table, which builds', async () => {
+    const r = await cli('build', '--json');
+    expect(r.code).toBe(0);
+    expect(fs.existsSync(path.join(wh.dir, 'models/models/staging/stg_customers.sql'))).toBe(true);
+    const j = JSON.parse(r.out);
+    expect(j.results.map((x: { name: string; status: string }) => `${x.name} ${x.status}`)).toEqual(['stg_customers success', 'not_null_stg_customers_BRANCH_ID pass']);
+  });
+
+  test('the embedded state folder is taken in turns: a command waits while another process holds it', async () => {
+    const { Session } = await import('chdb');
+    const s = new Session(path.join(wh.dir, 'chdb'));
+    const p = cli('query', 'SELECT count() AS n FROM models.stg_orders', '--format', 'json');
+    await new Promise((r) => setTimeout(r, 3000));
+    s.close();
+    const r = await p;
+    expect(r.err).toBe('');
+    expect(JSON.parse(r.out)).toEqual([{ n: 4 }]);
+  });
+});

@@ -1,0 +1,128 @@
+/**
+ * `tributary models run | test | build | compile | list | query`: dbt's
+ * commands over Tributary's model project. Runs in this process against the
+ * target; the embedded ClickHouse's state folder is taken in turns with the
+ * worker (see chdb-target.ts).
+ */
+import crypto from 'node:crypto';
+import { Command, InvalidArgumentError } from 'commander';
+import { withCli, type CliContext } from '../cli/context';
+import { exitCodeFor } from '../errors';
+import { buildGraph } from './graph';
+import { selectNodes } from './selector';
+import { compileModels, loadModelsProject, queryModels, runModelsCommand, type ModelsDeps } from './service';
+import type { Command as ModelsCommand, NodeResult } from './types';
+
+interface Flags { select?: string[]; exclude?: string[]; project?: string; target?: string; fullRefresh?: boolean; vars?: Record<string, unknown>; json?: boolean }
+
+const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+
+function parseVars(v: string): Record<string, unknown> {
+  let o: unknown;
+  try { o = JSON.parse(v); } catch { throw new InvalidArgumentError('--vars must be a JSON object, e.g. \'{"days": 7}\''); }
+  if (!o || typeof o !== 'object' || Array.isArray(o)) throw new InvalidArgumentError('--vars must be a JSON object');
+  return o as Record<string, unknown>;
+}
+
+function common(c: Command): Command {
+  return c
+    .option('-s, --select <selector...>', 'dbt selectors: name, +name, name+, tag:x, path:dir, a,b (intersection); several = union')
+    .option('--exclude <selector...>', 'selectors to leave out')
+    .option('--project <dir>', 'model project folder (Default: $TRIBUTARY_MODELS_DIR or <data>/models)')
+    .option('--target <name>', 'a clickhouse connection, or embedded (Default: embedded)')
+    .option('--vars <json>', 'values for var(), a JSON object', parseVars)
+    .option('--json', 'print JSON');
+}
+
+function deps(ctx: CliContext): ModelsDeps {
+  return { pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, cwd: process.cwd() };
+}
+
+function line(r: NodeResult): string {
+  const rows = r.rows === null ? '' : r.kind === 'test' ? ` ${r.rows} failing` : ` ${r.rows} rows`;
+  const extra = r.error ? `\n      ${r.error}` : r.skippedBecause ? ` (upstream ${r.skippedBecause} failed)` : '';
+  let s = `${r.status.toUpperCase().padEnd(8)} ${r.kind.padEnd(5)} ${r.name}${r.materialized ? ` [${r.materialized}]` : ''}${rows} ${(r.durationMs / 1000).toFixed(2)}s${extra}`;
+  if (r.failingRows?.length) s += '\n' + r.failingRows.slice(0, 10).map((x) => `      ${JSON.stringify(x)}`).join('\n');
+  return s;
+}
+
+async function runCommand(command: ModelsCommand, f: Flags): Promise<void> {
+  await withCli(async (ctx) => {
+    try {
+      const s = await runModelsCommand(deps(ctx), {
+        command, select: f.select, exclude: f.exclude, fullRefresh: f.fullRefresh, vars: f.vars, target: f.target, project: f.project,
+        runId: `cli-${crypto.randomUUID()}`,
+        onResult: (r) => { if (!f.json) out(line(r)); },
+      });
+      if (f.json) out(JSON.stringify({ command, ok: s.ok, target: s.target, durationMs: s.durationMs, results: s.results }, null, 2));
+      else {
+        const n = (st: string) => s.results.filter((r) => r.status === st).length;
+        out(`${s.ok ? 'Done' : 'FAILED'}: ${s.results.length} nodes — ${n('success')} built, ${n('pass')} passed, ${n('warn')} warned, ${n('fail')} failed, ${n('error')} errors, ${n('skipped')} skipped (${(s.durationMs / 1000).toFixed(1)}s)`);
+      }
+      if (!s.ok) process.exitCode = 1;
+    } catch (e) { process.exitCode = exitCodeFor(e); throw e; }
+  });
+}
+
+export function registerModelsCommands(program: Command): void {
+  const models = program.command('models').description('SQL models over the lake, materialised in ClickHouse (dbt-style run / test / build)');
+  for (const [cmd, desc] of [
+    ['run', 'materialise the selected models (views, tables, incremental tables)'],
+    ['test', 'run the tests of the selected models'],
+    ['build', 'models and their tests in DAG order, skipping what lies downstream of a failure'],
+  ] as const) {
+    const c = common(models.command(cmd).description(desc));
+    if (cmd !== 'test') c.option('--full-refresh', 'rebuild incremental models from scratch');
+    c.action(async (f: Flags) => runCommand(cmd, f));
+  }
+  common(models.command('compile').description('render the selected models and tests; SQL written under <project>/target/compiled/'))
+    .action(async (f: Flags) => withCli(async (ctx) => {
+      try {
+        const r = await compileModels(deps(ctx), { select: f.select, exclude: f.exclude, vars: f.vars, target: f.target, project: f.project });
+        if (f.json) out(JSON.stringify(r, null, 2));
+        else for (const n of r.nodes) out(n.error ? `ERROR ${n.kind} ${n.name}: ${n.error}` : `-- ${n.kind} ${n.name} (${n.path})\n${n.sql}\n`);
+        if (!f.json) out(`${r.written.length} files written under target/compiled/`);
+        if (r.nodes.some((n) => n.error)) process.exitCode = 1;
+      } catch (e) { process.exitCode = exitCodeFor(e); throw e; }
+    }));
+  common(models.command('list').description('the selected models and tests with their materialisation, tags and dependencies'))
+    .action(async (f: Flags) => withCli(async (ctx) => {
+      try {
+        const p = await loadModelsProject(deps(ctx), { project: f.project, vars: f.vars });
+        for (const e of p.errors) process.stderr.write(`error: ${e.message}\n`);
+        const g = buildGraph(p);
+        const chosen = selectNodes(p, g, f.select ?? [], f.exclude ?? []);
+        const items = [
+          ...g.order.filter((id) => chosen.has(id)).map((id) => { const m = p.models.get(id.slice(6))!; return { kind: 'model', name: m.name, path: m.path, materialized: m.config.materialized, tags: m.config.tags, refs: m.refs, sources: m.sources }; }),
+          ...[...p.tests.values()].filter((t) => chosen.has(`test:${t.name}`)).map((t) => ({ kind: 'test', name: t.name, path: t.path, severity: t.severity, refs: t.refs })),
+        ];
+        if (f.json) out(JSON.stringify({ project: p.root, nodes: items, errors: p.errors }, null, 2));
+        else for (const i of items) out(`${i.kind.padEnd(5)} ${i.name}${'materialized' in i ? ` [${i.materialized}]` : ''}  ${i.path}${i.refs.length ? `  ← ${i.refs.join(', ')}` : ''}`);
+        if (p.errors.length) process.exitCode = 2;
+      } catch (e) { process.exitCode = exitCodeFor(e); throw e; }
+    }));
+  models.command('query').description('a read-only SELECT on the target (first 1,000 rows)')
+    .argument('<sql>', 'one SELECT statement')
+    .option('--target <name>', 'a clickhouse connection, or embedded (Default: embedded)')
+    .option('--format <format>', 'csv or json (Default: csv)', 'csv')
+    .action(async (sql: string, f: { target?: string; format: string }) => {
+      if (f.format !== 'csv' && f.format !== 'json') throw new InvalidArgumentError('--format must be csv or json');
+      await withCli(async (ctx) => {
+        try {
+          const r = await queryModels(deps(ctx), { sql, target: f.target });
+          if (f.format === 'json') out(JSON.stringify(r.rows, null, 2));
+          else {
+            out(r.columns.map((c) => csv(c.name)).join(','));
+            for (const row of r.rows) out(r.columns.map((c) => csv(row[c.name])).join(','));
+          }
+          if (r.truncated) process.stderr.write('note: only the first 1000 rows are shown\n');
+        } catch (e) { process.exitCode = exitCodeFor(e); throw e; }
+      });
+    });
+}
+
+function csv(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}

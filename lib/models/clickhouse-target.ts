@@ -1,0 +1,54 @@
+import { AppError } from '../errors';
+import type { LakeAccess } from './source-sql';
+import type { QueryResult, Target } from './target';
+
+/** A ClickHouse server reached over HTTP through @clickhouse/client. */
+export interface ClickHouseTargetOptions {
+  /** HTTP(S) URL, e.g. `http://clickhouse:8123`. */
+  url: string;
+  /** (Default: default) */
+  user?: string;
+  password?: string;
+  /** Database the models are created in. (Default: models) */
+  database?: string;
+  /** The warehouse root as this process sees it, and as the server sees it (see README: the server reads its own filesystem). */
+  warehouse?: string;
+  serverWarehouse?: string;
+  /** (Default: 300000 ms) */
+  requestTimeoutMs?: number;
+}
+
+export async function openClickHouseTarget(opts: ClickHouseTargetOptions): Promise<Target> {
+  const { createClient, ClickHouseLogLevel } = await import('@clickhouse/client');
+  const database = opts.database ?? 'models';
+  const client = createClient({
+    url: opts.url, username: opts.user ?? 'default', password: opts.password ?? '',
+    request_timeout: opts.requestTimeoutMs ?? 300_000,
+    application: 'tributary-models',
+    // Failures reach the caller as errors (and the model's result); the client's own console log would repeat them.
+    log: { level: ClickHouseLogLevel.OFF },
+    // Progress headers keep a long CREATE TABLE … AS SELECT's connection alive through proxies.
+    clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '20000' },
+  });
+  const lake: LakeAccess = { mode: 'absolute', warehouse: opts.warehouse, serverWarehouse: opts.serverWarehouse };
+  const wrap = (e: unknown) => {
+    const err = e as Error & { code?: string };
+    const msg = (err.message ?? String(e)).split('\n')[0];
+    if (err.code && /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND)$/.test(err.code)) return new AppError('transient', `models: ClickHouse server ${opts.url}: ${msg}`, { cause: e });
+    return new AppError('validation', `models: ClickHouse: ${msg}`, { cause: e });
+  };
+  return {
+    kind: 'clickhouse', database, lake,
+    async command(sql, signal) {
+      try { await client.command({ query: sql, abort_signal: signal }); } catch (e) { throw wrap(e); }
+    },
+    async query(sql, signal): Promise<QueryResult> {
+      try {
+        const rs = await client.query({ query: sql, format: 'JSON', abort_signal: signal });
+        const j = await rs.json<Record<string, unknown>>();
+        return { columns: (j.meta ?? []) as QueryResult['columns'], rows: j.data };
+      } catch (e) { throw wrap(e); }
+    },
+    async close() { await client.close(); },
+  };
+}

@@ -1,0 +1,36 @@
+import { buildGraph } from './graph';
+import { assertParsed } from './project';
+import { renderModel, renderTest } from './render';
+import { selectNodes } from './selector';
+import { renderSource, type LakeAccess } from './source-sql';
+import type { Project } from './types';
+
+export interface CompiledNode { name: string; kind: 'model' | 'test'; path: string; sql?: string; error?: string }
+
+/**
+ * Render the selected models and tests as they would run, without touching
+ * the target (is_incremental() answers false: compile shows the full build).
+ * The caller writes them under target/compiled/.
+ */
+export async function compileProject(p: Project & { errors?: { path: string; message: string }[] }, o: {
+  database: string; lake: LakeAccess; select?: string[]; exclude?: string[]; resolveSource(ident: string): Promise<string>;
+}): Promise<CompiledNode[]> {
+  if (p.errors) assertParsed({ errors: p.errors });
+  const g = buildGraph(p);
+  const chosen = selectNodes(p, g, o.select ?? [], o.exclude ?? []);
+  const resolved = new Map<string, string>();
+  const env = { database: o.database, source: (id: string) => resolved.get(id)! };
+  const out: CompiledNode[] = [];
+  const ids = [...g.order, ...[...p.tests.keys()].sort().map((n) => `test:${n}`)].filter((id) => chosen.has(id));
+  for (const id of ids) {
+    const isModel = id.startsWith('model:');
+    const node = isModel ? p.models.get(id.slice(6))! : p.tests.get(id.slice(5))!;
+    const path = isModel ? node.path : node.kind === 'test' && node.raw !== undefined ? node.path : `tests/generic/${node.name}.sql`;
+    try {
+      for (const s of node.sources) if (!resolved.has(s)) resolved.set(s, renderSource(await o.resolveSource(s), o.lake));
+      const sql = node.kind === 'model' ? renderModel(p, node, env) : renderTest(p, node, env);
+      out.push({ name: node.name, kind: node.kind, path, sql });
+    } catch (e) { out.push({ name: node.name, kind: node.kind, path, error: (e as Error).message }); }
+  }
+  return out;
+}

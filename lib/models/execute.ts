@@ -1,0 +1,142 @@
+import { buildGraph, modelId } from './graph';
+import { materialize } from './materialize';
+import { assertParsed } from './project';
+import { renderModel, renderTest, type RenderEnv } from './render';
+import { selectNodes } from './selector';
+import { renderSource } from './source-sql';
+import type { Target } from './target';
+import type { Command, NodeResult, Project, RunSummary } from './types';
+import { silentLogger, type Logger } from '../log';
+
+export interface ExecuteOptions {
+  command: Command;
+  /** dbt selectors. (Default: everything) */
+  select?: string[];
+  exclude?: string[];
+  /** Rebuild incremental models from scratch. (Default: false) */
+  fullRefresh?: boolean;
+  /** Models/tests run at once. (Default: 4) */
+  threads?: number;
+  /** Lake table identifier → its location (file:// or s3://); the lake's loadTable. */
+  resolveSource(ident: string): Promise<string>;
+  logger?: Logger;
+  signal?: AbortSignal;
+  /** Called as each node finishes. */
+  onResult?(r: NodeResult, done: number, total: number): void;
+}
+
+const FAILING_ROWS = 100;
+
+/**
+ * run / test / build over a selection: every node starts when what it needs
+ * is done, at most `threads` at once; a failed model (or, in build, a failed
+ * error-severity test) skips everything downstream of it, as dbt does.
+ */
+export async function executeProject(p: Project & { errors?: { path: string; message: string }[] }, target: Target, o: ExecuteOptions): Promise<RunSummary> {
+  const t0 = Date.now();
+  if (p.errors) assertParsed({ errors: p.errors });
+  const g = buildGraph(p);
+  const log = o.logger ?? silentLogger;
+  const chosen = selectNodes(p, g, o.select ?? [], o.exclude ?? []);
+  const ids = [...chosen].filter((id) => (o.command === 'run' ? id.startsWith('model:') : o.command === 'test' ? id.startsWith('test:') : true));
+  const inSet = new Set(ids);
+  // What each node waits for, within the chosen set.
+  const deps = new Map<string, string[]>();
+  for (const id of ids) {
+    const d = new Set(g.parents.get(id)!.filter((x) => inSet.has(x)));
+    if (o.command === 'build' && id.startsWith('model:')) {
+      // dbt build: a model also waits for the tests of the models it refs.
+      for (const par of g.parents.get(id)!) for (const c of g.children.get(par) ?? []) if (c.startsWith('test:') && inSet.has(c)) d.add(c);
+    }
+    deps.set(id, [...d]);
+  }
+  const order = new Map(g.order.map((id, i) => [id, i]));
+  const rank = (id: string) => order.get(id.startsWith('model:') ? id : modelId(p.tests.get(id.slice(5))!.model ?? '')) ?? 0;
+  const pending = ids.slice().sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
+
+  const sourceCache = new Map<string, Promise<string>>();
+  const resolved = new Map<string, string>();
+  const prepare = async (sources: string[]) => {
+    for (const s of sources) {
+      if (!sourceCache.has(s)) sourceCache.set(s, o.resolveSource(s));
+      resolved.set(s, renderSource(await sourceCache.get(s)!, target.lake));
+    }
+  };
+  const env: RenderEnv = { database: target.database, source: (ident) => { const r = resolved.get(ident); if (!r) throw new Error(`models: source ${ident} was not resolved`); return r; } };
+
+  const results = new Map<string, NodeResult>();
+  const blocked = new Map<string, string>();
+  const threads = Math.max(1, o.threads ?? 4);
+  let running = 0; let done = 0;
+  const total = pending.length;
+
+  const runNode = async (id: string): Promise<NodeResult> => {
+    const start = Date.now();
+    if (id.startsWith('model:')) {
+      const m = p.models.get(id.slice(6))!;
+      const statements: string[] = [];
+      let sql: string | undefined;
+      try {
+        await prepare(m.sources);
+        const out = await materialize(target, m, {
+          fullRefresh: !!o.fullRefresh, signal: o.signal,
+          render: (inc) => (sql = renderModel(p, m, env, inc)),
+          onStatement: (s) => statements.push(s),
+        });
+        return { name: m.name, kind: 'model', status: 'success', materialized: m.config.materialized, rows: out.rows, durationMs: Date.now() - start, sql: out.sql };
+      } catch (e) {
+        return { name: m.name, kind: 'model', status: 'error', materialized: m.config.materialized, rows: null, durationMs: Date.now() - start, sql, error: (e as Error).message };
+      }
+    }
+    const t = p.tests.get(id.slice(5))!;
+    let sql: string | undefined;
+    try {
+      await prepare(t.sources);
+      sql = renderTest(p, t, env);
+      const [cnt, rows] = await Promise.all([
+        target.query(`SELECT count() AS n FROM (\n${sql}\n)`, o.signal),
+        target.query(`SELECT * FROM (\n${sql}\n) LIMIT ${FAILING_ROWS}`, o.signal),
+      ]);
+      const n = Number(cnt.rows[0]?.n ?? 0);
+      const status = n === 0 ? 'pass' : t.severity === 'warn' ? 'warn' : 'fail';
+      return { name: t.name, kind: 'test', status, rows: n, durationMs: Date.now() - start, sql, failingRows: n ? rows.rows : [] };
+    } catch (e) {
+      return { name: t.name, kind: 'test', status: 'error', rows: null, durationMs: Date.now() - start, sql, error: (e as Error).message };
+    }
+  };
+
+  const blocks = (r: NodeResult) => r.status === 'error' || r.status === 'fail' || r.status === 'skipped';
+
+  await new Promise<void>((resolve) => {
+    const pump = () => {
+      if (o.signal?.aborted) {
+        for (const id of pending.splice(0)) finish(id, skipped(id, 'cancelled'));
+      }
+      for (let i = 0; i < pending.length && running < threads; ) {
+        const id = pending[i];
+        const ds = deps.get(id)!;
+        const bad = ds.find((d) => results.has(d) && blocks(results.get(d)!));
+        if (bad) { pending.splice(i, 1); finish(id, skipped(id, blocked.get(bad) ?? bad.replace(/^\w+:/, ''))); continue; }
+        if (!ds.every((d) => results.has(d))) { i++; continue; }
+        pending.splice(i, 1); running++;
+        log.info(`models: ${id.replace(':', ' ')} started`);
+        void runNode(id).then((r) => { running--; finish(id, r); pump(); });
+      }
+      if (!pending.length && running === 0) resolve();
+    };
+    const finish = (id: string, r: NodeResult) => {
+      results.set(id, r); done++;
+      if (r.status === 'skipped' && r.skippedBecause) blocked.set(id, r.skippedBecause);
+      const line = `models: ${r.kind} ${r.name} ${r.status.toUpperCase()}${r.rows !== null ? ` (${r.rows} rows)` : ''} in ${r.durationMs} ms${r.error ? `: ${r.error}` : ''}${r.skippedBecause ? ` (upstream ${r.skippedBecause} failed)` : ''}`;
+      if (r.status === 'error' || r.status === 'fail') log.error(line); else if (r.status === 'warn' || r.status === 'skipped') log.warn(line); else log.info(line);
+      o.onResult?.(r, done, total);
+    };
+    const skipped = (id: string, because: string): NodeResult => ({ name: id.replace(/^\w+:/, ''), kind: id.startsWith('model:') ? 'model' : 'test', status: 'skipped', rows: null, durationMs: 0, skippedBecause: because });
+    pump();
+  });
+
+  const list = ids.slice().sort((a, b) => rank(a) - rank(b) || a.localeCompare(b)).map((id) => results.get(id)!);
+  const ok = list.every((r) => r.status !== 'error' && r.status !== 'fail' && r.status !== 'skipped');
+  return { command: o.command, ok, results: list, durationMs: Date.now() - t0 };
+}
+

@@ -1,0 +1,13 @@
+/**
+ * SQL models over the lake, materialised in ClickHouse (embedded chdb or a
+ * server): dbt's project format, template subset, selection syntax and
+ * run / test / build / compile. Public entry of `lib/models/`.
+ */
+export { compileModels, loadModelsProject, projectDir, queryModels, resolveTarget, runModelsCommand, chdbStateDir, EMBEDDED, type ModelsDeps } from './service';
+export { readProjectFiles, writeProjectFile, deleteProjectFile, checkProjectPath } from './project-dir';
+export { listResults, lastResults, type StoredResult } from './results-store';
+export { projectView, type ProjectView } from './project-view';
+export { layoutDag, type DagLayout } from './dag-layout';
+export { ModelsPayload, ModelsQueryPayload } from './jobs';
+export { readOnlyQuery, QUERY_ROW_LIMIT } from './read-only-query';
+export type { NodeResult, RunSummary, Command as ModelsCommand } from './types';

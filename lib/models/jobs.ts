@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { defineJob, type JobContext } from '../jobs/types';
+import type { Command } from './types';
+
+const list = z.union([z.string(), z.array(z.string())]).optional()
+  .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]).flatMap((s) => s.split(/\s+/)).filter(Boolean));
+
+/** Payload of `models.run`, `models.test` and `models.build`: the CLI's flags. */
+export const ModelsPayload = z.strictObject({
+  /** dbt selectors (`name`, `+name`, `name+`, `tag:x`, `path:dir`); a string may hold several. (Default: everything) */
+  select: list,
+  exclude: list,
+  /** Rebuild incremental models from scratch. (Default: false) */
+  fullRefresh: z.boolean().default(false),
+  /** Values for var('name'), over dbt_project.yml's vars. */
+  vars: z.record(z.string(), z.unknown()).default({}),
+  /** A `clickhouse` connection's name, or `embedded`. (Default: embedded) */
+  target: z.string().min(1).max(100).optional(),
+});
+
+export const ModelsQueryPayload = z.strictObject({
+  sql: z.string().min(1).max(100_000),
+  target: z.string().min(1).max(100).optional(),
+});
+
+function commandJob(command: Command, description: string) {
+  return defineJob({
+    kind: `models.${command}`,
+    description,
+    role: 'operator',
+    payload: ModelsPayload,
+    async run(ctx: JobContext, p) {
+      const { runModelsCommand } = await import('./service');
+      const s = await runModelsCommand({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, cwd: process.cwd() }, {
+        command, select: p.select, exclude: p.exclude, fullRefresh: p.fullRefresh, vars: p.vars, target: p.target, runId: ctx.runId,
+        onResult: (_r, done, total) => ctx.progress(done, total),
+      });
+      // The job's result stays small: SQL and failing rows are in model_results.
+      const results = s.results.map(({ sql, failingRows, ...r }) => { void sql; return { ...r, failingRows: failingRows?.length ? failingRows.slice(0, 10) : undefined }; });
+      const bad = s.results.filter((r) => r.status === 'error' || r.status === 'fail' || r.status === 'skipped');
+      // Like etl.run: a run with a failed model or test is a failed job; every result is in model_results under this run's id.
+      if (!s.ok) throw new Error(`models: ${command}: ${bad.length} of ${s.results.length} did not succeed: ${bad.slice(0, 8).map((r) => `${r.kind} ${r.name} ${r.status.toUpperCase()}${r.error ? ` (${r.error.slice(0, 200)})` : ''}`).join(', ')}${bad.length > 8 ? ', …' : ''}`);
+      return { command, ok: s.ok, target: s.target, durationMs: s.durationMs, results };
+    },
+  });
+}
+
+export const modelsJobs = [
+  commandJob('run', 'Materialise the selected SQL models in ClickHouse (dbt run)'),
+  commandJob('test', 'Run the tests of the selected SQL models (dbt test)'),
+  commandJob('build', 'Models then their tests in DAG order, skipping what lies downstream of a failure (dbt build)'),
+  defineJob({
+    kind: 'models.query',
+    description: 'A read-only SELECT on the models target (first 1,000 rows)',
+    role: 'viewer',
+    payload: ModelsQueryPayload,
+    async run(ctx, p) {
+      const { queryModels } = await import('./service');
+      return queryModels({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, cwd: process.cwd() }, { sql: p.sql, target: p.target });
+    },
+  }),
+];

@@ -1,0 +1,138 @@
+import crypto from 'node:crypto';
+import { AppError } from '../errors';
+import { quoteIdent, relationName } from './project';
+import type { Target } from './target';
+import type { ModelConfig, ModelNode } from './types';
+
+const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/** `ENGINE = MergeTree() ORDER BY (a, b) PARTITION BY p` for a table/incremental model. */
+export function engineClause(c: ModelConfig): string {
+  const engine = c.engine ?? 'MergeTree()';
+  const mergeTree = /MergeTree/i.test(engine);
+  let s = `ENGINE = ${engine}`;
+  if (mergeTree) {
+    const ob = c.order_by === undefined ? 'tuple()' : Array.isArray(c.order_by) ? `(${c.order_by.join(', ')})` : c.order_by;
+    s += ` ORDER BY ${ob}`;
+    if (c.partition_by) s += ` PARTITION BY ${c.partition_by}`;
+    // Lake columns are mostly Nullable; ClickHouse refuses them in a key without this.
+    if (c.order_by !== undefined || c.partition_by) s += ' SETTINGS allow_nullable_key = 1';
+  } else if (c.partition_by) s += ` PARTITION BY ${c.partition_by}`;
+  return s;
+}
+
+/** Model SQL without the trailing `;` users often leave. */
+export function bodySql(sql: string): string {
+  return sql.replace(/[\s;]+$/, '');
+}
+
+export async function existing(target: Target, name: string): Promise<'view' | 'table' | null> {
+  const r = await target.query(`SELECT engine FROM system.tables WHERE database = ${lit(target.database)} AND name = ${lit(name)}`);
+  if (!r.rows.length) return null;
+  return /View/.test(String(r.rows[0].engine)) ? 'view' : 'table';
+}
+
+async function columns(target: Target, name: string): Promise<{ name: string; type: string }[]> {
+  const r = await target.query(`SELECT name, type FROM system.columns WHERE database = ${lit(target.database)} AND table = ${lit(name)} ORDER BY position`);
+  return r.rows.map((x) => ({ name: String(x.name), type: String(x.type) }));
+}
+
+async function count(target: Target, rel: string): Promise<number> {
+  const r = await target.query(`SELECT count() AS n FROM ${rel}`);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/**
+ * Put `fresh` in place of `name` atomically: EXCHANGE TABLES where the
+ * database engine supports it (Atomic, the default), otherwise one RENAME
+ * statement moving both (Ordinary databases). Readers see the old table or
+ * the new one, never an empty or half-built one.
+ */
+async function swapIn(target: Target, fresh: string, name: string, signal?: AbortSignal): Promise<void> {
+  const db = target.database;
+  try {
+    await target.command(`EXCHANGE TABLES ${relationName(db, fresh)} AND ${relationName(db, name)}`, signal);
+  } catch (e) {
+    if (!/EXCHANGE|NOT_IMPLEMENTED|not supported/i.test((e as Error).message)) throw e;
+    const old = `${name}__old_${crypto.randomBytes(3).toString('hex')}`;
+    await target.command(`RENAME TABLE ${relationName(db, name)} TO ${relationName(db, old)}, ${relationName(db, fresh)} TO ${relationName(db, name)}`, signal);
+    await target.command(`DROP TABLE IF EXISTS ${relationName(db, old)} SYNC`, signal);
+    return;
+  }
+  await target.command(`DROP TABLE IF EXISTS ${relationName(db, fresh)} SYNC`, signal);
+}
+
+export interface MaterializeOptions {
+  fullRefresh: boolean;
+  signal?: AbortSignal;
+  /** Render the model's SQL; `incremental` says what is_incremental() returns. */
+  render(incremental: boolean): string;
+  /** Every statement sent, for the result's SQL and the log. */
+  onStatement?(sql: string): void;
+}
+
+/** Build one model in the target; returns rows written (null for views) and the rendered select. */
+export async function materialize(target: Target, m: ModelNode, o: MaterializeOptions): Promise<{ rows: number | null; sql: string }> {
+  const db = target.database;
+  const rel = relationName(db, m.name);
+  const run = async (sql: string) => { o.onStatement?.(sql); await target.command(sql, o.signal); };
+  await run(`CREATE DATABASE IF NOT EXISTS ${quoteIdent(db)}`);
+  const now = await existing(target, m.name);
+  const c = m.config;
+  if (c.materialized === 'view') {
+    const sql = bodySql(o.render(false));
+    if (now === 'table') await run(`DROP TABLE ${rel} SYNC`);
+    await run(`CREATE OR REPLACE VIEW ${rel} AS\n${sql}`);
+    return { rows: null, sql };
+  }
+  const suffix = crypto.randomBytes(4).toString('hex');
+  const tmp = `${m.name}__tmp_${suffix}`;
+  const tmpRel = relationName(db, tmp);
+  const cleanup = async (...names: string[]) => { for (const n of names) await target.command(`DROP TABLE IF EXISTS ${relationName(db, n)} SYNC`).catch(() => {}); };
+  const incremental = c.materialized === 'incremental' && now === 'table' && !o.fullRefresh;
+  const sql = bodySql(o.render(incremental));
+  try {
+    if (!incremental) {
+      await run(`CREATE TABLE ${tmpRel} ${engineClause(c)} AS\n${sql}`);
+      const rows = await count(target, tmpRel);
+      if (now === 'table') await swapIn(target, tmp, m.name, o.signal);
+      else {
+        if (now === 'view') await run(`DROP VIEW ${rel} SYNC`);
+        await run(`RENAME TABLE ${tmpRel} TO ${rel}`);
+      }
+      return { rows, sql };
+    }
+    // Incremental: the new rows into a side table first, so a schema change is caught before anything moves.
+    await run(`CREATE TABLE ${tmpRel} ENGINE = MergeTree() ORDER BY tuple() AS\n${sql}`);
+    const [have, got] = [await columns(target, m.name), await columns(target, tmp)];
+    const diff = schemaDiff(have, got);
+    if (diff.length) throw new AppError('validation', `models: ${m.name}: the incremental model's columns changed (${diff.join('; ')}); rerun with --full-refresh to rebuild it`);
+    const rows = await count(target, tmpRel);
+    const key = c.unique_key === undefined ? [] : Array.isArray(c.unique_key) ? c.unique_key : c.unique_key.split(',').map((s) => s.trim()).filter(Boolean);
+    if (!key.length) {
+      await run(`INSERT INTO ${rel} SELECT * FROM ${tmpRel}`);
+      return { rows, sql };
+    }
+    // Replace by key: old rows whose key is not in the new rows, plus the new rows, built aside and exchanged.
+    const next = `${m.name}__new_${suffix}`;
+    const nextRel = relationName(db, next);
+    const k = key.length === 1 ? key[0] : `(${key.join(', ')})`;
+    try {
+      await run(`CREATE TABLE ${nextRel} AS ${rel}`);
+      await run(`INSERT INTO ${nextRel} SELECT * FROM ${rel} WHERE ${k} NOT IN (SELECT ${key.join(', ')} FROM ${tmpRel}) SETTINGS transform_null_in = 1`);
+      await run(`INSERT INTO ${nextRel} SELECT * FROM ${tmpRel}`);
+      await swapIn(target, next, m.name, o.signal);
+    } finally { await cleanup(next); }
+    return { rows, sql };
+  } finally { await cleanup(tmp); }
+}
+
+/** What changed between the table's columns and the new rows' (empty: same). */
+export function schemaDiff(have: { name: string; type: string }[], got: { name: string; type: string }[]): string[] {
+  const out: string[] = [];
+  const h = new Map(have.map((c) => [c.name, c.type])); const g = new Map(got.map((c) => [c.name, c.type]));
+  for (const [n, t] of g) if (!h.has(n)) out.push(`added ${n} ${t}`); else if (h.get(n) !== t) out.push(`${n} ${h.get(n)} → ${t}`);
+  for (const n of h.keys()) if (!g.has(n)) out.push(`removed ${n}`);
+  if (!out.length && have.map((c) => c.name).join() !== got.map((c) => c.name).join()) out.push('column order changed');
+  return out;
+}

@@ -1,0 +1,39 @@
+import type pg from 'pg';
+import { lastResults, type StoredResult } from './results-store';
+import type { Project } from './types';
+
+/** What the Models page shows of a project: its files, models and tests with their last outcome. */
+export interface ProjectView {
+  root: string;
+  name: string;
+  files: { path: string; kind: 'model' | 'schema' | 'test' | 'macro' | 'project' }[];
+  models: { name: string; path: string; materialized: string; tags: string[]; refs: string[]; sources: string[]; description?: string; last: LastRun | null }[];
+  tests: { name: string; path: string; model?: string; refs: string[]; severity: string; type: string; last: LastRun | null }[];
+  errors: { path: string; message: string }[];
+}
+export type LastRun = Pick<StoredResult, 'status' | 'rows' | 'durationMs' | 'error' | 'runId' | 'createdAt'>;
+
+export function fileKind(path: string): ProjectView['files'][number]['kind'] {
+  if (path === 'dbt_project.yml') return 'project';
+  if (path.startsWith('macros/')) return 'macro';
+  if (path.startsWith('tests/')) return 'test';
+  return path.endsWith('.sql') ? 'model' : 'schema';
+}
+
+export async function projectView(pool: pg.Pool, p: Project & { errors: { path: string; message: string }[] }, files: string[]): Promise<ProjectView> {
+  const last = new Map<string, LastRun>();
+  for (const r of await lastResults(pool)) last.set(`${r.kind}:${r.name}`, { status: r.status, rows: r.rows, durationMs: r.durationMs, error: r.error, runId: r.runId, createdAt: r.createdAt });
+  return {
+    root: p.root, name: p.name,
+    files: files.sort().map((path) => ({ path, kind: fileKind(path) })),
+    models: [...p.models.values()].sort((a, b) => a.name.localeCompare(b.name)).map((m) => ({
+      name: m.name, path: m.path, materialized: m.config.materialized, tags: m.config.tags, refs: m.refs, sources: m.sources, description: m.description,
+      last: last.get(`model:${m.name}`) ?? null,
+    })),
+    tests: [...p.tests.values()].sort((a, b) => a.name.localeCompare(b.name)).map((t) => ({
+      name: t.name, path: t.path, model: t.model, refs: t.refs, severity: t.severity, type: t.generic?.type ?? 'singular',
+      last: last.get(`test:${t.name}`) ?? null,
+    })),
+    errors: p.errors,
+  };
+}

@@ -1,0 +1,117 @@
+import YAML from 'yaml';
+import { AppError } from '../errors';
+import type { GenericTestType, ModelConfig, TestNode } from './types';
+
+/** What one schema.yml says about the models it names. */
+export interface SchemaYml {
+  models: { name: string; description?: string; config: Partial<ModelConfig>; tests: TestNode[] }[];
+}
+
+const GENERIC: GenericTestType[] = ['not_null', 'unique', 'accepted_values', 'relationships'];
+
+function asObject(v: unknown, where: string): Record<string, unknown> {
+  if (v === null || v === undefined) return {};
+  if (typeof v !== 'object' || Array.isArray(v)) throw new AppError('validation', `models: ${where}: expected a mapping`);
+  return v as Record<string, unknown>;
+}
+
+/** `ref('customers')`, `ref("customers")` or a bare `customers` → customers. */
+export function refTarget(to: unknown, where: string): string {
+  const s = String(to ?? '').trim();
+  const m = /^\{?\{?\s*ref\(\s*['"]([^'"]+)['"]\s*\)\s*\}?\}?$/.exec(s);
+  const name = m ? m[1] : s;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new AppError('validation', `models: ${where}: relationships needs to: ref('model'), got ${JSON.stringify(to)}`);
+  return name;
+}
+
+function configOf(raw: Record<string, unknown>, where: string): Partial<ModelConfig> {
+  const out: Partial<ModelConfig> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const key = k.replace(/^\+/, '');
+    if (key === 'materialized') {
+      if (v !== 'view' && v !== 'table' && v !== 'incremental') throw new AppError('validation', `models: ${where}: materialized must be view, table or incremental, got ${JSON.stringify(v)}`);
+      out.materialized = v;
+    } else if (key === 'tags') out.tags = (Array.isArray(v) ? v : [v]).map(String);
+    else if (key === 'enabled') out.enabled = v !== false;
+    else if (key === 'engine' || key === 'partition_by') out[key] = String(v);
+    else if (key === 'order_by' || key === 'unique_key') out[key] = Array.isArray(v) ? v.map(String) : String(v);
+  }
+  return out;
+}
+
+/** One generic test entry of a column (`- unique`, `- accepted_values: {values: [...]}`) → a test node. */
+function genericTest(entry: unknown, model: string, column: string, file: string): TestNode {
+  const where = `${file}: ${model}.${column}`;
+  let type: string; let args: Record<string, unknown> = {};
+  if (typeof entry === 'string') type = entry;
+  else {
+    const o = asObject(entry, where);
+    const keys = Object.keys(o);
+    if (keys.length !== 1) throw new AppError('validation', `models: ${where}: a test is a name or a one-key mapping, got ${JSON.stringify(entry)}`);
+    type = keys[0]; args = asObject(o[type], `${where}.${type}`);
+  }
+  if (!GENERIC.includes(type as GenericTestType)) throw new AppError('validation', `models: ${where}: unknown test ${JSON.stringify(type)} (known: ${GENERIC.join(', ')})`);
+  const cfg = { ...args, ...asObject(args.config, `${where}.${type}.config`) };
+  const severity = String(cfg.severity ?? 'error').toLowerCase();
+  if (severity !== 'error' && severity !== 'warn') throw new AppError('validation', `models: ${where}: severity must be error or warn`);
+  const t = type as GenericTestType;
+  const node: TestNode = {
+    kind: 'test', name: `${t}_${model}_${column}`, path: file, model, refs: [model], sources: [],
+    severity, where: cfg.where === undefined ? undefined : String(cfg.where),
+    tags: (Array.isArray(cfg.tags) ? cfg.tags : cfg.tags ? [cfg.tags] : []).map(String),
+    generic: { type: t, column },
+  };
+  if (t === 'accepted_values') {
+    if (!Array.isArray(args.values) || args.values.length === 0) throw new AppError('validation', `models: ${where}: accepted_values needs values: [..]`);
+    node.generic!.values = args.values; node.generic!.quote = args.quote !== false;
+  }
+  if (t === 'relationships') {
+    const to = refTarget(args.to, where);
+    const field = String(args.field ?? '');
+    if (!field) throw new AppError('validation', `models: ${where}: relationships needs field:`);
+    node.generic!.to = to; node.generic!.field = field;
+    node.refs = [model, to];
+    node.name = `relationships_${model}_${column}__${field}__${to}`;
+  }
+  return node;
+}
+
+/** Parse one schema.yml (dbt version 2 layout: models → columns → tests / data_tests). */
+export function parseSchemaYml(text: string, file: string): SchemaYml {
+  let doc: unknown;
+  try { doc = YAML.parse(text); } catch (e) { throw new AppError('validation', `models: ${file}: ${(e as Error).message.split('\n')[0]}`); }
+  const root = asObject(doc, file);
+  const models = root.models ?? [];
+  if (!Array.isArray(models)) throw new AppError('validation', `models: ${file}: models must be a list`);
+  return {
+    models: models.map((m, i) => {
+      const o = asObject(m, `${file}: models[${i}]`);
+      const name = String(o.name ?? '');
+      if (!name) throw new AppError('validation', `models: ${file}: models[${i}] has no name`);
+      const tests: TestNode[] = [];
+      const cols = o.columns ?? [];
+      if (!Array.isArray(cols)) throw new AppError('validation', `models: ${file}: ${name}.columns must be a list`);
+      for (const c of cols) {
+        const co = asObject(c, `${file}: ${name}.columns`);
+        const col = String(co.name ?? '');
+        if (!col) throw new AppError('validation', `models: ${file}: a column of ${name} has no name`);
+        const list = co.data_tests ?? co.tests ?? [];
+        if (!Array.isArray(list)) throw new AppError('validation', `models: ${file}: ${name}.${col}.tests must be a list`);
+        for (const t of list) tests.push(genericTest(t, name, col, file));
+      }
+      return { name, description: o.description === undefined ? undefined : String(o.description), config: configOf(asObject(o.config, `${file}: ${name}.config`), `${file}: ${name}`), tests };
+    }),
+  };
+}
+
+/** `vars:` and `models:` defaults of dbt_project.yml (optional). */
+export function parseProjectYml(text: string, file: string): { name?: string; vars: Record<string, unknown>; defaults: Partial<ModelConfig> } {
+  let doc: unknown;
+  try { doc = YAML.parse(text); } catch (e) { throw new AppError('validation', `models: ${file}: ${(e as Error).message.split('\n')[0]}`); }
+  const o = asObject(doc, file);
+  const models = asObject(o.models, `${file}: models`);
+  const flat = Object.fromEntries(Object.entries(models).filter(([, v]) => typeof v !== 'object' || Array.isArray(v)));
+  return { name: o.name === undefined ? undefined : String(o.name), vars: asObject(o.vars, `${file}: vars`), defaults: configOf(flat, file) };
+}
+
+export { configOf };

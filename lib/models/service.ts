@@ -1,0 +1,154 @@
+import path from 'node:path';
+import type pg from 'pg';
+import type { Env } from '../config/env';
+import { getConnectionWithSecrets } from '../connections';
+import { AppError } from '../errors';
+import { openLake, type Lake } from '../lake';
+import type { Logger } from '../log';
+import { openChdbTarget } from './chdb-target';
+import { openClickHouseTarget } from './clickhouse-target';
+import { compileProject, type CompiledNode } from './compile';
+import { executeProject } from './execute';
+import { parseProject } from './project';
+import { readProjectFiles, writeCompiled } from './project-dir';
+import { QUERY_ROW_LIMIT, readOnlyQuery } from './read-only-query';
+import { saveResult } from './results-store';
+import type { LakeAccess } from './source-sql';
+import { ensureStarterProject } from './starter';
+import type { QueryResult, Target } from './target';
+import type { Command, NodeResult, Project, RunSummary } from './types';
+
+/**
+ * What the worker's jobs and the CLI call: resolve the project folder, the
+ * target (embedded chdb or a `clickhouse` connection) and the lake, then
+ * hand them to the pure-ish engine.
+ */
+export interface ModelsDeps {
+  pool: pg.Pool;
+  env: Env;
+  logger?: Logger;
+  signal?: AbortSignal;
+  /** Working directory of this process: chdb reads lake files only below it. */
+  cwd: string;
+}
+
+export const EMBEDDED = 'embedded';
+
+export function projectDir(env: Env, override?: string): string {
+  return path.resolve(override ?? env.TRIBUTARY_MODELS_DIR ?? path.join(env.dataDir, 'models'));
+}
+
+export function chdbStateDir(env: Env): string {
+  return path.resolve(env.TRIBUTARY_CHDB_DIR ?? path.join(env.dataDir, 'chdb'));
+}
+
+function lakeOf(d: ModelsDeps): Lake {
+  return openLake({ pool: d.pool, warehouse: d.env.warehouse, logger: d.logger });
+}
+
+/** The project, with the starter written first when the folder does not exist yet. */
+export async function loadModelsProject(d: ModelsDeps, o: { project?: string; vars?: Record<string, unknown>; overrides?: Record<string, string> } = {}): Promise<Project & { errors: { path: string; message: string }[] }> {
+  const root = projectDir(d.env, o.project);
+  if (!o.project) await writeStarterIfMissing(d, root);
+  // overrides: unsaved editor buffers, for a compile preview
+  return parseProject(root, { ...readProjectFiles(root), ...o.overrides }, o.vars ?? {});
+}
+
+async function writeStarterIfMissing(d: ModelsDeps, root: string): Promise<void> {
+  let table: { ident: string; columns: string[] } | undefined;
+  try {
+    const lake = lakeOf(d);
+    for (const ns of await lake.listNamespaces()) {
+      const [first] = await lake.listTables(ns);
+      if (first) { const t = await lake.loadTable(first); table = { ident: t.ident, columns: t.arrowSchema().fields.map((f) => f.name) }; break; }
+    }
+  } catch { /* an empty or unreachable lake: the starter names a placeholder table */ }
+  if (ensureStarterProject(root, table)) d.logger?.info(`models: wrote a starter project in ${root}`);
+}
+
+interface TargetSpec { name: string; open(): Promise<Target>; lake: LakeAccess; database: string }
+
+/** The named target: `embedded` (or none) for chdb, else a connection of kind clickhouse. */
+export async function resolveTarget(d: ModelsDeps, name?: string): Promise<TargetSpec> {
+  if (!name || name === EMBEDDED) {
+    return {
+      name: EMBEDDED, database: 'models', lake: { mode: 'relative', cwd: d.cwd },
+      open: () => openChdbTarget({ stateDir: chdbStateDir(d.env), database: 'models', cwd: d.cwd, signal: d.signal }),
+    };
+  }
+  const c = await getConnectionWithSecrets({ pool: d.pool, keys: { secret: d.env.TRIBUTARY_SECRET, dataDir: d.env.dataDir } }, name);
+  if (!c) throw new AppError('not_found', `models: no connection named ${name} (use ${EMBEDDED} for the embedded ClickHouse)`, { field: 'target' });
+  if (c.kind !== 'clickhouse') throw new AppError('validation', `models: connection ${name} is a ${c.kind} connection, not clickhouse`, { field: 'target' });
+  const p = c.params as Record<string, string | number | undefined>;
+  const url = p.http_url ? String(p.http_url) : `http://${p.host}:${p.port ?? 8123}`;
+  const database = String(p.database ?? 'models');
+  const serverWarehouse = p.server_warehouse ? String(p.server_warehouse) : undefined;
+  return {
+    name, database, lake: { mode: 'absolute', warehouse: d.env.warehouse, serverWarehouse },
+    open: () => openClickHouseTarget({ url, user: p.user ? String(p.user) : undefined, password: c.secrets.password, database, warehouse: d.env.warehouse, serverWarehouse }),
+  };
+}
+
+export interface ModelsCommandInput {
+  command: Command;
+  select?: string[];
+  exclude?: string[];
+  fullRefresh?: boolean;
+  vars?: Record<string, unknown>;
+  target?: string;
+  project?: string;
+  /** Recorded with each result (the job run's id). */
+  runId: string;
+  onResult?(r: NodeResult, done: number, total: number): void;
+}
+
+/** run / test / build; every outcome is stored in model_results as it finishes. */
+export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Promise<RunSummary & { target: string }> {
+  const project = await loadModelsProject(d, { project: i.project, vars: i.vars });
+  const spec = await resolveTarget(d, i.target);
+  const lake = lakeOf(d);
+  const target = await spec.open();
+  // Stored one after the other, in the order the nodes finished.
+  let saves: Promise<unknown> = Promise.resolve();
+  try {
+    const summary = await executeProject(project, target, {
+      command: i.command, select: i.select, exclude: i.exclude, fullRefresh: i.fullRefresh, threads: d.env.TRIBUTARY_MODELS_THREADS,
+      logger: d.logger, signal: d.signal,
+      resolveSource: async (ident) => (await lake.loadTable(ident).catch((e) => { throw new AppError('not_found', `models: lake table ${ident}: ${(e as Error).message}`); })).location,
+      onResult: (r, done, total) => {
+        saves = saves.then(() => saveResult(d.pool, i.runId, i.command, spec.name, r)).catch((e) => d.logger?.warn(`models: could not record ${r.name}: ${(e as Error).message}`));
+        i.onResult?.(r, done, total);
+      },
+    });
+    return { ...summary, target: spec.name };
+  } finally {
+    await saves;
+    await target.close();
+  }
+}
+
+/** compile: rendered SQL of the selection, written under target/compiled/. */
+export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; project?: string; write?: boolean; overrides?: Record<string, string> }): Promise<{ nodes: CompiledNode[]; written: string[] }> {
+  const project = await loadModelsProject(d, { project: i.project, vars: i.vars, overrides: i.overrides });
+  const spec = await resolveTarget(d, i.target);
+  const lake = lakeOf(d);
+  const nodes = await compileProject(project, {
+    database: spec.database, lake: spec.lake, select: i.select, exclude: i.exclude,
+    resolveSource: async (ident) => (await lake.loadTable(ident)).location,
+  });
+  const written = i.write === false ? [] : writeCompiled(project.root, nodes.filter((n) => n.sql !== undefined).map((n) => ({ path: n.path, sql: n.sql! })));
+  return { nodes, written };
+}
+
+/** The query box: one read-only SELECT on the target, first 1,000 rows. */
+export async function queryModels(d: ModelsDeps, i: { sql: string; target?: string }): Promise<QueryResult & { truncated: boolean; target: string }> {
+  const wrapped = readOnlyQuery(i.sql);
+  const spec = await resolveTarget(d, i.target);
+  const target = await spec.open();
+  try {
+    const r = await target.query(wrapped, d.signal);
+    const truncated = r.rows.length > QUERY_ROW_LIMIT;
+    return { columns: r.columns, rows: r.rows.slice(0, QUERY_ROW_LIMIT), truncated, target: spec.name };
+  } finally { await target.close(); }
+}
+

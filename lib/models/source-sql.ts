@@ -1,0 +1,55 @@
+import path from 'node:path';
+import { AppError } from '../errors';
+
+/** S3 settings for `icebergS3(...)`. (Default: none — the server's own credentials) */
+export interface S3Settings {
+  /** Endpoint for path-style URLs (MinIO, Ceph…). (Default: virtual-hosted AWS `https://<bucket>.s3[.<region>].amazonaws.com`) */
+  endpoint?: string;
+  region?: string;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+}
+
+/**
+ * How a target reaches the lake's files:
+ * - `relative`: embedded chdb, which reads only below its working directory —
+ *   `icebergLocal('<location relative to cwd>')`, refused when outside it;
+ * - `absolute`: a ClickHouse server reading its own filesystem — the table
+ *   folder, with the warehouse root optionally re-rooted at `serverWarehouse`
+ *   (the same folder as that server sees it, e.g. a mount below its user_files).
+ */
+export type LakeAccess =
+  | { mode: 'relative'; cwd: string; s3?: S3Settings }
+  | { mode: 'absolute'; warehouse?: string; serverWarehouse?: string; s3?: S3Settings };
+
+const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/** The ClickHouse table function reading one lake table at `location` (file:// or s3://). */
+export function renderSource(location: string, access: LakeAccess): string {
+  if (location.startsWith('s3://') || location.startsWith('s3a://')) {
+    const u = new URL(location.replace(/^s3a:/, 's3:'));
+    const bucket = u.hostname; const key = u.pathname.replace(/^\/+/, '').replace(/\/?$/, '/');
+    const s3 = access.s3 ?? {};
+    const url = s3.endpoint
+      ? `${s3.endpoint.replace(/\/+$/, '')}/${bucket}/${key}`
+      : `https://${bucket}.s3${s3.region ? `.${s3.region}` : ''}.amazonaws.com/${key}`;
+    const creds = s3.accessKeyId && s3.secretAccessKey ? `, ${lit(s3.accessKeyId)}, ${lit(s3.secretAccessKey)}` : '';
+    return `icebergS3(${lit(url)}${creds})`;
+  }
+  const abs = location.startsWith('file://') ? decodeURIComponent(new URL(location).pathname) : location;
+  if (!path.isAbsolute(abs)) throw new AppError('validation', `models: lake table location ${location} is neither file:// nor s3://`);
+  if (access.mode === 'relative') {
+    const rel = path.relative(access.cwd, abs);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw new AppError('validation', `models: the embedded ClickHouse reads files only below its working directory ${access.cwd}, and the lake table folder ${abs} is outside it; start the worker/CLI from a folder containing the warehouse (TRIBUTARY_DATA_DIR under it) or use a ClickHouse server target`);
+    }
+    return `icebergLocal(${lit(rel || '.')})`;
+  }
+  let p = abs;
+  if (access.serverWarehouse && access.warehouse) {
+    const root = access.warehouse.startsWith('file://') ? decodeURIComponent(new URL(access.warehouse).pathname) : access.warehouse;
+    const rel = path.relative(root, abs);
+    if (!rel.startsWith('..')) p = path.posix.join(access.serverWarehouse, rel.split(path.sep).join('/'));
+  }
+  return `icebergLocal(${lit(p)})`;
+}

@@ -1,0 +1,24 @@
+import type { LakeAccess } from './source-sql';
+
+export interface QueryResult {
+  columns: { name: string; type: string }[];
+  rows: Record<string, unknown>[];
+}
+
+/**
+ * Where models materialise: the embedded ClickHouse (chdb) or a ClickHouse
+ * server. Both speak ClickHouse SQL; the engine only needs to run statements
+ * and read rows.
+ */
+export interface Target {
+  readonly kind: 'chdb' | 'clickhouse';
+  /** Database the models are created in. */
+  readonly database: string;
+  /** How this target reads lake files (for source()). */
+  readonly lake: LakeAccess;
+  /** A statement without a result (DDL, INSERT … SELECT). */
+  command(sql: string, signal?: AbortSignal): Promise<void>;
+  /** A query, its rows as objects. */
+  query(sql: string, signal?: AbortSignal): Promise<QueryResult>;
+  close(): Promise<void>;
+}
