@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { recordAudit, type AuditActor } from '../audit';
 import { getJobDefinition } from './registry';
+import { findSecret, redactSecrets } from './secret-scan';
 import { QUEUE, bossDb, createBoss } from './queue';
 
 export interface EnqueueRequest {
@@ -10,6 +12,8 @@ export interface EnqueueRequest {
   params?: unknown;
   /** Who started it: `user:<name>`, `token:<name>`, `cli`, `flow:<id>`. */
   createdBy?: string;
+  /** Record `job.start` in the audit log, in the enqueue transaction. (Default: actor = createdBy, no address) */
+  audit?: Partial<AuditActor>;
 }
 
 const bosses = new WeakMap<pg.Pool, ReturnType<typeof createBoss>>();
@@ -23,6 +27,9 @@ function senderFor(pool: pg.Pool) {
 export function validateJob(req: EnqueueRequest): { kind: string; params: unknown } {
   const def = getJobDefinition(req.kind);
   if (!def) throw new AppError('validation', `unknown job kind '${req.kind}'`, { field: 'kind' });
+  // Params are stored and shown to every viewer: no credential may ride in them.
+  const secret = findSecret(req.params ?? {}, 'params');
+  if (secret) throw new AppError('validation', `${secret.field}: refused — ${secret.reason}; name a connection instead`, { field: secret.field });
   const r = def.payload.safeParse(req.params ?? {});
   if (!r.success) {
     const issue = r.error.issues[0];
@@ -50,6 +57,10 @@ export async function enqueueJob(pool: pg.Pool, req: EnqueueRequest): Promise<{ 
     const jobId = await boss.send(QUEUE, { runId, kind }, { db: bossDb(client) });
     if (!jobId) throw new AppError('internal', `jobs: queue '${QUEUE}' refused the job (is the database migrated?)`);
     await client.query('update job_runs set queue_job_id = $2 where id = $1', [runId, jobId]);
+    await recordAudit(client, {
+      actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.start', target: `job:${runId}`,
+      after: { kind, params: redactSecrets(params) }, address: req.audit?.address,
+    });
     await client.query('commit');
     return { runId };
   } catch (e) {

@@ -22,6 +22,15 @@ export function getJobDefinition(kind: string): JobDefinition | undefined {
   return byKind.get(kind);
 }
 
+/**
+ * The least role that may start a kind — the one table both `GET /job-kinds`
+ * reports and `POST /jobs` enforces. An unknown kind needs operator (it is
+ * then refused as unknown, without telling a viewer which kinds exist).
+ */
+export function jobRole(kind: string): 'admin' | 'operator' | 'viewer' {
+  return byKind.get(kind)?.role ?? 'operator';
+}
+
 export function jobKinds(): { kind: string; description: string; role: 'admin' | 'operator' | 'viewer' }[] {
-  return ALL.map((d) => ({ kind: d.kind, description: d.description, role: d.role ?? 'operator' }));
+  return ALL.map((d) => ({ kind: d.kind, description: d.description, role: jobRole(d.kind) }));
 }
