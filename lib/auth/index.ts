@@ -7,4 +7,4 @@ export { createApiToken, listApiTokens, revokeApiToken, authenticateApiToken, ha
 export { loadSecret } from './secret';
 export { createAuthOptions, readSession, sessionUser, LOCKED_ERROR, type SessionUser } from './session';
 export { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions, type LoginLock } from './login-throttle';
-export { attemptLogin, clientAddress, type LoginResult } from './login';
+export { attemptLogin, recordRefusedLogin, clientAddress, type LoginResult } from './login';

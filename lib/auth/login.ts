@@ -1,7 +1,7 @@
 import type { Db } from '../db/prisma';
 import type { Logger } from '../log';
 import { recordAudit } from '../audit';
-import type { LoginThrottle } from './login-throttle';
+import type { LoginLock, LoginThrottle } from './login-throttle';
 import { verifyCredentials, type UserInfo } from './users';
 
 export type LoginResult =
@@ -26,8 +26,7 @@ export async function attemptLogin(
 
   const lock = await deps.throttle.check(name, input.address);
   if (lock) {
-    deps.logger?.warn('login refused: locked', { ...at, scope: lock.scope, retryAfterSeconds: lock.retryAfterSeconds });
-    await event('login.refused', lock);
+    await recordRefusedLogin(deps, { name, address: input.address }, lock);
     return { status: 'locked', retryAfterSeconds: lock.retryAfterSeconds };
   }
   const user = await verifyCredentials(deps.prisma, name, input.password);
@@ -45,6 +44,13 @@ export async function attemptLogin(
     return { status: 'locked', retryAfterSeconds: locked.retryAfterSeconds };
   }
   return { status: 'invalid' };
+}
+
+/** Log and audit an attempt refused because of a lock in force (no password was compared). */
+export async function recordRefusedLogin(deps: { prisma: Db; logger?: Logger }, input: { name: string; address: string | null }, lock: LoginLock): Promise<void> {
+  const name = input.name.slice(0, 200);
+  deps.logger?.warn('login refused: locked', { user: name, address: input.address, time: new Date().toISOString(), scope: lock.scope, retryAfterSeconds: lock.retryAfterSeconds });
+  await recordAudit(deps.prisma, { actor: `login:${name}`, action: 'login.refused', target: `user:${name}`, after: lock, address: input.address });
 }
 
 /**
