@@ -1,6 +1,7 @@
 // Next.js configuration of the Tributary panel (web process only).
 
-const dev = process.env.NODE_ENV !== 'production';
+// `next dev` sets development; `next build` may run under any other value (a test runner's `test`).
+const dev = process.env.NODE_ENV === 'development';
 
 // The Content-Security-Policy of every page and API answer. Scripts and styles
 // come from this origin only; no plugin, no framing (frame-ancestors), forms
