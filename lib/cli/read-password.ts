@@ -1,4 +1,5 @@
 import readline from 'node:readline';
+import { AppError } from '../errors';
 
 /** Read all of stdin and take its first line (what `--password-stdin` means, as in `docker login`). */
 export async function readPasswordFromStdin(input: NodeJS.ReadableStream = process.stdin): Promise<string> {
@@ -9,7 +10,7 @@ export async function readPasswordFromStdin(input: NodeJS.ReadableStream = proce
 
 /** Ask for a password on the terminal without echoing it. */
 export async function promptPassword(question: string): Promise<string> {
-  if (!process.stdin.isTTY) throw new Error('no terminal to ask for the password on: pipe it with --password-stdin');
+  if (!process.stdin.isTTY) throw new AppError('usage', 'users: no terminal to ask for the password on: pipe it in with --password-stdin', { field: 'password' });
   const out = process.stderr;
   const rl = readline.createInterface({ input: process.stdin, output: out, terminal: true });
   // Echo nothing of what is typed (readline writes through _writeToOutput).

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { withCli } from './context';
+import { AppError } from '../errors';
 import { serve } from './serve';
 import { migrate } from '../db/migrate';
 import { ensureQueue } from '../jobs/queue';
@@ -57,16 +58,16 @@ export function registerSystemCommands(program: Command): void {
     .action(async (o) => {
       let password: string;
       if (o.passwordStdin) {
-        if (o.password !== undefined) throw new InvalidArgumentError('give --password-stdin or --password, not both');
+        if (o.password !== undefined) throw new AppError('usage', 'users: give --password-stdin or --password, not both', { field: 'password' });
         password = await readPasswordFromStdin();
       } else if (o.password !== undefined) {
         console.error('warning: --password is deprecated (the password shows in `ps` and shell history); use the prompt or --password-stdin');
         password = o.password;
       } else {
         password = await promptPassword(`password for ${o.name}: `);
-        if ((await promptPassword('again: ')) !== password) throw new InvalidArgumentError('the passwords do not match');
+        if ((await promptPassword('again: ')) !== password) throw new AppError('usage', 'users: the passwords do not match', { field: 'password' });
       }
-      if (password.length < 8) throw new InvalidArgumentError('the password must be at least 8 characters');
+      if (password.length < 8) throw new AppError('usage', 'users: the password must be at least 8 characters', { field: 'password' });
       await withCli(async (ctx) => {
         const u = await createUser(ctx.prisma, { name: o.name, password, role: o.role }, { actor: 'cli' });
         console.log(`created user ${u.name} (${u.role})`);
