@@ -10,16 +10,33 @@ import type { Env } from './env';
  *
  * The one exception: root running the embedded PostgreSQL, which then runs as
  * the `postgres` user and must traverse this folder to reach `pg/`. The folder
- * is then 0711 — others may pass through, never list or read; the secret files
- * inside stay 0600.
+ * then belongs to the `postgres` group with mode 0710 (that group may pass
+ * through, nobody else may even do that); only before the embedded server has
+ * created its user (first start on a machine) is it 0711 for the moment.
  */
 export function ensureDataDir(dataDir: string, opts: { embeddedPostgresAsRoot?: boolean } = {}): void {
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const cur = fs.statSync(dataDir).mode & 0o777;
-  // Other processes only take read and write away: a traverse bit set for a
-  // running embedded server must stay, or that server loses its files.
-  const want = opts.embeddedPostgresAsRoot ? 0o711 : cur & ~0o066;
+  let want: number;
+  if (opts.embeddedPostgresAsRoot) {
+    const gid = groupId('postgres');
+    if (gid !== null) fs.chownSync(dataDir, process.getuid?.() ?? 0, gid);
+    want = gid !== null ? 0o710 : 0o711;
+  } else {
+    // Other processes only take read and write away: a traverse bit set for a
+    // running embedded server must stay, or that server loses its files.
+    want = cur & ~0o066;
+  }
   if (cur !== want) fs.chmodSync(dataDir, want);
+}
+
+/** A local group's id from /etc/group, or null. */
+function groupId(name: string): number | null {
+  try {
+    const line = fs.readFileSync('/etc/group', 'utf8').split('\n').find((l) => l.startsWith(`${name}:`));
+    const gid = line ? Number(line.split(':')[2]) : NaN;
+    return Number.isInteger(gid) ? gid : null;
+  } catch { return null; }
 }
 
 /** Write a file only its owner can read (0600), also when it already existed with looser bits. */

@@ -113,6 +113,8 @@ export async function ensureEmbeddedPostgres(
   if (!initialised) {
     await fs.rm(pgDir, { recursive: true, force: true });
     await server.initialise();
+    // The postgres user exists now: only its group may traverse the data folder.
+    ensureDataDir(dataDir, { embeddedPostgresAsRoot: process.getuid?.() === 0 });
   }
   writeSecretFile(recFile, JSON.stringify(rec));
   try {
