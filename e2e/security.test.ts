@@ -13,7 +13,7 @@ import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 // Short enough to wait out in a test, long enough that the failures of one test fall in one window.
-const WINDOW_S = 8;
+const WINDOW_S = 30;
 let stack: Stack;
 let browser: Browser;
 
