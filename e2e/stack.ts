@@ -35,6 +35,8 @@ export async function startStack(opts: {
   dataDir?: string;
   /** Signal sent by stop(). (Default: SIGTERM) */
   stopSignal?: NodeJS.Signals;
+  /** Extra environment for the server (e.g. a short login window). (Default: none) */
+  env?: Record<string, string>;
 }): Promise<Stack> {
   // Build first (serve would too), retrying while another `next build` of this
   // tree holds Next's build lock — engineers and test files share one .next.
@@ -60,6 +62,7 @@ export async function startStack(opts: {
     TRIBUTARY_ADMIN_PASSWORD: opts.admin.password,
     NEXT_TELEMETRY_DISABLED: '1',
     NODE_ENV: 'production',
+    ...opts.env,
   });
   let out = '';
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin/tributary.mjs'), 'serve'], { cwd: ROOT, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });

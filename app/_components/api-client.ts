@@ -11,9 +11,11 @@ export function haltApiCalls(): void { halted = true; }
 
 export async function api<T>(url: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   if (halted) return new Promise<T>(() => {});
+  const method = init.method ?? 'GET';
   const res = await fetch(url, {
-    method: init.method ?? 'GET',
-    headers: init.body === undefined ? undefined : { 'content-type': 'application/json' },
+    method,
+    // The API refuses a cookie-authenticated change without a JSON content type (issue #13), body or not.
+    headers: init.body === undefined && (method === 'GET' || method === 'HEAD') ? undefined : { 'content-type': 'application/json' },
     body: init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body),
     credentials: 'same-origin',
     cache: 'no-store',

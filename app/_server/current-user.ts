@@ -1,5 +1,5 @@
 import { cookies } from 'next/headers';
-import { findUser, readSession, countUsers, type UserInfo } from '@/lib/auth';
+import { sessionUser, countUsers, type UserInfo } from '@/lib/auth';
 import { getServerDeps } from '@/lib/api';
 
 /** The signed-in user of a page request (role fresh from the database), or null. */
@@ -7,8 +7,7 @@ export async function currentUser(): Promise<UserInfo | null> {
   const jar = await cookies();
   const header = jar.getAll().map((c) => `${c.name}=${encodeURIComponent(c.value)}`).join('; ');
   const deps = getServerDeps();
-  const s = await readSession(header, deps.secret);
-  return s ? findUser(deps.prisma, { id: s.id }) : null;
+  return sessionUser(deps.prisma, header, deps.secret);
 }
 
 /** Whether the first-run page is still needed (no user at all). */

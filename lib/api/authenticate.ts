@@ -1,7 +1,9 @@
 import { AppError } from '../errors';
 import { authenticateApiToken } from '../auth/tokens';
-import { readSession } from '../auth/session';
-import { findUser } from '../auth/users';
+import { sessionUser } from '../auth/session';
+import { clientAddress } from '../auth/login';
+import type { AuditActor } from '../audit';
+import { checkCookieMutation } from './origin';
 import type { Role } from '../auth/roles';
 import type { ServerDeps } from './deps';
 
@@ -21,6 +23,11 @@ export function principalLabel(p: Principal): string {
   return p.via === 'token' ? `token:${p.userName}/${p.tokenName}` : `user:${p.userName}`;
 }
 
+/** Who, from where: what a route hands to writes that record an audit event. */
+export function auditActor(p: Principal, req: Request): AuditActor {
+  return { actor: principalLabel(p), address: clientAddress(req.headers) };
+}
+
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -37,19 +44,10 @@ export async function authenticate(req: Request, deps: ServerDeps): Promise<Prin
     if (!who) throw new AppError('unauthorized', 'API token is unknown or revoked');
     return { via: 'token', userId: who.userId, userName: who.userName, role: who.role, tokenId: who.tokenId, tokenName: who.tokenName };
   }
-  const session = await readSession(req.headers.get('cookie'), deps.secret);
-  if (!session) return null;
-  // The cookie lives for hours: take the role from the database, and drop deleted users.
-  const user = await findUser(deps.prisma, { id: session.id });
+  // The cookie lives for hours: the role comes from the database, deleted
+  // users and ended sessions (an older session version) are dropped.
+  const user = await sessionUser(deps.prisma, req.headers.get('cookie'), deps.secret);
   if (!user) return null;
-  // Cookies ride along on cross-site requests: a state change with a session
-  // must come from the panel's own origin.
-  if (!SAFE_METHODS.has(req.method)) {
-    const origin = req.headers.get('origin');
-    const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
-    if (origin && host && new URL(origin).host !== host) {
-      throw new AppError('forbidden', `cross-origin request from ${origin} refused`);
-    }
-  }
+  if (!SAFE_METHODS.has(req.method)) checkCookieMutation(req, deps.env);
   return { via: 'session', userId: user.id, userName: user.name, role: user.role };
 }

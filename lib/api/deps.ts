@@ -3,10 +3,11 @@ import { parseEnv, type Env } from '../config/env';
 import { createPool } from '../db/pool';
 import { createPrisma, type Db } from '../db/prisma';
 import { AppError } from '../errors';
-import { loadSecret } from '../auth/secret';
+import { resolveSecret } from '../config/secret';
+import { createLoginThrottle, type LoginThrottle } from '../auth/login-throttle';
 
 /** What every route handler of the web process works with. */
-export interface ServerDeps { env: Env; pool: pg.Pool; prisma: Db; secret: string }
+export interface ServerDeps { env: Env; pool: pg.Pool; prisma: Db; secret: string; throttle: LoginThrottle }
 
 // One pool and one Prisma client per process. Kept on globalThis because the
 // dev server re-evaluates modules on every edit.
@@ -22,11 +23,17 @@ export function getServerDeps(): ServerDeps {
     if (!env.DATABASE_URL) {
       throw new AppError('unavailable', 'web: DATABASE_URL is not set — start the panel with `tributary serve` (npm start)');
     }
+    const pool = createPool(env.DATABASE_URL, { max: 8, application: 'tributary-web' });
     g.__tributaryServerDeps = {
       env,
-      pool: createPool(env.DATABASE_URL, { max: 8, application: 'tributary-web' }),
+      pool,
       prisma: createPrisma(env.DATABASE_URL, { max: 5 }),
-      secret: loadSecret(env),
+      secret: resolveSecret(env),
+      throttle: createLoginThrottle(pool, {
+        maxFailuresPerAccount: env.TRIBUTARY_LOGIN_MAX_FAILURES,
+        maxFailuresPerAddress: env.TRIBUTARY_LOGIN_MAX_FAILURES_PER_ADDRESS,
+        windowSeconds: env.TRIBUTARY_LOGIN_WINDOW_SECONDS,
+      }),
     };
   }
   return g.__tributaryServerDeps;

@@ -1,7 +1,8 @@
 // The web process's API layer: one handler wrapper for every /api/v1 route,
 // the process-wide database handles, and the error body shape.
 export { apiHandler, json, type HandlerSpec, type HandlerContext } from './handler';
-export { authenticate, principalLabel, type Principal } from './authenticate';
+export { authenticate, principalLabel, auditActor, type Principal } from './authenticate';
+export { checkCookieMutation, publicOrigin } from './origin';
 export { getServerDeps, closeServerDeps, type ServerDeps } from './deps';
 export { readJsonBody, DEFAULT_MAX_BODY_BYTES } from './body';
 export { toErrorResponse, errorResponse, OVERSIZED_BODY_STATUS, type ApiErrorBody } from './errors';

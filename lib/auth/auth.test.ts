@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { createPrisma, type Db } from '../db/prisma';
 import {
   authenticateApiToken, createApiToken, createFirstAdmin, createUser, ensureAdminUser, listApiTokens, loadSecret,
-  readSession, revokeApiToken, roleAtLeast, verifyCredentials, createAuthOptions,
+  readSession, revokeApiToken, roleAtLeast, verifyCredentials, createAuthOptions, sessionUser, updateUser, endSessions,
 } from './index';
 
 let db: TestDatabase;
@@ -100,12 +100,32 @@ describe('sessions and secret', () => {
   it('reads a session cookie written by next-auth and rejects a forged one', async () => {
     const secret = 'a-test-secret-of-enough-length';
     const token = await encode({ token: { sub: 'u1', name: 'alice', role: 'admin' }, secret });
-    expect(await readSession(`other=1; next-auth.session-token=${token}`, secret)).toEqual({ id: 'u1', name: 'alice', role: 'admin' });
+    expect(await readSession(`other=1; next-auth.session-token=${token}`, secret)).toEqual({ id: 'u1', name: 'alice', role: 'admin', sessionVersion: 0 });
     expect(await readSession(`next-auth.session-token=${token}`, 'another-secret-of-enough-len')).toBeNull();
     expect(await readSession(null, secret)).toBeNull();
     const opts = createAuthOptions({ prisma, secret });
     expect(opts.session?.strategy).toBe('jwt');
     expect(opts.providers).toHaveLength(1);
+  });
+
+  it('ends every older session on a password change, a role change and "end sessions", not on a no-op', async () => {
+    const secret = 'a-test-secret-of-enough-length';
+    const u = await createUser(prisma, { name: 'sess', password: 'sess-password', role: 'operator' });
+    const cookieAt = async (sv: number) => `next-auth.session-token=${await encode({ token: { sub: u.id, name: 'sess', role: 'operator', sv }, secret })}`;
+    const c0 = await cookieAt(0);
+    expect(await sessionUser(prisma, c0, secret)).toMatchObject({ name: 'sess' });
+    await updateUser(prisma, u.id, { role: 'operator' });
+    expect(await sessionUser(prisma, c0, secret)).not.toBeNull();
+    await updateUser(prisma, u.id, { password: 'new-sess-password' });
+    expect(await sessionUser(prisma, c0, secret)).toBeNull();
+    const c1 = await cookieAt(1);
+    expect(await sessionUser(prisma, c1, secret)).not.toBeNull();
+    await updateUser(prisma, u.id, { role: 'viewer' });
+    expect(await sessionUser(prisma, c1, secret)).toBeNull();
+    const c2 = await cookieAt(2);
+    await endSessions(prisma, u.id);
+    expect(await sessionUser(prisma, c2, secret)).toBeNull();
+    expect(await sessionUser(prisma, await cookieAt(3), secret)).toMatchObject({ role: 'viewer' });
   });
 
   it('generates the secret once per data folder', () => {

@@ -16,6 +16,19 @@ export async function hashPassword(password: string): Promise<string> {
   return bcrypt.hash(password, COST);
 }
 
+/**
+ * A bcrypt hash of a password nobody has, at the same cost: an unknown user
+ * name is compared against it, so a miss takes as long as a wrong password and
+ * timing does not tell which names exist.
+ */
+export const DUMMY_HASH = '$2b$10$2DYuKTzc9TRrdRxt0QcoKeT0Kq.0Lozsux0MSenkFSMFMhSCvb8hi';
+
+/** Spend a real compare and answer false (for unknown users). */
+export async function dummyCompare(password: string): Promise<false> {
+  await verifyPassword(password, DUMMY_HASH);
+  return false;
+}
+
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
   try { return await bcrypt.compare(password, hash); } catch { return false; }
 }

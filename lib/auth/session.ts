@@ -3,11 +3,19 @@ import CredentialsImport from 'next-auth/providers/credentials';
 import { decode } from 'next-auth/jwt';
 import { parseEnv } from '../config/env';
 import type { Db } from '../db/prisma';
+import type { Logger } from '../log';
+import { recordAudit } from '../audit';
+import { attemptLogin, clientAddress } from './login';
+import type { LoginThrottle } from './login-throttle';
 import { isRole, type Role } from './roles';
-import { verifyCredentials } from './users';
+import { findSessionUser, type UserInfo } from './users';
 
 /** Who is signed in, as read from the session cookie. */
-export interface SessionUser { id: string; name: string; role: Role }
+export interface SessionUser {
+  id: string; name: string; role: Role;
+  /** The user's session version at sign-in; the session is valid while it is still current. */
+  sessionVersion: number;
+}
 
 /** How long a panel session lasts without activity. (Default: 12 hours) */
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
@@ -22,16 +30,29 @@ const Credentials: typeof CredentialsImport = typeof CredentialsImport === 'func
   ? CredentialsImport
   : (CredentialsImport as unknown as { default: typeof CredentialsImport }).default;
 
-/** next-auth options: one credentials provider, JWT sessions carrying id, name and role. */
-export function createAuthOptions(deps: { prisma: Db; secret: string }): NextAuthOptions {
+/**
+ * The error next-auth's callback answers with when a sign-in is refused by
+ * the throttle (the route turns it into 429 with Retry-After).
+ */
+export const LOCKED_ERROR = 'TooManyAttempts';
+
+/**
+ * next-auth options: one credentials provider (throttled when given a
+ * throttle), JWT sessions carrying id, name, role and the session version,
+ * which the JWT callback checks on every use, so a bumped version ends the session.
+ */
+export function createAuthOptions(deps: { prisma: Db; secret: string; throttle?: LoginThrottle; logger?: Logger }): NextAuthOptions {
   const provider = Credentials({
     id: 'credentials',
     name: 'Tributary',
     credentials: { username: { label: 'User', type: 'text' }, password: { label: 'Password', type: 'password' } },
-    authorize: async (c) => {
+    authorize: async (c, req) => {
       if (!c?.username || !c.password) return null;
-      const u = await verifyCredentials(deps.prisma, c.username, c.password);
-      return u ? { id: u.id, name: u.name, role: u.role } : null;
+      const throttle = deps.throttle ?? { check: async () => null, fail: async () => null, succeed: async () => {} };
+      const r = await attemptLogin({ prisma: deps.prisma, throttle, logger: deps.logger },
+        { name: c.username, password: c.password, address: clientAddress((req?.headers ?? {}) as Record<string, string>) });
+      if (r.status === 'locked') throw new Error(LOCKED_ERROR);
+      return r.status === 'ok' ? { id: r.user.id, name: r.user.name, role: r.user.role, sessionVersion: r.user.sessionVersion } : null;
     },
   });
   return {
@@ -42,12 +63,19 @@ export function createAuthOptions(deps: { prisma: Db; secret: string }): NextAut
     providers: [provider],
     callbacks: {
       jwt: async ({ token, user }) => {
+        const t = token as typeof token & { role?: string; sv?: number };
         if (user) {
-          token.sub = user.id;
-          token.name = user.name;
-          (token as { role?: string }).role = (user as { role?: string }).role;
+          t.sub = user.id;
+          t.name = user.name;
+          t.role = (user as { role?: string }).role;
+          t.sv = (user as { sessionVersion?: number }).sessionVersion ?? 0;
+          return t;
         }
-        return token;
+        // Throwing makes next-auth clear the cookie: the session has ended.
+        const u = t.sub ? await findSessionUser(deps.prisma, t.sub) : null;
+        if (!u || u.sessionVersion !== (t.sv ?? 0)) throw new Error('auth: session ended');
+        t.role = u.role;
+        return t;
       },
       session: async ({ session, token }) => {
         const s = session as typeof session & { user: { id?: string; role?: string } };
@@ -55,7 +83,30 @@ export function createAuthOptions(deps: { prisma: Db; secret: string }): NextAut
         return s;
       },
     },
+    events: {
+      // Signing out ends every session of the user, not just this cookie:
+      // a copied cookie must not outlive the sign-out.
+      signOut: async ({ token }) => {
+        const id = (token as { sub?: string } | null)?.sub;
+        if (!id) return;
+        const u = await findSessionUser(deps.prisma, id);
+        if (!u) return;
+        await deps.prisma.$transaction(async (tx) => {
+          await tx.user.update({ where: { id }, data: { sessionVersion: { increment: 1 } } });
+          await recordAudit(tx, { actor: `user:${u.name}`, action: 'user.sign_out', target: `user:${u.name}` });
+        });
+      },
+    },
   };
+}
+
+/** The user of a session cookie when it is valid now: user still there, session version current (role fresh from the database). */
+export async function sessionUser(prisma: Db, cookieHeader: string | null | undefined, secret: string): Promise<UserInfo | null> {
+  const s = await readSession(cookieHeader, secret);
+  if (!s) return null;
+  const u = await findSessionUser(prisma, s.id);
+  if (!u || u.sessionVersion !== s.sessionVersion) return null;
+  return { id: u.id, name: u.name, role: u.role, createdAt: u.createdAt };
 }
 
 function parseCookies(header: string | null | undefined): Map<string, string> {
@@ -87,7 +138,8 @@ export async function readSession(cookieHeader: string | null | undefined, secre
     const jwt = await decode({ token, secret });
     const role = (jwt as { role?: unknown } | null)?.role;
     if (!jwt?.sub || !isRole(role)) return null;
-    return { id: jwt.sub, name: String(jwt.name ?? ''), role };
+    const sv = (jwt as { sv?: unknown }).sv;
+    return { id: jwt.sub, name: String(jwt.name ?? ''), role, sessionVersion: typeof sv === 'number' ? sv : 0 };
   } catch {
     return null;
   }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { AppError } from '../errors';
+import { recordAudit, type AuditActor } from '../audit';
 import { isRole, minRole, type Role } from './roles';
 import { findUser } from './users';
 
@@ -39,17 +40,24 @@ function toInfo(t: TokenRow): ApiTokenInfo {
  * user's role at creation. Returns the plain token: it is shown once and only
  * its hash is kept.
  */
-export async function createApiToken(prisma: Db, input: { user: string; name: string }): Promise<ApiTokenInfo & { token: string }> {
+const auditView = (t: ApiTokenInfo) => ({ name: t.name, prefix: t.prefix, user: t.userName, role: t.role, revokedAt: t.revokedAt });
+
+export async function createApiToken(prisma: Db, input: { user: string; name: string }, audit?: AuditActor): Promise<ApiTokenInfo & { token: string }> {
   const name = input.name.trim();
   if (!name || name.length > 100) throw new AppError('validation', 'auth: token name must be 1–100 characters', { field: 'name' });
   const user = (await findUser(prisma, { id: input.user })) ?? (await findUser(prisma, { name: input.user }));
   if (!user) throw new AppError('not_found', `auth: no user ${input.user}`, { field: 'user' });
   const token = TOKEN_PREFIX + crypto.randomBytes(30).toString('base64url');
-  const row = await prisma.apiToken.create({
-    data: { userId: user.id, name, tokenHash: hashToken(token), prefix: token.slice(0, TOKEN_PREFIX.length + 8), role: user.role },
-    include: { user: { select: { name: true } } },
+  const info = await prisma.$transaction(async (tx) => {
+    const row = await tx.apiToken.create({
+      data: { userId: user.id, name, tokenHash: hashToken(token), prefix: token.slice(0, TOKEN_PREFIX.length + 8), role: user.role },
+      include: { user: { select: { name: true } } },
+    });
+    const i = toInfo(row);
+    if (audit) await recordAudit(tx, { ...audit, action: 'token.create', target: `token:${i.userName}/${i.name}`, after: auditView(i) });
+    return i;
   });
-  return { ...toInfo(row), token };
+  return { ...info, token };
 }
 
 /**
@@ -70,7 +78,7 @@ export async function listApiTokens(prisma: Db, opts: { userId?: string; include
  * Revoke a token by id (or by its full prefix). With `userId`, only that
  * user's token may be revoked. Revoking twice is harmless. Throws `not_found`.
  */
-export async function revokeApiToken(prisma: Db, idOrPrefix: string, opts: { userId?: string } = {}): Promise<ApiTokenInfo> {
+export async function revokeApiToken(prisma: Db, idOrPrefix: string, opts: { userId?: string; audit?: AuditActor } = {}): Promise<ApiTokenInfo> {
   const isId = /^[0-9a-f-]{36}$/i.test(idOrPrefix);
   const row = await prisma.apiToken.findFirst({
     where: { ...(isId ? { id: idOrPrefix } : { prefix: idOrPrefix }), ...(opts.userId ? { userId: opts.userId } : {}) },
@@ -78,8 +86,11 @@ export async function revokeApiToken(prisma: Db, idOrPrefix: string, opts: { use
   });
   if (!row) throw new AppError('not_found', `auth: no API token ${idOrPrefix}`);
   if (row.revokedAt) return toInfo(row);
-  const updated = await prisma.apiToken.update({ where: { id: row.id }, data: { revokedAt: new Date() }, include: { user: { select: { name: true } } } });
-  return toInfo(updated);
+  return prisma.$transaction(async (tx) => {
+    const updated = toInfo(await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt: new Date() }, include: { user: { select: { name: true } } } }));
+    if (opts.audit) await recordAudit(tx, { ...opts.audit, action: 'token.revoke', target: `token:${updated.userName}/${updated.name}`, before: auditView(toInfo(row)), after: auditView(updated) });
+    return updated;
+  });
 }
 
 /** Who a presented bearer token acts as: null when unknown or revoked. */

@@ -1,11 +1,13 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { cliAssembly, withCli } from './context';
+import { AppError } from '../errors';
 import { serve } from './serve';
 import { migrate } from '../db/migrate';
 import { ensureQueue } from '../jobs/queue';
 import { createUser, listUsers } from '../auth/users';
 import { createApiToken, listApiTokens, revokeApiToken } from '../auth/tokens';
 import { ROLES, type Role } from '../auth/roles';
+import { promptPassword, readPasswordFromStdin } from './read-password';
 
 const positiveInt = (flag: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${flag} must be a positive integer (got '${v}')`);
@@ -46,15 +48,30 @@ export function registerSystemCommands(program: Command): void {
 
   const users = program.command('users').description('Manage panel users');
   users.command('create')
-    .description('Create a user')
+    .description('Create a user; the password is asked for on the terminal, or read from stdin with --password-stdin')
     .requiredOption('--name <name>', 'login name')
-    .requiredOption('--password <password>', 'password (at least 8 characters)')
+    .option('--password-stdin', 'read the password from the first line of stdin (e.g. from a secrets manager)')
+    // Kept so existing scripts keep working, with a warning: a password in argv shows in `ps` and shell history.
+    .option('--password <password>', 'DEPRECATED: visible in `ps` — use the prompt or --password-stdin')
     .option('--role <role>', `one of ${ROLES.join(', ')}`, role, 'viewer')
-    .action(async (o) => withCli(async (ctx) => {
-      if (o.password.length < 8) throw new InvalidArgumentError('--password must be at least 8 characters');
-      const u = await createUser(ctx.prisma, { name: o.name, password: o.password, role: o.role });
-      console.log(`created user ${u.name} (${u.role})`);
-    }));
+    .action(async (o) => {
+      let password: string;
+      if (o.passwordStdin) {
+        if (o.password !== undefined) throw new AppError('usage', 'users: give --password-stdin or --password, not both', { field: 'password' });
+        password = await readPasswordFromStdin();
+      } else if (o.password !== undefined) {
+        console.error('warning: --password is deprecated (the password shows in `ps` and shell history); use the prompt or --password-stdin');
+        password = o.password;
+      } else {
+        password = await promptPassword(`password for ${o.name}: `);
+        if ((await promptPassword('again: ')) !== password) throw new AppError('usage', 'users: the passwords do not match', { field: 'password' });
+      }
+      if (password.length < 8) throw new AppError('usage', 'users: the password must be at least 8 characters', { field: 'password' });
+      await withCli(async (ctx) => {
+        const u = await createUser(ctx.prisma, { name: o.name, password, role: o.role }, { actor: 'cli' });
+        console.log(`created user ${u.name} (${u.role})`);
+      });
+    });
   users.command('list').description('List users').option('--json', 'machine-readable output')
     .action(async (o) => withCli(async (ctx) => {
       const all = await listUsers(ctx.prisma);
@@ -68,7 +85,7 @@ export function registerSystemCommands(program: Command): void {
     .requiredOption('--user <name>', 'the user the token acts as (it carries their role)')
     .requiredOption('--name <name>', 'a label for the token')
     .action(async (o) => withCli(async (ctx) => {
-      const t = await createApiToken(ctx.prisma, { user: o.user, name: o.name });
+      const t = await createApiToken(ctx.prisma, { user: o.user, name: o.name }, { actor: 'cli' });
       console.log(t.token);
       console.error(`token '${t.name}' for ${o.user} (${t.role}) — shown once, store it now`);
     }));
@@ -81,7 +98,7 @@ export function registerSystemCommands(program: Command): void {
     }));
   tokens.command('revoke').description('Revoke a token by id or prefix').argument('<id>', 'token id or its shown prefix')
     .action(async (id) => withCli(async (ctx) => {
-      const t = await revokeApiToken(ctx.prisma, id);
+      const t = await revokeApiToken(ctx.prisma, id, { audit: { actor: 'cli' } });
       console.log(`revoked token ${t.name}`);
     }));
 }

@@ -161,6 +161,14 @@ const EnvSchema = z.object({
   TRIBUTARY_ADMIN_PASSWORD: z.string().min(8, 'TRIBUTARY_ADMIN_PASSWORD: at least 8 characters').optional(),
   /** Secret for session signing and for encrypting connection secrets at rest. (Default: generated once into `<data>/secret.key`) */
   TRIBUTARY_SECRET: z.string().min(16).optional(),
+  /** (Default: http://HOST:PORT) — base URL used in alert mail links and for origin checks */
+  TRIBUTARY_PUBLIC_URL: z.string().url().optional(),
+  /** Failed sign-ins per account within the login window before the account is locked. (Default: 5) */
+  TRIBUTARY_LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Failed sign-ins per client address within the login window before the address is locked. (Default: 30) */
+  TRIBUTARY_LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(30),
+  /** Login window and first lockout, seconds; each further lockout of an account within a day doubles it. (Default: 900) */
+  TRIBUTARY_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** Jobs one worker runs at once. (Default: 2) */
   TRIBUTARY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** A running job whose worker has not heartbeated for this long is failed. (Default: 30) */

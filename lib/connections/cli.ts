@@ -21,7 +21,7 @@ export function registerConnectionsCommands(program: Command): void {
       await withCli(async (ctx) => {
         const keys = { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir };
         for (const c of inputs) {
-          const v = await createConnection({ pool: ctx.pool, keys }, c, { upsert: true });
+          const v = await createConnection({ pool: ctx.pool, keys }, c, { upsert: true, audit: { actor: 'cli' } });
           process.stdout.write(`imported ${v.kind} branch ${v.branchKey}\n`);
         }
       });

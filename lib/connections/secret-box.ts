@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
+import { resolveSecret } from '../config/secret';
 
 /**
  * AES-256-GCM for connection secrets at rest. The key is derived (HKDF-SHA256)
- * from `TRIBUTARY_SECRET` when set, else from `<dataDir>/secret.key`, a random
- * secret created once with mode 0600. Sealed text: `v1:<iv>:<tag>:<ciphertext>` (base64).
+ * from the installation secret (`TRIBUTARY_SECRET`, else `<dataDir>/secret.key`,
+ * see lib/config/secret.ts). Sealed text: `v1:<iv>:<tag>:<ciphertext>` (base64).
  */
 export interface KeySource {
   /** TRIBUTARY_SECRET, when set. */
@@ -16,22 +15,9 @@ export interface KeySource {
 
 const INFO = 'tributary:connections:v1';
 
+/** The key material: the installation secret, from the one loader in lib/config. */
 export function loadKeyMaterial(src: KeySource): string {
-  if (src.secret) return src.secret;
-  const file = path.join(src.dataDir, 'secret.key');
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  fs.mkdirSync(src.dataDir, { recursive: true });
-  try {
-    // 'wx': exactly one process creates it; a racing one reads the winner's
-    fs.writeFileSync(file, crypto.randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
-  return fs.readFileSync(file, 'utf8').trim();
+  return resolveSecret({ TRIBUTARY_SECRET: src.secret, dataDir: src.dataDir });
 }
 
 export function deriveKey(material: string): Buffer {

@@ -2,7 +2,10 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { withTransaction } from '../db/with-transaction';
 import { isBuiltinName, type ConnectionRecord } from './builtin';
+import { recordAudit, type AuditActor } from '../audit';
+import { findSecret } from '../log/secret-scan';
 import { deriveKey, loadKeyMaterial, open, seal, type KeySource } from './secret-box';
 
 /**
@@ -68,28 +71,43 @@ function view(r: Record<string, unknown>, secretKeys: string[]): ConnectionView 
   };
 }
 
+/** The audit log's picture of a connection: everything but secret values. */
+const auditView = (v: ConnectionView) => ({ name: v.name, kind: v.kind, isBranch: v.isBranch, branchKey: v.branchKey, params: v.params, secretKeys: v.secretKeys });
+
+/** Params are returned to every viewer: a credential there is refused, naming the field (it belongs in `secrets`). */
+function refuseSecretParams(params: unknown): void {
+  const s = findSecret(params, 'params');
+  if (s) throw new AppError('validation', `connections: ${s.field}: refused — ${s.reason}; put it in secrets`, { field: s.field });
+}
+
+
 function secretKeysOf(ctx: ConnectionsContext, sealed: unknown): string[] {
   if (typeof sealed !== 'string' || !sealed) return [];
   try { return Object.keys(open<Record<string, string>>(keyOf(ctx.keys), sealed)).sort(); } catch { return []; }
 }
 
 /** Create a connection, or replace the one with the same name when `upsert`. */
-export async function createConnection(ctx: ConnectionsContext, input: ConnectionInput, opts: { upsert?: boolean } = {}): Promise<ConnectionView> {
+export async function createConnection(ctx: ConnectionsContext, input: ConnectionInput, opts: { upsert?: boolean; audit?: AuditActor } = {}): Promise<ConnectionView> {
   const r = ConnectionInputSchema.safeParse(input);
   if (!r.success) {
     const i = r.error.issues[0];
     throw new AppError('validation', `connections: ${i.path.join('.') || 'connection'}: ${i.message}`, { field: i.path.join('.') });
   }
   const c = r.data;
+  refuseSecretParams(c.params);
   const sealed = Object.keys(c.secrets).length ? seal(keyOf(ctx.keys), c.secrets) : null;
   const sql = `INSERT INTO connections (id, name, kind, is_branch, branch_key, params, secrets_enc, created_at, updated_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, now(), now())
     ${opts.upsert ? `ON CONFLICT (name) DO UPDATE SET kind = EXCLUDED.kind, is_branch = EXCLUDED.is_branch, branch_key = EXCLUDED.branch_key,
       params = EXCLUDED.params, secrets_enc = EXCLUDED.secrets_enc, updated_at = now()` : ''}
-    RETURNING *`;
+    RETURNING *, (xmax <> 0) AS replaced`;
   try {
-    const res = await ctx.pool.query(sql, [crypto.randomUUID(), c.name, c.kind, c.isBranch, c.isBranch ? c.branchKey : c.branchKey ?? null, JSON.stringify(c.params), sealed]);
-    return view(res.rows[0], Object.keys(c.secrets).sort());
+    return await withTransaction(ctx.pool, async (client) => {
+      const res = await client.query(sql, [crypto.randomUUID(), c.name, c.kind, c.isBranch, c.isBranch ? c.branchKey : c.branchKey ?? null, JSON.stringify(c.params), sealed]);
+      const v = view(res.rows[0], Object.keys(c.secrets).sort());
+      if (opts.audit) await recordAudit(client, { ...opts.audit, action: res.rows[0].replaced ? 'connection.replace' : 'connection.create', target: `connection:${v.name}`, after: auditView(v) });
+      return v;
+    });
   } catch (e) {
     const pe = e as { code?: string; constraint?: string };
     if (pe.code === '23505') {
@@ -147,10 +165,14 @@ export async function connectionExists(ctx: ConnectionsContext, name: string): P
   return ((await ctx.pool.query('SELECT 1 FROM connections WHERE name = $1', [name])).rowCount ?? 0) > 0;
 }
 
-export async function deleteConnection(ctx: ConnectionsContext, name: string): Promise<boolean> {
+export async function deleteConnection(ctx: ConnectionsContext, name: string, audit?: AuditActor): Promise<boolean> {
   refuseBuiltin(ctx, name);
-  const r = await ctx.pool.query('DELETE FROM connections WHERE name = $1', [name]);
-  return (r.rowCount ?? 0) > 0;
+  return withTransaction(ctx.pool, async (client) => {
+    const r = await client.query('DELETE FROM connections WHERE name = $1 RETURNING *', [name]);
+    if (!r.rowCount) return false;
+    if (audit) await recordAudit(client, { ...audit, action: 'connection.delete', target: `connection:${name}`, before: auditView(view(r.rows[0], secretKeysOf(ctx, r.rows[0].secrets_enc))) });
+    return true;
+  });
 }
 
 /** Every branch with its decrypted secrets: for the engines only, never for an API answer. */
@@ -189,7 +211,7 @@ export type ConnectionPatch = z.input<typeof ConnectionPatchSchema>;
  * name (so a form can edit a host without re-typing the password). Name and
  * kind are fixed; the merged result is validated like a new connection.
  */
-export async function updateConnection(ctx: ConnectionsContext, name: string, patch: ConnectionPatch): Promise<ConnectionView | null> {
+export async function updateConnection(ctx: ConnectionsContext, name: string, patch: ConnectionPatch, audit?: AuditActor): Promise<ConnectionView | null> {
   refuseBuiltin(ctx, name);
   const p = ConnectionPatchSchema.safeParse(patch);
   if (!p.success) {
@@ -217,12 +239,20 @@ export async function updateConnection(ctx: ConnectionsContext, name: string, pa
       throw new AppError('validation', `connections: ${i.path.join('.') || 'connection'}: ${i.message}`, { field: i.path.join('.') });
     }
     const c = merged.data;
+    refuseSecretParams(c.params);
     const sealed = Object.keys(c.secrets).length ? seal(keyOf(ctx.keys), c.secrets) : null;
     const res = await client.query(
       `UPDATE connections SET is_branch = $2, branch_key = $3, params = $4, secrets_enc = $5, updated_at = now() WHERE name = $1 RETURNING *`,
       [name, c.isBranch, c.branchKey ?? null, JSON.stringify(c.params), sealed]);
+    const v = view(res.rows[0], Object.keys(c.secrets).sort());
+    if (audit) {
+      // Which secrets changed is recorded by name, never by value.
+      const changedSecrets = Object.keys(p.data.secrets ?? {}).sort();
+      await recordAudit(client, { ...audit, action: 'connection.update', target: `connection:${name}`,
+        before: auditView(view(row, Object.keys(oldSecrets).sort())), after: { ...auditView(v), ...(changedSecrets.length ? { changedSecrets } : {}) } });
+    }
     await client.query('COMMIT');
-    return view(res.rows[0], Object.keys(c.secrets).sort());
+    return v;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => {});
     const pe = e as { code?: string };

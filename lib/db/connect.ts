@@ -1,4 +1,5 @@
 import type { Env } from '../config/env';
+import { ensureDataDir } from '../config/secret';
 import { ensureEmbeddedPostgres, type EmbeddedHandle } from './embedded-postgres';
 import { migrate } from './migrate';
 
@@ -8,6 +9,8 @@ import { migrate } from './migrate';
  * pending migrations.
  */
 export async function connectDatabase(env: Env, opts: { migrate?: boolean; log?: (m: string) => void } = {}): Promise<{ url: string; embedded: EmbeddedHandle | null }> {
+  // Every process (serve, worker, CLI) starts here: the data folder is created private (0700).
+  ensureDataDir(env.dataDir);
   let url = env.DATABASE_URL;
   let embedded: EmbeddedHandle | null = null;
   if (!url) {

@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import pg from 'pg';
+import { ensureDataDir, writeSecretFile } from '../config/secret';
 
 /**
  * The embedded PostgreSQL that Tributary runs when no DATABASE_URL is set.
@@ -83,9 +84,8 @@ export async function ensureEmbeddedPostgres(
   const database = opts.database ?? 'tributary';
   const pgDir = path.join(dataDir, 'pg');
   const recFile = path.join(dataDir, 'pg.json');
-  await fs.mkdir(dataDir, { recursive: true });
-  // As root, Postgres runs as the `postgres` user, which must reach the cluster folder.
-  if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o755);
+  // As root, Postgres runs as the `postgres` user, which must traverse the data folder to reach the cluster.
+  ensureDataDir(dataDir, { embeddedPostgresAsRoot: process.getuid?.() === 0 });
   let rec: Recorded | null = existsSync(recFile) ? JSON.parse(await fs.readFile(recFile, 'utf8')) : null;
 
   // Someone (npm start, another CLI) already runs it: connect, never stop it.
@@ -113,8 +113,10 @@ export async function ensureEmbeddedPostgres(
   if (!initialised) {
     await fs.rm(pgDir, { recursive: true, force: true });
     await server.initialise();
+    // The postgres user exists now: only its group may traverse the data folder.
+    ensureDataDir(dataDir, { embeddedPostgresAsRoot: process.getuid?.() === 0 });
   }
-  await fs.writeFile(recFile, JSON.stringify(rec), { mode: 0o600 });
+  writeSecretFile(recFile, JSON.stringify(rec));
   try {
     await server.start();
   } catch (e) {

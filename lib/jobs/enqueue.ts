@@ -4,7 +4,9 @@ import { parseRequest } from '../config/request';
 import { AppError } from '../errors';
 import { withTransaction } from '../db/with-transaction';
 import type { Env } from '../config/env';
+import { recordAudit, type AuditActor } from '../audit';
 import type { JobRegistry } from './registry';
+import { findSecret, redactSecrets } from '../log/secret-scan';
 import { QUEUE, bossDb, createBoss } from './queue';
 
 export interface EnqueueRequest {
@@ -12,6 +14,8 @@ export interface EnqueueRequest {
   params?: unknown;
   /** Who started it: `user:<name>`, `token:<name>`, `cli`, `flow:<id>`. */
   createdBy?: string;
+  /** Record `job.start` in the audit log, in the enqueue transaction. (Default: actor = createdBy, no address) */
+  audit?: Partial<AuditActor>;
 }
 
 const bosses = new WeakMap<pg.Pool, ReturnType<typeof createBoss>>();
@@ -32,6 +36,9 @@ export interface EnqueueDeps {
 export function validateJob(jobs: JobRegistry, req: EnqueueRequest): { kind: string; params: unknown } {
   const def = jobs.get(req.kind);
   if (!def) throw new AppError('validation', `unknown job kind '${req.kind}'`, { field: 'kind' });
+  // Params are stored and shown to every viewer: no credential may ride in them.
+  const secret = findSecret(req.params ?? {}, 'params');
+  if (secret) throw new AppError('validation', `${secret.field}: refused — ${secret.reason}; name a connection instead`, { field: secret.field });
   return { kind: req.kind, params: parseRequest(def.payload, req.params ?? {}, 'params') };
 }
 
@@ -55,6 +62,10 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
     const jobId = await boss.send(QUEUE, { runId, kind }, { db: bossDb(client) });
     if (!jobId) throw new AppError('internal', `jobs: queue '${QUEUE}' refused the job (is the database migrated?)`);
     await client.query('update job_runs set queue_job_id = $2 where id = $1', [runId, jobId]);
+    await recordAudit(client, {
+      actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.start', target: `job:${runId}`,
+      after: { kind, params: redactSecrets(params) }, address: req.audit?.address,
+    });
   });
   return { runId };
 }

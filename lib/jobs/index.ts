@@ -6,3 +6,4 @@ export { systemJobs } from './system-check';
 export { ensureQueue, QUEUE } from './queue';
 export { startWorker, type WorkerHandle, type WorkerOptions } from './worker';
 export { reapStaleRuns } from './reaper';
+export { findSecret, isSecretKey, credentialInText, redactSecrets, redactText, REDACTED } from '../log/secret-scan';

@@ -12,6 +12,12 @@ export interface JobKindInfo {
 export interface JobRegistry {
   readonly all: readonly JobDefinition[];
   get(kind: string): JobDefinition | undefined;
+  /**
+   * The least role that may start a kind — the one value both `GET /job-kinds`
+   * reports and `POST /jobs` enforces. An unknown kind needs operator (it is then
+   * refused as unknown, without telling a viewer which kinds exist).
+   */
+  roleOf(kind: string): 'admin' | 'operator' | 'viewer';
   kinds(): JobKindInfo[];
 }
 
@@ -29,6 +35,7 @@ export function createJobRegistry(defs: readonly JobDefinition[]): JobRegistry {
   return {
     all: defs,
     get: (kind) => byKind.get(kind),
+    roleOf: (kind) => byKind.get(kind)?.role ?? 'operator',
     kinds: () => defs.map((d) => ({ kind: d.kind, description: d.description, role: d.role ?? 'operator' })),
   };
 }

@@ -13,8 +13,8 @@ export const LAYERS: string[][] = [
   ['errors'],
   ['config', 'log'],
   ['db'],
-  ['sources', 'lake'],
-  ['connections', 'auth', 'jobs', 'audit', 'mail'],
+  ['sources', 'lake', 'audit'],
+  ['connections', 'auth', 'jobs', 'mail'],
   ['etl', 'dq', 'slices', 'models', 'flows', 'pipelines', 'lake-admin'],
   ['api', 'cli', 'iceberg-rest'],
 ];

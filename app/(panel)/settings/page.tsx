@@ -1,4 +1,5 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import { TokensSection } from './tokens-section';
 import { UsersSection } from './users-section';
 import { currentUser } from '../../_server/current-user';
@@ -17,6 +18,13 @@ export default async function SettingsPage() {
       </header>
       <TokensSection />
       {user?.role === 'admin' && <UsersSection />}
+      {user?.role === 'admin' && (
+        <section className="card" aria-labelledby="audit-link-title">
+          <h2 id="audit-link-title">Audit log</h2>
+          <p className="muted">Every change to users, tokens and connections, every job start and cancel, and every failed sign-in, with who and from where.</p>
+          <Link className="btn" href="/settings/audit">Open the audit log</Link>
+        </section>
+      )}
       {user?.role !== 'admin' && <p className="muted small">Users and other settings are managed by an admin.</p>}
     </div>
   );

@@ -24,9 +24,14 @@ export function UsersSection() {
     onSettled: refresh,
   });
   const remove = useMutation({ mutationFn: (id: string) => api(`/api/v1/users/${id}`, { method: 'DELETE' }), onSuccess: refresh });
+  const [ended, setEnded] = useState<string | null>(null);
+  const endSessions = useMutation({
+    mutationFn: (u: User) => api(`/api/v1/users/${u.id}/sessions`, { method: 'DELETE' }).then(() => u.name),
+    onSuccess: (name) => setEnded(name),
+  });
 
   function submit(e: FormEvent) { e.preventDefault(); create.mutate(); }
-  const err = (create.error ?? change.error ?? remove.error) as ApiError | null;
+  const err = (create.error ?? change.error ?? remove.error ?? endSessions.error) as ApiError | null;
 
   return (
     <section className="card" aria-labelledby="users-title">
@@ -47,6 +52,7 @@ export function UsersSection() {
         <button type="submit" className="btn btn-primary" disabled={create.isPending}>Add user</button>
       </form>
       {err && <p className="form-error" role="alert">{err.message}</p>}
+      {ended && <p className="muted" role="status">Every panel session of {ended} has ended; they must sign in again.</p>}
       <table className="table" data-testid="users-table">
         <thead><tr><th>Name</th><th>Role</th><th>Created</th><th /></tr></thead>
         <tbody>
@@ -61,6 +67,11 @@ export function UsersSection() {
               </td>
               <td>{formatTime(u.createdAt)}</td>
               <td className="right">
+                {u.id !== me.id && (
+                  <button type="button" className="btn btn-ghost btn-small" disabled={endSessions.isPending}
+                    title="Sign this user out everywhere (their API tokens keep working: revoke those below)"
+                    onClick={() => { if (window.confirm(`End every panel session of ${u.name}?`)) endSessions.mutate(u); }}>End sessions</button>
+                )}{' '}
                 {u.id !== me.id && (
                   <button type="button" className="btn btn-danger btn-small" disabled={remove.isPending}
                     onClick={() => { if (window.confirm(`Delete ${u.name} and their API tokens?`)) remove.mutate(u.id); }}>Delete</button>

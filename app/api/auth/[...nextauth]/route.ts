@@ -1,20 +1,55 @@
-// GET|POST /api/auth/* - next-auth: credentials sign-in, sign-out, session, CSRF
+// GET|POST /api/auth/* - next-auth: credentials sign-in (throttled: 429 + Retry-After), sign-out, session, CSRF
 import NextAuth from 'next-auth';
-import { createAuthOptions } from '@/lib/auth';
-import { getServerDeps } from '@/lib/api';
+import { clientAddress, createAuthOptions, LOCKED_ERROR, recordRefusedLogin } from '@/lib/auth';
+import { getServerDeps, publicOrigin } from '@/lib/api';
+import { consoleSink, createLogger, type Logger } from '@/lib/log';
 
 type Ctx = { params: Promise<{ nextauth: string[] }> };
 
 let handler: ((req: Request, ctx: Ctx) => Promise<Response>) | null = null;
+let authLogger: Logger | null = null;
+const logger = () => (authLogger ??= createLogger(consoleSink(), { level: getServerDeps().env.LOG_LEVEL, fields: { proc: 'web', scope: 'auth' } }));
 
 // Built on first request: the database and the secret exist only at run time, not at build.
 function authHandler() {
   if (!handler) {
-    const { prisma, secret } = getServerDeps();
-    handler = NextAuth(createAuthOptions({ prisma, secret })) as unknown as (req: Request, ctx: Ctx) => Promise<Response>;
+    const { prisma, secret, throttle } = getServerDeps();
+    handler = NextAuth(createAuthOptions({ prisma, secret, throttle, logger: logger() })) as unknown as (req: Request, ctx: Ctx) => Promise<Response>;
   }
   return handler;
 }
 
+function tooMany(retryAfterSeconds: number): Response {
+  const minutes = Math.ceil(retryAfterSeconds / 60);
+  const message = `too many failed sign-ins: try again in ${retryAfterSeconds < 90 ? `${retryAfterSeconds} s` : `${minutes} min`}`;
+  const url = new URL(`/login?error=${LOCKED_ERROR}:${retryAfterSeconds}`, publicOrigin(getServerDeps().env)).toString();
+  // `url` is what next-auth's signIn() reads its error from (`TooManyAttempts:<seconds>`, the only
+  // place the login form can read the wait from); `error` is the API's error body.
+  return Response.json({ url, error: { code: 'rate_limited', message } }, {
+    status: 429, headers: { 'Retry-After': String(retryAfterSeconds), 'Cache-Control': 'no-store' },
+  });
+}
+
 export async function GET(req: Request, ctx: Ctx) { return authHandler()(req, ctx); }
-export async function POST(req: Request, ctx: Ctx) { return authHandler()(req, ctx); }
+
+export async function POST(req: Request, ctx: Ctx) {
+  const { nextauth } = await ctx.params;
+  if (nextauth?.[0] !== 'callback' || nextauth[1] !== 'credentials') return authHandler()(req, ctx);
+  // A locked account or address is answered 429 before next-auth (and bcrypt) runs.
+  const form = new URLSearchParams(await req.clone().text());
+  const name = form.get('username') ?? '';
+  const address = clientAddress(req.headers);
+  const { throttle, prisma } = getServerDeps();
+  const before = name ? await throttle.check(name, address) : null;
+  if (before) {
+    await recordRefusedLogin({ prisma, logger: logger() }, { name, address }, before);
+    return tooMany(before.retryAfterSeconds);
+  }
+  const res = await authHandler()(req, ctx);
+  // This very attempt may have caused the lock: say so with 429 too.
+  if (res.status !== 200 || (await res.clone().text()).includes(LOCKED_ERROR)) {
+    const after = name ? await throttle.check(name, address) : null;
+    if (after) return tooMany(after.retryAfterSeconds);
+  }
+  return res;
+}

@@ -1,7 +1,7 @@
 // GET /api/v1/connections - every connection (?kind=&branches=true); secrets never returned, only their names
 // POST /api/v1/connections - create a branch or service connection { name, kind, isBranch?, branchKey?, params, secrets } (admin)
 import { z } from 'zod';
-import { apiHandler, json } from '@/lib/api';
+import { apiHandler, auditActor, json } from '@/lib/api';
 import { checkConnectionFields } from '@/lib/api/presenters/connection-kinds';
 import { connectionsContext } from '@/lib/api/presenters/connections';
 import { CONNECTION_KINDS, ConnectionInputSchema, createConnection, listConnections } from '@/lib/connections';
@@ -17,9 +17,9 @@ export const GET = apiHandler({ query: ListQuery }, async ({ deps, query }) => {
   return { connections: await listConnections(connectionsContext(deps), { kind: query.kind, branchesOnly: query.branches === 'true' }) };
 });
 
-export const POST = apiHandler({ role: 'admin', body: ConnectionInputSchema, maxBodyBytes: 64 * 1024 }, async ({ deps, body }) => {
+export const POST = apiHandler({ role: 'admin', body: ConnectionInputSchema, maxBodyBytes: 64 * 1024 }, async ({ req, deps, body, principal }) => {
   const problem = checkConnectionFields(body);
   if (problem) throw new AppError('validation', `${problem.field}: ${problem.message}`, { field: problem.field });
-  const created = await createConnection(connectionsContext(deps), body);
+  const created = await createConnection(connectionsContext(deps), body, { audit: auditActor(principal, req) });
   return json(created, 201, { Location: `/api/v1/connections/${created.id}` });
 });

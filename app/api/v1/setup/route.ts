@@ -2,7 +2,7 @@
 // POST /api/v1/setup - create the first admin { name, password }; refused once any user exists
 import { z } from 'zod';
 import { apiHandler, json } from '@/lib/api';
-import { countUsers, createFirstAdmin } from '@/lib/auth';
+import { clientAddress, countUsers, createFirstAdmin } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 
 export const GET = apiHandler({ role: 'public' }, async ({ deps }) => ({ needed: (await countUsers(deps.prisma)) === 0 }));
@@ -12,8 +12,8 @@ const Body = z.object({
   password: z.string().min(8, 'password must have at least 8 characters'),
 });
 
-export const POST = apiHandler({ role: 'public', body: Body, maxBodyBytes: 4096 }, async ({ deps, body }) => {
-  const user = await createFirstAdmin(deps.prisma, body);
+export const POST = apiHandler({ role: 'public', body: Body, maxBodyBytes: 4096 }, async ({ req, deps, body }) => {
+  const user = await createFirstAdmin(deps.prisma, body, { address: clientAddress(req.headers) });
   if (!user) throw new AppError('conflict', 'Tributary is already set up: sign in instead');
   return json(user, 201);
 });

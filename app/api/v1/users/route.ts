@@ -1,7 +1,7 @@
 // GET /api/v1/users - all users (admin)
 // POST /api/v1/users - create a user { name, password, role } (admin)
 import { z } from 'zod';
-import { apiHandler, json } from '@/lib/api';
+import { apiHandler, auditActor, json } from '@/lib/api';
 import { createUser, listUsers, RoleSchema } from '@/lib/auth';
 
 const CreateBody = z.object({
@@ -12,6 +12,6 @@ const CreateBody = z.object({
 
 export const GET = apiHandler({ role: 'admin' }, async ({ deps }) => ({ users: await listUsers(deps.prisma) }));
 
-export const POST = apiHandler({ role: 'admin', body: CreateBody }, async ({ deps, body }) => {
-  return json(await createUser(deps.prisma, body), 201);
+export const POST = apiHandler({ role: 'admin', body: CreateBody }, async ({ req, deps, body, principal }) => {
+  return json(await createUser(deps.prisma, body, auditActor(principal, req)), 201);
 });

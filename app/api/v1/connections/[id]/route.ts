@@ -2,7 +2,7 @@
 // PATCH /api/v1/connections/:id - change params, branch flag/key or secrets; unnamed secrets are kept (admin)
 // DELETE /api/v1/connections/:id - delete a connection (admin)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler, auditActor } from '@/lib/api';
 import { connectionsContext, findConnection } from '@/lib/api/presenters/connections';
 import { checkConnectionFields } from '@/lib/api/presenters/connection-kinds';
 import { ConnectionPatchSchema, deleteConnection, updateConnection } from '@/lib/connections';
@@ -16,14 +16,14 @@ export const GET = apiHandler({ params: Params }, async ({ deps, params }) => {
   return c;
 });
 
-export const DELETE = apiHandler({ role: 'admin', params: Params }, async ({ deps, params }) => {
+export const DELETE = apiHandler({ role: 'admin', params: Params }, async ({ req, deps, params, principal }) => {
   const ctx = connectionsContext(deps);
   const c = await findConnection(ctx, params.id);
-  if (!c || !(await deleteConnection(ctx, c.name))) throw new AppError('not_found', `connection ${params.id} not found`);
+  if (!c || !(await deleteConnection(ctx, c.name, auditActor(principal, req)))) throw new AppError('not_found', `connection ${params.id} not found`);
   return { deleted: c.id, name: c.name };
 });
 
-export const PATCH = apiHandler({ role: 'admin', params: Params, body: ConnectionPatchSchema, maxBodyBytes: 64 * 1024 }, async ({ deps, params, body }) => {
+export const PATCH = apiHandler({ role: 'admin', params: Params, body: ConnectionPatchSchema, maxBodyBytes: 64 * 1024 }, async ({ req, deps, params, body, principal }) => {
   const ctx = connectionsContext(deps);
   const c = await findConnection(ctx, params.id);
   if (!c) throw new AppError('not_found', `connection ${params.id} not found`);
@@ -33,7 +33,7 @@ export const PATCH = apiHandler({ role: 'admin', params: Params, body: Connectio
   const nextSecrets = keep({ ...Object.fromEntries(c.secretKeys.map((k) => [k, '*'])), ...(body.secrets ?? {}) }) as Record<string, string>;
   const problem = checkConnectionFields({ kind: c.kind, params: nextParams, secrets: nextSecrets });
   if (problem) throw new AppError('validation', `${problem.field}: ${problem.message}`, { field: problem.field });
-  const updated = await updateConnection(ctx, c.name, body);
+  const updated = await updateConnection(ctx, c.name, body, auditActor(principal, req));
   if (!updated) throw new AppError('not_found', `connection ${params.id} not found`);
   return updated;
 });

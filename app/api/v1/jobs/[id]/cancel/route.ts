@@ -1,8 +1,8 @@
 // POST /api/v1/jobs/:id/cancel - cancel a queued run now, ask a running one to stop
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler, auditActor } from '@/lib/api';
 import { requestCancel } from '@/lib/jobs';
 
-export const POST = apiHandler({ role: 'operator', params: z.object({ id: z.string() }) }, async ({ deps, params }) => {
-  return requestCancel(deps.pool, params.id);
+export const POST = apiHandler({ role: 'operator', params: z.object({ id: z.string() }) }, async ({ req, deps, params, principal }) => {
+  return requestCancel(deps.pool, params.id, auditActor(principal, req));
 });
