@@ -4,7 +4,7 @@ import { registerEtlCommands } from '../etl/cli';
 import { registerConnectionsCommands } from '../connections/cli';
 import { registerDqCommands } from '../dq/cli';
 import { registerSlicesCommands } from '../slices/cli';
-import { registerLakeCommands } from '../lake/cli';
+import { registerLakeCommands } from '../lake-admin/cli';
 
 /**
  * Every sub-command, in one list. Engines export `register…Commands(program)`

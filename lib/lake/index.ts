@@ -18,6 +18,12 @@ export type {
   PartitionSpec, ScanOptions, Snapshot, TableMetadata,
 } from './types';
 export type { Storage } from './storage';
+export type { Catalog, TableIdent } from './catalog';
+export type { TableRequirement, TableUpdate } from './table-update';
+export { parseIdent, validateTableIdent, MAX_NAME_BYTES } from './catalog';
+export { csvCell, csvToBatch, plainRow, plainValue } from './format';
+export { readParquetBatches } from './parquet';
+export { FIELD_ID } from './schema';
 
 export interface LakeOptions {
   /** Pool on the database holding `iceberg_tables` / `iceberg_namespace_properties`. */

@@ -1,17 +1,21 @@
+/**
+ * Lake maintenance jobs, run by the worker (scheduled by flows or started from
+ * the panel, the API or the CLI). Payload schemas are pure zod; the lake is
+ * loaded only when a job runs, so the web process validates without it.
+ */
 import { z } from 'zod';
 import { defineJob } from '../jobs/types';
-import { openLake } from './index';
 
 const table = z.string().min(3).regex(/^[^.]+(\.[^.]+)+$/, 'namespace.table');
 
-/** Lake maintenance jobs, run by the worker (scheduled by flows or started from the panel/CLI). */
 export const lakeJobs = [
   defineJob({
     kind: 'lake.expire',
     description: 'Expire old snapshots of a lake table and delete the files no kept snapshot references',
     role: 'operator',
-    payload: z.object({ table, maxSnapshotAgeMs: z.number().int().positive().optional(), minSnapshotsToKeep: z.number().int().min(1).optional() }),
+    payload: z.object({ table, maxSnapshotAgeMs: z.number().int().positive().optional(), minSnapshotsToKeep: z.number().int().min(1).optional() }).strict(),
     async run(ctx, p) {
+      const { openLake } = await import('../lake');
       const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
       const t = await lake.loadTable(p.table);
       ctx.progress(0, 1);
@@ -24,8 +28,9 @@ export const lakeJobs = [
     kind: 'lake.compact',
     description: 'Rewrite a lake table (or one partition) into files of the target size, folding delete files in',
     role: 'operator',
-    payload: z.object({ table, partition: z.record(z.string(), z.union([z.string(), z.number()])).optional() }),
+    payload: z.object({ table, partition: z.record(z.string(), z.union([z.string(), z.number()])).optional() }).strict(),
     async run(ctx, p) {
+      const { openLake } = await import('../lake');
       const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
       const t = await lake.loadTable(p.table);
       ctx.progress(0, 1);
