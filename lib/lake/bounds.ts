@@ -6,6 +6,7 @@
  * Comparable values: int/date/boolean → number, long/time/timestamp* → bigint,
  * float/double → number, decimal → unscaled bigint, string/binary/fixed/uuid → bytes.
  */
+import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import { isValidAt } from './arrow-util';
 import { parseDecimal } from './schema';
@@ -263,7 +264,7 @@ export function toComparable(type: string, v: unknown): Comparable | null {
         if (typeof v === 'bigint') return v;
         const s = String(v);
         const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(s.trim());
-        if (!m) throw new Error(`lake: ${s} is not a decimal`);
+        if (!m) throw new AppError('validation', `lake: ${s} is not a decimal`);
         const frac = (m[3] ?? '').padEnd(d.scale, '0').slice(0, d.scale);
         const u = BigInt((m[2] || '0') + frac);
         return m[1] ? -u : u;

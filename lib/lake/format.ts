@@ -56,11 +56,11 @@ export function parseCsv(text: string): string[][] {
 /** CSV text → one Arrow batch; types from `schema` when given, else inferred (Int64, Float64, Bool, Utf8). */
 export function csvToBatch(text: string, schema?: arrow.Schema): arrow.RecordBatch {
   const [header, ...rows] = parseCsv(text);
-  if (!header) throw new Error('lake: empty CSV file');
+  if (!header) throw new AppError('validation', 'lake: empty CSV file');
   const fields = header.map((name, c) => {
     const known = schema?.fields.find((f) => f.name === name);
     if (known) return new arrow.Field(name, known.type, true);
-    if (schema) throw new Error(`lake: CSV column ${name} is not in the table`);
+    if (schema) throw new AppError('validation', `lake: CSV column ${name} is not in the table`, { field: name });
     const vals = rows.map((r) => r[c]).filter((v) => v !== '' && v !== undefined);
     const type = vals.length && vals.every((v) => /^-?\d{1,18}$/.test(v)) ? new arrow.Int64()
       : vals.length && vals.every((v) => /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v)) ? new arrow.Float64()

@@ -4,6 +4,7 @@
  * and one Parquet file → Arrow batches, one row group at a time so memory is
  * bounded by the row group, not the file.
  */
+import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm';
 import { columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
@@ -28,7 +29,7 @@ export function codecOf(name: string | undefined): Codec {
   const c = (name ?? 'zstd').toLowerCase();
   if (c === 'none') return 'uncompressed';
   if (c in CODECS) return c as Codec;
-  throw new Error(`lake: unsupported write.parquet.compression-codec ${name}`);
+  throw new AppError('validation', `lake: unsupported write.parquet.compression-codec ${name}`, { field: 'properties' });
 }
 
 /** Encode batches of one schema into a Parquet file. */
