@@ -22,7 +22,8 @@ export type { Catalog, TableIdent } from './catalog';
 export type { TableRequirement, TableUpdate } from './table-update';
 export { parseIdent, validateTableIdent, MAX_NAME_BYTES } from './catalog';
 export { csvCell, csvToBatch, plainRow, plainValue } from './format';
-export { readParquetBatches } from './parquet';
+export { encodeParquet, readParquetBatches } from './parquet';
+export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
 export { FIELD_ID } from './schema';
 
 export interface LakeOptions {
