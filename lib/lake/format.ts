@@ -1,5 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
+import { decimalUnscaled } from './bounds';
 
 /** One Arrow value as a plain JSON-safe value: decimals as exact strings, times as ISO strings, bytes as hex. */
 export function plainValue(type: arrow.DataType, v: unknown): unknown {
@@ -87,10 +88,7 @@ export function fromText(type: arrow.DataType, v: string | undefined): unknown {
 
 /** Decimal text (`-12.5`) as the four little-endian 32-bit words of its unscaled 128-bit value at `scale` (extra digits are cut). */
 export function decimalWords(text: string, scale: number): Uint32Array {
-  const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
-  if (!m) throw new AppError('validation', `lake: ${text} is not a decimal`);
-  let u = BigInt((m[2] || '0') + (m[3] ?? '').padEnd(scale, '0').slice(0, scale)); if (m[1]) u = -u;
-  const out = new Uint32Array(4); let x = BigInt.asUintN(128, u);
+  const out = new Uint32Array(4); let x = BigInt.asUintN(128, decimalUnscaled(text, scale));
   for (let k = 0; k < 4; k++) { out[k] = Number(x & 0xffffffffn); x >>= 32n; }
   return out;
 }
