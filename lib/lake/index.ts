@@ -20,7 +20,7 @@ export type {
 export type { Storage } from './storage';
 export type { Catalog, TableIdent } from './catalog';
 export type { TableRequirement, TableUpdate } from './table-update';
-export { parseIdent, validateTableIdent, MAX_NAME_BYTES } from './catalog';
+export { parseIdent } from './catalog';
 export { csvCell, csvToBatch, plainRow, plainValue } from './format';
 export { encodeParquet, readParquetBatches } from './parquet';
 export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';

@@ -1,8 +1,9 @@
 /**
  * Which files a set of snapshots references: their manifest lists, manifests
  * and data/delete files. The one walk behind snapshot expiry (what only
- * expired snapshots referenced), dropping with purge (everything) and orphan
- * clean-up (what lies under the table folder yet nothing references).
+ * expired snapshots referenced) and dropping with purge (everything, adopted
+ * files outside the table folder included); an orphan clean-up (what lies
+ * under the folder yet nothing references) is the complement of this set.
  */
 import { loadManifest, loadManifestList, type TableView } from './scan';
 import type { Snapshot } from './types';
@@ -31,17 +32,4 @@ export async function reachableFiles(view: TableView, snapshots: Snapshot[], opt
     }
   }
   return out;
-}
-
-/**
- * Files under the table's folder that no snapshot and no metadata file of the
- * current metadata references (`version-hint.text` counts as referenced).
- */
-export async function orphanFiles(view: TableView, currentMetadataLocation: string): Promise<string[]> {
-  const m = view.metadata;
-  const keep = await reachableFiles(view, m.snapshots);
-  keep.add(currentMetadataLocation);
-  for (const l of m['metadata-log']) keep.add(l['metadata-file']);
-  keep.add(`${m.location}/metadata/version-hint.text`);
-  return (await view.storage.list(m.location)).filter((p) => !keep.has(p));
 }
