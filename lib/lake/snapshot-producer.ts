@@ -36,7 +36,7 @@ export interface Change {
   properties?: Record<string, string>;
 }
 
-export function newSnapshotId(): bigint {
+function newSnapshotId(): bigint {
   // Positive and below 2^53 so the id survives JSON readers that use doubles.
   return BigInt(crypto.randomInt(1, 2 ** 47)) * 64n + BigInt(crypto.randomInt(0, 64));
 }
@@ -70,7 +70,7 @@ export async function commitChange(t: TableHandle, change: Change): Promise<Comm
 }
 
 /** Partitions changed by snapshots committed after `base` (for conflict checks). */
-export async function changedSince(view: TableView, base: TableMetadata): Promise<{ parts: Set<string>; count: number }> {
+async function changedSince(view: TableView, base: TableMetadata): Promise<{ parts: Set<string>; count: number }> {
   const baseSeq = base['last-sequence-number'];
   const parts = new Set<string>();
   let count = 0;

@@ -50,7 +50,7 @@ export function catalogOf(t: TableHandle): Catalog {
   return t.ctx.catalog;
 }
 
-export async function* iterate(b: Batches): AsyncGenerator<arrow.RecordBatch> {
+async function* iterate(b: Batches): AsyncGenerator<arrow.RecordBatch> {
   for await (const x of b as AsyncIterable<arrow.RecordBatch>) yield x;
 }
 
