@@ -3,7 +3,9 @@
  * JdbcCatalog layout), format-v2 tables with Avro manifests and Parquet data
  * files carrying field ids, compare-and-swap commits.
  *
- * Public entry of `lib/lake/`; nothing deeper is imported by other engines.
+ * Public entry of `lib/lake/`; nothing deeper is imported by other engines
+ * (except `parquet-writer-properties.mjs`, by lib/etl's encoder worker thread,
+ * which runs without a TypeScript loader). Layout: README.md.
  */
 import type * as arrow from 'apache-arrow';
 import type pg from 'pg';
