@@ -3,7 +3,7 @@ import { systemJobs } from '../lib/jobs';
 import { etlJobs } from '../lib/etl/jobs';
 import { dqJobs } from '../lib/dq/jobs';
 import { slicesJobs } from '../lib/slices/jobs';
-import { lakeJobs } from '../lib/lake/jobs';
+import { lakeJobs } from '../lib/lake-admin/jobs';
 import { modelsJobs } from '../lib/models/jobs';
 
 /**

@@ -7,7 +7,7 @@ import { registerEtlCommands } from '../etl/cli';
 import { registerConnectionsCommands } from '../connections/cli';
 import { registerDqCommands } from '../dq/cli';
 import { registerSlicesCommands } from '../slices/cli';
-import { registerLakeCommands } from '../lake/cli';
+import { registerLakeCommands } from '../lake-admin/cli';
 import { registerModelsCommands } from '../models/cli';
 
 /** What the executable's entry point (`workers/cli.ts`) hands the CLI. */

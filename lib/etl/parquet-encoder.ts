@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import fs from 'node:fs/promises';
 import * as arrow from 'apache-arrow';
+import { writerProperties } from '../lake';
 
 /**
  * A small pool of worker threads encoding Parquet (parquet-wasm), so Arrow
@@ -14,6 +15,8 @@ export interface EncodeOptions {
   dictionary?: boolean;
 }
 
+/** Rows per row group of a staged file (writer properties: lib/lake's `writerProperties`). */
+const ROW_GROUP_ROWS = 1_048_576;
 /** Files of at most this many rows are encoded on the calling thread (cheaper than a round trip to a worker). */
 const INLINE_MAX_ROWS = 20_000;
 /** Arrow IPC bytes queued for the encoder workers before staging writers wait. */
@@ -24,12 +27,6 @@ const QUEUE_MAX_BYTES = 192 * 1024 * 1024;
  * into a new IPC buffer here cost more than decoding its rows.
  */
 const TRANSFER_MIN = 64 * 1024;
-/**
- * Dictionary pages stop at this size: a high-cardinality column (ids, amounts, timestamps) falls
- * back to plain encoding after 64 KiB of distinct values instead of 1 MiB, which halves encoding
- * time on such tables, while low-cardinality columns of any type keep their dictionaries.
- */
-export const DICTIONARY_PAGE_LIMIT = 64 * 1024;
 
 /** Arrow sink that keeps the stream's chunks (views on the batches' own buffers) instead of joining them. */
 class ChunkSink extends arrow.AsyncByteQueue {
@@ -104,19 +101,13 @@ export class ParquetEncoderPool {
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, bytes });
       this.queuedBytes += bytes;
-      slot.w.postMessage({ id, path, chunks, bytes, compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary }, [...transfer]);
+      slot.w.postMessage({ id, path, chunks, bytes, compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary, rowGroupRows: ROW_GROUP_ROWS }, [...transfer]);
     });
   }
 
   private async writeInline(path: string, batches: arrow.RecordBatch[]): Promise<number> {
     const pw = await import('parquet-wasm/node');
-    const codecs = { snappy: pw.Compression.SNAPPY, zstd: pw.Compression.ZSTD, uncompressed: pw.Compression.UNCOMPRESSED, lz4: pw.Compression.LZ4_RAW };
-    const props = new pw.WriterPropertiesBuilder()
-      .setCompression(codecs[this.opts.compression ?? 'snappy'] ?? pw.Compression.SNAPPY)
-      .setDictionaryEnabled(this.opts.dictionary !== false)
-      .setDictionaryPageSizeLimit(DICTIONARY_PAGE_LIMIT)
-      .setMaxRowGroupSize(1_048_576)
-      .build();
+    const props = writerProperties(pw, { compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary, rowGroupRows: ROW_GROUP_ROWS });
     let bytes: Uint8Array;
     try {
       bytes = pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(batches), 'stream')), props);

@@ -3,8 +3,10 @@
 import { parentPort } from 'node:worker_threads';
 import fs from 'node:fs';
 import * as pw from 'parquet-wasm/node';
+// The lake's one writer set-up; imported by path because this thread runs without a TS loader
+// (lib/lake's index.ts re-exports the same module for TypeScript callers).
+import { writerProperties } from '../lake/parquet-writer-properties.mjs';
 
-const codecs = { snappy: pw.Compression.SNAPPY, zstd: pw.Compression.ZSTD, uncompressed: pw.Compression.UNCOMPRESSED, lz4: pw.Compression.LZ4_RAW };
 
 // One buffer the IPC chunks of a file are joined into, reused file after file (fresh memory is
 // slow to first touch here, and the worker encodes one file at a time).
@@ -18,12 +20,7 @@ function joined(chunks, bytes) {
 
 parentPort.on('message', (m) => {
   try {
-    const props = new pw.WriterPropertiesBuilder()
-      .setCompression(codecs[m.compression] ?? pw.Compression.SNAPPY)
-      .setDictionaryEnabled(m.dictionary !== false)
-      .setDictionaryPageSizeLimit(64 * 1024) // see DICTIONARY_PAGE_LIMIT in parquet-encoder.ts
-      .setMaxRowGroupSize(m.rowGroupSize ?? 1_048_576)
-      .build();
+    const props = writerProperties(pw, { compression: m.compression, dictionary: m.dictionary, rowGroupRows: m.rowGroupRows });
     const table = pw.Table.fromIPCStream(joined(m.chunks, m.bytes));
     const bytes = pw.writeParquet(table, props);
     fs.writeFileSync(m.path, bytes);

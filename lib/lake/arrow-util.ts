@@ -7,6 +7,7 @@
  * and offset buffers are pre-sliced (index 0 = first row) while the validity
  * bitmap and Bool value bits are addressed with `data.offset`.
  */
+import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 
 export type AnyData = arrow.Data<arrow.DataType>;
@@ -162,7 +163,7 @@ export function sameType(a: arrow.DataType, b: arrow.DataType): boolean {
 export function castData(d: AnyData, to: arrow.DataType, column: string): AnyData {
   const from = d.type;
   if (sameType(from, to)) return d;
-  const fail = () => { throw new Error(`lake: cannot write ${String(from)} into column ${column} of type ${String(to)}`); };
+  const fail = () => { throw new AppError('validation', `lake: cannot write ${String(from)} into column ${column} of type ${String(to)}`, { field: column }); };
   if (from.typeId === arrow.Type.Null) return nullData(to, d.length);
   switch (to.typeId) {
     case arrow.Type.Int: {
@@ -253,16 +254,16 @@ export function conformBatch(batch: arrow.RecordBatch, target: arrow.Schema, tab
   const byName = new Map<string, number>();
   batch.schema.fields.forEach((f, i) => byName.set(f.name, i));
   for (const f of batch.schema.fields) {
-    if (!target.fields.some((t) => t.name === f.name)) throw new Error(`lake: column ${f.name} is not in the schema of ${table} (evolve the schema first)`);
+    if (!target.fields.some((t) => t.name === f.name)) throw new AppError('validation', `lake: column ${f.name} is not in the schema of ${table} (evolve the schema first)`, { field: f.name });
   }
   const children = target.fields.map((tf) => {
     const i = byName.get(tf.name);
     if (i === undefined) {
-      if (!tf.nullable) throw new Error(`lake: required column ${tf.name} of ${table} is missing from the batch`);
+      if (!tf.nullable) throw new AppError('validation', `lake: required column ${tf.name} of ${table} is missing from the batch`, { field: tf.name });
       return nullData(tf.type, batch.numRows);
     }
     const d = batch.data.children[i];
-    if (!tf.nullable && d.nullCount > 0) throw new Error(`lake: required column ${tf.name} of ${table} has ${d.nullCount} null values`);
+    if (!tf.nullable && d.nullCount > 0) throw new AppError('validation', `lake: required column ${tf.name} of ${table} has ${d.nullCount} null values`, { field: tf.name });
     return castData(d, tf.type, tf.name);
   });
   return makeBatch(target, children, batch.numRows);

@@ -6,6 +6,7 @@
  * Comparable values: int/date/boolean → number, long/time/timestamp* → bigint,
  * float/double → number, decimal → unscaled bigint, string/binary/fixed/uuid → bytes.
  */
+import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import { isValidAt } from './arrow-util';
 import { parseDecimal } from './schema';
@@ -51,6 +52,25 @@ export function mergeStats(a: ColumnStats, b: ColumnStats): ColumnStats {
 }
 
 /** Statistics of one column chunk, computed on the buffers (no per-value objects). */
+/** Rows holding the least and the greatest value by `cmp`, nulls skipped when `checkNull`; [-1, -1] when none. */
+function minMaxRows(d: arrow.Data, n: number, checkNull: boolean, cmp: (a: number, b: number) => number): [number, number] {
+  let mi = -1, ma = -1;
+  for (let i = 0; i < n; i++) {
+    if (checkNull && !isValidAt(d, i)) continue;
+    if (mi < 0) { mi = i; ma = i; continue; }
+    if (cmp(i, mi) < 0) mi = i; else if (cmp(i, ma) > 0) ma = i;
+  }
+  return [mi, ma];
+}
+
+/** Decimal text (`-12.5`) as its unscaled value at `scale` (`-1250n` at scale 2; extra digits are cut). */
+export function decimalUnscaled(text: string, scale: number): bigint {
+  const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
+  if (!m) throw new AppError('validation', `lake: ${text} is not a decimal`);
+  const u = BigInt((m[2] || '0') + (m[3] ?? '').padEnd(scale, '0').slice(0, scale));
+  return m[1] ? -u : u;
+}
+
 export function columnStats(d: arrow.Data, iceType: string): ColumnStats {
   const n = d.length;
   const nullCount = d.nullCount;
@@ -98,12 +118,7 @@ export function columnStats(d: arrow.Data, iceType: string): ColumnStats {
         for (let k = s - 2; k >= 0; k--) { const x = w[a * s + k], y = w[b * s + k]; if (x !== y) return x - y; }
         return 0;
       };
-      let mi = -1, ma = -1;
-      for (let i = 0; i < n; i++) {
-        if (checkNull && !isValidAt(d, i)) continue;
-        if (mi < 0) { mi = i; ma = i; continue; }
-        if (cmp(i, mi) < 0) mi = i; else if (cmp(i, ma) > 0) ma = i;
-      }
+      const [mi, ma] = minMaxRows(d, n, checkNull, cmp);
       const big = (i: number) => { let v = 0n; for (let k = s - 1; k >= 0; k--) v = (v << 32n) | BigInt(w[i * s + k]); return BigInt.asIntN(s * 32, v); };
       if (mi >= 0) { st.min = big(mi); st.max = big(ma); }
       return st;
@@ -117,12 +132,7 @@ export function columnStats(d: arrow.Data, iceType: string): ColumnStats {
         for (let k = 0; k < m; k++) { const x = v[as + k], y = v[bs + k]; if (x !== y) return x - y; }
         return la - lb;
       };
-      let mi = -1, ma = -1;
-      for (let i = 0; i < n; i++) {
-        if (checkNull && !isValidAt(d, i)) continue;
-        if (mi < 0) { mi = i; ma = i; continue; }
-        if (cmp(i, mi) < 0) mi = i; else if (cmp(i, ma) > 0) ma = i;
-      }
+      const [mi, ma] = minMaxRows(d, n, checkNull, cmp);
       if (mi >= 0) { st.min = v.slice(off[mi], off[mi + 1]); st.max = v.slice(off[ma], off[ma + 1]); }
       return st;
     }
@@ -261,12 +271,7 @@ export function toComparable(type: string, v: unknown): Comparable | null {
       const d = parseDecimal(type);
       if (d) {
         if (typeof v === 'bigint') return v;
-        const s = String(v);
-        const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(s.trim());
-        if (!m) throw new Error(`lake: ${s} is not a decimal`);
-        const frac = (m[3] ?? '').padEnd(d.scale, '0').slice(0, d.scale);
-        const u = BigInt((m[2] || '0') + frac);
-        return m[1] ? -u : u;
+        return decimalUnscaled(String(v), d.scale);
       }
       if (type.startsWith('fixed')) return v instanceof Uint8Array ? v : new Uint8Array(Buffer.from(String(v)));
       return null;

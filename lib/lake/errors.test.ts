@@ -45,3 +45,38 @@ test('a failed write leaves nothing behind and commits nothing', async () => {
   const data = `${new URL(t.location).pathname}/data`;
   expect(fs.existsSync(data) ? fs.readdirSync(data, { recursive: true }).filter((p) => String(p).endsWith('.parquet')) : []).toEqual([]);
 });
+
+test('a table name too long for the filesystem is refused before anything is written', async () => {
+  const long = 'x'.repeat(300);
+  const before = fs.readdirSync(wh.dir);
+  await expect(lake.createTable(`longns.${long}`, { schema })).rejects.toMatchObject({ code: 'validation', field: 'table', message: expect.stringMatching(/300 bytes long; at most 255/) });
+  await expect(lake.createTable(`${long}.t`, { schema })).rejects.toMatchObject({ code: 'validation', field: 'namespace' });
+  await expect(lake.createNamespace(long)).rejects.toMatchObject({ code: 'validation', field: 'namespace' });
+  expect(await lake.listNamespaces()).not.toContain('longns');
+  expect((await db.pool.query(`select count(*)::int n from iceberg_namespace_properties where namespace in ('longns', $1)`, [long])).rows[0].n).toBe(0);
+  expect(fs.readdirSync(wh.dir)).toEqual(before);
+  // a name within the limit works
+  const t = await lake.createTable(`longns.${'y'.repeat(200)}`, { schema });
+  expect(t.ident).toBe(`longns.${'y'.repeat(200)}`);
+});
+
+test('user-facing failures are coded: missing → not_found, bad arguments → validation naming the field', async () => {
+  await expect(lake.loadTable('e.missing')).rejects.toMatchObject({ code: 'not_found', status: 404 });
+  await expect(lake.dropTable('e.missing')).rejects.toMatchObject({ code: 'not_found' });
+  await expect(lake.namespaceProperties('nope')).rejects.toMatchObject({ code: 'not_found' });
+  await expect(lake.renameTable('e.missing', 'e.other')).rejects.toMatchObject({ code: 'not_found' });
+  await expect(lake.loadTable('nodot')).rejects.toMatchObject({ code: 'validation', status: 400 });
+  await expect(lake.createTable('e/x.t', { schema })).rejects.toMatchObject({ code: 'validation' });
+  await expect(lake.createTable('e.p', { schema, partitionBy: ['nope'] })).rejects.toMatchObject({ code: 'validation', field: 'partitionBy' });
+  const t = await lake.createTable('e.codes', { schema });
+  await t.append([batchOf(schema, [{ id: 1n, v: 'a' }])]);
+  await expect(lake.createTable('e.codes', { schema })).rejects.toMatchObject({ code: 'conflict', status: 409 });
+  await expect(t.merge([batchOf(schema, [{ id: 1n, v: 'b' }])], { keys: [] })).rejects.toMatchObject({ code: 'validation', field: 'keys' });
+  await expect(t.merge([batchOf(schema, [{ id: 1n, v: 'b' }])], { keys: ['nope'] })).rejects.toMatchObject({ code: 'validation', field: 'keys' });
+  await expect(t.deleteWhere({})).rejects.toMatchObject({ code: 'validation' });
+  await expect((async () => { for await (const b of t.scan({ columns: ['nope'] })) void b; })()).rejects.toMatchObject({ code: 'validation', field: 'columns' });
+  await expect((async () => { for await (const b of t.scan({ snapshotId: 42n })) void b; })()).rejects.toMatchObject({ code: 'not_found' });
+  await expect(t.append([batchOf(new arrow.Schema([new arrow.Field('zzz', new arrow.Int32(), true)]), [{ zzz: 1 }])])).rejects.toMatchObject({ code: 'validation', field: 'zzz' });
+  await lake.dropTable('e.codes');
+  await expect(t.refresh()).rejects.toMatchObject({ code: 'not_found' });
+});

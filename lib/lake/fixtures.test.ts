@@ -13,6 +13,10 @@ import { makeWarehouse } from './test-helpers';
 // tables other engines wrote (foreign.json), read by the lake's own reader.
 
 const dir = path.resolve(import.meta.dirname, 'fixtures');
+// The shared fixtures (tables written by Spark, Java, Athena) sit beside the repository:
+// `../shared/fixtures` from its root, wherever it is cloned.
+const repoRoot = path.resolve(import.meta.dirname, '../..');
+const foreignDir = path.resolve(repoRoot, '../shared/fixtures/iceberg-foreign');
 const cases = fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, 'case.json')));
 
 interface Col { name: string; type: string; nullable: boolean }
@@ -80,7 +84,7 @@ describe('reference cases', () => {
   });
 
   test('manifests carry the same Avro field names and ids as Spark writes', async () => {
-    const spark = JSON.parse(fs.readFileSync('/work/shared/fixtures/iceberg-foreign/avro/a85973e4-4009-4cba-875e-5278a2c6027d-m0.metadata.json', 'utf8')).metadata['avro.schema'];
+    const spark = JSON.parse(fs.readFileSync(path.join(foreignDir, 'avro/a85973e4-4009-4cba-875e-5278a2c6027d-m0.metadata.json'), 'utf8')).metadata['avro.schema'];
     const t = await lake.loadTable('cases.append_partitioned');
     const list = readAvroFile(fs.readFileSync(new URL(t.snapshots().at(-1)!['manifest-list'])), 'list');
     const ours = readAvroFile(fs.readFileSync(new URL((list.records[0] as { manifest_path: string }).manifest_path)), 'manifest').schema;
@@ -95,7 +99,7 @@ describe('reference cases', () => {
 describe('tables written by other engines', () => {
   const foreign = JSON.parse(fs.readFileSync(path.join(dir, 'foreign.json'), 'utf8')) as { root: string; tables: { path: string; rows: number; columns?: string[] }[] };
   test.each(foreign.tables)('$path', async (f) => {
-    const t = await openTableFolder(path.join(foreign.root, f.path));
+    const t = await openTableFolder(path.join(path.resolve(repoRoot, foreign.root), f.path));
     let n = 0; let cols: string[] = [];
     for await (const b of t.scan()) { n += b.numRows; cols = b.schema.fields.map((x) => x.name); }
     expect(n).toBe(f.rows);

@@ -1,4 +1,6 @@
 import * as arrow from 'apache-arrow';
+import { AppError } from '../errors';
+import { decimalUnscaled } from './bounds';
 
 /** One Arrow value as a plain JSON-safe value: decimals as exact strings, times as ISO strings, bytes as hex. */
 export function plainValue(type: arrow.DataType, v: unknown): unknown {
@@ -55,11 +57,11 @@ export function parseCsv(text: string): string[][] {
 /** CSV text → one Arrow batch; types from `schema` when given, else inferred (Int64, Float64, Bool, Utf8). */
 export function csvToBatch(text: string, schema?: arrow.Schema): arrow.RecordBatch {
   const [header, ...rows] = parseCsv(text);
-  if (!header) throw new Error('lake: empty CSV file');
+  if (!header) throw new AppError('validation', 'lake: empty CSV file');
   const fields = header.map((name, c) => {
     const known = schema?.fields.find((f) => f.name === name);
     if (known) return new arrow.Field(name, known.type, true);
-    if (schema) throw new Error(`lake: CSV column ${name} is not in the table`);
+    if (schema) throw new AppError('validation', `lake: CSV column ${name} is not in the table`, { field: name });
     const vals = rows.map((r) => r[c]).filter((v) => v !== '' && v !== undefined);
     const type = vals.length && vals.every((v) => /^-?\d{1,18}$/.test(v)) ? new arrow.Int64()
       : vals.length && vals.every((v) => /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v)) ? new arrow.Float64()
@@ -77,17 +79,16 @@ export function fromText(type: arrow.DataType, v: string | undefined): unknown {
     case arrow.Type.Int: return (type as arrow.Int).bitWidth === 64 ? BigInt(v) : Number(v);
     case arrow.Type.Float: return Number(v);
     case arrow.Type.Bool: return /^(true|1|t|yes)$/i.test(v);
-    case arrow.Type.Decimal: {
-      const scale = (type as arrow.Decimal).scale;
-      const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(v.trim());
-      if (!m) throw new Error(`lake: ${v} is not a decimal`);
-      let u = BigInt((m[2] || '0') + (m[3] ?? '').padEnd(scale, '0').slice(0, scale)); if (m[1]) u = -u;
-      const out = new Uint32Array(4); let x = BigInt.asUintN(128, u);
-      for (let k = 0; k < 4; k++) { out[k] = Number(x & 0xffffffffn); x >>= 32n; }
-      return out;
-    }
+    case arrow.Type.Decimal: return decimalWords(v, (type as arrow.Decimal).scale);
     case arrow.Type.Date: return new Date(v.length === 10 ? `${v}T00:00:00Z` : v);
     case arrow.Type.Timestamp: return Date.parse((type as arrow.Timestamp).timezone || /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`);
     default: return v;
   }
+}
+
+/** Decimal text (`-12.5`) as the four little-endian 32-bit words of its unscaled 128-bit value at `scale` (extra digits are cut). */
+export function decimalWords(text: string, scale: number): Uint32Array {
+  const out = new Uint32Array(4); let x = BigInt.asUintN(128, decimalUnscaled(text, scale));
+  for (let k = 0; k < 4; k++) { out[k] = Number(x & 0xffffffffn); x >>= 32n; }
+  return out;
 }

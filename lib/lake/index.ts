@@ -3,7 +3,9 @@
  * JdbcCatalog layout), format-v2 tables with Avro manifests and Parquet data
  * files carrying field ids, compare-and-swap commits.
  *
- * Public entry of `lib/lake/`; nothing deeper is imported by other engines.
+ * Public entry of `lib/lake/`; nothing deeper is imported by other engines
+ * (except `parquet-writer-properties.mjs`, by lib/etl's encoder worker thread,
+ * which runs without a TypeScript loader). Layout: README.md.
  */
 import type * as arrow from 'apache-arrow';
 import type pg from 'pg';
@@ -18,6 +20,13 @@ export type {
   PartitionSpec, ScanOptions, Snapshot, TableMetadata,
 } from './types';
 export type { Storage } from './storage';
+export type { Catalog, TableIdent } from './catalog';
+export type { TableRequirement, TableUpdate } from './table-update';
+export { parseIdent } from './catalog';
+export { csvCell, csvToBatch, plainRow, plainValue } from './format';
+export { encodeParquet, readParquetBatches } from './parquet';
+export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
+export { FIELD_ID } from './schema';
 
 export interface LakeOptions {
   /** Pool on the database holding `iceberg_tables` / `iceberg_namespace_properties`. */
@@ -98,5 +107,3 @@ export function openTableFolder(dir: string): Promise<LakeTable> {
   return openTableFolderImpl(dir);
 }
 
-/** Batches of one Parquet file, row group by row group (the reconciler's self-test reads kept staging with it). */
-export { readParquetBatches } from './parquet';

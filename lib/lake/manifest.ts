@@ -3,6 +3,7 @@
  * with the exact Avro schemas, field ids and names Iceberg's writers use (the
  * Spark-written files in fixtures/iceberg-foreign/avro are the model).
  */
+import { AppError } from '../errors';
 import { avroType, readAvroFile, writeAvroFile } from './avro';
 import { compare, decodeBound, encodeBound, toComparable, type Comparable } from './bounds';
 import { parseDecimal } from './schema';
@@ -81,7 +82,7 @@ export function avroTypeOfIceberg(type: string): unknown {
       if (d) return { type: 'fixed', name: `decimal_${d.precision}_${d.scale}`, size: decimalSize(d.precision), logicalType: 'decimal', precision: d.precision, scale: d.scale };
       const f = /^fixed\[(\d+)\]$/.exec(type);
       if (f) return { type: 'fixed', name: `fixed_${f[1]}`, size: Number(f[1]) };
-      throw new Error(`lake: unsupported partition type ${type}`);
+      throw new AppError('validation', `lake: unsupported partition type ${type}`, { field: 'partitionBy' });
     }
   }
 }
@@ -95,7 +96,7 @@ export function decimalSize(precision: number): number {
 export function partitionFieldType(schema: IcebergSchema, f: PartitionSpec['fields'][number]): string {
   const src = schema.fields.find((x) => x.id === f['source-id']);
   if (!src) throw new Error(`lake: partition field ${f.name} has no source column ${f['source-id']}`);
-  if (f.transform !== 'identity') throw new Error(`lake: unsupported partition transform ${f.transform} on ${f.name} (identity only)`);
+  if (f.transform !== 'identity') throw new AppError('validation', `lake: unsupported partition transform ${f.transform} on ${f.name} (identity only)`, { field: 'partitionBy' });
   return src.type;
 }
 

@@ -4,9 +4,11 @@
  * and one Parquet file → Arrow batches, one row group at a time so memory is
  * bounded by the row group, not the file.
  */
+import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm';
 import { columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
+import { writerProperties } from './parquet-writer-properties.mjs';
 import { FIELD_ID } from './schema';
 
 export type Codec = 'zstd' | 'snappy' | 'gzip' | 'uncompressed';
@@ -20,29 +22,21 @@ export interface EncodeOptions {
   keyValue?: Record<string, string>;
 }
 
-const CODECS: Record<Codec, pw.Compression> = {
-  zstd: pw.Compression.ZSTD, snappy: pw.Compression.SNAPPY, gzip: pw.Compression.GZIP, uncompressed: pw.Compression.UNCOMPRESSED,
-};
+const CODECS: Codec[] = ['zstd', 'snappy', 'gzip', 'uncompressed'];
 
 export function codecOf(name: string | undefined): Codec {
   const c = (name ?? 'zstd').toLowerCase();
   if (c === 'none') return 'uncompressed';
-  if (c in CODECS) return c as Codec;
-  throw new Error(`lake: unsupported write.parquet.compression-codec ${name}`);
+  if ((CODECS as string[]).includes(c)) return c as Codec;
+  throw new AppError('validation', `lake: unsupported write.parquet.compression-codec ${name}`, { field: 'properties' });
 }
 
 /** Encode batches of one schema into a Parquet file. */
 export function encodeParquet(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Uint8Array {
   const ipc = arrow.tableToIPC(new arrow.Table(schema, batches), 'stream');
   const table = pw.Table.fromIPCStream(ipc);
-  let b = new pw.WriterPropertiesBuilder()
-    .setCompression(CODECS[opts.codec ?? 'zstd'])
-    .setMaxRowGroupSize(opts.rowGroupRows ?? 262_144)
-    // high-cardinality columns give up on a dictionary after 64 KiB of distinct values, not 1 MiB (~2× faster encoding)
-    .setDictionaryPageSizeLimit(64 * 1024)
-    .setCreatedBy('tributary lake (parquet-wasm 0.8)');
-  if (opts.keyValue) b = b.setKeyValueMetadata(new Map(Object.entries(opts.keyValue)));
-  return pw.writeParquet(table, b.build());
+  const props = writerProperties(pw, { compression: opts.codec ?? 'zstd', rowGroupRows: opts.rowGroupRows ?? 262_144, keyValue: opts.keyValue, createdBy: 'tributary lake (parquet-wasm 0.8)' });
+  return pw.writeParquet(table, props);
 }
 
 /** Statistics by field id over batches (which carry `PARQUET:field_id`). */

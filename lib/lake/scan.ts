@@ -4,6 +4,7 @@
  * sequence numbers → data files (pruned by partition and column bounds) read
  * row group by row group, with position and equality deletes applied.
  */
+import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import { castData, isValidAt, makeBatch, nullData, takeBatch, valueAt } from './arrow-util';
 import { compare, compareBytes, decodeBound, toComparable, type Comparable } from './bounds';
@@ -47,7 +48,7 @@ export function currentSchema(m: TableMetadata): IcebergSchema {
 export function snapshotById(m: TableMetadata, id: bigint | number | null | undefined): Snapshot | null {
   if (id === null || id === undefined || id === -1) return null;
   const s = m.snapshots.find((x) => BigInt(x['snapshot-id']) === BigInt(id));
-  if (!s) throw new Error(`lake: snapshot ${id} not found`);
+  if (!s) throw new AppError('not_found', `lake: snapshot ${id} not found`, { field: 'snapshotId' });
   return s;
 }
 
@@ -86,7 +87,7 @@ export function partitionFilter(m: TableMetadata, spec: PartitionSpec, partition
   const out: Record<string, Comparable | null> = {};
   for (const [k, v] of Object.entries(partition)) {
     const f = spec.fields.find((x) => x.name === k) ?? spec.fields.find((x) => schema.fields.find((s) => s.id === x['source-id'])?.name === k);
-    if (!f) throw new Error(`lake: ${k} is not a partition column`);
+    if (!f) throw new AppError('validation', `lake: ${k} is not a partition column`, { field: 'partition' });
     out[f.name] = toComparable(partitionFieldType(schema, f), v);
   }
   return out;
@@ -136,7 +137,7 @@ export function fileMayMatch(e: ManifestEntry, schema: IcebergSchema, filters: C
   const highs = new Map((e.data_file.upper_bounds ?? []).map((x) => [x.key, x.value]));
   for (const r of filters) {
     const f = schema.fields.find((x) => x.name === r.column);
-    if (!f) throw new Error(`lake: filter column ${r.column} is not in the table`);
+    if (!f) throw new AppError('validation', `lake: filter column ${r.column} is not in the table`, { field: 'filter' });
     const lb = lows.get(f.id), ub = highs.get(f.id);
     const lo = lb ? decodeBound(f.type, lb) : null, hi = ub ? decodeBound(f.type, ub) : null;
     if (lo === null && hi === null) continue;
@@ -301,7 +302,7 @@ export function rowFilter(schema: IcebergSchema, filters: ColumnRange[] | undefi
   if (!filters?.length) return null;
   const preds = filters.map((r) => {
     const c = schema.fields.findIndex((f) => f.name === r.column);
-    if (c < 0) throw new Error(`lake: filter column ${r.column} is not in the table`);
+    if (c < 0) throw new AppError('validation', `lake: filter column ${r.column} is not in the table`, { field: 'filter' });
     const type = schema.fields[c].type;
     const gte = r.gte === undefined ? null : toComparable(type, r.gte);
     const lte = r.lte === undefined ? null : toComparable(type, r.lte);

@@ -24,6 +24,7 @@
  * Anything else (lists, structs, maps, intervals, dictionaries…) is refused with
  * an error naming the column.
  */
+import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import type { IcebergField, IcebergSchema } from './types';
 
@@ -58,7 +59,7 @@ export function icebergTypeOf(field: arrow.Field): string {
     }
     default: break;
   }
-  throw new Error(`lake: unsupported type ${String(t)} for column ${field.name}`);
+  throw new AppError('validation', `lake: unsupported type ${String(t)} for column ${field.name}`, { field: field.name });
 }
 
 /** The Arrow type scans return for an Iceberg type. */
@@ -111,7 +112,7 @@ export function icebergSchemaFromArrow(schema: arrow.Schema, schemaId = 0, first
     type: 'struct',
     'schema-id': schemaId,
     fields: schema.fields.map((f, i) => {
-      if (seen.has(f.name)) throw new Error(`lake: duplicate column ${f.name}`);
+      if (seen.has(f.name)) throw new AppError('validation', `lake: duplicate column ${f.name}`, { field: f.name });
       seen.add(f.name);
       return { id: firstId + i, name: f.name, required: !f.nullable, type: icebergTypeOf(f) };
     }),

@@ -90,6 +90,8 @@ export function fileStorage(): Storage {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
         throw e;
       } finally {
+        // Silence is right: after a successful link() the temp name is a second link to the same
+        // file and after EEXIST it is ours alone; either way losing it only leaves a dot-file.
         await fs.unlink(tmp).catch(() => {});
       }
     },
@@ -107,7 +109,7 @@ export function fileStorage(): Storage {
       const out: string[] = [];
       const walk = async (dir: string) => {
         let entries: import('node:fs').Dirent[];
-        try { entries = await fs.readdir(dir, { withFileTypes: true }); } catch { return; }
+        try { entries = await fs.readdir(dir, { withFileTypes: true }); } catch { return; } // no such folder: nothing under it
         for (const e of entries) {
           const p = path.join(dir, e.name);
           if (e.isDirectory()) await walk(p);

@@ -64,21 +64,12 @@ export class DataFileWriter {
     }
   }
 
-  private partitionPath(partition: Record<string, unknown>): string {
-    if (this.o.spec.fields.length === 0) return '';
-    return this.o.spec.fields.map((f) => {
-      const v = partition[f.name];
-      const s = v === null || v === undefined ? 'null' : Buffer.isBuffer(v) ? v.toString('hex') : String(v);
-      return `${encodeURIComponent(f.name)}=${encodeURIComponent(s)}`;
-    }).join('/') + '/';
-  }
-
   private async flush(key: string): Promise<void> {
     const p = this.pending.get(key);
     if (!p) return;
     this.pending.delete(key);
     this.buffered -= p.bytes;
-    const rec = await writeDataFile(this.o, p.partition, p.batches, `${this.o.location}/data/${this.partitionPath(p.partition)}${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`, this.types);
+    const rec = await writeDataFile(this.o, p.partition, p.batches, `${this.o.location}/data/${partitionPath(this.o.spec, p.partition)}${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`, this.types);
     if (Number(rec.file_size_in_bytes) > 0) this.ratio = Math.max(1, Math.min(20, p.bytes / Number(rec.file_size_in_bytes)));
     this.written.push(rec);
   }
@@ -94,6 +85,16 @@ export class DataFileWriter {
     this.pending.clear();
     await Promise.all(this.written.map((f) => this.o.storage.delete(f.file_path)));
   }
+}
+
+/** The Hive-style folder of a partition's files under `data/` (`BRANCH_ID=3/`; '' when unpartitioned). */
+export function partitionPath(spec: PartitionSpec, partition: Record<string, unknown>): string {
+  if (spec.fields.length === 0) return '';
+  return spec.fields.map((f) => {
+    const v = partition[f.name];
+    const s = v === null || v === undefined ? 'null' : Buffer.isBuffer(v) ? v.toString('hex') : String(v);
+    return `${encodeURIComponent(f.name)}=${encodeURIComponent(s)}`;
+  }).join('/') + '/';
 }
 
 /** Encode one Parquet data file and describe it as a manifest `data_file`. */

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
-import { makeWarehouse } from './test-helpers';
+import { makeWarehouse } from '../lake/test-helpers';
 
 // `tributary lake …` end to end against a real database and warehouse.
 

@@ -7,11 +7,7 @@ import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
-import { parseIdent } from './catalog';
-import { csvCell, csvToBatch, plainRow } from './format';
-import { openLake, type Lake, type LakeTable } from './index';
-import { readParquetBatches } from './parquet';
-import { FIELD_ID } from './schema';
+import { csvCell, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, type Lake, type LakeTable } from '../lake';
 
 const positiveInt = (flag: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer`);

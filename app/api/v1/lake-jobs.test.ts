@@ -1,0 +1,105 @@
+// POST /api/v1/jobs with the lake's job kinds (lake.compact, lake.expire), run by
+// a real worker against a real migrated Postgres and warehouse folder; a lake
+// failure (a table that does not exist) fails the run with the lake's message.
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import * as arrow from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
+import { closeServerDeps, getServerDeps } from '@/lib/api';
+import { createApiToken, createUser } from '@/lib/auth';
+import { parseEnv } from '@/lib/config/env';
+import { jobs as jobRegistry } from '@/app/_server/jobs';
+import { ensureQueue, startWorker, type WorkerHandle } from '@/lib/jobs';
+import { openLake } from '@/lib/lake';
+import { silentLogger } from '@/lib/log';
+import * as jobs from './jobs/route';
+import * as job from './jobs/[id]/route';
+
+const BASE = 'http://127.0.0.1:8765';
+let db: TestDatabase;
+let dataDir: string;
+let worker: WorkerHandle | undefined;
+let token = '';
+const savedEnv = { ...process.env };
+
+type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
+async function call(handler: Handler, method: string, url: string, opts: { body?: unknown; params?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await handler(new Request(BASE + url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { params: Promise.resolve(opts.params ?? {}) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+async function start(kind: string, params: unknown) {
+  const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { body: { kind, params } });
+  expect(r.status).toBe(202);
+  let run = r.body;
+  for (let i = 0; i < 600 && !['succeeded', 'failed', 'cancelled'].includes(run.status); i++) {
+    await new Promise((res) => setTimeout(res, 100));
+    run = (await call(job.GET, 'GET', `/api/v1/jobs/${r.body.id}`, { params: { id: r.body.id } })).body;
+  }
+  return run;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-lake-jobs-'));
+  process.env.DATABASE_URL = db.url;
+  process.env.TRIBUTARY_SECRET = 'lake-jobs-test-secret-0123456789';
+  process.env.TRIBUTARY_DATA_DIR = dataDir;
+  delete process.env.TRIBUTARY_WAREHOUSE;
+  await ensureQueue(db.pool);
+  const { prisma, pool } = getServerDeps();
+  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
+  token = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
+  worker = await startWorker({ jobs: jobRegistry, pool, prisma, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 300 });
+});
+
+afterAll(async () => {
+  await worker?.stop({ timeoutMs: 10_000 });
+  await closeServerDeps();
+  await db.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_WAREHOUSE']) {
+    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
+  }
+});
+
+describe('lake jobs through POST /api/v1/jobs', () => {
+  it('a bad payload is a 400 naming the field', async () => {
+    const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { body: { kind: 'lake.compact', params: { table: 'nodot' } } });
+    expect(r.status).toBe(400);
+    expect(r.body.error.field).toBe('params.table');
+  });
+
+  it('lake.compact then lake.expire run to success and change the table', async () => {
+    const { pool, env } = getServerDeps();
+    const lake = openLake({ pool, warehouse: env.warehouse });
+    const schema = new arrow.Schema([new arrow.Field('b', new arrow.Int32(), false), new arrow.Field('id', new arrow.Int64(), false)]);
+    const t = await lake.createTable('ops.t', { schema, partitionBy: ['b'] });
+    for (let k = 0; k < 3; k++) await t.append([arrow.tableFromArrays({ b: Int32Array.from([1, 1]), id: BigInt64Array.from([BigInt(2 * k), BigInt(2 * k + 1)]) }).batches[0]]);
+    expect((await t.files()).length).toBe(3);
+
+    const c = await start('lake.compact', { table: 'ops.t' });
+    expect(c.status).toBe('succeeded');
+    expect(c.result).toMatchObject({ removedFiles: 3, addedFiles: 1 });
+    expect(c.progress).toEqual({ done: 1, total: 1 });
+    await t.refresh();
+    expect((await t.files()).length).toBe(1);
+
+    const e = await start('lake.expire', { table: 'ops.t', maxSnapshotAgeMs: 1 });
+    expect(e.status).toBe('succeeded');
+    expect(e.result).toMatchObject({ expiredSnapshots: 3 });
+    await t.refresh();
+    expect(t.snapshots()).toHaveLength(1);
+  });
+
+  it('a table that does not exist fails the run with the lake message', async () => {
+    const r = await start('lake.expire', { table: 'ops.nope' });
+    expect(r.status).toBe('failed');
+    expect(r.error).toMatch(/lake: table ops\.nope does not exist/);
+  });
+});

@@ -1,0 +1,43 @@
+/**
+ * Lake maintenance jobs, run by the worker (scheduled by flows or started from
+ * the panel, the API or the CLI). Payload schemas are pure zod; the lake is
+ * loaded only when a job runs, so the web process validates without it.
+ */
+import { z } from 'zod';
+import { defineJob, type JobContext } from '../jobs/types';
+import type { LakeTable } from '../lake';
+
+/** Load the lake (only now) and the payload's table, run `fn` as the job's one unit of progress. */
+async function onTable<T>(ctx: JobContext, ident: string, fn: (t: LakeTable) => Promise<T>): Promise<T> {
+  const { openLake } = await import('../lake');
+  const t = await openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger }).loadTable(ident);
+  ctx.progress(0, 1);
+  const r = await fn(t);
+  ctx.progress(1, 1);
+  return r;
+}
+
+const table = z.string().min(3).regex(/^[^.]+(\.[^.]+)+$/, 'namespace.table');
+
+export const lakeJobs = [
+  defineJob({
+    kind: 'lake.expire',
+    description: 'Expire old snapshots of a lake table and delete the files no kept snapshot references',
+    role: 'operator',
+    payload: z.object({ table, maxSnapshotAgeMs: z.number().int().positive().optional(), minSnapshotsToKeep: z.number().int().min(1).optional() }).strict(),
+    run: (ctx, p) => onTable(ctx, p.table, async (t) => {
+      const r = await t.expireSnapshots({ maxSnapshotAgeMs: p.maxSnapshotAgeMs, minSnapshotsToKeep: p.minSnapshotsToKeep });
+      return { expiredSnapshots: r.expiredSnapshots, deletedFiles: r.deletedFiles.length };
+    }),
+  }),
+  defineJob({
+    kind: 'lake.compact',
+    description: 'Rewrite a lake table (or one partition) into files of the target size, folding delete files in',
+    role: 'operator',
+    payload: z.object({ table, partition: z.record(z.string(), z.union([z.string(), z.number()])).optional() }).strict(),
+    run: (ctx, p) => onTable(ctx, p.table, async (t) => {
+      const r = await t.compact({ partition: p.partition });
+      return { snapshotId: r.snapshotId === null ? null : String(r.snapshotId), removedFiles: r.removedFiles, addedFiles: r.addedDataFiles };
+    }),
+  }),
+];

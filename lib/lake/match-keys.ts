@@ -1,0 +1,139 @@
+/**
+ * The row-level part merge and delete share: finding the live rows whose key
+ * is among a set of keys, and naming them in position-delete files.
+ */
+import * as arrow from 'apache-arrow';
+import { concatBatches, makeBatch, takeData } from './arrow-util';
+import { columnStats } from './bounds';
+import type { KeyProbe } from './key-probe';
+import type { DataFileRec } from './manifest';
+import { codecOf } from './parquet';
+import { deleteIndex, readDataFile, rowKey, specById, type PlannedFile } from './scan';
+import { arrowSchemaOf } from './schema';
+import type { TableHandle } from './table-context';
+import type { ColumnRange, IcebergSchema } from './types';
+import { partitionPath, writePositionDeletes } from './writer';
+
+export type Hits = Map<string, { pf: PlannedFile; positions: number[] }>;
+
+/**
+ * Live rows of the candidate files whose key is among the incoming rows':
+ * their positions by file (for position deletes) and, for the `keep`
+ * columns, the matched rows' values. Only the key, `keep` and equality-delete
+ * columns are read (a lazily read file fetches just those column chunks), and
+ * each row costs one probe of `probe` — nothing is allocated per row.
+ * `oldOf[j]` is the row of `old` holding incoming row j's previous values,
+ * or -1 when its key is new.
+ */
+export async function matchKeys(t: TableHandle, candidates: PlannedFile[], deletes: PlannedFile[], matchCols: number[], probe: KeyProbe, inputRows: number, keep: number[]): Promise<{
+  hits: Hits; old: arrow.RecordBatch | null; oldOf: Int32Array; matched: number;
+}> {
+  const schema = t.schema();
+  const view = t.view();
+  const idx = deleteIndex(view, deletes);
+  const hits: Hits = new Map();
+  const keepSchema = arrowSchemaOf({ ...schema, fields: keep.map((c) => schema.fields[c]) });
+  const oldParts: arrow.RecordBatch[] = [];
+  const oldOf = new Int32Array(inputRows).fill(-1);
+  let oldRows = 0, matched = 0;
+  let pairs = new Int32Array(0);
+  for (const pf of candidates) {
+    const pos = await idx.positions(pf);
+    const eq = await idx.equality(pf);
+    // a kept column the manifest shows constant in this file (one load's insert_at, say) is not read
+    const constant = keep.map((c) => (matchCols.includes(c) ? null : constantColumnValue(pf.entry.data_file, schema.fields[c])));
+    const ids = new Set([...matchCols, ...keep.filter((_, k) => !constant[k])].map((c) => schema.fields[c].id));
+    for (const e of eq) for (const id of e.ids) ids.add(id);
+    const sub: IcebergSchema = { ...schema, fields: schema.fields.filter((f) => ids.has(f.id)) };
+    const at = (id: number) => sub.fields.findIndex((f) => f.id === id);
+    const mc = matchCols.map((c) => at(schema.fields[c].id)), kc = keep.map((c) => at(schema.fields[c].id));
+    const ec = eq.map((e) => e.ids.map(at));
+    for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids)) {
+      const cols = batch.data.children;
+      if (pairs.length < 2 * batch.numRows) pairs = new Int32Array(2 * batch.numRows);
+      const found = probe.scan(mc.map((c) => cols[c]), batch.numRows, pairs);
+      const eqCols = ec.map((e) => e.map((c) => cols[c]));
+      const take: number[] = [];
+      let h: { pf: PlannedFile; positions: number[] } | undefined;
+      for (let p = 0; p < found; p++) {
+        const i = pairs[2 * p], j = pairs[2 * p + 1];
+        if (pos?.has(rowBase + i)) continue;
+        if (eq.length && eq.some((e, k) => e.keys.has(rowKey(eqCols[k], i)))) continue;
+        if (!h && !(h = hits.get(pf.entry.data_file.file_path))) hits.set(pf.entry.data_file.file_path, (h = { pf, positions: [] }));
+        h.positions.push(rowBase + i);
+        if (oldOf[j] !== -1) continue; // the same key live twice: both rows go, the first one's values are kept
+        matched++;
+        oldOf[j] = oldRows + take.length;
+        take.push(i);
+      }
+      if (take.length && keep.length) {
+        oldParts.push(makeBatch(keepSchema, kc.map((c, k) => (constant[k] ? constant[k]!(keepSchema.fields[k].type, take.length) : takeData(cols[c], take))), take.length));
+      }
+      oldRows += take.length;
+    }
+  }
+  const old = keep.length && oldParts.length ? concatBatches(keepSchema, oldParts) : null;
+  return { hits, old, oldOf, matched };
+}
+
+/** The key columns' [min, max] over a batch: files whose bounds miss them are never opened. */
+export function keyRanges(t: TableHandle, batch: arrow.RecordBatch, keyCols: number[]): ColumnRange[] {
+  const schema = t.schema();
+  return keyCols.map((c) => {
+    const f = schema.fields[c];
+    const st = columnStats(batch.data.children[c], f.type);
+    return { column: f.name, gte: st.min === null ? undefined : fromRaw(f.type, st.min), lte: st.max === null ? undefined : fromRaw(f.type, st.max) };
+  });
+}
+
+/** One position-delete file per touched partition naming every hit row. */
+export async function writeDeletes(t: TableHandle, hits: Hits): Promise<DataFileRec[]> {
+  const byPart = new Map<string, { partition: Record<string, unknown>; rows: { path: string; positions: BigInt64Array }[] }>();
+  for (const [path, h] of hits) {
+    let g = byPart.get(h.pf.partKey);
+    if (!g) byPart.set(h.pf.partKey, (g = { partition: h.pf.entry.data_file.partition, rows: [] }));
+    // written as the two 32-bit words of little-endian int64s: no BigInt per position
+    const positions = new BigInt64Array(h.positions.length);
+    const words = new Uint32Array(positions.buffer);
+    for (let i = 0; i < h.positions.length; i++) { const p = h.positions[i]; words[2 * i] = p >>> 0; words[2 * i + 1] = Math.floor(p / 4294967296); }
+    g.rows.push({ path, positions });
+  }
+  const meta = t.metadata();
+  const spec = specById(meta, meta['default-spec-id']);
+  const codec = codecOf(meta.properties['write.parquet.compression-codec']);
+  const out: DataFileRec[] = [];
+  for (const g of byPart.values()) out.push(await writePositionDeletes(t.ctx.storage, t.location, codec, g.partition, partitionPath(spec, g.partition), g.rows));
+  return out;
+}
+
+/** A comparable statistic back to a value `toComparable` accepts. */
+function fromRaw(type: string, v: unknown): unknown {
+  if (v instanceof Uint8Array) return type === 'string' ? new TextDecoder().decode(v) : v;
+  return v;
+}
+
+/**
+ * When a data file's manifest entry shows a fixed-width column constant (no
+ * nulls, lower bound = upper bound), a maker of that column for n rows;
+ * otherwise null. Bounds are Iceberg's single-value serialisation
+ * (little-endian for these types).
+ */
+function constantColumnValue(df: DataFileRec, field: IcebergSchema['fields'][number]): ((type: arrow.DataType, n: number) => arrow.Data) | null {
+  const width = ({ int: 4, date: 4, float: 4, long: 8, double: 8, time: 8, timestamp: 8, timestamptz: 8 } as Record<string, number>)[String(field.type)];
+  if (!width) return null;
+  const nulls = df.null_value_counts?.find((x) => x.key === field.id)?.value;
+  const lo = df.lower_bounds?.find((x) => x.key === field.id)?.value;
+  const hi = df.upper_bounds?.find((x) => x.key === field.id)?.value;
+  if (nulls === undefined || Number(nulls) !== 0 || !lo || !hi || lo.length !== width || !Buffer.from(lo).equals(Buffer.from(hi))) return null;
+  const v = new DataView(lo.buffer, lo.byteOffset, width);
+  return (type, n) => {
+    let data: Int32Array | Float32Array | Float64Array | BigInt64Array;
+    switch (String(field.type)) {
+      case 'int': case 'date': data = new Int32Array(n).fill(v.getInt32(0, true)); break;
+      case 'float': data = new Float32Array(n).fill(v.getFloat32(0, true)); break;
+      case 'double': data = new Float64Array(n).fill(v.getFloat64(0, true)); break;
+      default: data = new BigInt64Array(n).fill(v.getBigInt64(0, true));
+    }
+    return arrow.makeData({ type, length: n, nullCount: 0, data } as never);
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * Upsert by key within each partition — merge-on-read.
+ *
+ * Why position deletes rather than rewriting the hit files: a rewrite costs
+ * reading AND re-encoding every row of every file a changed key lands in
+ * (with keys spread over a partition that is the whole partition), while a
+ * position delete costs reading the hit files once plus writing a few bytes
+ * per changed row. So the merge writes (1) one position-delete file per
+ * touched partition naming the (file, row) of each replaced row and (2) the
+ * incoming rows as new data files; readers (icebird, ClickHouse, Spark,
+ * Trino, pyiceberg) apply position deletes natively. Files are pruned by
+ * partition and by the key columns' lower/upper bounds, so untouched
+ * partitions and files are never opened. `compact()` folds the deletes back
+ * into data files (and drops the delete files it applied) when they pile up.
+ *
+ * Commits as an `overwrite` snapshot; a concurrent commit to one of the
+ * merged partitions is a conflict, any other is rebased over.
+ */
+import * as arrow from 'apache-arrow';
+import { AppError } from '../errors';
+import { concatBatches, makeBatch, takeBatch, takeData } from './arrow-util';
+import { keyProbe } from './key-probe';
+import { keyRanges, matchKeys, writeDeletes, type Hits } from './match-keys';
+import { fileMayMatch, planFiles, snapshotById, specById } from './scan';
+import { arrowSchemaOf } from './schema';
+import { commitChange } from './snapshot-producer';
+import { splitByPartition } from './split';
+import { collect, columnIndex, guarded, noop, type TableHandle } from './table-context';
+import type { Batches, MergeOptions, MergeResult } from './types';
+
+export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions): Promise<MergeResult> {
+  if (!opts.keys?.length) throw new AppError('validation', 'lake: merge needs at least one key column', { field: 'keys' });
+  const meta = t.metadata();
+  const schema = t.schema(); const target = arrowSchemaOf(schema);
+  const spec = specById(meta, meta['default-spec-id']);
+  const keyCols = opts.keys.map((k) => columnIndex(t, k, 'merge key', 'keys'));
+  const carry = (opts.carryForward ?? []).map((k) => columnIndex(t, k, 'carryForward column', 'carryForward'));
+  const prevCols = (opts.returnPrevious ?? []).map((k) => columnIndex(t, k, 'returnPrevious column', 'returnPrevious'));
+
+  // Within one partition an identity-partition key column is constant: match on the other key
+  // columns only (a single integer key then takes matchKeys' typed-array fast path).
+  const partSources = new Set(spec.fields.filter((f) => f.transform === 'identity').map((f) => f['source-id']));
+  const inPart = keyCols.filter((c) => !partSources.has(schema.fields[c].id));
+  const matchCols = inPart.length ? inPart : keyCols;
+  // The changes only (not the table) are held in memory, grouped by partition.
+  const parts = new Map<string, { partition: Record<string, unknown>; batches: arrow.RecordBatch[] }>();
+  for (const b of await collect(batches, target, t.ident)) {
+    for (const s of splitByPartition(b, schema, spec)) {
+      const k = `${spec['spec-id']}/${s.key}`;
+      let p = parts.get(k); if (!p) parts.set(k, (p = { partition: s.partition, batches: [] }));
+      p.batches.push(s.batch);
+    }
+  }
+  const planned = await planFiles(t.view(), snapshotById(meta, meta['current-snapshot-id']));
+  const w = t.writer();
+  const written: string[] = [];
+  let inserted = 0, updated = 0;
+  const previous: Record<string, unknown>[] = [];
+  const allHits: Hits = new Map();
+  return guarded(t, () => [...w.written.map((f) => f.file_path), ...written], async () => {
+    for (const [pk, p] of parts) {
+      let input = concatBatches(target, p.batches);
+      const types = matchCols.map((c) => String(schema.fields[c].type));
+      let probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
+      if (probe.size !== input.numRows) {
+        // Last row wins for keys repeated in the input (the probe maps each key to its last row).
+        const find = probe.bind(matchCols.map((c) => input.data.children[c]));
+        const lastRows: number[] = [];
+        for (let i = 0; i < input.numRows; i++) if (find(i) === i) lastRows.push(i);
+        input = takeBatch(input, lastRows);
+        probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
+      }
+      const ranges = keyRanges(t, input, matchCols);
+      const candidates = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, ranges));
+      const deletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
+      const keep = [...new Set([...carry, ...prevCols, ...(prevCols.length ? keyCols : [])])];
+      const m = await matchKeys(t, candidates, deletes, matchCols, probe, input.numRows, keep);
+      for (const [path, h] of m.hits) allHits.set(path, h);
+      updated += m.matched; inserted += probe.size - m.matched;
+      if (m.old) {
+        const old = m.old;
+        if (prevCols.length) {
+          const vecs = [...keyCols, ...prevCols].map((c) => arrow.makeVector(old.data.children[keep.indexOf(c)]));
+          const names = [...keyCols, ...prevCols].map((c) => schema.fields[c].name);
+          for (let i = 0; i < old.numRows; i++) previous.push(Object.fromEntries(names.map((n, j) => [n, vecs[j].get(i)])));
+        }
+        if (carry.length) {
+          // Output column = input value, or the table's value for updated rows: one take over [input ++ old].
+          const idx = new Int32Array(input.numRows);
+          for (let i = 0; i < input.numRows; i++) idx[i] = m.oldOf[i] < 0 ? i : input.numRows + m.oldOf[i];
+          const children = input.data.children.map((d, c) => {
+            if (!carry.includes(c)) return d;
+            const one = new arrow.Schema([target.fields[c]]);
+            const both = concatBatches(one, [makeBatch(one, [d], input.numRows), makeBatch(one, [old.data.children[keep.indexOf(c)]], old.numRows)]);
+            return takeData(both.data.children[0], idx);
+          });
+          input = makeBatch(target, children, input.numRows);
+        }
+      }
+      await w.write(input);
+    }
+    const files = await w.close();
+    const delFiles = await writeDeletes(t, allHits);
+    written.push(...delFiles.map((d) => d.file_path));
+    const base = { inserted, updated, ...(opts.returnPrevious ? { previous } : {}) };
+    if (!files.length && !delFiles.length) return { ...noop(t.metadataLocation()), ...base };
+    const r = await commitChange(t, { operation: 'overwrite', added: [...files, ...delFiles], removed: [], touched: new Set(parts.keys()) });
+    return { ...r, ...base };
+  });
+}

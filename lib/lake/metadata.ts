@@ -1,0 +1,98 @@
+/**
+ * Table metadata files (spec: "Table Metadata"): reading one, the metadata of
+ * a new table, the `v<N>.metadata.json` naming and the metadata log.
+ */
+import crypto from 'node:crypto';
+import { AppError } from '../errors';
+import { icebergSchemaFromArrow, nameMapping } from './schema';
+import type { Storage } from './storage';
+import type { PartitionSpec, TableMetadata } from './types';
+import type { CreateTableOptions } from './index';
+
+export async function readMetadata(storage: Storage, loc: string, ident: string): Promise<TableMetadata> {
+  let bytes: Uint8Array;
+  try { bytes = await storage.read(loc); } catch (e) {
+    throw new Error(`lake: table ${ident}: missing metadata file ${loc}`, { cause: e });
+  }
+  let meta: TableMetadata;
+  try { meta = JSON.parse(new TextDecoder().decode(bytes)); } catch (e) {
+    throw new Error(`lake: table ${ident}: corrupt metadata file ${loc}: ${(e as Error).message}`, { cause: e });
+  }
+  if (!meta || typeof meta !== 'object' || !Array.isArray(meta.schemas) || !meta.location) throw new Error(`lake: table ${ident}: corrupt metadata file ${loc}: not Iceberg table metadata`);
+  if (meta['format-version'] !== 2) throw new Error(`lake: table ${ident}: metadata file ${loc} has format-version ${meta['format-version']}; only v2 is written`);
+  meta.snapshots ??= []; meta['snapshot-log'] ??= []; meta['metadata-log'] ??= []; meta.refs ??= {};
+  return meta;
+}
+
+/** Version number of a metadata file name (`v12.metadata.json` → 12, `00012-uuid.metadata.json` → 12). */
+export function metadataVersion(loc: string): number {
+  const name = loc.slice(loc.lastIndexOf('/') + 1);
+  const m = /^v(\d+)\.metadata\.json$/.exec(name) ?? /^(\d+)-.*\.metadata\.json$/.exec(name);
+  return m ? Number(m[1]) : 0;
+}
+
+export const metadataFile = (location: string, version: number) => `${location}/metadata/v${version}.metadata.json`;
+
+/** Append the previous metadata file to `metadata-log` (capped). */
+export function withMetadataLog(meta: TableMetadata, previous: { file: string; ts: number } | null): TableMetadata {
+  if (!previous) return meta;
+  const log = [...meta['metadata-log'], { 'metadata-file': previous.file, 'timestamp-ms': previous.ts }];
+  // write.metadata.previous-versions-max (Default: 100)
+  const max = Number(meta.properties['write.metadata.previous-versions-max'] ?? 100);
+  return { ...meta, 'metadata-log': log.slice(Math.max(0, log.length - max)) };
+}
+
+export function serialiseMetadata(meta: TableMetadata): Uint8Array {
+  return new TextEncoder().encode(JSON.stringify(meta, null, 2));
+}
+
+/** The metadata of a new, empty table at `location` (no snapshot yet). */
+export function newTableMetadata(location: string, o: CreateTableOptions): TableMetadata {
+  const schema = icebergSchemaFromArrow(o.schema);
+  if (o.identifierColumns?.length) {
+    schema['identifier-field-ids'] = o.identifierColumns.map((c) => {
+      const f = schema.fields.find((x) => x.name === c);
+      if (!f) throw new AppError('validation', `lake: identifier column ${c} is not in the schema`, { field: 'identifierColumns' });
+      if (!f.required) throw new AppError('validation', `lake: identifier column ${c} must be non-nullable`, { field: 'identifierColumns' });
+      return f.id;
+    });
+  }
+  const spec: PartitionSpec = {
+    'spec-id': 0,
+    fields: (o.partitionBy ?? []).map((c, i) => {
+      const f = schema.fields.find((x) => x.name === c);
+      if (!f) throw new AppError('validation', `lake: partition column ${c} is not in the schema`, { field: 'partitionBy' });
+      return { 'source-id': f.id, 'field-id': 1000 + i, name: c, transform: 'identity' };
+    }),
+  };
+  return {
+    'format-version': 2,
+    'table-uuid': crypto.randomUUID(),
+    location,
+    'last-sequence-number': 0,
+    'last-updated-ms': Date.now(),
+    'last-column-id': schema.fields.length,
+    'current-schema-id': 0,
+    schemas: [schema],
+    'default-spec-id': 0,
+    'partition-specs': [spec],
+    'last-partition-id': spec.fields.length ? 999 + spec.fields.length : 999,
+    'default-sort-order-id': 0,
+    'sort-orders': [{ 'order-id': 0, fields: [] }],
+    properties: {
+      'write.format.default': 'parquet',
+      'write.parquet.compression-codec': 'zstd',
+      'write.target-file-size-bytes': String(128 * 1024 * 1024),
+      'write.delete.mode': 'merge-on-read',
+      'write.update.mode': 'merge-on-read',
+      'write.merge.mode': 'merge-on-read',
+      ...o.properties,
+      'schema.name-mapping.default': nameMapping(schema),
+    },
+    'current-snapshot-id': null,
+    snapshots: [],
+    'snapshot-log': [],
+    'metadata-log': [],
+    refs: {},
+  };
+}

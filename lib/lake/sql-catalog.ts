@@ -1,0 +1,182 @@
+/**
+ * The SQL catalog: rows in `iceberg_tables` / `iceberg_namespace_properties`,
+ * laid out as pyiceberg's SqlCatalog and Iceberg's JdbcCatalog expect, so
+ * those tools can open the same lake. Every SQL statement of the lake is here.
+ *
+ * Commit (spec: "Commit Conflict Resolution and Retry"): the requirements are
+ * checked against the current metadata, the updates applied to it, the next
+ * `v<N>.metadata.json` created exclusively (two writers never overwrite each
+ * other's file), then one compare-and-swap of `metadata_location` — the commit
+ * point — and `version-hint.text` for file-based readers.
+ */
+import type pg from 'pg';
+import { AppError } from '../errors';
+import type { Logger } from '../log';
+import { identString, type Catalog, type LoadedTable, type TableIdent } from './catalog';
+import { metadataFile, metadataVersion, readMetadata, serialiseMetadata, withMetadataLog } from './metadata';
+import type { Storage } from './storage';
+import { applyUpdates, checkRequirements, CommitFailed } from './table-update';
+import type { TableMetadata } from './types';
+
+export interface SqlCatalogOptions {
+  pool: pg.Pool;
+  /** `catalog_name` of the rows. */
+  name: string;
+  storage: Storage;
+  logger: Logger;
+}
+
+/** Metadata files are immutable: parsed ones are kept by location (a few per table). */
+const CACHE_MAX = 64;
+
+export function sqlCatalog(o: SqlCatalogOptions): Catalog {
+  const { pool, name: catalog, storage } = o;
+  const cache = new Map<string, TableMetadata>();
+  const remember = (loc: string, m: TableMetadata) => {
+    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
+    cache.set(loc, m);
+  };
+  const read = async (loc: string, ident: string) => {
+    const hit = cache.get(loc);
+    if (hit) return hit;
+    const m = await readMetadata(storage, loc, ident);
+    remember(loc, m);
+    return m;
+  };
+
+  const metadataLocation = async (t: TableIdent): Promise<string | null> => {
+    const r = await pool.query<{ m: string }>(
+      `select metadata_location as m from iceberg_tables where catalog_name = $1 and table_namespace = $2 and table_name = $3`,
+      [catalog, t.namespace, t.name]);
+    return r.rows[0]?.m ?? null;
+  };
+
+  const upsertProperties = async (ns: string, props: Record<string, string>) => {
+    for (const [k, v] of Object.entries(props)) {
+      await pool.query(
+        `insert into iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) values ($1, $2, $3, $4)
+         on conflict (catalog_name, namespace, property_key) do update set property_value = excluded.property_value`, [catalog, ns, k, v]);
+    }
+  };
+
+  const writeVersionHint = async (location: string, v: number) => {
+    const hint = `${location}/metadata/version-hint.text`;
+    try {
+      const cur = Number(new TextDecoder().decode(await storage.read(hint)).trim());
+      if (Number.isFinite(cur) && cur >= v) return;
+    } catch { /* no hint yet: the first commit writes it */ }
+    await storage.write(hint, new TextEncoder().encode(String(v)));
+  };
+
+  const cat: Catalog = {
+    name: catalog,
+    async namespaceExists(ns) {
+      const r = await pool.query(
+        `select 1 from iceberg_namespace_properties where catalog_name = $1 and namespace = $2
+         union all select 1 from iceberg_tables where catalog_name = $1 and table_namespace = $2 limit 1`, [catalog, ns]);
+      return (r.rowCount ?? 0) > 0;
+    },
+    async setNamespaceProperties(ns, props) {
+      // pyiceberg marks a namespace with the property `exists` = `true`.
+      await upsertProperties(ns, { exists: 'true', ...props });
+    },
+    async removeNamespaceProperties(ns, keys) {
+      if (keys) await pool.query(`delete from iceberg_namespace_properties where catalog_name = $1 and namespace = $2 and property_key = any($3)`, [catalog, ns, keys]);
+      else await pool.query(`delete from iceberg_namespace_properties where catalog_name = $1 and namespace = $2`, [catalog, ns]);
+    },
+    async listNamespaces() {
+      const r = await pool.query<{ ns: string }>(
+        `select namespace as ns from iceberg_namespace_properties where catalog_name = $1
+         union select table_namespace from iceberg_tables where catalog_name = $1 order by 1`, [catalog]);
+      return r.rows.map((x) => x.ns);
+    },
+    async namespaceProperties(ns) {
+      const r = await pool.query<{ k: string; v: string | null }>(
+        `select property_key as k, property_value as v from iceberg_namespace_properties where catalog_name = $1 and namespace = $2`, [catalog, ns]);
+      return Object.fromEntries(r.rows.map((x) => [x.k, x.v ?? '']));
+    },
+    async listTables(ns) {
+      const r = ns === undefined
+        ? await pool.query<TableIdent>(`select table_namespace as namespace, table_name as name from iceberg_tables where catalog_name = $1 and coalesce(iceberg_type, 'TABLE') = 'TABLE' order by 1, 2`, [catalog])
+        : await pool.query<TableIdent>(`select table_namespace as namespace, table_name as name from iceberg_tables where catalog_name = $1 and table_namespace = $2 and coalesce(iceberg_type, 'TABLE') = 'TABLE' order by 2`, [catalog, ns]);
+      return r.rows;
+    },
+    metadataLocation,
+    async loadTable(t) {
+      const loc = await metadataLocation(t);
+      if (!loc) return null;
+      // read from storage, not the cache: a load is where a damaged metadata file must show
+      const metadata = await readMetadata(storage, loc, identString(t));
+      remember(loc, metadata);
+      return { metadata, metadataLocation: loc };
+    },
+    async createTable(t, metadata) {
+      const ident = identString(t);
+      const bytes = serialiseMetadata(metadata);
+      // First free v<N>: a dropped (not purged) table may have left its metadata in this folder.
+      let loc: string | null = null; let v = 1;
+      for (; v < 10_000 && !loc; v++) {
+        const cand = metadataFile(metadata.location, v);
+        if (await storage.writeExclusive(cand, bytes)) loc = cand;
+      }
+      if (!loc) throw new Error(`lake: cannot create metadata for ${ident}`);
+      if (!(await cat.namespaceExists(t.namespace))) await cat.setNamespaceProperties(t.namespace, {});
+      const r = await pool.query(
+        `insert into iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location, iceberg_type)
+         values ($1, $2, $3, $4, null, 'TABLE') on conflict do nothing`, [catalog, t.namespace, t.name, loc]);
+      if ((r.rowCount ?? 0) !== 1) {
+        await storage.delete(loc);
+        throw new AppError('conflict', `lake: table ${ident} already exists`);
+      }
+      await writeVersionHint(metadata.location, v - 1);
+      remember(loc, metadata);
+      return { metadata, metadataLocation: loc };
+    },
+    async dropTable(t) {
+      const r = await pool.query(`delete from iceberg_tables where catalog_name = $1 and table_namespace = $2 and table_name = $3`, [catalog, t.namespace, t.name]);
+      return (r.rowCount ?? 0) === 1;
+    },
+    async renameTable(from, to) {
+      if (!(await cat.namespaceExists(to.namespace))) await cat.setNamespaceProperties(to.namespace, {});
+      try {
+        const r = await pool.query(
+          `update iceberg_tables set table_namespace = $4, table_name = $5 where catalog_name = $1 and table_namespace = $2 and table_name = $3`,
+          [catalog, from.namespace, from.name, to.namespace, to.name]);
+        if ((r.rowCount ?? 0) !== 1) throw new AppError('not_found', `lake: table ${identString(from)} does not exist`);
+      } catch (e) {
+        if ((e as { code?: string }).code === '23505') throw new AppError('conflict', `lake: table ${identString(to)} already exists`);
+        throw e;
+      }
+    },
+    async commitTable(t, requirements, updates) {
+      const ident = identString(t);
+      const baseLoc = await metadataLocation(t);
+      if (!baseLoc) throw new AppError('not_found', `lake: table ${ident} no longer exists`);
+      const base = await read(baseLoc, ident);
+      checkRequirements(base, requirements, ident);
+      const next = withMetadataLog(applyUpdates(base, updates), { file: baseLoc, ts: base['last-updated-ms'] });
+      const bytes = serialiseMetadata(next);
+      let loc: string | null = null; let v = metadataVersion(baseLoc) + 1; let moved = false;
+      for (let k = 0; k < 64 && !loc && !moved; k++, v++) {
+        const cand = metadataFile(next.location, v);
+        if (await storage.writeExclusive(cand, bytes)) { loc = cand; break; }
+        // v<N> is taken: a concurrent writer is committing (we will lose the swap),
+        // or a crashed writer left it behind (the catalog has not moved: take the next number).
+        moved = (await metadataLocation(t)) !== baseLoc;
+      }
+      if (!loc && !moved) throw new Error(`lake: table ${ident}: could not create a new metadata file after v${v}`);
+      const swapped = !!loc && ((await pool.query(
+        `update iceberg_tables set metadata_location = $5, previous_metadata_location = $4
+         where catalog_name = $1 and table_namespace = $2 and table_name = $3 and metadata_location = $4`,
+        [catalog, t.namespace, t.name, baseLoc, loc])).rowCount ?? 0) === 1;
+      if (!swapped) {
+        if (loc) await storage.delete(loc);
+        throw new CommitFailed(`lake: ${ident}: a concurrent commit moved the table`);
+      }
+      remember(loc!, next);
+      await writeVersionHint(next.location, v);
+      return { metadata: next, metadataLocation: loc! };
+    },
+  };
+  return cat;
+}
