@@ -67,7 +67,7 @@ export function dqBranchesOf(configs: BranchConfig[], o: { oracleClientLibDirEnv
 
 /** Everything `tributary dq` and the `dq.run` job do: resolve tables, branches and the lake, run, write, export. */
 export async function executeDq(ctx: { pool: pg.Pool; env: Env; logger: Logger; signal?: AbortSignal }, o: ExecuteDqOptions = {}): Promise<DqRunSummary & { csvFile?: string }> {
-  const lake = o.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
+  const lake = o.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
   let all;
   try {
     all = o.selfTest && !o.tablesFile ? parseTablesConfig(SYNTHETIC_TABLES, 'self-test tables') : await loadTablesConfig(o.tablesFile ?? path.resolve('tables.json'));

@@ -38,7 +38,7 @@ export async function executeEtl(ctx: { pool: pg.Pool; env: Env; logger: Logger;
   const branches = o.branches ?? (o.selfTest ? syntheticBranches() : branchHandles(await getBranches({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }), {
     poolSizeOverride: o.poolSizeOverride, defaultPoolSize: s.poolSize, oracleClientLibDirEnv: o.oracleClientLibDirEnv, oracleClientLibDirConfig: o.oracleClientLibDir,
   }));
-  const target = o.target ?? lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger }), { namespace: s.namespace, keepStaging: s.keepStaging, codec: s.compression });
+  const target = o.target ?? lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger }), { namespace: s.namespace, keepStaging: s.keepStaging, codec: s.compression });
   try {
     return await runEtl({
       pool: ctx.pool, target, branches, tables, settings: s, logger: ctx.logger, signal: ctx.signal, runId: o.runId, plan: o.plan,

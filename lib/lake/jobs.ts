@@ -12,7 +12,7 @@ export const lakeJobs = [
     role: 'operator',
     payload: z.object({ table, maxSnapshotAgeMs: z.number().int().positive().optional(), minSnapshotsToKeep: z.number().int().min(1).optional() }),
     async run(ctx, p) {
-      const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
+      const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
       const t = await lake.loadTable(p.table);
       ctx.progress(0, 1);
       const r = await t.expireSnapshots({ maxSnapshotAgeMs: p.maxSnapshotAgeMs, minSnapshotsToKeep: p.minSnapshotsToKeep });
@@ -26,7 +26,7 @@ export const lakeJobs = [
     role: 'operator',
     payload: z.object({ table, partition: z.record(z.string(), z.union([z.string(), z.number()])).optional() }),
     async run(ctx, p) {
-      const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
+      const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
       const t = await lake.loadTable(p.table);
       ctx.progress(0, 1);
       const r = await t.compact({ partition: p.partition });

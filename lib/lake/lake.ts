@@ -17,7 +17,7 @@ import type { CreateTableOptions, Lake, LakeOptions } from './index';
 export function openLakeImpl(opts: LakeOptions): Lake {
   const warehouse = normaliseWarehouse(opts.warehouse);
   const catalog = opts.catalogName ?? 'tributary';
-  const ctx: LakeCtx = { pool: opts.pool, catalogName: catalog, storage: storageFor(warehouse), logger: opts.logger ?? silentLogger, cache: new Map() };
+  const ctx: LakeCtx = { pool: opts.pool, catalogName: catalog, storage: storageFor(warehouse, opts.s3), logger: opts.logger ?? silentLogger, cache: new Map() };
   const pool = opts.pool;
 
   const load = async (ident: string) => {
@@ -31,6 +31,7 @@ export function openLakeImpl(opts: LakeOptions): Lake {
   const lake: Lake = {
     catalogName: catalog,
     warehouse,
+    storage: ctx.storage,
     async createNamespace(ns, props = {}) {
       if (!ns || /[/\\]/.test(ns)) throw new AppError('validation', `lake: bad namespace name ${ns}`);
       if (await namespaceExists(pool, catalog, ns)) throw new AppError('conflict', `lake: namespace ${ns} already exists`);

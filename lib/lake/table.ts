@@ -225,7 +225,7 @@ export class LakeTableImpl implements LakeTable {
     const types = new Map(schema.fields.map((f) => [f.id, f.type]));
     const recs: DataFileRec[] = [];
     for (const p of paths) {
-      const uri = p.startsWith('file:') ? p : `file://${p}`;
+      const uri = /^[a-z][a-z0-9+.-]*:\/\//.test(p) ? p : `file://${p}`;
       // lazily read: the footer, and only the columns whose statistics it cannot give
       const blob = await this.ctx.storage.blob(uri);
       const fast = await this.footerRecord(uri, blob, schema, spec, target, types).catch(() => null);

@@ -100,7 +100,7 @@ export function registerSlicesCommands(program: Command): void {
           const r: RunResult = await runSlices({
             pool: ctx.pool, settings: s, logger: ctx.logger, signal: ctx.signal, queryFileText, queryFilePath: o.queryFile ?? null, templateText,
             print: (l) => process.stdout.write(l + '\n'),
-            nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse) : null }),
+            nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse, ctx.env.s3) : null }),
           });
           process.exitCode = r.verdict === 'FINISHED WITH FAILURES' ? EXIT.failures : r.verdict === 'INTERRUPTED' ? EXIT.interrupted : EXIT.ok;
         });
@@ -225,7 +225,7 @@ export function registerSlicesCommands(program: Command): void {
           let target: ReconcileTarget = tpool ? { kind: 'postgres', pool: tpool } : null;
           if (s.targetLake) {
             const { lakeCounter } = await import('./run/lake-writer');
-            target = { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake) };
+            target = { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake, ctx.env.s3) };
           }
           try {
             const r = await reconcileRun(ctx.pool, runId, { source, engine: s.sourceEngine, target });

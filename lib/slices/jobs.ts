@@ -50,7 +50,7 @@ export const slicesRunJob = defineJob({
     const r = await runSlices({
       pool: ctx.pool, settings: s, logger: ctx.logger, signal: ctx.signal, queryFileText, queryFilePath: p.queryFile ?? null,
       templateText: p.templateText ?? null, progress: ctx.progress,
-      nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse) : null }),
+      nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse, ctx.env.s3) : null }),
     });
     return { verdict: r.verdict, mode: r.mode, counts: r.counts, watermark: r.watermark, apiRetries: r.apiRetries, apiReauths: r.apiReauths };
   },
@@ -100,7 +100,7 @@ export const slicesReconcileJob = defineJob({
     try {
       return await reconcileRun(ctx.pool, p.runId, {
         source, engine: s.sourceEngine,
-        target: tpool ? { kind: 'postgres', pool: tpool } : s.targetLake ? { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake) } : null,
+        target: tpool ? { kind: 'postgres', pool: tpool } : s.targetLake ? { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake, ctx.env.s3) } : null,
       });
     } finally { await source?.close().catch(() => {}); await tpool?.end().catch(() => {}); }
   },
