@@ -40,8 +40,8 @@ beforeAll(async () => {
   envS3 = parseEnv({
     TRIBUTARY_DATA_DIR: path.join(tmp, 'data-s3'), TRIBUTARY_WAREHOUSE: s3.warehouse(), AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER',
     AWS_REGION: 'us-east-1', TRIBUTARY_S3_ENDPOINT: s3.endpoint, TRIBUTARY_S3_FORCE_PATH_STYLE: 'true',
-  } as NodeJS.ProcessEnv);
-  envFile = parseEnv({ TRIBUTARY_DATA_DIR: path.join(tmp, 'data-file') } as NodeJS.ProcessEnv);
+  } as unknown as NodeJS.ProcessEnv);
+  envFile = parseEnv({ TRIBUTARY_DATA_DIR: path.join(tmp, 'data-file') } as unknown as NodeJS.ProcessEnv);
   for (let i = 0; i < N; i++) {
     const s = await createScratchDatabase('br');
     scratch.push(s);
