@@ -8,6 +8,7 @@ const server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directo
 const requests = {};
 server.middleware.unshift(async (ctx, next) => {
   if (ctx.path === '/__requests') { ctx.body = JSON.stringify(requests); ctx.type = 'application/json'; return; }
+  if (process.env.TEST_S3_DEBUG) process.stderr.write(`s3rver: ${ctx.method} ${ctx.url} ${ctx.headers.host}\n`);
   const kind = `${ctx.method}${ctx.headers.range ? ' range' : ''}${'uploadId' in ctx.query ? ' part' : ''}`;
   requests[kind] = (requests[kind] ?? 0) + 1;
   // s3rver ignores If-None-Match on writes; answer it as S3 does (412 when the key exists)
