@@ -33,7 +33,7 @@ const EnvSchema = z.object({
   /** Region of an s3:// warehouse's bucket. (Default: us-east-1) */
   AWS_REGION: z.string().min(1).optional(),
   /** Endpoint of an S3-compatible store (MinIO, Ceph, R2), e.g. `http://minio:9000`. (Default: AWS's endpoint for the region) */
-  TRIBUTARY_S3_ENDPOINT: z.string().url().optional(),
+  TRIBUTARY_S3_ENDPOINT: z.string().regex(/^https?:\/\/[^/\s]+/, 'TRIBUTARY_S3_ENDPOINT: an http:// or https:// URL').optional(),
   /** Path-style addressing (`endpoint/bucket/key`) for S3-compatible stores. (Default: false) */
   TRIBUTARY_S3_FORCE_PATH_STYLE: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
   /** Log level: debug, info, warn, error. (Default: info) */

@@ -1,5 +1,5 @@
 // GET|HEAD|POST|PUT|DELETE /iceberg/v1/... - the Iceberg REST catalog (read-only; writes answer 406), bearer API tokens
-import { getServerDeps } from '@/lib/api/deps';
+import { getServerDeps } from '@/lib/api';
 import { handleIcebergRest } from '@/lib/iceberg-rest';
 
 export const dynamic = 'force-dynamic';
