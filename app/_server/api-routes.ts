@@ -57,7 +57,7 @@ export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] =
   { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r22.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
   { path: "/api/v1/slices/runs", methods: { GET: r23.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
   { path: "/api/v1/tokens/{id}", methods: { DELETE: r24.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
-  { path: "/api/v1/tokens", methods: { GET: r25.GET, POST: r25.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name } for yourself; the token is in this answer only"} },
+  { path: "/api/v1/tokens", methods: { GET: r25.GET, POST: r25.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
   { path: "/api/v1/users/{id}", methods: { PATCH: r26.PATCH, DELETE: r26.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
   { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r27.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
   { path: "/api/v1/users", methods: { GET: r28.GET, POST: r28.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },

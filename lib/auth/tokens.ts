@@ -24,25 +24,29 @@ export interface ApiTokenInfo {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  /** The Iceberg REST catalog hands this token the object store's secrets (`s3.access-key-id`, …). */
+  vendCredentials: boolean;
 }
 
-type TokenRow = { id: string; name: string; prefix: string; role: string; userId: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; user: { name: string } };
+type TokenRow = { id: string; name: string; prefix: string; role: string; userId: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; vendCredentials: boolean; user: { name: string } };
 
 function toInfo(t: TokenRow): ApiTokenInfo {
   return {
     id: t.id, name: t.name, prefix: t.prefix, role: isRole(t.role) ? t.role : 'viewer', userId: t.userId, userName: t.user.name,
-    createdAt: t.createdAt, lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt,
+    createdAt: t.createdAt, lastUsedAt: t.lastUsedAt, revokedAt: t.revokedAt, vendCredentials: t.vendCredentials,
   };
 }
 
 /**
  * Create a bearer token for a user (by id or name). The token carries the
  * user's role at creation. Returns the plain token: it is shown once and only
- * its hash is kept.
+ * its hash is kept. `vendCredentials` (an admin's decision: callers check
+ * who asks) lets the Iceberg REST catalog hand the token the warehouse's
+ * object-store secrets. (Default: false)
  */
 const auditView = (t: ApiTokenInfo) => ({ name: t.name, prefix: t.prefix, user: t.userName, role: t.role, revokedAt: t.revokedAt });
 
-export async function createApiToken(prisma: Db, input: { user: string; name: string }, audit?: AuditActor): Promise<ApiTokenInfo & { token: string }> {
+export async function createApiToken(prisma: Db, input: { user: string; name: string; vendCredentials?: boolean }, audit?: AuditActor): Promise<ApiTokenInfo & { token: string }> {
   const name = input.name.trim();
   if (!name || name.length > 100) throw new AppError('validation', 'auth: token name must be 1–100 characters', { field: 'name' });
   const user = (await findUser(prisma, { id: input.user })) ?? (await findUser(prisma, { name: input.user }));
@@ -50,7 +54,7 @@ export async function createApiToken(prisma: Db, input: { user: string; name: st
   const token = TOKEN_PREFIX + crypto.randomBytes(30).toString('base64url');
   const info = await prisma.$transaction(async (tx) => {
     const row = await tx.apiToken.create({
-      data: { userId: user.id, name, tokenHash: hashToken(token), prefix: token.slice(0, TOKEN_PREFIX.length + 8), role: user.role },
+      data: { userId: user.id, name, tokenHash: hashToken(token), prefix: token.slice(0, TOKEN_PREFIX.length + 8), role: user.role, vendCredentials: !!input.vendCredentials },
       include: { user: { select: { name: true } } },
     });
     const i = toInfo(row);
@@ -94,7 +98,7 @@ export async function revokeApiToken(prisma: Db, idOrPrefix: string, opts: { use
 }
 
 /** Who a presented bearer token acts as: null when unknown or revoked. */
-export async function authenticateApiToken(prisma: Db, token: string): Promise<{ userId: string; userName: string; role: Role; tokenId: string; tokenName: string } | null> {
+export async function authenticateApiToken(prisma: Db, token: string): Promise<{ userId: string; userName: string; role: Role; tokenId: string; tokenName: string; vendCredentials: boolean } | null> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
   const row = await prisma.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: true } });
   if (!row || row.revokedAt) return null;
@@ -105,5 +109,5 @@ export async function authenticateApiToken(prisma: Db, token: string): Promise<{
   }
   const tokenRole: Role = isRole(row.role) ? row.role : 'viewer';
   const userRole: Role = isRole(row.user.role) ? row.user.role : 'viewer';
-  return { userId: row.userId, userName: row.user.name, role: minRole(tokenRole, userRole), tokenId: row.id, tokenName: row.name };
+  return { userId: row.userId, userName: row.user.name, role: minRole(tokenRole, userRole), tokenId: row.id, tokenName: row.name, vendCredentials: row.vendCredentials };
 }

@@ -84,10 +84,11 @@ export function registerSystemCommands(program: Command): void {
     .description('Create a token for a user; it is printed once and stored hashed')
     .requiredOption('--user <name>', 'the user the token acts as (it carries their role)')
     .requiredOption('--name <name>', 'a label for the token')
+    .option('--vend-credentials', 'the Iceberg REST catalog (/iceberg/v1) hands this token the s3:// warehouse\'s access keys')
     .action(async (o) => withCli(async (ctx) => {
-      const t = await createApiToken(ctx.prisma, { user: o.user, name: o.name }, { actor: 'cli' });
+      const t = await createApiToken(ctx.prisma, { user: o.user, name: o.name, vendCredentials: !!o.vendCredentials }, { actor: 'cli' });
       console.log(t.token);
-      console.error(`token '${t.name}' for ${o.user} (${t.role}) — shown once, store it now`);
+      console.error(`token '${t.name}' for ${o.user} (${t.role})${t.vendCredentials ? ', vends object-store credentials' : ''} — shown once, store it now`);
     }));
   tokens.command('list').description('List tokens (never their values)').option('--json', 'machine-readable output')
     .option('--all', 'include revoked tokens')

@@ -173,8 +173,18 @@ const EnvSchema = z.object({
   TRIBUTARY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** A running job whose worker has not heartbeated for this long is failed. (Default: 30) */
   TRIBUTARY_JOB_STALE_SECONDS: z.coerce.number().int().min(3).max(86_400).default(30),
-  /** Iceberg warehouse root, `file://…` (s3:// later). (Default: `file://<data>/warehouse`) */
-  TRIBUTARY_WAREHOUSE: z.string().optional(),
+  /** Iceberg warehouse root, `file:///abs/path` or `s3://bucket/prefix`. (Default: `file://<data>/warehouse`) */
+  TRIBUTARY_WAREHOUSE: z.string().regex(/^(file:\/\/\/|s3a?:\/\/[^/]+|\/)/, 'TRIBUTARY_WAREHOUSE: file:///abs/path, /abs/path or s3://bucket/prefix').optional(),
+  /** Access key of an s3:// warehouse. (Default: unset — the AWS SDK's default credential chain) */
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  /** Secret key of an s3:// warehouse. (Default: unset) */
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Region of an s3:// warehouse's bucket. (Default: us-east-1) */
+  AWS_REGION: z.string().min(1).optional(),
+  /** Endpoint of an S3-compatible store (MinIO, Ceph, R2), e.g. `http://minio:9000`. (Default: AWS's endpoint for the region) */
+  TRIBUTARY_S3_ENDPOINT: z.string().regex(/^https?:\/\/[^/\s]+/, 'TRIBUTARY_S3_ENDPOINT: an http:// or https:// URL').optional(),
+  /** Path-style addressing (`endpoint/bucket/key`) for S3-compatible stores. (Default: false) */
+  TRIBUTARY_S3_FORCE_PATH_STYLE: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
   /** The SQL model project (dbt layout: models/, tests/, macros/). (Default: `<data>/models`) */
   TRIBUTARY_MODELS_DIR: z.string().min(1).optional(),
   /** State folder of the embedded ClickHouse (chdb) models materialise into. (Default: `<data>/chdb`) */
@@ -194,7 +204,10 @@ const EnvSchema = z.object({
   ORACLE_CLIENT_LIB_DIR: z.string().min(1).optional(),
 });
 
-export type Env = z.infer<typeof EnvSchema> & { dataDir: string; warehouse: string };
+/** Object-store settings of an s3:// warehouse, handed to the lake as they are (the lake's `S3Settings`). */
+export interface EnvS3 { region?: string; accessKeyId?: string; secretAccessKey?: string; endpoint?: string; forcePathStyle: boolean }
+
+export type Env = z.infer<typeof EnvSchema> & { dataDir: string; warehouse: string; s3: EnvS3 };
 
 /**
  * The raw process environment, for the two things that need all of it: the
@@ -220,5 +233,9 @@ export function parseEnv(source: NodeJS.ProcessEnv = process.env, overrides: Rec
   }
   const dataDir = path.resolve(r.data.TRIBUTARY_DATA_DIR);
   const warehouse = r.data.TRIBUTARY_WAREHOUSE ?? `file://${path.join(dataDir, 'warehouse')}`;
-  return { ...r.data, dataDir, warehouse };
+  const s3: EnvS3 = {
+    region: r.data.AWS_REGION, accessKeyId: r.data.AWS_ACCESS_KEY_ID, secretAccessKey: r.data.AWS_SECRET_ACCESS_KEY,
+    endpoint: r.data.TRIBUTARY_S3_ENDPOINT, forcePathStyle: r.data.TRIBUTARY_S3_FORCE_PATH_STYLE ?? false,
+  };
+  return { ...r.data, dataDir, warehouse, s3 };
 }

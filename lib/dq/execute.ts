@@ -70,7 +70,7 @@ export async function executeDq(ctx: DqContext, r: DqRequest, x: DqOverrides = {
     runId: ctx.runId, namespace: r.namespace, since: r.since ?? defaultSince(), until: r.until ?? null, hash: r.hash, write: r.write,
     repair: r.repair || r.repairDeletes, repairDeletes: r.repairDeletes, examples: r.examples, maxRowsInMemory: x.maxRowsInMemory,
   };
-  const lake = x.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
+  const lake = x.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
   let all;
   try {
     all = await resolveTables({ env: ctx.env, paths: ctx.paths, style }, r, { synthetic: r.selfTest && !r.tablesFile ? SYNTHETIC_TABLES : undefined });

@@ -50,7 +50,7 @@ export async function executeEtl(ctx: EtlContext, request: EtlRequest, o: EtlOve
   const branches = o.branches ?? (request.selfTest ? syntheticBranches() : branchHandles(await getBranches({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }), {
     poolSizeOverride: request.poolSize, defaultPoolSize: s.poolSize, oracleClientLibDirEnv: ctx.env.ORACLE_CLIENT_LIB_DIR, oracleClientLibDirConfig: ctx.oracleClientLibDir,
   }));
-  const target = o.target ?? lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger }), { namespace: s.namespace, keepStaging: s.keepStaging, codec: s.compression });
+  const target = o.target ?? lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger }), { namespace: s.namespace, keepStaging: s.keepStaging, codec: s.compression });
   try {
     return await runEtl({
       pool: ctx.pool, target, branches, tables, settings: s, logger: ctx.logger, signal: ctx.signal, runId: ctx.runId, plan: request.plan,

@@ -47,7 +47,18 @@ export function lakeArrowSchema(columns: UnionColumn[]): arrow.Schema {
  * Move (or, keeping staging, copy) staged files into the table's data folder:
  * adopted files must live as long as the snapshots that reference them.
  */
-async function adopt(location: string, files: StagedFile[], keep: boolean): Promise<string[]> {
+async function adopt(location: string, files: StagedFile[], keep: boolean, storage: Lake['storage']): Promise<string[]> {
+  if (/^s3a?:\/\//.test(location)) {
+    // an object-store table: upload each staged file (multipart when large) under the table's data folder
+    const out: string[] = [];
+    for (const f of files) {
+      const dest = `${location}/data/etl-${crypto.randomUUID()}.parquet`;
+      await storage.write(dest, new Uint8Array(await fs.readFile(f.path)));
+      if (!keep) await fs.rm(f.path, { force: true });
+      out.push(dest);
+    }
+    return out;
+  }
   if (!location.startsWith('file:') && !location.startsWith('/')) throw new Error(`etl: cannot adopt staged files into ${location}`);
   const dir = path.join(location.startsWith('file:') ? fileURLToPath(location) : location, 'data');
   await fs.mkdir(dir, { recursive: true });
@@ -115,7 +126,7 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       const empty = tbl.currentSnapshotId() === null || (await tbl.files()).every((f) => f.recordCount === 0);
       const live = files.filter((f) => f.rows > 0);
       // the staged files become the table's data files: never encoded twice
-      const adopted = await adopt(tbl.location, live, !!opts.keepStaging);
+      const adopted = await adopt(tbl.location, live, !!opts.keepStaging, lake.storage);
       const r = empty ? (adopted.length ? await tbl.appendDataFiles(adopted) : { snapshotId: tbl.currentSnapshotId() }) : await tbl.replaceDataFiles(adopted);
       return { snapshotId: r.snapshotId === null ? null : String(r.snapshotId), disposition: 'replace' };
     },

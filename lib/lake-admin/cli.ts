@@ -15,7 +15,7 @@ const positiveInt = (flag: string) => (v: string) => {
 };
 
 function lakeOf(ctx: CliContext): Lake {
-  return openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
+  return openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
 }
 
 function identOf(cmd: Command, name: string): string {

@@ -10,7 +10,7 @@ import type { LakeTable } from '../lake';
 /** Load the lake (only now) and the payload's table, run `fn` as the job's one unit of progress. */
 async function onTable<T>(ctx: JobContext, ident: string, fn: (t: LakeTable) => Promise<T>): Promise<T> {
   const { openLake } = await import('../lake');
-  const t = await openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger }).loadTable(ident);
+  const t = await openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger }).loadTable(ident);
   ctx.progress(0, 1);
   const r = await fn(t);
   ctx.progress(1, 1);

@@ -30,7 +30,7 @@ export async function adoptRecords(t: TableHandle, paths: string[], opts: { /** 
   const types = new Map(schema.fields.map((f) => [f.id, f.type]));
   const recs: DataFileRec[] = [];
   for (const p of paths) {
-    const uri = p.startsWith('file:') ? p : `file://${p}`;
+    const uri = /^[a-z][a-z0-9+.-]*:\/\//.test(p) ? p : `file://${p}`; // s3:// stays s3://
     // lazily read: the footer, and only the columns whose statistics it cannot give
     const blob = await t.ctx.storage.blob(uri);
     const fast = opts.footer === false ? null : await footerRecord(uri, blob, schema, spec, target, types).catch((e) => {

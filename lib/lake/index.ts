@@ -14,6 +14,7 @@ import type {
   Batches, CommitResult, DataFileInfo, DeleteOptions, MergeOptions, MergeResult, ScanOptions, Snapshot, TableMetadata,
 } from './types';
 import { openLakeImpl, openTableFolderImpl } from './lake';
+import type { Storage } from './storage';
 
 export type {
   Batches, ColumnRange, CommitResult, DataFileInfo, DeleteOptions, IcebergField, IcebergSchema, MergeOptions, MergeResult,
@@ -27,12 +28,16 @@ export { csvCell, csvToBatch, plainRow, plainValue } from './format';
 export { encodeParquet, readParquetBatches } from './parquet';
 export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
 export { FIELD_ID } from './schema';
+export type { S3Settings } from './storage-s3';
+import type { S3Settings } from './storage-s3';
 
 export interface LakeOptions {
   /** Pool on the database holding `iceberg_tables` / `iceberg_namespace_properties`. */
   pool: pg.Pool;
-  /** Warehouse root: `file:///abs/path` or an absolute path. */
+  /** Warehouse root: `file:///abs/path`, an absolute path, or `s3://bucket/prefix`. */
   warehouse: string;
+  /** Object-store settings for an `s3://` warehouse (credentials, region, endpoint, path style). (Default: the SDK's defaults) */
+  s3?: S3Settings;
   /** Catalog name in the catalog tables. (Default: 'tributary') */
   catalogName?: string;
   /** (Default: silent) */
@@ -53,6 +58,8 @@ export interface CreateTableOptions {
 export interface Lake {
   readonly catalogName: string;
   readonly warehouse: string;
+  /** The warehouse's object storage (file:// or s3://), for callers that place files the lake will adopt. */
+  readonly storage: Storage;
   createNamespace(ns: string, props?: Record<string, string>): Promise<void>;
   listNamespaces(): Promise<string[]>;
   namespaceProperties(ns: string): Promise<Record<string, string>>;

@@ -18,7 +18,7 @@ import type { CreateTableOptions, Lake, LakeOptions, LakeTable } from './index';
 
 export function openLakeImpl(opts: LakeOptions): Lake {
   const warehouse = normaliseWarehouse(opts.warehouse);
-  const storage = storageFor(warehouse);
+  const storage = storageFor(warehouse, opts.s3);
   const logger = opts.logger ?? silentLogger;
   const catalog: Catalog = sqlCatalog({ pool: opts.pool, name: opts.catalogName ?? 'tributary', storage, logger });
   const ctx: LakeCtx = { catalog, storage, logger, cache: new Map() };
@@ -37,6 +37,7 @@ export function openLakeImpl(opts: LakeOptions): Lake {
   const lake: Lake = {
     catalogName: catalog.name,
     warehouse,
+    storage: ctx.storage,
     async createNamespace(ns, props = {}) {
       validateNamespace(ns);
       if (await catalog.namespaceExists(ns)) throw new AppError('conflict', `lake: namespace ${ns} already exists`);

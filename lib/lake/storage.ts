@@ -3,9 +3,10 @@ import { openAsBlob } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { s3Storage, type S3Settings } from './storage-s3';
 
 /**
- * Object storage behind a small interface: `file://` now, `s3://` next. Every
+ * Object storage behind a small interface: `file://` here, `s3://` in storage-s3.ts. Every
  * address is a full URI (`file:///abs/path`); callers never touch `fs`.
  */
 export interface Storage {
@@ -123,8 +124,9 @@ export function fileStorage(): Storage {
   return storage;
 }
 
-/** Pick the storage for a warehouse URI. */
-export function storageFor(warehouse: string): Storage {
+/** Pick the storage for a warehouse URI by its scheme; `s3` settings apply to `s3://` (and `s3a://`) warehouses. */
+export function storageFor(warehouse: string, s3?: S3Settings): Storage {
   if (warehouse.startsWith('file://')) return fileStorage();
-  throw new Error(`lake: storage for ${warehouse.split(':')[0]}:// is not implemented yet (file:// only)`);
+  if (warehouse.startsWith('s3://') || warehouse.startsWith('s3a://')) return s3Storage(s3);
+  throw new Error(`lake: no storage for ${warehouse.split(':')[0]}:// warehouses (file:// and s3:// are supported)`);
 }

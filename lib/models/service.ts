@@ -43,7 +43,7 @@ export function chdbStateDir(env: Env): string {
 }
 
 function lakeOf(d: ModelsDeps): Lake {
-  return openLake({ pool: d.pool, warehouse: d.env.warehouse, logger: d.logger });
+  return openLake({ pool: d.pool, warehouse: d.env.warehouse, s3: d.env.s3, logger: d.logger });
 }
 
 /** The project, with the starter written first when the folder does not exist yet. */

@@ -24,6 +24,7 @@ import * as users from './users/route';
 import * as user from './users/[id]/route';
 import * as me from './me/route';
 import * as setup from './setup/route';
+import * as iceberg from '../../iceberg/v1/[...path]/route';
 
 const SECRET = 'api-test-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
@@ -273,6 +274,23 @@ describe('tokens and users', () => {
     const bad = await call(tokens.POST, req('POST', '/api/v1/tokens', { token: tok.operator, body: { name: '' } }));
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe('name');
+  });
+
+  it('only an admin creates a token that vends object-store credentials; the Iceberg REST route takes tokens', async () => {
+    const refused = await call(tokens.POST, req('POST', '/api/v1/tokens', { token: tok.operator, body: { name: 'spark', vendCredentials: true } }));
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.field).toBe('vendCredentials');
+    const made = await call(tokens.POST, req('POST', '/api/v1/tokens', { token: tok.admin, body: { name: 'spark', vendCredentials: true } }));
+    expect(made.status).toBe(201);
+    expect(made.body.vendCredentials).toBe(true);
+    expect((await call(tokens.POST, req('POST', '/api/v1/tokens', { token: tok.admin, body: { name: 'plain' } }))).body.vendCredentials).toBe(false);
+    const anon = await iceberg.GET(req('GET', '/iceberg/v1/config'));
+    expect(anon.status).toBe(401);
+    expect((await anon.json()).error.type).toBe('NotAuthorizedException');
+    const cfg = await iceberg.GET(req('GET', '/iceberg/v1/config', { token: tok.viewer }));
+    expect(cfg.status).toBe(200);
+    expect((await cfg.json()).endpoints).toContain('GET /v1/{prefix}/namespaces');
+    expect((await iceberg.POST(req('POST', '/iceberg/v1/namespaces', { token: tok.admin, body: { namespace: ['x'] } }))).status).toBe(406);
   });
 
   it('admins manage users; bad roles and duplicates are refused', async () => {

@@ -61,7 +61,7 @@ export async function executeReconcile(ctx: SlicesContext, r: ReconcileRequest):
   const source = await openSource(s).catch((e) => { ctx.logger.warn(`source unreachable: ${(e as Error).message}`); return null; });
   const tpool = s.targetUrl && !s.targetLake ? createPool(s.targetUrl, { max: 2 }) : null;
   const target: ReconcileTarget = tpool ? { kind: 'postgres', pool: tpool }
-    : s.targetLake ? { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake) } : null;
+    : s.targetLake ? { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake, ctx.env.s3) } : null;
   try {
     return await reconcileRun(ctx.pool, r.runId, { source, engine: s.sourceEngine, target });
   } finally {

@@ -52,7 +52,7 @@ export async function executeRun(ctx: SlicesContext, r: RunRequest): Promise<Run
     queryFileText: r.queryFileText ?? q?.text ?? null, queryFilePath: q?.path ?? null,
     templateText: r.templateText ?? t?.text ?? null,
     print: ctx.print, progress: ctx.progress,
-    nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse) : null }),
+    nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse, ctx.env.s3) : null }),
   });
   return { ...result, settings: s };
 }

@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
 import type pg from 'pg';
-import { openLake, type LakeTable } from '../../lake';
+import { openLake, type LakeTable, type S3Settings } from '../../lake';
 import { ColumnBuilder, assembleBatch, fromArrowType, pgColumnType, toArrowType } from '../../sources';
 import type { LakeSliceWriter } from './native-executor';
 import type { RunSettings } from './settings';
@@ -58,10 +58,10 @@ const textTypes = { getTypeParser: () => (v: string) => v } as unknown as pg.Cus
  * process (Iceberg commits are compare-and-swap; disjoint slices never touch
  * the same keys, so a re-run only rewrites its own rows).
  */
-export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defaultWarehouse: string): Promise<LakeSliceWriter> {
+export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defaultWarehouse: string, s3?: S3Settings): Promise<LakeSliceWriter> {
   if (!s.mergeKeys.length) throw new Error('slices: --target-lake needs --merge-keys (the key the lake merges on)');
   const warehouse = !s.targetLake || s.targetLake === 'default' ? defaultWarehouse : s.targetLake;
-  const lake = openLake({ pool, warehouse });
+  const lake = openLake({ pool, warehouse, s3 });
   const tables = new Map<string, Promise<LakeTable>>();
   const locks = new Map<string, Promise<unknown>>();
   const tableFor = (ident: string, fields: { name: string; dataTypeID: number; dataTypeModifier?: number }[]) => {
@@ -114,8 +114,8 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
 }
 
 /** Count a lake table's live rows (reconcile against the lake). */
-export function lakeCounter(pool: pg.Pool, warehouse: string): (ident: string) => Promise<number> {
-  const lake = openLake({ pool, warehouse });
+export function lakeCounter(pool: pg.Pool, warehouse: string, s3?: S3Settings): (ident: string) => Promise<number> {
+  const lake = openLake({ pool, warehouse, s3 });
   return async (ident) => {
     const t = await lake.loadTable(ident);
     let n = 0;

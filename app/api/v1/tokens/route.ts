@@ -1,8 +1,9 @@
 // GET /api/v1/tokens - API tokens (yours; an admin sees everyone's), never the secret
-// POST /api/v1/tokens - create a token { name } for yourself; the token is in this answer only
+// POST /api/v1/tokens - create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only
 import { z } from 'zod';
 import { apiHandler, auditActor, json } from '@/lib/api';
 import { createApiToken, listApiTokens } from '@/lib/auth';
+import { AppError } from '@/lib/errors';
 
 const ListQuery = z.object({ includeRevoked: z.enum(['true', 'false', '1', '0']).optional() });
 
@@ -14,7 +15,14 @@ export const GET = apiHandler({ query: ListQuery }, async ({ deps, principal, qu
   return { tokens };
 });
 
-export const POST = apiHandler({ body: z.object({ name: z.string().trim().min(1, 'name is required').max(100) }) }, async ({ req, deps, principal, body }) => {
-  const t = await createApiToken(deps.prisma, { user: principal.userId, name: body.name }, auditActor(principal, req));
+const CreateBody = z.object({
+  name: z.string().trim().min(1, 'name is required').max(100),
+  /** The Iceberg REST catalog hands the token the object store's secrets; only an admin may set it. (Default: false) */
+  vendCredentials: z.boolean().optional(),
+});
+
+export const POST = apiHandler({ body: CreateBody }, async ({ req, deps, principal, body }) => {
+  if (body.vendCredentials && principal.role !== 'admin') throw new AppError('forbidden', 'vendCredentials: only an admin may create a token that receives object-store credentials', { field: 'vendCredentials' });
+  const t = await createApiToken(deps.prisma, { user: principal.userId, name: body.name, vendCredentials: !!body.vendCredentials }, auditActor(principal, req));
   return json(t, 201);
 });

@@ -1,0 +1,15 @@
+// GET|HEAD|POST|PUT|DELETE /iceberg/v1/... - the Iceberg REST catalog (read-only; writes answer 406), bearer API tokens
+import { getServerDeps } from '@/lib/api';
+import { handleIcebergRest } from '@/lib/iceberg-rest';
+
+export const dynamic = 'force-dynamic';
+
+async function handle(req: Request): Promise<Response> {
+  let deps;
+  try { deps = getServerDeps(); } catch (e) {
+    return Response.json({ error: { message: `iceberg-rest: ${(e as Error).message}`, type: 'ServiceUnavailableException', code: 503 } }, { status: 503 });
+  }
+  return handleIcebergRest(req, deps);
+}
+
+export { handle as GET, handle as HEAD, handle as POST, handle as PUT, handle as DELETE };

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { parseEnv } from './env';
+
+const parse = (e: Record<string, string>) => parseEnv(e as unknown as NodeJS.ProcessEnv);
+
+describe('env: s3:// warehouse settings', () => {
+  it('collects the object-store settings for the lake', () => {
+    const env = parse({
+      TRIBUTARY_WAREHOUSE: 's3://lake/prod', AWS_ACCESS_KEY_ID: 'AK', AWS_SECRET_ACCESS_KEY: 'SK', AWS_REGION: 'eu-west-1',
+      TRIBUTARY_S3_ENDPOINT: 'http://minio:9000', TRIBUTARY_S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(env.warehouse).toBe('s3://lake/prod');
+    expect(env.s3).toEqual({ region: 'eu-west-1', accessKeyId: 'AK', secretAccessKey: 'SK', endpoint: 'http://minio:9000', forcePathStyle: true });
+  });
+
+  it('defaults: file:// warehouse under the data folder, no path style', () => {
+    const env = parse({ TRIBUTARY_DATA_DIR: '/srv/trb' });
+    expect(env.warehouse).toBe('file:///srv/trb/warehouse');
+    expect(env.s3.forcePathStyle).toBe(false);
+  });
+
+  it('names the variable of a bad value', () => {
+    expect(() => parse({ TRIBUTARY_WAREHOUSE: 'gs://bucket' })).toThrow(/TRIBUTARY_WAREHOUSE/);
+    expect(() => parse({ TRIBUTARY_S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/TRIBUTARY_S3_FORCE_PATH_STYLE/);
+    expect(() => parse({ TRIBUTARY_S3_ENDPOINT: 'minio:9000' })).toThrow(/TRIBUTARY_S3_ENDPOINT/);
+  });
+});
