@@ -111,6 +111,18 @@ export async function getBranches(ctx: ConnectionsContext): Promise<BranchConfig
   }));
 }
 
+/**
+ * One connection with its decrypted secrets, by name: for the engines (e.g.
+ * the mailer's SMTP password), never for an API answer.
+ */
+export async function getConnectionWithSecrets(ctx: ConnectionsContext, name: string): Promise<(ConnectionView & { secrets: Record<string, string> }) | null> {
+  const r = await ctx.pool.query('SELECT * FROM connections WHERE name = $1', [name]);
+  const row = r.rows[0];
+  if (!row) return null;
+  const secrets = row.secrets_enc ? open<Record<string, string>>(keyOf(ctx.keys), row.secrets_enc) : {};
+  return { ...view(row, Object.keys(secrets).sort()), secrets };
+}
+
 export const ConnectionPatchSchema = z.strictObject({
   isBranch: z.boolean().optional(),
   branchKey: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').nullish(),
