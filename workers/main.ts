@@ -2,6 +2,7 @@ import { parseEnv } from '../lib/config/env';
 import { connectDatabase, createPool, createPrisma } from '../lib/db';
 import { ensureQueue, startWorker } from '../lib/jobs';
 import { consoleSink, createLogger } from '../lib/log';
+import { startFlowScheduler } from '../lib/flows';
 
 /**
  * The worker process: claims jobs and runs the engines until SIGINT/SIGTERM.
@@ -20,11 +21,17 @@ export async function runWorkerProcess(opts: { concurrency?: number } = {}): Pro
     staleAfterMs: env.TRIBUTARY_JOB_STALE_SECONDS * 1000,
     echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
   });
+  // Every worker runs the flow scheduler: one of them leads (fires schedules), all advance flow runs.
+  const scheduler = startFlowScheduler({
+    pool, url, logger: logger.child({ scope: 'flows' }),
+    publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
+  });
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  await scheduler.stop();
   await worker.stop();
   await prisma.$disconnect().catch(() => {});
   await pool.end().catch(() => {});

@@ -26,6 +26,8 @@ const EnvSchema = z.object({
   TRIBUTARY_JOB_STALE_SECONDS: z.coerce.number().int().min(3).max(86_400).default(30),
   /** Iceberg warehouse root, `file://…` (s3:// later). (Default: `file://<data>/warehouse`) */
   TRIBUTARY_WAREHOUSE: z.string().optional(),
+  /** (Default: http://HOST:PORT) — base URL used in alert mail links and for origin checks */
+  TRIBUTARY_PUBLIC_URL: z.string().url().optional(),
   /** Log level: debug, info, warn, error. (Default: info) */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 });

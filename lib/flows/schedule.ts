@@ -93,3 +93,8 @@ export function formatInZone(d: Date, timezone: string): string {
   const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
   return `${get('year')}-${get('month')}-${get('day')} ${get('hour')}:${get('minute')} (${get('timeZoneName')})`;
 }
+
+/** The latest fire time at or before `at`, or null when there is none. */
+export function latestFireAtOrBefore(cron: string, timezone: string, at: Date): Date | null {
+  return compile(cron, timezone).previousRuns(1, new Date(at.getTime() + 1))[0] ?? null;
+}

@@ -3,6 +3,7 @@ import { systemJobs } from './system-check';
 import { etlJobs } from '../etl/jobs';
 import { dqJobs } from '../dq/jobs';
 import { slicesJobs } from '../slices/jobs';
+import { flowsJobs } from '../flows/jobs';
 
 /**
  * Every job kind the worker can run. Engines export their definitions from
@@ -14,6 +15,7 @@ const ALL: JobDefinition[] = [
   ...etlJobs,
   ...dqJobs,
   ...slicesJobs,
+  ...flowsJobs,
 ];
 
 const byKind = new Map(ALL.map((d) => [d.kind, d]));
