@@ -70,6 +70,8 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
     const setNode = async (id: string, status: string, fields: { error?: string | null; jobRunId?: string; started?: Date | null; finished?: Date | null } = {}) => {
       const n = nodes.get(id)!;
       n.status = status;
+      if (fields.error) n.error = fields.error;
+      if (fields.jobRunId) n.job_run_id = fields.jobRunId;
       await client.query(
         `update flow_run_nodes set status = $3, error = coalesce($4, error),
             job_run_id = coalesce($5, job_run_id), attempts = attempts + case when $5::uuid is null then 0 else 1 end,

@@ -123,7 +123,10 @@ export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch): 
     const row = await rowOf(client, ref, true);
     if (!row) throw new AppError('not_found', `flows: no flow '${ref}'`);
     const cur = definitionOf(view(row, new Map()));
-    const merged = { ...cur, ...p, alerts: { ...cur.alerts, ...(p.alerts ?? {}) } };
+    // Only the keys the client sent: the schema's defaults must not overwrite stored values.
+    const sent = <T extends object>(parsed: T, raw: unknown) => Object.fromEntries(Object.entries(parsed).filter(([k]) => raw && typeof raw === 'object' && k in raw));
+    const rawAlerts = (patch as { alerts?: unknown }).alerts;
+    const merged = { ...cur, ...sent(p, patch), alerts: { ...cur.alerts, ...(p.alerts ? sent(p.alerts, rawAlerts) : {}) } };
     const f = await validateFlow(client, merged);
     const scheduleChanged = f.cron !== row.cron || f.timezone !== (row.timezone ?? 'UTC') || f.enabled !== row.enabled;
     const r = await client.query(

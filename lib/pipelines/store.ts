@@ -77,7 +77,9 @@ export async function createPipeline(pool: pg.Pool, input: PipelineInput, create
 /** Change a pipeline; the merged result is validated as a whole. */
 export async function updatePipeline(pool: pg.Pool, ref: string, patch: z.input<typeof PipelinePatchSchema>): Promise<PipelineView> {
   const cur = await mustGet(pool, ref);
-  const p = parseInput(PipelinePatchSchema, patch, 'pipelines');
+  const parsed = parseInput(PipelinePatchSchema, patch, 'pipelines');
+  // Only the keys the client sent: the schema's defaults must not overwrite stored values.
+  const p = Object.fromEntries(Object.entries(parsed).filter(([k]) => k in (patch ?? {}))) as typeof parsed;
   const merged = parseInput(PipelineInputSchema, {
     name: p.name ?? cur.name, description: p.description ?? cur.description, tags: p.tags ?? cur.tags,
     kind: p.kind ?? cur.kind, params: p.params ?? cur.params,
