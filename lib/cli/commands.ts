@@ -5,6 +5,7 @@ import { registerConnectionsCommands } from '../connections/cli';
 import { registerDqCommands } from '../dq/cli';
 import { registerSlicesCommands } from '../slices/cli';
 import { registerLakeCommands } from '../lake/cli';
+import { registerFlowsCommands } from '../flows/cli';
 
 /**
  * Every sub-command, in one list. Engines export `register…Commands(program)`
@@ -17,4 +18,5 @@ export function registerCommands(program: Command): void {
   registerDqCommands(program);
   registerSlicesCommands(program);
   registerLakeCommands(program);
+  registerFlowsCommands(program);
 }
