@@ -205,6 +205,26 @@ describe('executor and alerts', () => {
     await expect(retryFlowRun(db.pool, run.id)).rejects.toMatchObject({ code: 'conflict' });
   });
 
+  it('mails once when a run goes on longer than the set minutes', async () => {
+    const f = await createFlow(db.pool, {
+      name: 'slowpoke', nodes: [{ id: 'hold', kind: 'system.check', params: { holdSeconds: 120 } }],
+      alerts: { onFailure: false, longRunningMinutes: 1, recipients: ['night@flows.test'] },
+    });
+    const before = smtp.messages.length;
+    const run = await startFlowRun(db.pool, f.id);
+    await waitFor('the run to start', async () => (await getFlowRun(db.pool, run.id))!.run.status === 'running');
+    // Pretend it started two minutes ago rather than wait for it.
+    await db.pool.query(`update flow_runs set started_at = now() - interval '2 minutes' where id = $1`, [run.id]);
+    await waitFor('the long-running mail', async () => smtp.messages.length > before, 30_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    const mails = smtp.messages.slice(before);
+    expect(mails).toHaveLength(1);
+    expect(mails[0].subject).toMatch(/^\[tributary\] Flow slowpoke is still running after 2m/);
+    await cancelFlowRun(db.pool, run.id);
+    await finished(run.id);
+    expect(smtp.messages.length).toBe(before + 1); // onFailure off: no mail for the cancel either
+  });
+
   it('runs independent nodes in parallel up to the flow limit', async () => {
     const nodes = ['a', 'b', 'c', 'd'].map((id) => ({ id, kind: 'system.check', params: { holdSeconds: 2 } }));
     const f = await createFlow(db.pool, { name: 'wide', nodes, maxParallel: 2 });

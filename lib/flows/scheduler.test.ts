@@ -83,6 +83,11 @@ describe('scheduler across two worker processes', () => {
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBe(60_000);
     const dup2 = await db.pool.query('select scheduled_for from flow_runs where flow_id = $1 group by 1 having count(*) > 1', [f.id]);
     expect(dup2.rows).toEqual([]);
+    // Every run, including one the killed worker was driving, is brought to an end by the survivor.
+    await waitFor('every run to end', async () => {
+      const r = await db.pool.query(`select count(*)::int n from flow_runs where flow_id = $1 and status in ('queued', 'running') and scheduled_for <= $2`, [f.id, new Date(times[times.length - 1])]);
+      return r.rows[0].n === 0;
+    }, 60_000);
     other.p.kill('SIGTERM');
     await new Promise<void>((r) => other.p.once('exit', () => r()));
   });

@@ -68,6 +68,7 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
+  const [layouts, setLayouts] = useState(0);
 
   useEffect(() => {
     if (!loaded.data || doc) return;
@@ -137,6 +138,7 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
   const autoLayout = () => {
     const { positions } = layoutFlow(nodes.map((n) => ({ id: n.id })), edges.map((e) => ({ from: e.source, to: e.target })));
     setNodes(nodes.map((n) => ({ ...n, position: positions[n.id] ?? n.position })));
+    setLayouts(layouts + 1);
   };
   const applyJson = () => {
     setError(null);
@@ -171,10 +173,10 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
       <div className="flow-editor-grid">
         <section className="card">
           <div className="card-head"><h2>Graph</h2><span className="muted small">drag from a node’s right handle to another’s left: “runs after” · Delete removes the selection</span></div>
-          <FlowGraph nodes={nodes} edges={edges} onNodesChange={canEdit ? onNodesChange : undefined} onEdgesChange={canEdit ? onEdgesChange : undefined} onConnect={canEdit ? onConnect : undefined} readOnly={!canEdit} />
+          <FlowGraph nodes={nodes} edges={edges} onNodesChange={canEdit ? onNodesChange : undefined} onEdgesChange={canEdit ? onEdgesChange : undefined} onConnect={canEdit ? onConnect : undefined} readOnly={!canEdit} fitKey={`${nodes.length}:${layouts}`} />
           {canEdit && (
             <div className="form">
-              <div className="toolbar">
+              <div className="flow-toolbar">
                 <label className="inline-field">
                   <span>Pipeline</span>
                   <select aria-label="Pipeline to add" value={pick} onChange={(e) => setPick(e.target.value)}>
@@ -193,7 +195,7 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
                 <input aria-label="Inline job params (JSON)" value={inlineParams} onChange={(e) => setInlineParams(e.target.value)} spellCheck={false} size={18} />
                 <button type="button" className="btn" onClick={addInlineNode} disabled={!inlineKind}>Add inline node</button>
               </div>
-              <div className="toolbar">
+              <div className="flow-toolbar">
                 <label className="inline-field">
                   <span>Connect</span>
                   <select aria-label="Edge from" value={edgeFrom} onChange={(e) => setEdgeFrom(e.target.value)}>

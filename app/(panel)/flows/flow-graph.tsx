@@ -25,19 +25,22 @@ function FlowNodeBox({ id, data }: NodeProps<Node<GraphNodeData>>) {
 const nodeTypes = { flow: FlowNodeBox };
 
 /** The flow DAG drawn with @xyflow/react: editable in the editor, read-only (coloured by status) on a run. */
-export function FlowGraph<N extends Node<GraphNodeData>>({ nodes, edges, onNodesChange, onEdgesChange, onConnect, readOnly, small }: {
+export function FlowGraph<N extends Node<GraphNodeData>>({ nodes, edges, onNodesChange, onEdgesChange, onConnect, readOnly, small, fitKey }: {
   nodes: N[]; edges: Edge[];
   onNodesChange?: OnNodesChange<N>; onEdgesChange?: OnEdgesChange; onConnect?: OnConnect;
   readOnly?: boolean; small?: boolean;
+  /** Changing it re-fits the view (after adding nodes or a layout). (Default: the node count) */
+  fitKey?: string | number;
 }) {
   return (
     <div className={`flow-canvas${small ? ' flow-canvas-small' : ''}`} data-testid="flow-canvas">
       <ReactFlow
+        key={fitKey ?? nodes.length}
         nodes={nodes.map((n) => ({ ...n, type: 'flow' }) as N)} edges={edges} nodeTypes={nodeTypes}
         onNodesChange={onNodesChange} onEdgesChange={onEdgesChange} onConnect={onConnect}
         nodesDraggable={!readOnly} nodesConnectable={!readOnly} elementsSelectable={!readOnly}
         deleteKeyCode={readOnly ? null : ['Backspace', 'Delete']}
-        fitView fitViewOptions={{ padding: 0.2 }} proOptions={{ hideAttribution: true }}
+        fitView fitViewOptions={{ padding: 0.2, maxZoom: 1 }} proOptions={{ hideAttribution: true }}
       >
         <Background />
         <Controls showInteractive={false} />
