@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../errors';
 import { requestCancel } from '../jobs/runs';
+import { withTransaction } from '../pipelines';
 import { parentsOf } from './dag';
 import { logFlowRun } from './run-log';
 import type { FlowNodeView } from './store';
@@ -88,23 +89,16 @@ export async function insertFlowRun(client: Pick<pg.PoolClient, 'query'>, flowRo
 
 /** Start a flow run now (queued; the executor starts it when no other run of the flow is going). */
 export async function startFlowRun(pool: pg.Pool, flowRef: string, createdBy?: string | null): Promise<FlowRunView> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  const id = await withTransaction(pool, async (client) => {
     const f = UUID.test(flowRef)
       ? await client.query('select * from flows where id = $1 or name = $1::text', [flowRef])
       : await client.query('select * from flows where name = $1', [flowRef]);
     if (!f.rowCount) throw new AppError('not_found', `flows: no flow '${flowRef}'`);
-    const id = (await insertFlowRun(client, f.rows[0], { trigger: 'manual', createdBy }))!;
-    await logFlowRun(client, id, 'info', `run started by ${createdBy ?? 'unknown'}`);
-    await client.query('commit');
-    return (await getFlowRun(pool, id))!.run;
-  } catch (e) {
-    await client.query('rollback').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+    const runId = (await insertFlowRun(client, f.rows[0], { trigger: 'manual', createdBy }))!;
+    await logFlowRun(client, runId, 'info', `run started by ${createdBy ?? 'unknown'}`);
+    return runId;
+  });
+  return (await getFlowRun(pool, id))!.run;
 }
 
 export async function getFlowRun(db: Pick<pg.Pool, 'query'>, id: string, opts: { afterLogId?: number } = {}): Promise<{ run: FlowRunView; nodes: FlowRunNodeView[]; logs: FlowRunLogLine[] } | null> {
@@ -130,27 +124,12 @@ export async function listFlowRuns(db: Pick<pg.Pool, 'query'>, f: { flowId?: str
   return r.rows.map((x) => ({ ...runView(x), nodes: x.node_states }));
 }
 
-async function inTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const out = await fn(client);
-    await client.query('commit');
-    return out;
-  } catch (e) {
-    await client.query('rollback').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
-}
-
 /**
  * Cancel a run: nodes not started end cancelled, running jobs are asked to
  * stop (requestCancel); the executor closes the run once they have.
  */
 export async function cancelFlowRun(pool: pg.Pool, id: string, by?: string | null): Promise<FlowRunView> {
-  const jobs = await inTx(pool, async (c) => {
+  const jobs = await withTransaction(pool, async (c) => {
     const r = await c.query('select * from flow_runs where id = $1 for update', [UUID.test(id) ? id : '00000000-0000-0000-0000-000000000000']);
     if (!r.rowCount) throw new AppError('not_found', `flows: no flow run '${id}'`);
     if (!['queued', 'running'].includes(r.rows[0].status)) throw new AppError('conflict', `flows: run ${id} is already ${r.rows[0].status}`);
@@ -170,7 +149,7 @@ export async function cancelFlowRun(pool: pg.Pool, id: string, by?: string | nul
  * and the run is queued again.
  */
 export async function retryFlowRun(pool: pg.Pool, id: string, by?: string | null): Promise<FlowRunView> {
-  await inTx(pool, async (c) => {
+  await withTransaction(pool, async (c) => {
     const r = await c.query('select * from flow_runs where id = $1 for update', [UUID.test(id) ? id : '00000000-0000-0000-0000-000000000000']);
     if (!r.rowCount) throw new AppError('not_found', `flows: no flow run '${id}'`);
     if (!['failed', 'cancelled'].includes(r.rows[0].status)) throw new AppError('conflict', `flows: only a failed or cancelled run can be retried; run ${id} is ${r.rows[0].status}`);

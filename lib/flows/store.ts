@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../errors';
-import { parseInput } from '../pipelines';
+import { parseInput, withTransaction } from '../pipelines';
 import { FlowPatchSchema, type FlowDefinition, type FlowPatch } from './spec';
 import { validateFlow } from './validate';
 import { nextFireTimes } from './schedule';
@@ -117,9 +117,7 @@ export function definitionOf(v: FlowView): FlowDefinition {
  */
 export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch): Promise<FlowView> {
   const p = parseInput(FlowPatchSchema, patch, 'flows');
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  const row2 = await withTransaction(pool, async (client) => {
     const row = await rowOf(client, ref, true);
     if (!row) throw new AppError('not_found', `flows: no flow '${ref}'`);
     const cur = definitionOf(view(row, new Map()));
@@ -137,14 +135,9 @@ export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch): 
         where id = $16 returning *`,
       [...columns(f), row.id, scheduleChanged],
     ).catch((e) => conflictOnName(e, f.name));
-    await client.query('commit');
-    return view(r.rows[0], await pipelineNames(pool, r.rows));
-  } catch (e) {
-    await client.query('rollback').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+    return r.rows[0] as Record<string, any>;
+  });
+  return view(row2, await pipelineNames(pool, [row2]));
 }
 
 /** Pause (false) or resume (true) a flow's schedule. */
@@ -154,21 +147,13 @@ export async function setFlowEnabled(pool: pg.Pool, ref: string, enabled: boolea
 
 /** Delete a flow; refused while one of its runs is going. Its run history goes with it. */
 export async function deleteFlow(pool: pg.Pool, ref: string): Promise<FlowView> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     const row = await rowOf(client, ref, true);
     if (!row) throw new AppError('not_found', `flows: no flow '${ref}'`);
     const active = await client.query(`select 1 from flow_runs where flow_id = $1 and status in ('queued', 'running') limit 1`, [row.id]);
     if (active.rowCount) throw new AppError('conflict', `flows: '${row.name}' has a run going; cancel it first`);
     await client.query('delete from flow_runs where flow_id = $1', [row.id]);
     await client.query('delete from flows where id = $1', [row.id]);
-    await client.query('commit');
     return view(row, new Map());
-  } catch (e) {
-    await client.query('rollback').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -4,6 +4,7 @@ export { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './
 export { checkJobSpec, parseInput } from './job-spec';
 export { fieldPath } from './field-path';
 export { enqueueJobInTransaction } from './enqueue-in-transaction';
+export { withTransaction } from './transaction';
 export { commandLineFor, rowsOfResult } from './command-line';
 export {
   getPipeline, listPipelines, createPipeline, updatePipeline, clonePipeline, deletePipeline, flowsUsingPipeline,

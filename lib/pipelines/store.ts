@@ -5,6 +5,7 @@ import { checkJobSpec, parseInput } from './job-spec';
 import { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './spec';
 import { enqueueJobInTransaction } from './enqueue-in-transaction';
 import { commandLineFor, rowsOfResult } from './command-line';
+import { withTransaction } from './transaction';
 import { z } from 'zod';
 
 /**
@@ -114,9 +115,7 @@ export async function flowsUsingPipeline(pool: Pick<pg.Pool, 'query'>, id: strin
 
 /** Delete a pipeline; refused (conflict) while a flow uses it, naming the flows. */
 export async function deletePipeline(pool: pg.Pool, ref: string): Promise<PipelineView> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
+  return withTransaction(pool, async (client) => {
     const cur = await mustGet(client, ref);
     // Lock out a concurrent flow save adding a use between the check and the delete.
     await client.query('lock table flows in share row exclusive mode');
@@ -125,14 +124,8 @@ export async function deletePipeline(pool: pg.Pool, ref: string): Promise<Pipeli
       throw new AppError('conflict', `pipelines: '${cur.name}' is used by flow${users.length > 1 ? 's' : ''} ${users.map((u) => `'${u}'`).join(', ')}; remove it from them first`);
     }
     await client.query('delete from pipelines where id = $1', [cur.id]);
-    await client.query('commit');
     return cur;
-  } catch (e) {
-    await client.query('rollback').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**
@@ -149,18 +142,8 @@ export async function enqueuePipelineJob(client: pg.PoolClient, p: { id: string;
 /** Run a pipeline now: one job run, recorded in its history. */
 export async function runPipeline(pool: pg.Pool, ref: string, createdBy?: string): Promise<{ runId: string; pipeline: PipelineView }> {
   const p = await mustGet(pool, ref);
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const job = await enqueuePipelineJob(client, p, { createdBy });
-    await client.query('commit');
-    return { runId: job.runId, pipeline: p };
-  } catch (e) {
-    await client.query('rollback').catch(() => {});
-    throw e;
-  } finally {
-    client.release();
-  }
+  const job = await withTransaction(pool, (client) => enqueuePipelineJob(client, p, { createdBy }));
+  return { runId: job.runId, pipeline: p };
 }
 
 /** The jobs a pipeline started, newest first: status, duration and rows. */
