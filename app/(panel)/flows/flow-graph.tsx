@@ -1,7 +1,7 @@
 'use client';
 import '@xyflow/react/dist/style.css';
 import './flows.css';
-import { Background, Controls, Handle, Position, ReactFlow, type Edge, type Node, type NodeProps, type OnConnect, type OnEdgesChange, type OnNodesChange } from '@xyflow/react';
+import { Background, Controls, Handle, MarkerType, Position, ReactFlow, type Edge, type Node, type NodeProps, type OnConnect, type OnEdgesChange, type OnNodesChange } from '@xyflow/react';
 
 export interface GraphNodeData extends Record<string, unknown> {
   title: string;
@@ -36,7 +36,7 @@ export function FlowGraph<N extends Node<GraphNodeData>>({ nodes, edges, onNodes
     <div className={`flow-canvas${small ? ' flow-canvas-small' : ''}`} data-testid="flow-canvas">
       <ReactFlow
         key={fitKey ?? nodes.length}
-        nodes={nodes.map((n) => ({ ...n, type: 'flow' }) as N)} edges={edges} nodeTypes={nodeTypes}
+        nodes={nodes.map((n) => ({ ...n, type: 'flow' }) as N)} edges={edges.map((e) => ({ markerEnd: { type: MarkerType.ArrowClosed, width: 18, height: 18 }, ...e }))} nodeTypes={nodeTypes}
         onNodesChange={onNodesChange} onEdgesChange={onEdgesChange} onConnect={onConnect}
         nodesDraggable={!readOnly} nodesConnectable={!readOnly} elementsSelectable={!readOnly}
         deleteKeyCode={readOnly ? null : ['Backspace', 'Delete']}
