@@ -7,3 +7,12 @@ export function assertMayRunKind(role: Role, kind: string): void {
   const def = jobKinds().find((k) => k.kind === kind);
   if (def && !roleAtLeast(role, def.role)) throw new AppError('forbidden', `${kind} needs the ${def.role} role; you are ${role}`);
 }
+
+/**
+ * The same for a flow's inline nodes: a flow runs its nodes as the
+ * scheduler, so saving one is where the caller's role is checked.
+ */
+export function assertMayRunFlowNodes(role: Role, body: Record<string, unknown>): void {
+  const nodes = Array.isArray(body.nodes) ? body.nodes : [];
+  for (const n of nodes) if (n && typeof n === 'object' && typeof (n as { kind?: unknown }).kind === 'string') assertMayRunKind(role, (n as { kind: string }).kind);
+}

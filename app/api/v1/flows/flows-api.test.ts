@@ -130,6 +130,15 @@ describe('/api/v1/flows', () => {
     });
   }
 
+  it('an operator cannot put an admin-only job kind in a flow (403), an admin can', async () => {
+    const body = { name: 'mailer', nodes: [{ id: 'm', kind: 'mail.test', params: { connection: 'x', to: 'a@b.test' } }] };
+    expect((await call(flows.POST, req('POST', '/api/v1/flows', tok.operator, body))).status).toBe(403);
+    expect(await n('flows')).toBe(0);
+    const ok = await call(flows.POST, req('POST', '/api/v1/flows', tok.admin, body));
+    expect(ok.status).toBe(201);
+    expect((await call(flow.DELETE, req('DELETE', '/api/v1/flows/mailer', tok.admin), { id: 'mailer' })).status).toBe(200);
+  });
+
   it('validates without saving, with next fires in the zone', async () => {
     const r = await call(validate.POST, req('POST', '/api/v1/flows/validate', tok.viewer, good));
     expect(r.status).toBe(200);

@@ -2,6 +2,7 @@
 // POST /api/v1/flows - save a flow: { name, nodes, edges, cron?, timezone?, catchup?, overlap?, maxParallel?, alerts? } (operator)
 import { z } from 'zod';
 import { apiHandler, json, principalLabel } from '@/lib/api';
+import { assertMayRunFlowNodes } from '@/lib/api/presenters/job-role';
 import { createFlow, listFlows, listFlowRuns } from '@/lib/flows';
 
 export const GET = apiHandler({}, async ({ deps }) => {
@@ -12,6 +13,7 @@ export const GET = apiHandler({}, async ({ deps }) => {
 });
 
 export const POST = apiHandler({ role: 'operator', body: z.record(z.string(), z.unknown()), maxBodyBytes: 512 * 1024 }, async ({ deps, body, principal }) => {
+  assertMayRunFlowNodes(principal.role, body);
   const f = await createFlow(deps.pool, body, principalLabel(principal));
   return json(f, 201, { Location: `/api/v1/flows/${f.id}` });
 });

@@ -4,6 +4,7 @@
 // DELETE /api/v1/flows/:id - delete a flow and its run history; 409 while a run is going (operator)
 import { z } from 'zod';
 import { apiHandler } from '@/lib/api';
+import { assertMayRunFlowNodes } from '@/lib/api/presenters/job-role';
 import { AppError } from '@/lib/errors';
 import { deleteFlow, getFlow, listFlowRuns, mustGetFlow, updateFlow, validateFlow } from '@/lib/flows';
 
@@ -16,14 +17,16 @@ export const GET = apiHandler({ params: Params }, async ({ deps, params }) => {
   return { ...f, runs: await listFlowRuns(deps.pool, { flowId: f.id, limit: 20 }) };
 });
 
-export const PUT = apiHandler({ role: 'operator', params: Params, body: Body, maxBodyBytes: 512 * 1024 }, async ({ deps, params, body }) => {
+export const PUT = apiHandler({ role: 'operator', params: Params, body: Body, maxBodyBytes: 512 * 1024 }, async ({ deps, params, body, principal }) => {
+  assertMayRunFlowNodes(principal.role, body);
   await mustGetFlow(deps.pool, params.id);
   // A replacement: validated as a whole new definition (fields not sent take their defaults, as on create).
   const full = await validateFlow(deps.pool, body);
   return updateFlow(deps.pool, params.id, full as never);
 });
 
-export const PATCH = apiHandler({ role: 'operator', params: Params, body: Body, maxBodyBytes: 512 * 1024 }, async ({ deps, params, body }) => {
+export const PATCH = apiHandler({ role: 'operator', params: Params, body: Body, maxBodyBytes: 512 * 1024 }, async ({ deps, params, body, principal }) => {
+  assertMayRunFlowNodes(principal.role, body);
   return updateFlow(deps.pool, params.id, body as never);
 });
 
