@@ -1,8 +1,9 @@
 import { parseEnv } from '../lib/config/env';
 import { connectDatabase, createPool, createPrisma } from '../lib/db';
-import { createJobRegistry, ensureQueue, startWorker, type JobDefinition } from '../lib/jobs';
+import { createJobRegistry, ensureQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
 import { consoleSink, createLogger } from '../lib/log';
 import { jobDefinitions } from './jobs';
+import { startFlowScheduler } from '../lib/flows';
 
 /**
  * The worker process: claims jobs and runs the engines until SIGINT/SIGTERM.
@@ -17,17 +18,25 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
   const pool = createPool(url, { max: 20, application: 'tributary-worker' });
   const prisma = createPrisma(url, { max: 4 });
   await ensureQueue(pool);
+  const jobs = createJobRegistry(opts.jobs ?? jobDefinitions);
+  installJobCatalog({ jobs, env });
   const worker = await startWorker({
-    jobs: createJobRegistry(opts.jobs ?? jobDefinitions),
+    jobs,
     pool, prisma, env, logger, concurrency: opts.concurrency,
     staleAfterMs: env.TRIBUTARY_JOB_STALE_SECONDS * 1000,
     echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
+  });
+  // Every worker runs the flow scheduler: one of them leads (fires schedules), all advance flow runs.
+  const scheduler = startFlowScheduler({
+    pool, url, logger: logger.child({ scope: 'flows' }),
+    publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
   });
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  await scheduler.stop();
   await worker.stop();
   // Shutdown: the process is about to exit, a failing close changes nothing.
   await prisma.$disconnect().catch(() => {});

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { exitCodeFor } from '../errors';
-import { createJobRegistry, type JobDefinition } from '../jobs';
+import { parseEnv } from '../config/env';
+import { createJobRegistry, installJobCatalog, type JobDefinition } from '../jobs';
 import { setCliAssembly } from './context';
 import { registerSystemCommands } from './system-commands';
 import { registerEtlCommands } from '../etl/cli';
@@ -9,6 +10,7 @@ import { registerDqCommands } from '../dq/cli';
 import { registerSlicesCommands } from '../slices/cli';
 import { registerLakeCommands } from '../lake-admin/cli';
 import { registerModelsCommands } from '../models/cli';
+import { registerFlowsCommands } from '../flows/cli';
 
 /** What the executable's entry point (`workers/cli.ts`) hands the CLI. */
 export interface CliAssembly {
@@ -30,11 +32,14 @@ const COMMANDS: ((program: Command) => void)[] = [
   registerSlicesCommands,
   registerLakeCommands,
   registerModelsCommands,
+  registerFlowsCommands,
 ];
 
 /** The `tributary` command line: one sub-command per engine. */
 export async function main(argv: string[], assembly: CliAssembly): Promise<void> {
-  setCliAssembly({ jobs: createJobRegistry(assembly.jobs), runWorker: assembly.runWorker });
+  const jobs = createJobRegistry(assembly.jobs);
+  setCliAssembly({ jobs, runWorker: assembly.runWorker });
+  installJobCatalog({ jobs, env: parseEnv() });
   const program = new Command('tributary')
     .description('Tributary: many operational databases into one Iceberg lakehouse')
     .showHelpAfterError()

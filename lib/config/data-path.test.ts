@@ -16,7 +16,7 @@ fs.symlinkSync(path.join(outside, 'secret.key'), path.join(data, 'key-link'));
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
 const policy = dataDirPaths(data);
-const refused = /params\.f: must be a path inside the data folder/;
+const refused = /params\.f: ".*" must be a path inside the data folder/;
 
 describe('job paths', () => {
   it('resolve inside the data folder, relative or absolute', async () => {
@@ -43,8 +43,9 @@ describe('job paths', () => {
   });
 
   it('say the same for a missing file outside as for an existing one (no existence probe)', async () => {
-    const a = await policy('params.f', path.join(outside, 'secret.key'), 'read').catch((e) => e.message);
-    const b = await policy('params.f', path.join(outside, 'nope.key'), 'read').catch((e) => e.message);
+    // the same words apart from the echoed value itself
+    const a = await policy('params.f', path.join(outside, 'secret.key'), 'read').catch((e) => e.message.replace('secret.key', 'X'));
+    const b = await policy('params.f', path.join(outside, 'nope.key'), 'read').catch((e) => e.message.replace('nope.key', 'X'));
     expect(a).toBe(b);
   });
 

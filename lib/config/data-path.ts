@@ -24,7 +24,8 @@ const isInside = (root: string, p: string) => p === root || p.startsWith(root.en
  */
 export function dataDirPaths(dataDir: string): PathPolicy {
   return async (field, p, use) => {
-    const refuse = () => new AppError('validation', `${field}: must be a path inside the data folder (relative to it, or absolute under it)`, { field });
+    // The caller's own value is echoed (it is in the payload anyway); nothing about the file system is.
+    const refuse = () => new AppError('validation', `${field}: ${JSON.stringify(String(p).slice(0, 200))} must be a path inside the data folder (relative to it, or absolute under it)`, { field });
     if (typeof p !== 'string' || !p.trim() || p.includes('\0') || p.length > 4096) throw refuse();
     const root = await fs.realpath(dataDir).catch(() => path.resolve(dataDir));
     const wanted = path.resolve(root, p);

@@ -184,7 +184,10 @@ export async function getBranches(ctx: ConnectionsContext): Promise<BranchConfig
   }));
 }
 
-/** One connection with its decrypted secrets, by name: for the engines only, never for an API answer. */
+/**
+ * One connection with its decrypted secrets, by name: for the engines (e.g.
+ * the mailer's SMTP password), never for an API answer.
+ */
 export async function getConnectionWithSecrets(ctx: ConnectionsContext, name: string): Promise<(ConnectionView & { secrets: Record<string, string> }) | null> {
   const r = await ctx.pool.query('SELECT * FROM connections WHERE name = $1', [name]);
   const row = r.rows[0];

@@ -7,3 +7,4 @@ export { ensureQueue, QUEUE } from './queue';
 export { startWorker, type WorkerHandle, type WorkerOptions } from './worker';
 export { reapStaleRuns } from './reaper';
 export { findSecret, isSecretKey, credentialInText, redactSecrets, redactText, REDACTED } from '../log/secret-scan';
+export { installJobCatalog, jobCatalog, type JobCatalog } from './catalog';

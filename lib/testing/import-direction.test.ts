@@ -14,8 +14,9 @@ export const LAYERS: string[][] = [
   ['config', 'log'],
   ['db'],
   ['sources', 'lake', 'audit'],
-  ['connections', 'auth', 'jobs', 'mail'],
-  ['etl', 'dq', 'slices', 'models', 'flows', 'pipelines', 'lake-admin'],
+  ['connections', 'auth', 'jobs'],
+  ['mail', 'pipelines'],
+  ['etl', 'dq', 'slices', 'models', 'flows', 'lake-admin'],
   ['api', 'cli', 'iceberg-rest'],
 ];
 const TOP = new Set(['workers', 'app']);

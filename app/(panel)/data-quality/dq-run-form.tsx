@@ -4,6 +4,7 @@ import { FormError } from '../../_components/form-error';
 import { splitList } from '../../_components/start-job';
 import { useStartJob } from '../../_components/use-start-job';
 import { TextField } from '../../_components/text-field';
+import { SaveAsPipeline } from '../pipelines/save-as-pipeline';
 
 /** Enqueue `dq.run` (operators): counts + row hashes per table × branch, optionally repairing. */
 export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
@@ -17,13 +18,14 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
   const [selfTest, setSelfTest] = useState(false);
   const { error, busy, submitWith } = useStartJob('dq.run', onStarted);
 
-  const submit = submitWith(() => ({
+  const params = () => ({
     hash, repair, repairDeletes, selfTest,
     ...(splitList(branches) ? { branch: splitList(branches) } : {}),
     ...(splitList(tables) ? { tables: splitList(tables) } : {}),
     ...(since.trim() ? { since: since.trim() } : {}),
     ...(until.trim() ? { until: until.trim() } : {}),
-  }));
+  });
+  const submit = submitWith(params);
 
   return (
     <form className="card form" onSubmit={submit} aria-label="Run check">
@@ -54,6 +56,7 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
       <div className="form-actions">
         <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? 'Starting…' : 'Start check'}</button>
         <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
+        <SaveAsPipeline kind="dq.run" params={params} />
       </div>
     </form>
   );

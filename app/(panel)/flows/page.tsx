@@ -1,19 +1,8 @@
 import type { Metadata } from 'next';
-import { NotBuilt } from '../../_components/not-built';
+import { FlowsList } from './flows-list';
 
 export const metadata: Metadata = { title: 'Flows' };
 
 export default function Page() {
-  return (
-    <NotBuilt
-      title="Flows"
-      summary="Scheduled DAGs of jobs, with cron schedules, time zones and email alerts."
-      cli="tributary flows list"
-      coming={[
-        'Flow graphs drawn as DAGs with the state of each step',
-        'Cron schedule, time zone and alert recipients of each flow',
-        'Flow run history and a button to run a flow now',
-      ]}
-    />
-  );
+  return <FlowsList />;
 }

@@ -4,6 +4,7 @@ import { FormError } from '../../_components/form-error';
 import { splitList } from '../../_components/start-job';
 import { useStartJob } from '../../_components/use-start-job';
 import { TextField } from '../../_components/text-field';
+import { SaveAsPipeline } from './save-as-pipeline';
 
 /** Enqueue `etl.run` with the CLI's main parameters (operators). */
 export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
@@ -16,11 +17,12 @@ export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): voi
   const [keepStaging, setKeepStaging] = useState(false);
   const { error, busy, submitWith } = useStartJob('etl.run', onStarted);
 
-  const submit = submitWith(() => ({
+  const params = () => ({
     mode, category, plan, selfTest, keepStaging,
     ...(splitList(branches) ? { branch: splitList(branches) } : {}),
     ...(splitList(tables) ? { tables: splitList(tables) } : {}),
-  }));
+  });
+  const submit = submitWith(params);
 
   return (
     <form className="card form" onSubmit={submit} aria-label="Run ETL">
@@ -61,6 +63,7 @@ export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): voi
       <div className="form-actions">
         <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? 'Starting…' : 'Start ETL run'}</button>
         <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
+        <SaveAsPipeline kind="etl.run" params={params} />
       </div>
     </form>
   );

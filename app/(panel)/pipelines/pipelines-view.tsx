@@ -8,6 +8,7 @@ import { count, formatTime, ms, timeAgo } from '../../_components/format';
 import { useCan } from '../../_components/user-context';
 import { useNow } from '../../_components/use-now';
 import { EtlRunForm } from './etl-run-form';
+import { PipelineLibrary } from './pipeline-library';
 
 type Row = Record<string, unknown>;
 interface ControlRow extends Row {
@@ -60,7 +61,7 @@ export function PipelinesView() {
       <header className="page-header">
         <div>
           <h1>Pipelines</h1>
-          <p className="page-sub">Multi-branch extract/load into the lake: the last outcome and watermark of every table × branch, and the run log.</p>
+          <p className="page-sub">The pipeline library (saved job specs that flows run), and the multi-branch extract/load into the lake: the last outcome and watermark of every table × branch, and the run log.</p>
         </div>
         {canRun && (
           <button type="button" className="btn btn-primary" onClick={() => setShowForm((v) => !v)} aria-expanded={showForm}>
@@ -76,6 +77,8 @@ export function PipelinesView() {
           <button type="button" className="flash-close" aria-label="Dismiss" onClick={() => setStarted(null)}>×</button>
         </div>
       )}
+
+      <PipelineLibrary />
 
       {all.length > 0 && (
         <div className="toolbar">

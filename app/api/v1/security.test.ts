@@ -197,7 +197,7 @@ describe('the audit log', () => {
     await call(sessions.DELETE, req('DELETE', `/api/v1/users/${dora}/sessions`, A), { id: dora });
     const t = await call(tokens.POST, req('POST', '/api/v1/tokens', { token: tok.operator, body: { name: 'audit-me' } }));
     await call(token.DELETE, req('DELETE', `/api/v1/tokens/${t.body.id}`, { token: tok.operator }), { id: t.body.id });
-    await call(connections.POST, req('POST', '/api/v1/connections', { ...A, body: { name: 'smtp1', kind: 'smtp', params: { host: 'mail' }, secrets: { password: 'AUDIT-SEKRIT' } } }));
+    await call(connections.POST, req('POST', '/api/v1/connections', { ...A, body: { name: 'smtp1', kind: 'smtp', params: { host: 'mail', from: 'ops@example.com' }, secrets: { password: 'AUDIT-SEKRIT' } } }));
     await call(connection.PATCH, req('PATCH', '/api/v1/connections/smtp1', { ...A, body: { params: { port: 2525 }, secrets: { password: 'AUDIT-SEKRIT-2' } } }), { id: 'smtp1' });
     await call(connection.DELETE, req('DELETE', '/api/v1/connections/smtp1', A), { id: 'smtp1' });
     const run = await call(jobs.POST, req('POST', '/api/v1/jobs', { token: tok.operator, body: { kind: 'system.check', params: { holdSeconds: 5 } } }));

@@ -85,14 +85,17 @@ export const CONNECTION_KIND_SPECS: Record<ConnectionKind, ConnectionKindSpec> =
     params: [
       { key: 'host', label: 'Host', type: 'text' },
       { key: 'port', label: 'Port', type: 'number', placeholder: '587' },
-      { key: 'secure', label: 'TLS from the start', type: 'boolean' },
-      { key: 'user', label: 'User', type: 'text' },
+      { key: 'tls', label: 'TLS mode', type: 'text', placeholder: 'starttls', help: 'none, starttls (upgrade after connecting; port 587) or tls (TLS from the start; port 465)' },
+      { key: 'user', label: 'User', type: 'text', help: 'leave empty for a relay without authentication' },
       { key: 'from', label: 'From address', type: 'text', placeholder: 'tributary@example.com' },
     ],
     secrets: [{ key: 'password', label: 'Password', type: 'text' }],
   },
   other: { label: 'Other', branchable: false, params: [], secrets: [] },
 };
+
+/** TLS modes of an smtp connection: plain, upgraded with STARTTLS, or TLS from the first byte. */
+export const SMTP_TLS_MODES = ['none', 'starttls', 'tls'];
 
 // Values that must go in `secrets`, never in `params` (params are returned by the API).
 const SECRET_LIKE = /(password|passwd|pwd|secret|token|connection_?string|^url$|api_?key|private_?key)/i;
@@ -130,6 +133,11 @@ export function checkConnectionFields(c: { kind: string; params?: Record<string,
   if (c.kind === 'clickhouse' && !has(params, 'http_url') && !has(params, 'host')) return { field: 'params.http_url', message: 'a ClickHouse connection needs http_url (or host)' };
   if (c.kind === 'clickhouse' && has(params, 'http_url') && !/^https?:\/\/[^/]+/.test(String(params.http_url))) return { field: 'params.http_url', message: 'http_url must be an http:// or https:// URL' };
   if (c.kind === 'smtp' && !has(params, 'host')) return { field: 'params.host', message: `a ${spec.label} connection needs host` };
+  if (c.kind === 'smtp') {
+    if (has(params, 'tls') && !SMTP_TLS_MODES.includes(params.tls as string)) return { field: 'params.tls', message: `tls must be one of ${SMTP_TLS_MODES.join(', ')}` };
+    if (!has(params, 'from')) return { field: 'params.from', message: 'an SMTP connection needs a from address' };
+    if (!/^[^\s@<>]+@[^\s@<>]+$/.test(String(params.from).replace(/^.*<([^>]+)>\s*$/, '$1'))) return { field: 'params.from', message: 'from must be an e-mail address (optionally "Name <addr@host>")' };
+  }
   if (c.kind === 'striim' && !has(params, 'node')) return { field: 'params.node', message: 'a Striim connection needs node (host:port)' };
   return null;
 }

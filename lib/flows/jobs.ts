@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { defineJob } from '../jobs/types';
+
+const email = z.string().trim().email('not an e-mail address');
+
+/** Payload of `mail.send`: one message through an smtp connection; `flowRunId` logs its tries on that flow run. */
+export const MailSendPayload = z.strictObject({
+  to: z.array(email).min(1).max(50),
+  subject: z.string().min(1).max(500),
+  text: z.string().max(200_000),
+  html: z.string().max(500_000).optional(),
+  /** smtp connection name. (Default: the first smtp connection) */
+  connection: z.string().min(1).max(100).optional(),
+  flowRunId: z.string().uuid().optional(),
+  /** Tries in all. (Default: 5) */
+  attempts: z.number().int().min(1).max(20).default(5),
+  /** First wait between tries, doubled after each. (Default: 2000 ms) */
+  backoffMs: z.number().int().min(0).max(600_000).default(2000),
+});
+
+export const flowsJobs = [
+  defineJob({
+    kind: 'flows.run',
+    description: 'Start a run of a flow now (the executor then runs its nodes as jobs)',
+    role: 'operator',
+    payload: z.strictObject({ flow: z.string().min(1).max(200) }),
+    async run(ctx, p) {
+      const { startFlowRun } = await import('./runs');
+      const run = await startFlowRun(ctx.pool, p.flow, `job:${ctx.runId}`);
+      ctx.logger.info('flow run queued', { flowRunId: run.id, flow: run.flowName });
+      return { flowRunId: run.id, flow: run.flowName };
+    },
+  }),
+  defineJob({
+    kind: 'pipelines.run',
+    description: 'Run a saved pipeline of the library (by name or id)',
+    role: 'operator',
+    payload: z.strictObject({ pipeline: z.string().min(1).max(200) }),
+    async run(ctx, p) {
+      const { runPipeline } = await import('../pipelines');
+      const r = await runPipeline(ctx.pool, p.pipeline, `job:${ctx.runId}`);
+      ctx.logger.info('pipeline job queued', { jobRunId: r.runId, pipeline: r.pipeline.name });
+      return { jobRunId: r.runId, pipeline: r.pipeline.name };
+    },
+  }),
+  defineJob({
+    kind: 'mail.send',
+    description: 'Send one mail through an SMTP connection, retrying with backoff (flow alerts)',
+    role: 'admin',
+    payload: MailSendPayload,
+    async run(ctx, p) {
+      const { resolveSmtp, sendMail } = await import('../mail');
+      const { logFlowRun } = await import('./run-log');
+      const note = async (level: 'info' | 'warn' | 'error', m: string) => {
+        if (p.flowRunId) await logFlowRun(ctx.pool, p.flowRunId, level, m).catch(() => {});
+      };
+      try {
+        const smtp = await resolveSmtp({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);
+        const sent = await sendMail(smtp, p, {
+          attempts: p.attempts, backoffMs: p.backoffMs, signal: ctx.signal,
+          onRetry: async (n, err, wait) => {
+            ctx.logger.warn(`mail try ${n} failed, retrying in ${wait} ms: ${err.message}`);
+            await note('warn', `alert mail try ${n} via ${smtp.connection} failed: ${err.message}; retrying in ${Math.round(wait / 100) / 10} s`);
+          },
+        });
+        ctx.logger.info('mail sent', { to: p.to.join(', '), attempts: sent.attempts, messageId: sent.messageId });
+        await note('info', `alert mail sent to ${p.to.join(', ')} via ${smtp.connection} (try ${sent.attempts})`);
+        return { messageId: sent.messageId, attempts: sent.attempts, accepted: sent.accepted, connection: smtp.connection };
+      } catch (e) {
+        await note('error', `alert mail not sent: ${(e as Error).message}`);
+        throw e;
+      }
+    },
+  }),
+  defineJob({
+    kind: 'mail.test',
+    description: 'Send a test mail through an SMTP connection',
+    role: 'admin',
+    payload: z.strictObject({ connection: z.string().min(1).max(100), to: email }),
+    async run(ctx, p) {
+      const { resolveSmtp, sendMail } = await import('../mail');
+      const smtp = await resolveSmtp({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);
+      const sent = await sendMail(smtp, {
+        to: [p.to], subject: '[tributary] test mail',
+        text: `This is a test mail from Tributary, sent through the connection '${smtp.connection}' (${smtp.host}:${smtp.port ?? 'default port'}, TLS ${smtp.tls}).`,
+        html: `<p>This is a test mail from Tributary, sent through the connection <strong>${smtp.connection.replace(/[<>&]/g, '')}</strong>.</p>`,
+      }, { attempts: 1, signal: ctx.signal });
+      ctx.logger.info('test mail sent', { to: p.to, messageId: sent.messageId });
+      return { messageId: sent.messageId, accepted: sent.accepted, connection: smtp.connection };
+    },
+  }),
+];

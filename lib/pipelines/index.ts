@@ -1,0 +1,12 @@
+// The pipeline library: saved job specs, their run history, and the helpers
+// flows share (job-spec checks, enqueueing inside a caller's transaction).
+export { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './spec';
+export { checkJobSpec, parseInput } from './job-spec';
+export { fieldPath } from './field-path';
+export { enqueueJobInTransaction } from './enqueue-in-transaction';
+export { withTransaction } from './transaction';
+export { commandLineFor, rowsOfResult } from './command-line';
+export {
+  getPipeline, listPipelines, createPipeline, updatePipeline, clonePipeline, deletePipeline, flowsUsingPipeline,
+  runPipeline, enqueuePipelineJob, pipelineHistory, type PipelineView, type PipelineRunView,
+} from './store';

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { AppError } from '../errors';
+import { jobCatalog } from '../jobs/catalog';
+import { fieldPath } from './field-path';
+
+/**
+ * Check a job spec {kind, params} against the kind's own payload schema, so a
+ * saved pipeline or flow node is refused exactly as enqueueing it would be.
+ * Generic over every registered kind: kinds added later (models.*) just work.
+ * `prefix` names where the spec sits in the input (`nodes[1]`).
+ * @returns the params as given (defaults are applied again at enqueue time)
+ */
+export function checkJobSpec(kind: string, params: unknown, prefix = '', engine = 'pipelines'): Record<string, unknown> {
+  const at = (f: string) => (prefix ? `${prefix}.${f}` : f);
+  const def = jobCatalog().jobs.get(kind);
+  if (!def) throw new AppError('validation', `${engine}: ${at('kind')}: unknown job kind '${kind}'`, { field: at('kind') });
+  const r = def.payload.safeParse(params ?? {});
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const path = [...issue.path];
+    if (issue.code === 'unrecognized_keys' && issue.keys.length) path.push(issue.keys[0]);
+    const field = fieldPath(path, at('params'));
+    throw new AppError('validation', `${engine}: ${field}: ${issue.message}`, { field, cause: z.prettifyError(r.error) });
+  }
+  return (params ?? {}) as Record<string, unknown>;
+}
+
+/** Parse input with a zod schema, throwing AppError('validation') naming the field as `a[1].b`. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown, engine: string): z.infer<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0];
+  const path = [...issue.path];
+  if (issue.code === 'unrecognized_keys' && issue.keys.length) path.push(issue.keys[0]);
+  const field = fieldPath(path) || 'body';
+  throw new AppError('validation', `${engine}: ${field}: ${issue.message}`, { field });
+}

@@ -1,0 +1,162 @@
+import crypto from 'node:crypto';
+import type pg from 'pg';
+import { AppError } from '../errors';
+import { checkJobSpec, parseInput } from './job-spec';
+import { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './spec';
+import { enqueueJobInTransaction } from './enqueue-in-transaction';
+import { commandLineFor, rowsOfResult } from './command-line';
+import { withTransaction } from './transaction';
+import { z } from 'zod';
+
+/**
+ * The pipeline library (table `pipelines`): named, saved job specs. A
+ * pipeline is addressed by id or name; flows refer to it by id so a rename
+ * does not break them.
+ */
+export interface PipelineView {
+  id: string; name: string; description: string; tags: string[];
+  kind: string; params: Record<string, unknown>;
+  /** The equivalent `tributary …` command. */
+  command: string;
+  createdBy: string | null; createdAt: string; updatedAt: string;
+}
+
+export interface PipelineRunView {
+  jobRunId: string; flowRunId: string | null; status: string;
+  createdAt: string; startedAt: string | null; finishedAt: string | null;
+  durationMs: number | null; rows: number | null; error: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function view(r: Record<string, any>): PipelineView {
+  return {
+    id: r.id, name: r.name, description: r.description, tags: r.tags, kind: r.kind, params: r.params,
+    command: commandLineFor(r.kind, r.params), createdBy: r.created_by,
+    createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
+  };
+}
+
+function conflictOnName(e: unknown, name: string): never {
+  if ((e as { code?: string }).code === '23505') throw new AppError('conflict', `pipelines: a pipeline named '${name}' already exists`, { field: 'name', cause: e });
+  throw e;
+}
+
+/** One pipeline by id or name. */
+export async function getPipeline(pool: Pick<pg.Pool, 'query'>, ref: string): Promise<PipelineView | null> {
+  const r = UUID.test(ref)
+    ? await pool.query('select * from pipelines where id = $1 or name = $1::text', [ref])
+    : await pool.query('select * from pipelines where name = $1', [ref]);
+  return r.rows[0] ? view(r.rows[0]) : null;
+}
+
+async function mustGet(pool: Pick<pg.Pool, 'query'>, ref: string): Promise<PipelineView> {
+  const p = await getPipeline(pool, ref);
+  if (!p) throw new AppError('not_found', `pipelines: no pipeline '${ref}'`);
+  return p;
+}
+
+export async function listPipelines(pool: pg.Pool, f: { tag?: string; kind?: string } = {}): Promise<PipelineView[]> {
+  const r = await pool.query(
+    `select * from pipelines where ($1::text is null or $1 = any(tags)) and ($2::text is null or kind = $2) order by name`,
+    [f.tag ?? null, f.kind ?? null]);
+  return r.rows.map(view);
+}
+
+/** Save a new pipeline; its params are checked by the kind's own schema first. */
+export async function createPipeline(pool: pg.Pool, input: PipelineInput, createdBy?: string | null): Promise<PipelineView> {
+  const p = parseInput(PipelineInputSchema, input, 'pipelines');
+  checkJobSpec(p.kind, p.params);
+  const r = await pool.query(
+    `insert into pipelines (id, name, description, tags, kind, params, created_by) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    [crypto.randomUUID(), p.name, p.description, p.tags, p.kind, JSON.stringify(p.params), createdBy ?? null],
+  ).catch((e) => conflictOnName(e, p.name));
+  return view(r.rows[0]);
+}
+
+/** Change a pipeline; the merged result is validated as a whole. */
+export async function updatePipeline(pool: pg.Pool, ref: string, patch: z.input<typeof PipelinePatchSchema>): Promise<PipelineView> {
+  const cur = await mustGet(pool, ref);
+  const parsed = parseInput(PipelinePatchSchema, patch, 'pipelines');
+  // Only the keys the client sent: the schema's defaults must not overwrite stored values.
+  const p = Object.fromEntries(Object.entries(parsed).filter(([k]) => k in (patch ?? {}))) as typeof parsed;
+  const merged = parseInput(PipelineInputSchema, {
+    name: p.name ?? cur.name, description: p.description ?? cur.description, tags: p.tags ?? cur.tags,
+    kind: p.kind ?? cur.kind, params: p.params ?? cur.params,
+  }, 'pipelines');
+  checkJobSpec(merged.kind, merged.params);
+  const r = await pool.query(
+    `update pipelines set name = $2, description = $3, tags = $4, kind = $5, params = $6, updated_at = now() where id = $1 returning *`,
+    [cur.id, merged.name, merged.description, merged.tags, merged.kind, JSON.stringify(merged.params)],
+  ).catch((e) => conflictOnName(e, merged.name));
+  return view(r.rows[0]);
+}
+
+/** A copy under a new name (default `<name>-copy`, `<name>-copy-2`, …). */
+export async function clonePipeline(pool: pg.Pool, ref: string, name?: string, createdBy?: string | null): Promise<PipelineView> {
+  const cur = await mustGet(pool, ref);
+  let target = name;
+  if (!target) {
+    for (let i = 1; ; i++) {
+      target = i === 1 ? `${cur.name}-copy` : `${cur.name}-copy-${i}`;
+      if (!(await getPipeline(pool, target))) break;
+    }
+  }
+  return createPipeline(pool, { name: target, description: cur.description, tags: cur.tags, kind: cur.kind, params: cur.params }, createdBy);
+}
+
+/** Names of the flows whose nodes use a pipeline. */
+export async function flowsUsingPipeline(pool: Pick<pg.Pool, 'query'>, id: string): Promise<string[]> {
+  const r = await pool.query(
+    `select name from flows where exists (select 1 from jsonb_array_elements(nodes) n where n->>'pipeline' = $1) order by name`, [id]);
+  return r.rows.map((x) => x.name as string);
+}
+
+/** Delete a pipeline; refused (conflict) while a flow uses it, naming the flows. */
+export async function deletePipeline(pool: pg.Pool, ref: string): Promise<PipelineView> {
+  return withTransaction(pool, async (client) => {
+    const cur = await mustGet(client, ref);
+    // Lock out a concurrent flow save adding a use between the check and the delete.
+    await client.query('lock table flows in share row exclusive mode');
+    const users = await flowsUsingPipeline(client, cur.id);
+    if (users.length) {
+      throw new AppError('conflict', `pipelines: '${cur.name}' is used by flow${users.length > 1 ? 's' : ''} ${users.map((u) => `'${u}'`).join(', ')}; remove it from them first`);
+    }
+    await client.query('delete from pipelines where id = $1', [cur.id]);
+    return cur;
+  });
+}
+
+/**
+ * Start a job of a pipeline's kind and params and record it in the
+ * pipeline's history, in the caller's transaction. Used by "run now" and by
+ * flow nodes.
+ */
+export async function enqueuePipelineJob(client: pg.PoolClient, p: { id: string; kind: string; params: unknown }, opts: { createdBy?: string; flowRunId?: string } = {}): Promise<{ runId: string }> {
+  const job = await enqueueJobInTransaction(client, { kind: p.kind, params: p.params, createdBy: opts.createdBy });
+  await client.query('insert into pipeline_runs (pipeline_id, job_run_id, flow_run_id) values ($1, $2, $3)', [p.id, job.runId, opts.flowRunId ?? null]);
+  return job;
+}
+
+/** Run a pipeline now: one job run, recorded in its history. */
+export async function runPipeline(pool: pg.Pool, ref: string, createdBy?: string): Promise<{ runId: string; pipeline: PipelineView }> {
+  const p = await mustGet(pool, ref);
+  const job = await withTransaction(pool, (client) => enqueuePipelineJob(client, p, { createdBy }));
+  return { runId: job.runId, pipeline: p };
+}
+
+/** The jobs a pipeline started, newest first: status, duration and rows. */
+export async function pipelineHistory(pool: pg.Pool, ref: string, limit = 50): Promise<PipelineRunView[]> {
+  const p = await mustGet(pool, ref);
+  const r = await pool.query(
+    `select pr.job_run_id, pr.flow_run_id, j.status, j.created_at, j.started_at, j.finished_at, j.error, j.result
+       from pipeline_runs pr join job_runs j on j.id = pr.job_run_id
+      where pr.pipeline_id = $1 order by pr.created_at desc, pr.id desc limit $2`, [p.id, Math.min(Math.max(limit, 1), 500)]);
+  return r.rows.map((x) => ({
+    jobRunId: x.job_run_id, flowRunId: x.flow_run_id, status: x.status,
+    createdAt: iso(x.created_at)!, startedAt: iso(x.started_at), finishedAt: iso(x.finished_at),
+    durationMs: x.started_at && x.finished_at ? x.finished_at.getTime() - x.started_at.getTime() : null,
+    rows: rowsOfResult(x.result), error: x.error,
+  }));
+}
