@@ -115,3 +115,22 @@ export function parseRequest<S extends z.ZodType>(schema: S, raw: unknown, style
   if (!r.success) throw requestError(r.error, style, flagNames);
   return r.data;
 }
+
+/**
+ * What an action is handed by its caller beyond its request: the CLI and a
+ * job differ only here (where paths may lead, how fields are named, what only
+ * the operator's shell may choose).
+ */
+export interface ActionContext {
+  pool: import('pg').Pool;
+  env: import('./env').Env;
+  logger: import('../log').Logger;
+  signal?: AbortSignal;
+  /** Where the request's paths may lead: anywhere for the CLI, the data folder for a job. */
+  paths: import('./data-path').PathPolicy;
+  /** How the request's fields are named in errors. (Default: params) */
+  style?: RequestStyle;
+  /** --oracle-client-lib-dir: CLI only — a job never picks the native library the worker loads. (Default: env ORACLE_CLIENT_LIB_DIR) */
+  oracleClientLibDir?: string;
+  runId?: string;
+}

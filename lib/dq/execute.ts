@@ -2,7 +2,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { Env } from '../config/env';
 import type { PathPolicy } from '../config/data-path';
-import { fieldName, type RequestStyle } from '../config/request';
+import { fieldName, type ActionContext } from '../config/request';
 import { AppError } from '../errors';
 import type { Logger } from '../log';
 import { branchDescriptorOf, getBranches, type BranchConfig } from '../connections';
@@ -26,18 +26,7 @@ export class DqUsageError extends AppError {
 }
 
 /** What a reconciliation is handed by its caller (the CLI, the `dq.run` job, a test). */
-export interface DqContext {
-  pool: pg.Pool;
-  env: Env;
-  logger: Logger;
-  signal?: AbortSignal;
-  /** Where the request's paths may lead: anywhere for the CLI, the data folder for a job. */
-  paths: PathPolicy;
-  /** How the request's fields are named in errors. (Default: params) */
-  style?: RequestStyle;
-  /** --oracle-client-lib-dir: CLI only. (Default: env ORACLE_CLIENT_LIB_DIR) */
-  oracleClientLibDir?: string;
-  runId?: string;
+export interface DqContext extends ActionContext {
   progress?: (done: number, total: number) => void;
 }
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import type { Env } from '../config/env';
 import type { PathPolicy } from '../config/data-path';
-import type { RequestStyle } from '../config/request';
+import type { ActionContext } from '../config/request';
 import type { Logger } from '../log';
 import { getBranches } from '../connections';
 import { openLake } from '../lake';
@@ -15,18 +15,7 @@ import { resolveTables as resolveTablesFrom, type TablesSource } from '../config
 import type { TableDef } from '../config/tables-json';
 
 /** What an ETL run is handed by its caller (the CLI, the `etl.run` job, a test). */
-export interface EtlContext {
-  pool: pg.Pool;
-  env: Env;
-  logger: Logger;
-  signal?: AbortSignal;
-  /** Where the request's paths may lead: anywhere for the CLI, the data folder for a job. */
-  paths: PathPolicy;
-  /** How the request's fields are named in errors. (Default: params) */
-  style?: RequestStyle;
-  /** --oracle-client-lib-dir: CLI only — a job never picks the native library the worker loads. (Default: env ORACLE_CLIENT_LIB_DIR) */
-  oracleClientLibDir?: string;
-  runId?: string;
+export interface EtlContext extends ActionContext {
   progress?: (done: number, total: number, phase: string) => void;
 }
 
