@@ -1,10 +1,6 @@
 import path from 'node:path';
-import type pg from 'pg';
-import type { Env } from '../config/env';
-import type { PathPolicy } from '../config/data-path';
 import { fieldName, type ActionContext } from '../config/request';
 import { AppError } from '../errors';
-import type { Logger } from '../log';
 import { branchDescriptorOf, getBranches, type BranchConfig } from '../connections';
 import { openLake, type Lake } from '../lake';
 import { oracleBranchOptions, postgresBranchOptions, SYNTHETIC_TABLES } from '../sources';

@@ -1,9 +1,5 @@
 import path from 'node:path';
-import type pg from 'pg';
-import type { Env } from '../config/env';
-import type { PathPolicy } from '../config/data-path';
 import type { ActionContext } from '../config/request';
-import type { Logger } from '../log';
 import { getBranches } from '../connections';
 import { openLake } from '../lake';
 import { SYNTHETIC_TABLES } from '../sources';
