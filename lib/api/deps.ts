@@ -46,6 +46,6 @@ export async function closeServerDeps(): Promise<void> {
   if (d) {
     // Closing for good (tests, shutdown): a failing close changes nothing.
     await d.prisma.$disconnect().catch(() => {});
-    await d.pool.end().catch(() => {});
+    await d.pool.end().catch(() => {}); // closing: a failing close changes nothing the caller can act on
   }
 }

@@ -105,7 +105,7 @@ export async function authenticateApiToken(prisma: Db, token: string): Promise<{
   // Record use at most once a minute: API polling must not turn into a write per request.
   const now = new Date();
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
-    await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => {});
+    await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } }).catch(() => {}); // last-used stamp is advisory: the request itself must not fail for it
   }
   const tokenRole: Role = isRole(row.role) ? row.role : 'viewer';
   const userRole: Role = isRole(row.user.role) ? row.user.role : 'viewer';

@@ -61,7 +61,7 @@ export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<
       process.off('SIGTERM', onSig);
       // The command is over and the process exits next: a failing close changes nothing.
       await prisma.$disconnect().catch(() => {});
-      await pool.end().catch(() => {});
+      await pool.end().catch(() => {}); // closing: a failing close changes nothing the caller can act on
       await embedded?.stop();
     },
   };

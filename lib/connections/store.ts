@@ -257,7 +257,7 @@ export async function updateConnection(ctx: ConnectionsContext, name: string, pa
     await client.query('COMMIT');
     return v;
   } catch (e) {
-    await client.query('ROLLBACK').catch(() => {});
+    await client.query('ROLLBACK').catch(() => {}); // the original error is what matters; a failed ROLLBACK means the connection is already gone
     const pe = e as { code?: string };
     if (pe.code === '23505') throw new AppError('conflict', 'connections: a connection with this branch key already exists', { field: 'branchKey', cause: e });
     throw e;

@@ -189,7 +189,7 @@ export function pgClientClass(cfg: PgConnectConfig): typeof pg.Client {
           try { await trial.connect(); return false; } catch (e) {
             if (refusedPlain(e)) return true;
             throw e;
-          } finally { await trial.end().catch(() => {}); }
+          } finally { await trial.end().catch(() => {}); } // closing: a failing close changes nothing the caller can act on
         });
     }
   };

@@ -161,12 +161,12 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
     }
     await client.query('commit');
   } catch (e) {
-    await client.query('rollback').catch(() => {});
+    await client.query('rollback').catch(() => {}); // the original error is what matters; a failed ROLLBACK means the connection is already gone
     throw e;
   } finally {
     client.release();
   }
-  for (const j of cancelJobs) await requestCancel(o.pool, j).catch(() => {});
+  for (const j of cancelJobs) await requestCancel(o.pool, j).catch(() => {}); // a job that already ended cannot be cancelled: nothing to do
 }
 
 /**

@@ -52,7 +52,7 @@ export const flowsJobs = [
       const { resolveSmtp, sendMail } = await import('../mail');
       const { logFlowRun } = await import('./run-log');
       const note = async (level: 'info' | 'warn' | 'error', m: string) => {
-        if (p.flowRunId) await logFlowRun(ctx.pool, p.flowRunId, level, m).catch(() => {});
+        if (p.flowRunId) await logFlowRun(ctx.pool, p.flowRunId, level, m).catch(() => {}); // a flow-run log line is best effort; the job's own log has it
       };
       try {
         const smtp = await resolveSmtp({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);

@@ -66,7 +66,7 @@ export function startFlowScheduler(o: SchedulerOptions): SchedulerHandle {
     leaderConn = null;
     if (leader) o.logger.warn('flows: scheduler lost leadership');
     leader = false;
-    if (c) await c.end().catch(() => {});
+    if (c) await c.end().catch(() => {}); // closing: a failing close changes nothing the caller can act on
   };
 
   const lead = async () => {
@@ -112,8 +112,8 @@ export function startFlowScheduler(o: SchedulerOptions): SchedulerHandle {
     stop: async () => {
       stopped = true;
       clearInterval(timer);
-      await running?.catch(() => {});
-      if (leaderConn && leader) await leaderConn.query('select pg_advisory_unlock($1)', [key]).catch(() => {});
+      await running?.catch(() => {}); // the tick loop logs its own errors; here we only wait for it to end
+      if (leaderConn && leader) await leaderConn.query('select pg_advisory_unlock($1)', [key]).catch(() => {}); // session-scoped lock: if unlocking fails the connection is gone and the lock with it
       await dropLeaderConn();
     },
   };
@@ -158,7 +158,7 @@ export async function fireDue(pool: pg.Pool, logger: Logger, at: Date, graceMs: 
       await client.query('update flows set schedule_cursor = $2 where id = $1', [flow.id, plan.at]);
       await client.query('commit');
     } catch (e) {
-      await client.query('rollback').catch(() => {});
+      await client.query('rollback').catch(() => {}); // the original error is what matters; a failed ROLLBACK means the connection is already gone
       logger.warn('flows: could not fire a flow; next tick tries again', { flowId: id, error: toError(e).message });
     } finally {
       client.release();

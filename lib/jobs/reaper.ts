@@ -23,7 +23,7 @@ export async function reapStaleRuns(pool: pg.Pool, boss: PgBoss | null, staleAft
     // The run is already failed (the update above); the log line and the queue's copy of the
     // verdict are conveniences — the next reaper round would not redo them, and nothing depends on them.
     await pool.query(`insert into job_logs (run_id, level, message) values ($1, 'error', $2)`, [row.id, row.error]).catch(() => {});
-    if (boss && row.queue_job_id) await boss.fail(QUEUE, row.queue_job_id, { reason: row.error }).catch(() => {});
+    if (boss && row.queue_job_id) await boss.fail(QUEUE, row.queue_job_id, { reason: row.error }).catch(() => {}); // the run row is already failed; the queue's copy of the verdict is a convenience
   }
   return r.rows.map((x) => x.id as string);
 }

@@ -136,7 +136,7 @@ export function s3Storage(settings: S3Settings = {}): Storage & { close(): void 
       }
       await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: parts }, IfNoneMatch: ifNoneMatch }));
     } catch (e) {
-      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch(() => {});
+      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch(() => {}); // the upload already failed; a leftover part expires with the bucket's lifecycle
       throw e;
     }
   };

@@ -88,7 +88,7 @@ export async function materialize(target: Target, m: ModelNode, o: MaterializeOp
   const suffix = crypto.randomBytes(4).toString('hex');
   const tmp = `${m.name}__tmp_${suffix}`;
   const tmpRel = relationName(db, tmp);
-  const cleanup = async (...names: string[]) => { for (const n of names) await target.command(`DROP TABLE IF EXISTS ${relationName(db, n)} SYNC`).catch(() => {}); };
+  const cleanup = async (...names: string[]) => { for (const n of names) await target.command(`DROP TABLE IF EXISTS ${relationName(db, n)} SYNC`).catch(() => {}); }; // cleanup of side tables: a failure here must not hide the build's own error
   const incremental = c.materialized === 'incremental' && now === 'table' && !o.fullRefresh;
   const sql = bodySql(o.render(incremental));
   try {

@@ -9,7 +9,7 @@ export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClie
     await client.query('commit');
     return out;
   } catch (e) {
-    await client.query('rollback').catch(() => {});
+    await client.query('rollback').catch(() => {}); // the original error is what matters; a failed ROLLBACK means the connection is already gone
     throw e;
   } finally {
     client.release();

@@ -27,7 +27,7 @@ export async function resolveDataPath(dataDir: string, p: string, field: string,
   const lexical = path.resolve(root, p);
   if (!inside(lexical)) throw refuse();
   if (mode === 'read') {
-    const real = await fs.realpath(lexical).catch(() => null);
+    const real = await fs.realpath(lexical).catch(() => null); // a path that does not exist yet: the caller decides below
     if (real === null) throw new AppError('validation', `slices: ${field}: no such file under the data folder`, { field });
     if (!inside(real)) throw refuse();
     return real;
@@ -35,7 +35,7 @@ export async function resolveDataPath(dataDir: string, p: string, field: string,
   // write: the file may not exist yet; check where its nearest existing ancestor really is
   let probe = lexical;
   for (;;) {
-    const real = await fs.realpath(probe).catch(() => null);
+    const real = await fs.realpath(probe).catch(() => null); // a path that does not exist yet: the caller decides below
     if (real !== null) {
       if (!inside(real)) throw refuse();
       return path.join(real, path.relative(probe, lexical));

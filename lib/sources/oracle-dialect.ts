@@ -56,7 +56,7 @@ export class OracleDialect implements SourceDialect {
           const rows = await this.exec.query<PhysicalRange>(q.dpeChunksSql(task), [], { purpose: 'split', timeoutMs });
           if (rows.length > 0) return { ranges: q.mergeRanges(rows, chunks), method: 'dbms_parallel_execute' };
         } finally {
-          await this.exec.query(q.dpeDropSql(task), [], { purpose: 'split', readOnly: false }).catch(() => {});
+          await this.exec.query(q.dpeDropSql(task), [], { purpose: 'split', readOnly: false }).catch(() => {}); // cleanup of the probe's scratch rows: the result was already read
         }
       } catch (e) {
         tried.push(`dbms_parallel_execute: ${(e as Error).message.split('\n')[0]}`);
@@ -147,7 +147,7 @@ export class OracleDialect implements SourceDialect {
     try {
       rows = await this.exec.query<PlanRow>(q.planRowsSql(id), [], { purpose: 'explain' });
     } finally {
-      await this.exec.query(q.planDeleteSql(id), [], { purpose: 'explain', readOnly: false }).catch(() => {});
+      await this.exec.query(q.planDeleteSql(id), [], { purpose: 'explain', readOnly: false }).catch(() => {}); // cleanup of the probe's scratch rows: the result was already read
     }
     return summarizeOraclePlan(rows, driving);
   }

@@ -42,7 +42,7 @@ export async function createOracleExecutor(cfg: OracleSourceConfig, opts: { defa
         return rows;
       } catch (err) {
         e.error = (err as Error).message;
-        await conn.rollback().catch(() => {});
+        await conn.rollback().catch(() => {}); // the original error is what matters; a failed ROLLBACK means the connection is already gone
         throw err;
       } finally {
         e.ms = performance.now() - t0;
@@ -77,15 +77,15 @@ export async function createOracleExecutor(cfg: OracleSourceConfig, opts: { defa
         if (!/DPI-1067|NJS-123|timeout/i.test((err as Error).message)) throw err;
         timedOut = true;
       } finally {
-        await rs.close().catch(() => {});
-        await conn.commit().catch(() => {});
+        await rs.close().catch(() => {}); // a read-only cursor: closing or ending it cannot change what was read
+        await conn.commit().catch(() => {}); // a read-only cursor: closing or ending it cannot change what was read
         e.ms = performance.now() - t0;
         e.rows = rows;
       }
       return { rows, bytes, ms: performance.now() - t0, timedOut };
     },
     fork: () => createOracleExecutor(cfg, { ...opts, log }),
-    close: async () => { await conn.close().catch(() => {}); },
+    close: async () => { await conn.close().catch(() => {}); }, // closing: a failing close changes nothing the caller can act on
   };
   return exec;
 }

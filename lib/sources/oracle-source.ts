@@ -47,7 +47,7 @@ export function createOracleSource(o: OracleBranchOptions): BranchSource {
       conn = await (await getPool()).getConnection();
       return await fn(conn, db!);
     } finally {
-      await conn?.close().catch(() => {});
+      await conn?.close().catch(() => {}); // closing: a failing close changes nothing the caller can act on
       release();
     }
   }
@@ -83,7 +83,7 @@ export function createOracleSource(o: OracleBranchOptions): BranchSource {
       });
     },
     read(q, columns, target, opts) { return readRows(q, columns, target, opts); },
-    async close() { if (poolP) await (await poolP).close(0).catch(() => {}); },
+    async close() { if (poolP) await (await poolP).close(0).catch(() => {}); }, // closing: a failing close changes nothing the caller can act on
   };
 
   async function* readRows(q: RenderedQuery, columns: SourceColumn[], target: ReadTarget, opts: { batchSize: number; signal?: AbortSignal; stats: ReadStats }): AsyncGenerator<arrow.RecordBatch> {
@@ -108,10 +108,10 @@ export function createOracleSource(o: OracleBranchOptions): BranchSource {
             if (b) yield b;
           }
         }
-      } finally { await rs.close().catch(() => {}); }
+      } finally { await rs.close().catch(() => {}); } // a read-only cursor: closing or ending it cannot change what was read
       if (asm.buffered > 0) yield asm.flush();
     } finally {
-      await conn?.close().catch(() => {});
+      await conn?.close().catch(() => {}); // closing: a failing close changes nothing the caller can act on
       release();
     }
   }

@@ -26,7 +26,7 @@ export class CopyInQuery {
     this.doneP = new Promise((resolve, reject) => { this.doneR = { resolve, reject }; });
     // either may be awaited later than it settles
     this.readyP.catch(() => {});
-    this.doneP.catch(() => {});
+    this.doneP.catch(() => {}); // observed by wait(); this only keeps an unawaited rejection from crashing the process
   }
 
   /** Called by pg when this query reaches the front of the client's queue. */

@@ -62,7 +62,7 @@ export async function createPgExecutor(source: string | PgConnectConfig, opts: P
         await client.query('COMMIT');
         return r.rows as T[];
       } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch(() => {}); // the original error is what matters; a failed ROLLBACK means the connection is already gone
         throw e;
       }
     },
@@ -92,12 +92,12 @@ export async function createPgExecutor(source: string | PgConnectConfig, opts: P
           if (r.rows.length < batch) break;
         }
       } finally {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch(() => {}); // the original error is what matters; a failed ROLLBACK means the connection is already gone
       }
       return { rows, bytes, ms: performance.now() - t0, timedOut };
     },
     fork: () => createPgExecutor(source, { ...opts, log }),
-    close: async () => { await client.end().catch(() => {}); },
+    close: async () => { await client.end().catch(() => {}); }, // closing: a failing close changes nothing the caller can act on
   };
   return exec;
 }

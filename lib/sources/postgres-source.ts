@@ -109,7 +109,7 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       return readCopy(q, columns, target, opts);
     },
 
-    async close() { await pool.end().catch(() => {}); },
+    async close() { await pool.end().catch(() => {}); }, // closing: a failing close changes nothing the caller can act on
   };
 
   async function* readCopy(q: RenderedQuery, columns: SourceColumn[], target: ReadTarget, opts: { batchSize: number; signal?: AbortSignal; stats: ReadStats }): AsyncGenerator<arrow.RecordBatch> {

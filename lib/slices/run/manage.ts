@@ -24,12 +24,12 @@ export async function striimCleanup(pool: pg.Pool, runId: number, client: Striim
   for (const app of apps) {
     // Best effort by design: an app may already be stopped or undeployed; only the DROP's outcome is reported.
     await client.exec(`STOP APPLICATION ${app};`).catch(() => null);
-    await client.exec(`UNDEPLOY APPLICATION ${app};`).catch(() => null);
-    const d = await client.exec(`DROP APPLICATION ${app} CASCADE;`).catch(() => null);
+    await client.exec(`UNDEPLOY APPLICATION ${app};`).catch(() => null); // cleanup of what may not exist: the outcome is checked by the caller (d === null)
+    const d = await client.exec(`DROP APPLICATION ${app} CASCADE;`).catch(() => null); // cleanup of what may not exist: the outcome is checked by the caller (d === null)
     if (d?.ok) done.push(app);
   }
   for (const ns of namespaces) {
-    const d = await client.exec(`DROP NAMESPACE ${ns} CASCADE;`).catch(() => null);
+    const d = await client.exec(`DROP NAMESPACE ${ns} CASCADE;`).catch(() => null); // cleanup of what may not exist: the outcome is checked by the caller (d === null)
     if (d?.ok) done.push(ns);
   }
   return done;
