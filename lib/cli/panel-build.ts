@@ -1,10 +1,11 @@
 import { processEnvironment } from '../config/env';
+import { projectRoot } from '../config/project-root';
 import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = projectRoot();
 const INPUTS = ['app', 'lib', 'public', 'next.config.mjs', 'package-lock.json', 'tsconfig.json'];
 
 /** A fingerprint of everything the panel build reads (paths, sizes, mtimes). */

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineJob } from '../jobs/types';
-import { openLake } from './index';
 
 const table = z.string().min(3).regex(/^[^.]+(\.[^.]+)+$/, 'namespace.table');
 
@@ -12,6 +11,7 @@ export const lakeJobs = [
     role: 'operator',
     payload: z.object({ table, maxSnapshotAgeMs: z.number().int().positive().optional(), minSnapshotsToKeep: z.number().int().min(1).optional() }),
     async run(ctx, p) {
+      const { openLake } = await import('./index');
       const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
       const t = await lake.loadTable(p.table);
       ctx.progress(0, 1);
@@ -26,6 +26,7 @@ export const lakeJobs = [
     role: 'operator',
     payload: z.object({ table, partition: z.record(z.string(), z.union([z.string(), z.number()])).optional() }),
     async run(ctx, p) {
+      const { openLake } = await import('./index');
       const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
       const t = await lake.loadTable(p.table);
       ctx.progress(0, 1);
