@@ -22,7 +22,9 @@ function walkUp(from: string): string | undefined {
  * from the sources (tsx) and from a bundle in dist/, one folder elsewhere.
  */
 export function projectRoot(): string {
-  root ??= walkUp(import.meta.dirname) ?? walkUp(process.cwd());
-  if (!root) throw new Error(`config: cannot find Tributary's package.json above ${import.meta.dirname} or ${process.cwd()}`);
+  // import.meta.dirname is unset inside the panel's server bundle (Next runs from the root there).
+  const here = typeof import.meta.dirname === 'string' ? import.meta.dirname : undefined;
+  root ??= (here && walkUp(here)) || walkUp(process.cwd());
+  if (!root) throw new Error(`config: cannot find Tributary's package.json above ${here ?? '(bundled module)'} or ${process.cwd()}`);
   return root;
 }

@@ -2,14 +2,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
-// The package's "exports" do not include its browser bundle, so it is read by path (the panel runs from
-// the installation root); a static path also lets the build trace exactly this file.
-const ASSETS: Record<string, string> = {
-  'standalone.js': path.join(process.cwd(), 'node_modules/@scalar/api-reference/dist/browser/standalone.js'),
-};
-
+// The package's "exports" do not include its browser bundle, so it is read by path from the
+// installation root (where the panel runs); a static path lets the build trace exactly this file.
 export async function GET(_req: Request, ctx: { params: Promise<{ asset: string }> }): Promise<Response> {
-  const file = ASSETS[(await ctx.params).asset];
-  if (!file) return new Response('not found', { status: 404 });
-  return new Response(await fs.readFile(file), { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' } });
+  if ((await ctx.params).asset !== 'standalone.js') return new Response('not found', { status: 404 });
+  const body = await fs.readFile(path.join(process.cwd(), 'node_modules/@scalar/api-reference/dist/browser/standalone.js'));
+  return new Response(body, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' } });
 }
