@@ -4,21 +4,25 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import * as arrow from 'apache-arrow';
+import type * as arrow from 'apache-arrow';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
-import { parseIdent } from './catalog';
-import { csvCell, csvToBatch, plainRow } from './format';
-import { openLake, type Lake, type LakeTable } from './index';
-import { readParquetBatches } from './parquet';
-import { FIELD_ID } from './schema';
+import { parseIdent, selectTables } from './catalog';
+import type { Lake, LakeTable } from './index';
+
+// The lake library (Arrow, Parquet, Avro) loads when a command needs it: `lake list` reads only the catalog.
+const lakeLib = async () => {
+  const [A, format, parquet, schema] = await Promise.all([import('apache-arrow'), import('./format'), import('./parquet'), import('./schema')]);
+  return { A, ...format, ...parquet, ...schema };
+};
 
 const positiveInt = (flag: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer`);
   return Number(v);
 };
 
-function lakeOf(ctx: CliContext): Lake {
+async function lakeOf(ctx: CliContext): Promise<Lake> {
+  const { openLake } = await import('./index');
   return openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, logger: ctx.logger });
 }
 
@@ -61,13 +65,14 @@ async function describe(t: LakeTable) {
 }
 
 async function* fileBatches(file: string, tableSchema?: arrow.Schema): AsyncGenerator<arrow.RecordBatch> {
+  const { A, readParquetBatches, FIELD_ID, csvToBatch } = await lakeLib();
   const lower = file.toLowerCase();
   if (!fs.existsSync(file)) throw new Error(`import: file ${file} not found`);
   if (lower.endsWith('.parquet')) {
     for await (const b of readParquetBatches(new Uint8Array(fs.readFileSync(file)), file)) {
       // Foreign field ids mean nothing to this table: match columns by name.
-      const fields = b.schema.fields.map((f) => new arrow.Field(f.name, f.type, f.nullable, new Map([...f.metadata].filter(([k]) => k !== FIELD_ID))));
-      yield new arrow.RecordBatch(new arrow.Schema(fields), b.data);
+      const fields = b.schema.fields.map((f) => new A.Field(f.name, f.type, f.nullable, new Map([...f.metadata].filter(([k]) => k !== FIELD_ID))));
+      yield new A.RecordBatch(new A.Schema(fields), b.data);
     }
   } else if (lower.endsWith('.csv')) {
     yield csvToBatch(fs.readFileSync(file, 'utf8'), tableSchema);
@@ -82,14 +87,15 @@ export function registerLakeCommands(program: Command): void {
     .option('--json', 'JSON output')
     .action(async (o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
       void cmd;
-      const tables = await lakeOf(ctx).listTables();
+      // The catalog alone (openLake's default catalog name): no Arrow or Parquet to load for a listing.
+      const tables = (await selectTables(ctx.pool, 'tributary')).map((t) => `${t.namespace}.${t.name}`);
       if (o.json) json(tables); else out(tables.join('\n') || '(no tables)');
     }));
 
   lake.command('describe').argument('<table>').description('schema, partition spec, properties, current snapshot, files, rows per partition')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const d = await describe(await lakeOf(ctx).loadTable(identOf(cmd, name)));
+      const d = await describe(await (await lakeOf(ctx)).loadTable(identOf(cmd, name)));
       if (o.json) { json(d); return; }
       out(`table ${d.table}\nlocation ${d.location}\nmetadata ${d.metadataLocation}`);
       out('schema:'); for (const f of d.schema) out(`  ${f.id}\t${f.name}\t${f.type}${f.required ? ' not null' : ''}`);
@@ -103,7 +109,7 @@ export function registerLakeCommands(program: Command): void {
   lake.command('snapshots').argument('<table>').description('snapshot history')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
       const list = t.snapshots().map((s) => ({
         id: String(s['snapshot-id']), parent: s['parent-snapshot-id'] === undefined ? null : String(s['parent-snapshot-id']),
         sequenceNumber: s['sequence-number'], timestamp: new Date(s['timestamp-ms']).toISOString(), operation: s.summary.operation, summary: s.summary,
@@ -119,7 +125,8 @@ export function registerLakeCommands(program: Command): void {
     .addOption(new Option('--format <format>', 'csv or json').choices(['csv', 'json']).default('csv'))
     .option('--json', 'same as --format json')
     .action(async (name: string, o: { wherePartition?: string; limit?: number; format: string; json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
+      const { plainRow, csvCell } = await lakeLib();
       const asJson = o.json || o.format === 'json';
       const rows: Record<string, unknown>[] = [];
       let header = false;
@@ -144,7 +151,8 @@ export function registerLakeCommands(program: Command): void {
       if (o.mode === 'merge' && !o.key) cmd.error('error: --key is required with --mode merge', { exitCode: 2 });
       const keys = o.key?.split(',').map((k) => k.trim()).filter(Boolean);
       return withCli(async (ctx) => {
-        const l = lakeOf(ctx);
+        const l = await lakeOf(ctx);
+        const { A } = await lakeLib();
         const ident = identOf(cmd, name);
         let t: LakeTable;
         if (await l.tableExists(ident)) t = await l.loadTable(ident);
@@ -153,8 +161,8 @@ export function registerLakeCommands(program: Command): void {
           if (first.done) throw new Error(`import: ${files[0]} has no rows to infer a schema from`);
           const schema = first.value.schema;
           if (o.partitionBy && !schema.fields.some((f) => f.name === o.partitionBy)) throw new Error(`--partition-by: column ${o.partitionBy} is not in ${files[0]}`);
-          const fields = schema.fields.map((f) => (keys?.includes(f.name) || f.name === o.partitionBy ? new arrow.Field(f.name, f.type, false) : f));
-          t = await l.createTable(ident, { schema: new arrow.Schema(fields), partitionBy: o.partitionBy ? [o.partitionBy] : [] });
+          const fields = schema.fields.map((f) => (keys?.includes(f.name) || f.name === o.partitionBy ? new A.Field(f.name, f.type, false) : f));
+          t = await l.createTable(ident, { schema: new A.Schema(fields), partitionBy: o.partitionBy ? [o.partitionBy] : [] });
         }
         const tableSchema = t.arrowSchema();
         const all = async function* () { for (const f of files) yield* fileBatches(path.resolve(f), tableSchema); };
@@ -166,7 +174,7 @@ export function registerLakeCommands(program: Command): void {
   lake.command('expire').argument('<table>').description('expire old snapshots (history.expire.* properties) and delete unreferenced files')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const r = await (await lakeOf(ctx).loadTable(identOf(cmd, name))).expireSnapshots();
+      const r = await (await (await lakeOf(ctx)).loadTable(identOf(cmd, name))).expireSnapshots();
       if (o.json) json(r); else out(`expired ${r.expiredSnapshots} snapshots, deleted ${r.deletedFiles.length} files`);
     }));
 
@@ -174,7 +182,7 @@ export function registerLakeCommands(program: Command): void {
     .option('--partition <value>', 'only this partition value')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { partition?: string; json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
       const r = await t.compact({ partition: partitionArg(t, o.partition, '--partition') });
       if (o.json) json(r); else out(r.snapshotId ? `compacted ${t.ident}: ${r.removedFiles} files → ${r.addedDataFiles}` : `nothing to compact in ${t.ident}`);
     }));
@@ -183,7 +191,7 @@ export function registerLakeCommands(program: Command): void {
     .option('--purge', 'also delete its files')
     .action(async (name: string, o: { purge?: boolean }, cmd: Command) => withCli(async (ctx) => {
       const ident = identOf(cmd, name);
-      await lakeOf(ctx).dropTable(ident, { purge: !!o.purge });
+      await (await lakeOf(ctx)).dropTable(ident, { purge: !!o.purge });
       out(`dropped ${ident}${o.purge ? ' (purged)' : ''}`);
     }));
 }
