@@ -99,6 +99,11 @@ export async function buildCli(root = findRoot()) {
 
 // `node lib/cli/cli-build.mjs`: what postinstall runs after prisma generate.
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
-  const stamp = await buildCli();
-  console.log(`tributary: CLI compiled to ${path.relative(process.cwd(), cliPaths().dir) || '.'} (build ${stamp})`);
+  try {
+    const stamp = await buildCli();
+    console.log(`tributary: CLI compiled to ${path.relative(process.cwd(), cliPaths().dir) || '.'} (build ${stamp})`);
+  } catch (e) {
+    // An install must not fail for it: without a bundle the CLI runs from the sources (slower to start).
+    console.warn(`tributary: compiling the CLI failed, it will run from the sources through tsx: ${e instanceof Error ? e.message : e}`);
+  }
 }
