@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { parseEnv, type Env } from '../config/env';
 import { connectDatabase } from '../db/connect';
 import { createPool } from '../db/pool';
-import { createPrisma, type Db } from '../db/prisma';
+import type { Db } from '../db/prisma';
 import { createLogger, consoleSink, type Logger } from '../log';
 import type { JobRegistry } from '../jobs';
 
@@ -30,9 +30,13 @@ export interface CliContext {
  * starts it and stops it again in close().
  */
 export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<CliContext> {
+  // The Prisma client (a large module) loads while the database connects.
+  const prismaModule = import('../db/prisma');
+  prismaModule.catch(() => {}); // observed below; not an unhandled rejection if connecting fails first
   const env = parseEnv();
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL });
   const { url, embedded } = await connectDatabase(env, { migrate: opts.migrate, log: (m) => logger.debug(m) });
+  const { createPrisma } = await prismaModule;
   const pool = createPool(url, { application: 'tributary-cli' });
   const prisma = createPrisma(url, { max: 4 });
   const ac = new AbortController();
