@@ -26,24 +26,32 @@ export function cliPaths(root = findRoot()) {
   return { dir, entry: path.join(dir, 'cli.mjs'), stampFile: path.join(dir, 'build-stamp') };
 }
 
-/** A fingerprint of the CLI's sources (relative path, size, mtime of every file; a few ms for ~400 files). */
-export function sourceStamp(root = findRoot()) {
+/**
+ * A fingerprint of files below `root` (relative path, size and mtime of each;
+ * a few ms for ~400 files): the inputs are walked in order, skipping tests,
+ * node_modules, dot-folders and the folders named in `skipDirs`.
+ */
+export function filesStamp(root, inputs, skipDirs = []) {
   const h = crypto.createHash('sha256');
   const walk = (rel) => {
     const abs = path.join(root, rel);
     let st;
     try { st = fs.statSync(abs); } catch { return; }
     if (st.isDirectory()) {
-      for (const e of fs.readdirSync(abs).sort()) {
-        if (e === 'node_modules' || e.startsWith('.')) continue;
-        walk(path.join(rel, e));
-      }
+      const base = path.basename(abs);
+      if (base === 'node_modules' || base.startsWith('.') || skipDirs.includes(base)) return;
+      for (const e of fs.readdirSync(abs).sort()) walk(path.join(rel, e));
     } else if (!/\.test\.tsx?$/.test(rel)) {
       h.update(`${rel}:${st.size}:${st.mtimeMs}\n`);
     }
   };
-  for (const i of INPUTS) walk(i);
-  return h.digest('hex').slice(0, 16);
+  for (const i of inputs) walk(i);
+  return h.digest('hex');
+}
+
+/** A fingerprint of the CLI's sources (the generated Prisma client included: it is bundled). */
+export function sourceStamp(root = findRoot()) {
+  return filesStamp(root, INPUTS).slice(0, 16);
 }
 
 /** The stamp of the bundle on disk, or null when there is none. */
