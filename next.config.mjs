@@ -34,6 +34,9 @@ const securityHeaders = [
   { key: 'Permissions-Policy', value: 'camera=(), microphone=(), geolocation=()' },
 ];
 
+// next-auth's session cookie under each of its names (secure or not, whole or chunked).
+const sessionCookies = ['next-auth.session-token', '__Secure-next-auth.session-token', 'next-auth.session-token.0', '__Secure-next-auth.session-token.0'];
+
 /** @type {import('next').NextConfig} */
 const config = {
   reactStrictMode: true,
@@ -51,6 +54,17 @@ const config = {
   // The repository root is the app root (avoids picking up lockfiles of parent folders).
   turbopack: { root: import.meta.dirname },
   outputFileTracingRoot: import.meta.dirname,
+  // A panel page asked for without a session goes to the login page, which returns there after
+  // signing in (callbackUrl, checked by app/login/callback-url.ts). A session that is present but
+  // expired is caught by the panel layout, which sends to /login without the way back.
+  async redirects() {
+    return [{
+      source: '/:path((?!login|setup|api/|_|favicon\\.ico|icon\\.svg).+)',
+      missing: sessionCookies.map((key) => ({ type: 'cookie', key })),
+      destination: '/login?callbackUrl=/:path',
+      permanent: false,
+    }];
+  },
   async headers() {
     return [
       { source: '/:path*', headers: securityHeaders },

@@ -1,7 +1,16 @@
 #!/usr/bin/env node
-// Entry point of the `tributary` CLI: runs the TypeScript sources through tsx.
-import { register } from 'tsx/esm/api';
+// Entry point of the `tributary` CLI. Runs the compiled bundle (dist/cli, built at
+// install and by `tributary serve`) when it matches the sources; otherwise, e.g.
+// while a developer edits lib/, the TypeScript sources through tsx — never stale code.
+import { freshCliEntry } from '../lib/cli/cli-build.mjs';
 
-register();
-const { runCli } = await import('../workers/cli.ts');
+const entry = process.env.TRIBUTARY_CLI_SOURCES === '1' ? null : freshCliEntry();
+let runCli;
+if (entry) {
+  ({ runCli } = await import(entry));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ runCli } = await import('../workers/cli.ts'));
+}
 await runCli(process.argv);

@@ -72,9 +72,9 @@ describe('panel', () => {
 
   it('sends strangers to the login page, and the first-run page is gone once a user exists', async () => {
     await page.goto(`${stack.baseUrl}/runs`);
-    await page.waitForURL(/\/login$/);
+    await page.waitForURL(/\/login(\?|$)/);
     await page.goto(`${stack.baseUrl}/setup`);
-    await page.waitForURL(/\/login$/);
+    await page.waitForURL(/\/login(\?|$)/);
   });
 
   it('signs the env admin in and every navigation entry opens a page', async () => {
@@ -164,9 +164,9 @@ describe('panel', () => {
 
   it('signs out', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL(/\/login$/);
+    await page.waitForURL(/\/login(\?|$)/);
     await page.goto(`${stack.baseUrl}/runs`);
-    await page.waitForURL(/\/login$/);
+    await page.waitForURL(/\/login(\?|$)/);
   });
 });
 

@@ -1,5 +1,5 @@
-import type { JobDefinition } from '../lib/jobs';
-import { systemJobs } from '../lib/jobs';
+import type { JobDefinition } from '../lib/jobs/types';
+import { systemJobs } from '../lib/jobs/system-check';
 import { etlJobs } from '../lib/etl/jobs';
 import { dqJobs } from '../lib/dq/jobs';
 import { slicesJobs } from '../lib/slices/jobs';

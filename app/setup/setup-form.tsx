@@ -3,18 +3,21 @@ import { signIn } from 'next-auth/react';
 import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../_components/api-client';
+import { PasswordRules, passwordOk } from './password-rules';
 
 export function SetupForm() {
   const router = useRouter();
   const [error, setError] = useState<{ message: string; field?: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
 
   async function submit(e: FormEvent<HTMLFormElement>) {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
     const name = String(f.get('name') ?? '');
-    const password = String(f.get('password') ?? '');
-    if (password !== String(f.get('confirm') ?? '')) { setError({ message: 'The two passwords differ.', field: 'confirm' }); return; }
+    if (!passwordOk(password)) { setError({ message: 'The password does not meet the rules shown below it.', field: 'password' }); return; }
+    if (password !== confirm) { setError({ message: 'The two passwords differ.', field: 'confirm' }); return; }
     setBusy(true);
     setError(null);
     try {
@@ -36,13 +39,17 @@ export function SetupForm() {
         <input name="name" autoComplete="username" required autoFocus aria-invalid={error?.field === 'name'} />
       </label>
       <label className="field">
-        <span>Password (at least 8 characters)</span>
-        <input name="password" type="password" autoComplete="new-password" minLength={8} required aria-invalid={error?.field === 'password'} />
+        <span>Password</span>
+        <input name="password" type="password" autoComplete="new-password" required value={password} onChange={(e) => setPassword(e.target.value)}
+          aria-describedby="setup-password-rules" aria-invalid={error?.field === 'password' || (password !== '' && !passwordOk(password))} />
       </label>
+      <PasswordRules password={password} id="setup-password-rules" />
       <label className="field">
         <span>Repeat the password</span>
-        <input name="confirm" type="password" autoComplete="new-password" minLength={8} required aria-invalid={error?.field === 'confirm'} />
+        <input name="confirm" type="password" autoComplete="new-password" required value={confirm} onChange={(e) => setConfirm(e.target.value)}
+          aria-invalid={error?.field === 'confirm' || (confirm !== '' && confirm !== password)} />
       </label>
+      {confirm !== '' && confirm !== password && <p className="field-help" role="status">The two passwords differ.</p>}
       {error && <p className="form-error" role="alert">{error.message}</p>}
       <button type="submit" className="btn btn-primary btn-block" disabled={busy}>{busy ? 'Creating…' : 'Create admin and sign in'}</button>
     </form>

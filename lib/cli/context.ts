@@ -2,26 +2,13 @@ import type pg from 'pg';
 import { parseEnv, type Env } from '../config/env';
 import { connectDatabase } from '../db/connect';
 import { createPool } from '../db/pool';
-import { createPrisma, type Db } from '../db/prisma';
+import type { Db } from '../db/prisma';
 import { createLogger, consoleSink, type Logger } from '../log';
 import type { JobRegistry } from '../jobs';
 
-/** What the executable's entry point handed the CLI (set once by main()). */
-export interface CliAssemblyState {
-  jobs: JobRegistry;
-  runWorker(opts: { concurrency?: number }): Promise<void>;
-}
-
-let assembly: CliAssemblyState | undefined;
-
-/** Called by `main()` with what `workers/cli.ts` assembled. */
-export function setCliAssembly(a: CliAssemblyState): void { assembly = a; }
-
-/** The assembled job kinds and worker runner; fails loudly when main() did not run (a wiring bug). */
-export function cliAssembly(): CliAssemblyState {
-  if (!assembly) throw new Error('cli: no assembly — run the CLI through workers/cli.ts (bin/tributary.mjs)');
-  return assembly;
-}
+// The assembly's state lives apart so that main() sets it without loading the database modules.
+export { cliAssembly, setCliAssembly, type CliAssemblyState } from './assembly';
+import { cliAssembly } from './assembly';
 
 /** What a CLI command gets: the database (embedded found or started), a logger, a signal. */
 export interface CliContext {
@@ -43,9 +30,13 @@ export interface CliContext {
  * starts it and stops it again in close().
  */
 export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<CliContext> {
+  // The Prisma client (a large module) loads while the database connects.
+  const prismaModule = import('../db/prisma');
+  prismaModule.catch(() => {}); // observed below; not an unhandled rejection if connecting fails first
   const env = parseEnv();
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL });
   const { url, embedded } = await connectDatabase(env, { migrate: opts.migrate, log: (m) => logger.debug(m) });
+  const { createPrisma } = await prismaModule;
   const pool = createPool(url, { application: 'tributary-cli' });
   const prisma = createPrisma(url, { max: 4 });
   const ac = new AbortController();

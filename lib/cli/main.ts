@@ -1,51 +1,107 @@
 import { Command } from 'commander';
 import { exitCodeFor } from '../errors';
-import { parseEnv } from '../config/env';
-import { createJobRegistry, installJobCatalog, type JobDefinition } from '../jobs';
-import { setCliAssembly } from './context';
-import { registerSystemCommands } from './system-commands';
-import { registerEtlCommands } from '../etl/cli';
-import { registerConnectionsCommands } from '../connections/cli';
-import { registerDqCommands } from '../dq/cli';
-import { registerSlicesCommands } from '../slices/cli';
-import { registerLakeCommands } from '../lake-admin/cli';
-import { registerModelsCommands } from '../models/cli';
-import { registerFlowsCommands } from '../flows/cli';
+import { installJobCatalog } from '../jobs/catalog';
+import { createJobRegistry } from '../jobs/registry';
+import type { JobDefinition } from '../jobs/types';
+import { setCliAssembly } from './assembly';
+import { versionText } from './version';
 
 /** What the executable's entry point (`workers/cli.ts`) hands the CLI. */
 export interface CliAssembly {
-  /** Every job kind (validation and enqueueing from the command line). */
-  jobs: readonly JobDefinition[];
+  /** Every job kind (validation and enqueueing from the command line), loaded when a command runs. */
+  loadJobs(): Promise<readonly JobDefinition[]>;
   /** Run a worker process until SIGINT/SIGTERM (`tributary worker`). */
   runWorker(opts: { concurrency?: number }): Promise<void>;
 }
 
+/** One module of top-level commands: their names and descriptions (for help), and how to load them. */
+export interface CommandModule {
+  commands: readonly { name: string; description: string }[];
+  load(): Promise<(program: Command) => void>;
+}
+
 /**
- * Every sub-command, in one list: the only place in lib/ that knows every
+ * Every sub-command, in one table: the only place in lib/ that knows every
  * engine. Engines export `register…Commands(program)` from `lib/<engine>/cli.ts`.
+ * Only the module of the command being run is imported, so `tributary --help`
+ * loads no engine; the names and descriptions here are checked against what
+ * each module registers (main.test.ts).
  */
-const COMMANDS: ((program: Command) => void)[] = [
-  registerSystemCommands,
-  registerEtlCommands,
-  registerConnectionsCommands,
-  registerDqCommands,
-  registerSlicesCommands,
-  registerLakeCommands,
-  registerModelsCommands,
-  registerFlowsCommands,
+export const COMMANDS: readonly CommandModule[] = [
+  {
+    commands: [
+      { name: 'serve', description: 'Start the panel and one worker (what `npm start` runs); embedded PostgreSQL unless DATABASE_URL is set' },
+      { name: 'worker', description: 'Run a worker alone (start several, on several machines, against one database)' },
+      { name: 'migrate', description: 'Apply pending database migrations (idempotent)' },
+      { name: 'users', description: 'Manage panel users' },
+      { name: 'tokens', description: 'Manage API tokens (bearer tokens for /api/v1)' },
+    ],
+    load: async () => (await import('./system-commands')).registerSystemCommands,
+  },
+  {
+    commands: [{ name: 'etl', description: 'Extract tables from every branch (Oracle/Postgres) into the Iceberg lake: INITIAL or INCREMENTAL (CDC)' }],
+    load: async () => (await import('../etl/cli')).registerEtlCommands,
+  },
+  {
+    commands: [{ name: 'connections', description: 'Branch and service connections (secrets encrypted at rest)' }],
+    load: async () => (await import('../connections/cli')).registerConnectionsCommands,
+  },
+  {
+    commands: [{ name: 'dq', description: 'Data-quality reconciliation: windowed row counts and row-hash diff per table × branch, narrowed to keys, with repair' }],
+    load: async () => (await import('../dq/cli')).registerDqCommands,
+  },
+  {
+    commands: [{ name: 'slices', description: 'parallel initial loads: one Striim app (or native copier) per slice' }],
+    load: async () => (await import('../slices/cli')).registerSlicesCommands,
+  },
+  {
+    commands: [{ name: 'lake', description: 'Iceberg lake: tables, snapshots, scans, imports and maintenance' }],
+    load: async () => (await import('../lake-admin/cli')).registerLakeCommands,
+  },
+  {
+    commands: [{ name: 'models', description: 'SQL models over the lake, materialised in ClickHouse (dbt-style run / test / build)' }],
+    load: async () => (await import('../models/cli')).registerModelsCommands,
+  },
+  {
+    commands: [
+      { name: 'flows', description: 'DAG flows of pipelines and jobs, with cron schedules in time zones and alert mail' },
+      { name: 'pipelines', description: 'The pipeline library: saved job specs' },
+    ],
+    load: async () => (await import('../flows/cli')).registerFlowsCommands,
+  },
 ];
 
-/** The `tributary` command line: one sub-command per engine. */
+/** The top-level command argv names (`tributary [-h] <cmd> …`, `tributary help <cmd>`), or null for none. */
+export function commandNameOf(argv: readonly string[]): string | null {
+  const args = argv.slice(2).filter((a) => !a.startsWith('-'));
+  if (args[0] === 'help') return args[1] ?? null;
+  return args[0] ?? null;
+}
+
+/** The `tributary` command line: one sub-command per engine, the named one loaded. */
 export async function main(argv: string[], assembly: CliAssembly): Promise<void> {
-  const jobs = createJobRegistry(assembly.jobs);
-  setCliAssembly({ jobs, runWorker: assembly.runWorker });
-  installJobCatalog({ jobs, env: parseEnv() });
   const program = new Command('tributary')
     .description('Tributary: many operational databases into one Iceberg lakehouse')
+    .version(versionText(), '-V, --version', 'print the version and build')
     .showHelpAfterError()
     .exitOverride();
-  for (const register of COMMANDS) register(program);
+  const name = commandNameOf(argv);
+  const wanted = COMMANDS.find((m) => m.commands.some((c) => c.name === name));
   try {
+    let register: ((program: Command) => void) | undefined;
+    if (wanted) {
+      const [reg, jobs] = await Promise.all([wanted.load(), assembly.loadJobs()]);
+      const registry = createJobRegistry(jobs);
+      setCliAssembly({ jobs: registry, runWorker: assembly.runWorker });
+      // The flows and pipelines engines validate and enqueue job specs through the process's catalog.
+      installJobCatalog({ jobs: registry, env: (await import('../config/env')).parseEnv() });
+      register = reg;
+    }
+    for (const m of COMMANDS) {
+      if (m === wanted) register!(program);
+      // The others appear in help (and in commander's "did you mean") by name and description alone.
+      else for (const c of m.commands) program.command(c.name).description(c.description);
+    }
     await program.parseAsync(argv);
   } catch (e) {
     const err = e as { code?: string; exitCode?: number; message?: string };

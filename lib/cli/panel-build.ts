@@ -1,29 +1,15 @@
 import { processEnvironment } from '../config/env';
+import { projectRoot } from '../config/project-root';
 import fs from 'node:fs';
 import path from 'node:path';
-import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
+import { filesStamp } from './cli-build.mjs';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
+const ROOT = projectRoot();
 const INPUTS = ['app', 'lib', 'public', 'next.config.mjs', 'package-lock.json', 'tsconfig.json'];
 
-/** A fingerprint of everything the panel build reads (paths, sizes, mtimes). */
-function sourceStamp(): string {
-  const h = crypto.createHash('sha256');
-  const walk = (p: string) => {
-    let st: fs.Stats;
-    try { st = fs.statSync(p); } catch { return; }
-    if (st.isDirectory()) {
-      const base = path.basename(p);
-      if (base === 'node_modules' || base.startsWith('.') || base === 'generated') return;
-      for (const e of fs.readdirSync(p).sort()) walk(path.join(p, e));
-    } else if (!/\.test\.tsx?$/.test(p)) {
-      h.update(`${path.relative(ROOT, p)}:${st.size}:${st.mtimeMs}\n`);
-    }
-  };
-  for (const i of INPUTS) walk(path.join(ROOT, i));
-  return h.digest('hex');
-}
+/** A fingerprint of everything the panel build reads (paths, sizes, mtimes; generated folders skipped). */
+const sourceStamp = () => filesStamp(ROOT, INPUTS, ['generated']);
 
 /**
  * Build the Next.js panel when it was never built or its sources changed

@@ -7,6 +7,7 @@ import { ensureQueue } from '../jobs/queue';
 import { ensureAdminUser } from '../auth/users';
 import { consoleSink, createLogger } from '../log';
 import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
+import { buildCli, freshCliEntry } from './cli-build.mjs';
 
 /**
  * `tributary serve` (what `npm start` runs): database (embedded unless
@@ -30,7 +31,15 @@ export async function serve(opts: { build?: boolean; worker?: boolean } = {}): P
     logger.info(`no user yet: open http://${env.HOST}:${env.PORT}/setup to create the first admin`);
   }
   await prisma.$disconnect();
-  if (opts.build !== false) buildPanelIfNeeded((m) => logger.info(m));
+  if (opts.build !== false) {
+    buildPanelIfNeeded((m) => logger.info(m));
+    // The worker (and every later `tributary` call) runs the compiled CLI when it matches the sources.
+    if (!freshCliEntry(PROJECT_ROOT)) {
+      logger.info('compiling the CLI (esbuild) — first start or sources changed');
+      // Without a bundle the CLI still runs, from the sources through tsx (slower to start).
+      await buildCli(PROJECT_ROOT).catch((e) => logger.warn('compiling the CLI failed; it runs from the sources', { error: (e as Error).message }));
+    }
+  }
 
   const secret = resolveSecret(env);
   const childEnv = {

@@ -1,9 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
+import { projectRoot } from '../config/project-root';
 
 /** Folder of numbered SQL migrations, `NNNN_name/migration.sql`. */
-export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, '../../prisma/migrations');
+export const MIGRATIONS_DIR = path.join(projectRoot(), 'prisma/migrations');
 
 // One lock id for every Tributary migrator, so concurrent starts serialise.
 const MIGRATE_LOCK = 7_401_337_001;
@@ -12,7 +13,7 @@ export interface MigrateResult { applied: string[]; alreadyApplied: number }
 
 /** List migration folder names in apply order. */
 export async function listMigrations(dir = MIGRATIONS_DIR): Promise<string[]> {
-  const entries = await fs.readdir(dir, { withFileTypes: true });
+  const entries = await fs.readdir(/*turbopackIgnore: true*/ dir, { withFileTypes: true });
   return entries.filter((e) => e.isDirectory() && /^\d{4}_/.test(e.name)).map((e) => e.name).sort();
 }
 
@@ -33,7 +34,8 @@ export async function migrate(url: string, opts: { dir?: string; log?: (m: strin
     const applied: string[] = [];
     for (const name of await listMigrations(dir)) {
       if (done.has(name)) continue;
-      const sql = await fs.readFile(path.join(dir, name, 'migration.sql'), 'utf8');
+      const file = path.join(/*turbopackIgnore: true*/ dir, name, 'migration.sql');
+      const sql = await fs.readFile(/*turbopackIgnore: true*/ file, 'utf8');
       try {
         await client.query('begin');
         await client.query(sql);

@@ -99,7 +99,7 @@ export function planPgTls(cfg: PgConnectConfig, o: { homeDir?: string } = {}): P
     return { mode, tls: out, config };
   }
   if (mode === 'verify-ca' || mode === 'verify-full') {
-    if (!rootFile || !fs.existsSync(rootFile)) {
+    if (!rootFile || !fs.existsSync(/*turbopackIgnore: true*/ rootFile)) {
       throw new Error(`sources: postgres: sslmode=${mode}: root certificate file "${rootFile ?? defaultRoot}" does not exist — give sslrootcert, use sslrootcert=system, or choose a mode that does not verify the server (require)`);
     }
   }

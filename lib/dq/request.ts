@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { intField, listField, namespaceField } from '../config/request';
-import { checkWindowValue, defaultSince } from './window';
+import { checkWindowValue, defaultSince } from './window-value';
 
 const windowValue = z.string().superRefine((v, ctx) => {
   const why = checkWindowValue(v);

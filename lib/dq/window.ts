@@ -4,6 +4,9 @@ import type { QuerySpec } from '../sources';
 import type { BatchPredicate } from './arrow-side';
 import { canonicalScaled } from './canonical';
 
+// The window values' checks are pure (the request schema uses them without loading Arrow).
+export { checkWindowValue, defaultSince } from './window-value';
+
 /**
  * The shared window of a (table, branch) unit: both checks, on both sides,
  * read exactly these rows.
@@ -47,22 +50,6 @@ export interface WindowInput {
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const TS_TEXT = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?$/;
-
-/** Validate a --since / --until value; returns an error message or null. */
-export function checkWindowValue(v: string): string | null {
-  if (!TS_TEXT.test(v.trim())) return 'must be YYYY-MM-DD or YYYY-MM-DD HH:MM:SS';
-  const [y, m, d] = v.trim().slice(0, 10).split('-').map(Number);
-  const back = new Date(Date.UTC(y, m - 1, d));
-  if (back.getUTCMonth() !== m - 1 || back.getUTCDate() !== d) return 'not a calendar date';
-  return null;
-}
-
-/** 1 January of the current year (the seed's YTD default). */
-export function defaultSince(now = new Date()): string {
-  return `${now.getUTCFullYear()}-01-01`;
-}
-
 const micros = (v: string) => Number(parseTimestampMicros(v.trim().replace('T', ' ')));
 
 function bound(v: string, julian: boolean): number {

@@ -2,6 +2,8 @@ import { Worker } from 'node:worker_threads';
 import fs from 'node:fs/promises';
 import * as arrow from 'apache-arrow';
 import { writerProperties } from '../lake';
+import path from 'node:path';
+import { projectRoot } from '../config/project-root';
 
 /**
  * A small pool of worker threads encoding Parquet (parquet-wasm), so Arrow
@@ -66,7 +68,7 @@ export class ParquetEncoderPool {
   private start(): void {
     if (this.workers.length) return;
     for (let i = 0; i < Math.max(1, this.size); i++) {
-      const w = new Worker(new URL('./parquet-worker.mjs', import.meta.url));
+      const w = new Worker(path.join(projectRoot(), 'lib/etl/parquet-worker.mjs'));
       w.unref();
       w.on('message', (m: { id: number; ok: boolean; bytes?: number; error?: string }) => {
         const p = this.pending.get(m.id);

@@ -35,11 +35,13 @@ export interface ModelsDeps {
 export const EMBEDDED = 'embedded';
 
 export function projectDir(env: Env, override?: string): string {
-  return path.resolve(override ?? env.TRIBUTARY_MODELS_DIR ?? path.join(env.dataDir, 'models'));
+  const dir = override ?? env.TRIBUTARY_MODELS_DIR ?? path.join(env.dataDir, 'models');
+  return path.resolve(/*turbopackIgnore: true*/ dir);
 }
 
 export function chdbStateDir(env: Env): string {
-  return path.resolve(env.TRIBUTARY_CHDB_DIR ?? path.join(env.dataDir, 'chdb'));
+  const dir = env.TRIBUTARY_CHDB_DIR ?? path.join(env.dataDir, 'chdb');
+  return path.resolve(/*turbopackIgnore: true*/ dir);
 }
 
 function lakeOf(d: ModelsDeps): Lake {

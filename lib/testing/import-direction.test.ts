@@ -11,7 +11,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** lib/ folders by layer, lowest first (docs/architecture.md, "Layer order"). */
 export const LAYERS: string[][] = [
   ['errors'],
-  ['config', 'log'],
+  ['log'],
+  ['config'],
   ['db'],
   ['sources', 'lake', 'audit'],
   ['connections', 'auth', 'jobs'],

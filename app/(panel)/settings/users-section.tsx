@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../_components/api-client';
 import { formatTime } from '../../_components/format';
 import { useUser } from '../../_components/user-context';
+import { PasswordRules, passwordOk } from '../../setup/password-rules';
 
 interface User { id: string; name: string; role: 'admin' | 'operator' | 'viewer'; createdAt: string }
 const ROLES = ['viewer', 'operator', 'admin'] as const;
@@ -42,14 +43,17 @@ export function UsersSection() {
           <input name="user-name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} required aria-invalid={err?.field === 'name'} />
         </label>
         <label className="field"><span>Password</span>
-          <input name="user-password" type="password" autoComplete="new-password" minLength={8} value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} required aria-invalid={err?.field === 'password'} />
+          <input name="user-password" type="password" autoComplete="new-password" value={form.password} onChange={(e) => setForm({ ...form, password: e.target.value })} required
+            aria-describedby="user-password-rules" aria-invalid={err?.field === 'password' || (form.password !== '' && !passwordOk(form.password))} />
         </label>
+        <PasswordRules password={form.password} id="user-password-rules" />
         <label className="field"><span>Role</span>
           <select name="user-role" value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as User['role'] })}>
             {ROLES.map((r) => <option key={r} value={r}>{r}</option>)}
           </select>
         </label>
-        <button type="submit" className="btn btn-primary" disabled={create.isPending}>Add user</button>
+        <button type="submit" className="btn btn-primary" disabled={create.isPending || !passwordOk(form.password)}
+          title={passwordOk(form.password) ? undefined : 'The password does not meet the rules shown beside it'}>Add user</button>
       </form>
       {err && <p className="form-error" role="alert">{err.message}</p>}
       {ended && <p className="muted" role="status">Every panel session of {ended} has ended; they must sign in again.</p>}

@@ -146,7 +146,7 @@ export function resolveSettings(env: EnvLike, flags: RunFlags, dataDir: string):
     deploymentGroup: parse(z.string().regex(/^\w+$/, '--deployment-group must be a plain name'), pick(flags.deploymentGroup, e('DEPLOYMENT_GROUP_TARGET')) ?? 'default', 'group'),
     namespacePrefix: parse(z.string().regex(/^[A-Za-z]\w*$/, 'ILA_NS_BASE must be a plain name'), e('ILA_NS_BASE') ?? 'ILA_', 'prefix'),
     templateFile: pick(flags.template, e('SOURCE_TQL_FILE')) ?? null,
-    logDir: path.resolve(logDir),
+    logDir: path.resolve(/*turbopackIgnore: true*/ logDir),
     sourceEngine, targetEngine,
     providerSrc: e('STRIIM_SOURCE_PROVIDER_TYPE') ?? null,
     providerTgt: e('STRIIM_TARGET_PROVIDER_TYPE') ?? null,

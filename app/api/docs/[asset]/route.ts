@@ -1,12 +1,11 @@
 // The reference's one script, read from the installed @scalar/api-reference package.
 import fs from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import path from 'node:path';
 
-const ASSETS: Record<string, string> = { 'standalone.js': '@scalar/api-reference/dist/browser/standalone.js' };
-
+// The package's "exports" do not include its browser bundle, so it is read by path from the
+// installation root (where the panel runs); a static path lets the build trace exactly this file.
 export async function GET(_req: Request, ctx: { params: Promise<{ asset: string }> }): Promise<Response> {
-  const spec = ASSETS[(await ctx.params).asset];
-  if (!spec) return new Response('not found', { status: 404 });
-  const file = createRequire(import.meta.url).resolve(spec);
-  return new Response(await fs.readFile(file), { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' } });
+  if ((await ctx.params).asset !== 'standalone.js') return new Response('not found', { status: 404 });
+  const body = await fs.readFile(path.join(process.cwd(), 'node_modules/@scalar/api-reference/dist/browser/standalone.js'));
+  return new Response(body, { headers: { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' } });
 }

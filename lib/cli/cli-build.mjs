@@ -1,0 +1,117 @@
+// The compiled CLI: `workers/cli.ts` bundled by esbuild into dist/cli/ (ESM, node20,
+// packages external, one chunk per lazily loaded engine). Plain JS so that
+// bin/tributary.mjs can decide, without a TypeScript loader, whether the bundle
+// is current: a stamp of the sources' paths, sizes and mtimes, written beside it.
+import fs from 'node:fs';
+import path from 'node:path';
+import crypto from 'node:crypto';
+
+/** The installation root: the nearest folder above this file holding Tributary's package.json. */
+export function findRoot(from = import.meta.dirname) {
+  for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
+    try {
+      if (JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).name === 'tributary') return dir;
+    } catch { /* none here: keep walking */ }
+    if (path.dirname(dir) === dir) throw new Error(`cli: cannot find Tributary's package.json above ${from}`);
+  }
+}
+
+/** What the bundle is built from (tests excluded: they are never bundled). */
+const INPUTS = ['lib', 'workers', 'package.json'];
+const OUT = 'dist/cli';
+
+/** The compiled entry point and its stamp file, under `root`. */
+export function cliPaths(root = findRoot()) {
+  const dir = path.join(root, OUT);
+  return { dir, entry: path.join(dir, 'cli.mjs'), stampFile: path.join(dir, 'build-stamp') };
+}
+
+/**
+ * A fingerprint of files below `root` (relative path, size and mtime of each;
+ * a few ms for ~400 files): the inputs are walked in order, skipping tests,
+ * node_modules, dot-folders and the folders named in `skipDirs`.
+ */
+export function filesStamp(root, inputs, skipDirs = []) {
+  const h = crypto.createHash('sha256');
+  const walk = (rel) => {
+    const abs = path.join(root, rel);
+    let st;
+    try { st = fs.statSync(abs); } catch { return; }
+    if (st.isDirectory()) {
+      const base = path.basename(abs);
+      if (base === 'node_modules' || base.startsWith('.') || skipDirs.includes(base)) return;
+      for (const e of fs.readdirSync(abs).sort()) walk(path.join(rel, e));
+    } else if (!/\.test\.tsx?$/.test(rel)) {
+      h.update(`${rel}:${st.size}:${st.mtimeMs}\n`);
+    }
+  };
+  for (const i of inputs) walk(i);
+  return h.digest('hex');
+}
+
+/** A fingerprint of the CLI's sources (the generated Prisma client included: it is bundled). */
+export function sourceStamp(root = findRoot()) {
+  return filesStamp(root, INPUTS).slice(0, 16);
+}
+
+/** The stamp of the bundle on disk, or null when there is none. */
+export function builtStamp(root = findRoot()) {
+  try { return fs.readFileSync(cliPaths(root).stampFile, 'utf8').trim(); } catch { return null; }
+}
+
+/** The compiled entry point when it exists and matches the sources, else null (run the sources through tsx). */
+export function freshCliEntry(root = findRoot()) {
+  const { entry } = cliPaths(root);
+  if (!fs.existsSync(entry)) return null;
+  const built = builtStamp(root);
+  return built !== null && built === sourceStamp(root) ? entry : null;
+}
+
+/**
+ * Bundle the CLI with esbuild (the stamp is taken before bundling, so a source
+ * edited meanwhile makes the result stale rather than wrongly current).
+ * @returns the stamp written
+ */
+export async function buildCli(root = findRoot()) {
+  const stamp = sourceStamp(root);
+  const { dir } = cliPaths(root);
+  const tmp = `${dir}.tmp-${process.pid}`;
+  const esbuild = await import('esbuild');
+  fs.rmSync(tmp, { recursive: true, force: true });
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { cli: 'workers/cli.ts' },
+    outdir: tmp,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    // The build's stamp, shown by `tributary --version` (package.json's version is inlined from its JSON import).
+    define: { __TRIBUTARY_BUILD__: JSON.stringify(stamp) },
+  });
+  fs.writeFileSync(path.join(tmp, 'build-stamp'), `${stamp}\n`);
+  // Swap in whole: a CLI started meanwhile sees the old bundle or the new one, never half of each.
+  const old = `${dir}.old-${process.pid}`;
+  fs.rmSync(old, { recursive: true, force: true });
+  if (fs.existsSync(dir)) fs.renameSync(dir, old);
+  fs.renameSync(tmp, dir);
+  fs.rmSync(old, { recursive: true, force: true });
+  return stamp;
+}
+
+// `node lib/cli/cli-build.mjs`: what postinstall runs after prisma generate.
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  try {
+    const stamp = await buildCli();
+    console.log(`tributary: CLI compiled to ${path.relative(process.cwd(), cliPaths().dir) || '.'} (build ${stamp})`);
+  } catch (e) {
+    // An install must not fail for it: without a bundle the CLI runs from the sources (slower to start).
+    console.warn(`tributary: compiling the CLI failed, it will run from the sources through tsx: ${e instanceof Error ? e.message : e}`);
+  }
+}
