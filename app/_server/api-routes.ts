@@ -21,14 +21,15 @@ import * as r17 from '@/app/api/v1/models/results/route';
 import * as r18 from '@/app/api/v1/models/route';
 import * as r19 from '@/app/api/v1/openapi.json/route';
 import * as r20 from '@/app/api/v1/setup/route';
-import * as r21 from '@/app/api/v1/slices/runs/[id]/board/route';
-import * as r22 from '@/app/api/v1/slices/runs/[id]/slices/route';
-import * as r23 from '@/app/api/v1/slices/runs/route';
-import * as r24 from '@/app/api/v1/tokens/[id]/route';
-import * as r25 from '@/app/api/v1/tokens/route';
-import * as r26 from '@/app/api/v1/users/[id]/route';
-import * as r27 from '@/app/api/v1/users/[id]/sessions/route';
-import * as r28 from '@/app/api/v1/users/route';
+import * as r21 from '@/app/api/v1/slices/runs/[id]/actions/route';
+import * as r22 from '@/app/api/v1/slices/runs/[id]/board/route';
+import * as r23 from '@/app/api/v1/slices/runs/[id]/slices/route';
+import * as r24 from '@/app/api/v1/slices/runs/route';
+import * as r25 from '@/app/api/v1/tokens/[id]/route';
+import * as r26 from '@/app/api/v1/tokens/route';
+import * as r27 from '@/app/api/v1/users/[id]/route';
+import * as r28 from '@/app/api/v1/users/[id]/sessions/route';
+import * as r29 from '@/app/api/v1/users/route';
 
 /** Every /api/v1 route, with the one-line summary of each method. */
 export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] = [
@@ -53,12 +54,13 @@ export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] =
   { path: "/api/v1/models", methods: { GET: r18.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
   { path: "/api/v1/openapi.json", methods: { GET: r19.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
   { path: "/api/v1/setup", methods: { GET: r20.GET, POST: r20.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
-  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r21.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
-  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r22.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
-  { path: "/api/v1/slices/runs", methods: { GET: r23.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
-  { path: "/api/v1/tokens/{id}", methods: { DELETE: r24.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
-  { path: "/api/v1/tokens", methods: { GET: r25.GET, POST: r25.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name } for yourself; the token is in this answer only"} },
-  { path: "/api/v1/users/{id}", methods: { PATCH: r26.PATCH, DELETE: r26.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
-  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r27.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
-  { path: "/api/v1/users", methods: { GET: r28.GET, POST: r28.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
+  { path: "/api/v1/slices/runs/{id}/actions", methods: { POST: r21.POST }, summaries: {"POST":"start a board action on a run (run, reset, reconcile, clear) as its slices.* job → 202 { id, kind }"} },
+  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r22.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
+  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r23.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
+  { path: "/api/v1/slices/runs", methods: { GET: r24.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
+  { path: "/api/v1/tokens/{id}", methods: { DELETE: r25.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
+  { path: "/api/v1/tokens", methods: { GET: r26.GET, POST: r26.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name } for yourself; the token is in this answer only"} },
+  { path: "/api/v1/users/{id}", methods: { PATCH: r27.PATCH, DELETE: r27.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
+  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r28.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
+  { path: "/api/v1/users", methods: { GET: r29.GET, POST: r29.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
 ];
