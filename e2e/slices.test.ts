@@ -126,7 +126,7 @@ describe('slices from the panel', () => {
     await table.waitFor({ timeout: 120_000 });
     const deltas = await table.locator('td[data-delta]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-delta')));
     expect(deltas).toEqual(['0', '0', '0', '0', '0']);
-    expect(await table.locator('tr[data-slice="total"] td').nth(2).textContent()).toBe(ROWS.toLocaleString());
+    expect((await table.locator('tr[data-slice="total"] td').nth(2).textContent())?.replace(/\D/g, '')).toBe(String(ROWS));
   });
 
   it('a viewer sees the board without action buttons, and the actions API answers 403', async () => {
