@@ -36,14 +36,15 @@ import * as r32 from '@/app/api/v1/pipelines/[id]/route';
 import * as r33 from '@/app/api/v1/pipelines/[id]/run/route';
 import * as r34 from '@/app/api/v1/pipelines/route';
 import * as r35 from '@/app/api/v1/setup/route';
-import * as r36 from '@/app/api/v1/slices/runs/[id]/board/route';
-import * as r37 from '@/app/api/v1/slices/runs/[id]/slices/route';
-import * as r38 from '@/app/api/v1/slices/runs/route';
-import * as r39 from '@/app/api/v1/tokens/[id]/route';
-import * as r40 from '@/app/api/v1/tokens/route';
-import * as r41 from '@/app/api/v1/users/[id]/route';
-import * as r42 from '@/app/api/v1/users/[id]/sessions/route';
-import * as r43 from '@/app/api/v1/users/route';
+import * as r36 from '@/app/api/v1/slices/runs/[id]/actions/route';
+import * as r37 from '@/app/api/v1/slices/runs/[id]/board/route';
+import * as r38 from '@/app/api/v1/slices/runs/[id]/slices/route';
+import * as r39 from '@/app/api/v1/slices/runs/route';
+import * as r40 from '@/app/api/v1/tokens/[id]/route';
+import * as r41 from '@/app/api/v1/tokens/route';
+import * as r42 from '@/app/api/v1/users/[id]/route';
+import * as r43 from '@/app/api/v1/users/[id]/sessions/route';
+import * as r44 from '@/app/api/v1/users/route';
 
 /** Every /api/v1 route, with the one-line summary of each method. */
 export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] = [
@@ -83,12 +84,13 @@ export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] =
   { path: "/api/v1/pipelines/{id}/run", methods: { POST: r33.POST }, summaries: {"POST":"run a pipeline now → 202 { id } of the job run (operator)"} },
   { path: "/api/v1/pipelines", methods: { GET: r34.GET, POST: r34.POST }, summaries: {"GET":"the pipeline library (?tag=&kind=)","POST":"save a pipeline: { name, description?, tags?, kind, params } (operator)"} },
   { path: "/api/v1/setup", methods: { GET: r35.GET, POST: r35.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
-  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r36.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
-  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r37.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
-  { path: "/api/v1/slices/runs", methods: { GET: r38.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
-  { path: "/api/v1/tokens/{id}", methods: { DELETE: r39.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
-  { path: "/api/v1/tokens", methods: { GET: r40.GET, POST: r40.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
-  { path: "/api/v1/users/{id}", methods: { PATCH: r41.PATCH, DELETE: r41.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
-  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r42.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
-  { path: "/api/v1/users", methods: { GET: r43.GET, POST: r43.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
+  { path: "/api/v1/slices/runs/{id}/actions", methods: { POST: r36.POST }, summaries: {"POST":"start a board action on a run (run, reset, reconcile, clear) as its slices.* job → 202 { id, kind }"} },
+  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r37.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
+  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r38.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
+  { path: "/api/v1/slices/runs", methods: { GET: r39.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
+  { path: "/api/v1/tokens/{id}", methods: { DELETE: r40.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
+  { path: "/api/v1/tokens", methods: { GET: r41.GET, POST: r41.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
+  { path: "/api/v1/users/{id}", methods: { PATCH: r42.PATCH, DELETE: r42.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
+  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r43.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
+  { path: "/api/v1/users", methods: { GET: r44.GET, POST: r44.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
 ];

@@ -17,7 +17,7 @@ export { captureWatermark, WATERMARK_SQL, type Watermark } from '../sources';
 export { createNativeExecutor } from './run/native-executor';
 export { acquireRunLock, describeLockHolder, isRunLocked, runRefused } from './run/run-lock';
 export { checkSetup } from './run/setup';
-export { STATUSES, type SliceStatus, type SliceRow, type RunRow } from './run/state';
+export { STATUSES, getRun, hasStarted, type SliceStatus, type SliceRow, type RunRow } from './run/state';
 export { slicesJobs } from './jobs';
 export { RunRequest, ResetRequest, ClearRequest, ReconcileRequest, StatusRequest, BoardRequest, ProbeRequest, SplitRequest, AssortRequest } from './requests';
 export { executeRun, settingsOf } from './execute/run';

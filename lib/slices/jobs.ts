@@ -16,7 +16,7 @@ import { AssortRequest, BoardRequest, ClearRequest, ReconcileRequest, ResetReque
 
 export const slicesRunJob = defineJob({
   kind: 'slices.run',
-  description: 'Register (fresh) or resume a slice run and drive it to completion (Striim or native executor)',
+  description: 'Register (fresh) or resume a slice run and drive it to completion (Striim or native executor, chosen at its first start)',
   payload: RunRequest,
   async run(ctx, p) {
     const { executeRun } = await import('./execute/run');

@@ -55,8 +55,8 @@ export function SliceRunsView() {
                 const active = (c.RUNNING ?? 0) > 0;
                 return (
                   <tr key={r.run_id} data-run={r.run_id}>
-                    <td><Link href={`/slices/${r.run_id}`} className="strong">run {r.run_id}</Link>{r.generation > 1 && <span className="muted small"> · gen {r.generation}</span>}</td>
-                    <td>{r.executor}</td>
+                    <td><Link href={`/slices/${r.run_id}`} className="strong">run {r.run_id}</Link>{r.generation > 1 && <span className="muted small" title="its slices were registered again (force fresh, or after a clear)"> · registration {r.generation}</span>}</td>
+                    <td>{r.started_at ? r.executor : <span className="muted">not started</span>}</td>
                     <td>{r.verdict ? <EngineBadge status={r.verdict} /> : active ? <EngineBadge status="RUNNING" /> : <span className="muted">—</span>}</td>
                     <td className="col-progress">
                       <div className="progress" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={pct}>

@@ -4,7 +4,7 @@ import type { BoardRequest, ClearRequest, ReconcileRequest, ResetRequest, Status
 import { buildBoard, type BoardFeed } from '../run/board';
 import { lakeCounter } from '../run/lake-writer';
 import { clearRun, getStatus, resetRun } from '../run/manage';
-import { reconcileRun, type ReconcileReport, type ReconcileTarget } from '../run/reconcile';
+import { lakeTarget, reconcileRun, type ReconcileReport, type ReconcileTarget } from '../run/reconcile';
 import { openSource } from '../run/source';
 import { getRun } from '../run/state';
 import { createStriimClient, type StriimClient } from '../run/striim-client';
@@ -61,7 +61,7 @@ export async function executeReconcile(ctx: SlicesContext, r: ReconcileRequest):
   const source = await openSource(s).catch((e) => { ctx.logger.warn(`source unreachable: ${(e as Error).message}`); return null; });
   const tpool = s.targetUrl && !s.targetLake ? createPool(s.targetUrl, { max: 2 }) : null;
   const target: ReconcileTarget = tpool ? { kind: 'postgres', pool: tpool }
-    : s.targetLake ? { kind: 'lake', count: lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake, ctx.env.s3) } : null;
+    : s.targetLake ? lakeTarget(lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake, ctx.env.s3)) : null;
   try {
     return await reconcileRun(ctx.pool, r.runId, { source, engine: s.sourceEngine, target });
   } finally {

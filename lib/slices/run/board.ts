@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { isRunLocked } from './run-lock';
-import { countByStatus, getRun, getSlices } from './state';
+import { countByStatus, getRun, getSlices, hasStarted } from './state';
 import type { StriimClient } from './striim-client';
 
 /** The live board feed (`slices board --json`, `GET /api/v1/slices/runs/:id/board`). */
@@ -8,6 +8,12 @@ export interface BoardFeed {
   runId: number;
   generatedAt: string;
   executor: string | null;
+  /** Registration generation: 1 for a run registered once; more when it was registered again (--force-fresh, after clear). */
+  generation: number | null;
+  /** Some slice of the current registration left its initial state: the run keeps its executor. */
+  started: boolean;
+  /** The lake warehouse the last start wrote to ("default" or a path), or null (a Postgres target / not started). */
+  targetLake: string | null;
   verdict: string | null;
   /** Some orchestrator holds the run lock right now. */
   active: boolean;
@@ -52,6 +58,9 @@ export async function buildBoard(pool: pg.Pool, runId: number, opts: { striim?: 
     runId,
     generatedAt: new Date(now).toISOString(),
     executor: run?.executor ?? null,
+    generation: run?.generation ?? null,
+    started: run ? await hasStarted(pool, runId, run.generation) : false,
+    targetLake: typeof run?.settings?.targetLake === 'string' && run.settings.targetLake ? run.settings.targetLake : null,
     verdict: run?.verdict ?? null,
     active: await isRunLocked(pool, runId),
     lockHolder: run?.lock_holder ?? null,

@@ -4,6 +4,7 @@ import { openLake, type LakeTable, type S3Settings } from '../../lake';
 import { ColumnBuilder, assembleBatch, fromArrowType, pgColumnType, toArrowType } from '../../sources';
 import type { LakeSliceWriter } from './native-executor';
 import type { RunSettings } from './settings';
+import { inRange, planLakeSliceCounts, type LakeValue, type SliceRange } from './lake-slice-range';
 
 /**
  * Arrow schema of a slice query's result, by the same Postgres → Iceberg type
@@ -113,13 +114,55 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
   };
 }
 
-/** Count a lake table's live rows (reconcile against the lake). */
-export function lakeCounter(pool: pg.Pool, warehouse: string, s3?: S3Settings): (ident: string) => Promise<number> {
+/** Reconcile's view of the lake: a table's live rows, and its rows per slice by the slices' key ranges. */
+export interface LakeCounter {
+  (ident: string): Promise<number>;
+  /** One count per predicate (null where the slice has no range the lake can evaluate), with why. */
+  countSlices(ident: string, predicates: (string | null)[]): Promise<{ counts: (number | null)[]; note: string | null }>;
+}
+
+/** Count a lake table's rows, in total and per slice (lib/slices/run/lake-slice-range.ts says which slices can be). */
+export function lakeCounter(pool: pg.Pool, warehouse: string, s3?: S3Settings): LakeCounter {
   const lake = openLake({ pool, warehouse, s3 });
-  return async (ident) => {
+  const count = async (ident: string) => {
     const t = await lake.loadTable(ident);
     let n = 0;
     for await (const b of t.scan()) n += b.numRows;
     return n;
   };
+  return Object.assign(count, {
+    async countSlices(ident: string, predicates: (string | null)[]) {
+      const plan = planLakeSliceCounts(predicates);
+      const none = (note: string) => ({ counts: predicates.map(() => null), note });
+      if (plan.note) return none(plan.note);
+      if (plan.column === null) return { counts: [await count(ident)], note: null };
+      const t = await lake.loadTable(ident);
+      const want = plan.column;
+      const field = t.arrowSchema().fields.find((f) => f.name === want) ?? t.arrowSchema().fields.find((f) => f.name.toLowerCase() === want.toLowerCase());
+      if (!field) return none(`lake: the split column ${want} is not a column of ${ident}: compare totals`);
+      if (![arrow.Type.Int, arrow.Type.Float, arrow.Type.Date, arrow.Type.Timestamp].includes(field.typeId)) {
+        return none(`lake: the split column ${field.name} is a ${field.type} column, not countable by range here: compare totals`);
+      }
+      const ranges = plan.ranges as SliceRange[];
+      // Slices in key order (an assorted queryfile is not): a value's slice is the last one starting at or below it.
+      const order = ranges.map((_, i) => i).sort((a, b) => (ranges[a].lo ?? -Infinity) - (ranges[b].lo ?? -Infinity));
+      const nullSlice = ranges.findIndex((r) => r.nulls);
+      const counts = ranges.map(() => 0);
+      for await (const b of t.scan({ columns: [field.name] })) {
+        const col = b.getChildAt(0)!;
+        for (let i = 0; i < b.numRows; i++) {
+          const v = col.get(i) as LakeValue;
+          if (v === null || v === undefined) { if (nullSlice >= 0) counts[nullSlice]++; continue; }
+          let lo = 0, hi = order.length - 1, at = -1;
+          while (lo <= hi) {
+            const mid = (lo + hi) >> 1;
+            const start = ranges[order[mid]].lo;
+            if (start === undefined || inRange(v, { column: want, lo: start, nulls: false })) { at = mid; lo = mid + 1; } else hi = mid - 1;
+          }
+          if (at >= 0 && inRange(v, ranges[order[at]])) counts[order[at]]++;
+        }
+      }
+      return { counts, note: null };
+    },
+  });
 }

@@ -9,7 +9,7 @@ import { acquireRunLock, runRefused } from './run-lock';
 import { createRunLog, type RunLog } from './run-log';
 import { publicSettings, type RunSettings } from './settings';
 import { openSource } from './source';
-import { countByStatus, countCurrentRows, getRun, getSlices, markOutcome, markRunning, type SliceRow } from './state';
+import { countByStatus, countCurrentRows, getRun, getSlices, hasStarted, markOutcome, markRunning, setExecutor, type SliceRow } from './state';
 import { createStriimClient, type StriimClient } from './striim-client';
 import { createStriimExecutor } from './striim-executor';
 import { DEFAULT_TQL_TEMPLATE, lintTemplate, templateAppName } from './tql-template';
@@ -95,13 +95,27 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
       await pool.query('update slice_runs set template_tql = $2, source_engine = $3 where run_id = $1', [runId, template, s.sourceEngine]);
       log.info(`registered ${specs.length} slices as NEW (fresh run, executor ${s.executor})`);
       watermark = await captureAndStore(pool, s, log, print, deps.oracleClientLibDir);
-    } else if (run0 && run0.executor !== s.executor) {
-      throw new Error(`slices: run ${runId} was started with --executor ${run0.executor}; resume it with the same executor`);
+    } else if (run0) {
+      // The executor is chosen when a run starts: a registered run (by split, say) that no slice ever
+      // left NEW in may be run by either; a started one keeps its executor, whose apps or rows it has.
+      const started = await hasStarted(pool, runId, run0.generation);
+      if (run0.executor !== s.executor) {
+        if (started) {
+          throw runRefused(`slices: run ${runId} was started with --executor ${run0.executor}; resume it with --executor ${run0.executor} (or clear it and register it again)`);
+        }
+        await setExecutor(pool, runId, run0.generation, s.executor);
+        log.info(`run ${runId} was registered for the ${run0.executor} executor and never started: running it with ${s.executor}`);
+      }
+      // Its first start is where the load begins: capture the watermark as a fresh run does.
+      if (!started && !run0.watermark_value) {
+        await pool.query('update slice_runs set source_engine = coalesce(source_engine, $2) where run_id = $1', [runId, s.sourceEngine]);
+        watermark = await captureAndStore(pool, s, log, print, deps.oracleClientLibDir);
+      }
     }
     const run = (await getRun(pool, runId))!;
     if (mode === 'resume') {
       log.info(`resuming run ${runId}: ${current} current slices; COMPLETED slices are skipped`);
-      if (run.watermark_value) {
+      if (!watermark && run.watermark_value) {
         watermark = { label: run.watermark_label ?? '', value: run.watermark_value, capturedAt: run.watermark_captured_at ?? new Date(), sourceDsn: run.watermark_source_dsn ?? '' };
       }
     }

@@ -75,8 +75,13 @@ export interface ReconcileReport {
 /** A target that can be counted: Postgres (SQL) or the lake (a count function). */
 export type ReconcileTarget =
   | { kind: 'postgres'; pool: pg.Pool }
-  | { kind: 'lake'; count(table: string): Promise<number> }
+  | { kind: 'lake'; count(table: string): Promise<number>; countSlices?(table: string, predicates: (string | null)[]): Promise<{ counts: (number | null)[]; note: string | null }> }
   | null;
+
+/** The lake as a reconcile target: totals, and per-slice counts by key range. */
+export function lakeTarget(counter: ((table: string) => Promise<number>) & { countSlices?: NonNullable<Extract<ReconcileTarget, { kind: 'lake' }>['countSlices']> }): ReconcileTarget {
+  return { kind: 'lake', count: counter, countSlices: counter.countSlices };
+}
 
 /**
  * `reconcile`: per slice, COUNT(*) on the source over the stored slice (AS OF
@@ -108,6 +113,21 @@ export async function reconcileRun(pool: pg.Pool, runId: number, opts: { source:
     }
     out.push({ slice: sl.roworder, status: sl.status, target: sl.targettbl, sourceSql, sourceCount, targetSql: t.sql, targetCount,
       delta: sourceCount !== null && targetCount !== null ? sourceCount - targetCount : null, note: note ?? t.note });
+  }
+  if (tgt?.kind === 'lake' && tgt.countSlices) {
+    // The lake has no SQL: its rows are counted per slice by the slices' key ranges, one scan per table.
+    for (const table of [...new Set(slices.map((s) => s.targettbl))]) {
+      const own = slices.map((sl, i) => ({ sl, i })).filter((x) => x.sl.targettbl === table);
+      const r = await tgt.countSlices(table, own.map((x) => x.sl.slice_predicate ?? parseSimpleSlice(x.sl.query)?.where ?? null))
+        .catch((e) => ({ counts: own.map(() => null), note: `target: ${(e as Error).message}` }));
+      own.forEach((x, k) => {
+        const o = out[x.i];
+        o.targetCount = r.counts[k];
+        o.targetSql = null;
+        o.delta = o.sourceCount !== null && o.targetCount !== null ? o.sourceCount - o.targetCount : null;
+        o.note = o.note && o.note !== targetCountSql(x.sl).note ? o.note : r.note;
+      });
+    }
   }
   const targets: ReconcileReport['targets'] = [];
   for (const table of [...new Set(slices.map((s) => s.targettbl))]) {

@@ -31,18 +31,23 @@ export async function registerSlices(
   return withTransaction(pool, async (client) => {
     // Serialise registrations of one run id across processes.
     await client.query('select pg_advisory_xact_lock($1, $2)', [REGISTER_LOCK_CLASS, runId]);
+    // The generation counts registrations: one past the last registered one. A run row the run lock
+    // created (a `slices run` before any slice was registered) has no registration yet, so the first
+    // registration is generation 1 whatever the row says.
+    const last = await client.query<{ g: number }>('select coalesce(max(generation), 0)::int as g from striim_orchestration where uniquerunid = $1', [runId]);
+    const next = last.rows[0].g + 1;
     const run = await client.query<{ generation: number }>(
       `insert into slice_runs (run_id, generation, executor, query_file, fresh_marker)
-       values ($1, 1, coalesce($2, 'striim'), $3, true)
+       values ($1, $4, coalesce($2, 'striim'), $3, true)
        on conflict (run_id) do update set
-         generation = slice_runs.generation + 1,
+         generation = $4,
          executor = coalesce($2, slice_runs.executor),
          query_file = coalesce($3, slice_runs.query_file),
-         fresh_marker = true, verdict = null, finished_at = null,
+         fresh_marker = true, verdict = null, started_at = null, finished_at = null,
          watermark_label = null, watermark_value = null, watermark_captured_at = null, watermark_source_dsn = null,
          updated_at = now()
        returning generation`,
-      [runId, input.executor ?? null, input.queryFile ?? null],
+      [runId, input.executor ?? null, input.queryFile ?? null, next],
     );
     const generation = run.rows[0].generation;
     await client.query(`update striim_orchestration set iscurrentrow = false, updated_at = now()

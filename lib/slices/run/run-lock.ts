@@ -59,7 +59,8 @@ export async function describeLockHolder(pool: pg.Pool, runId: number): Promise<
     `select a.pid, a.application_name, host(a.client_addr) as addr, a.backend_start, s.lock_holder
        from pg_locks l join pg_stat_activity a on a.pid = l.pid
        left join slice_runs s on s.run_id = $2
-      where l.locktype = 'advisory' and l.classid = $1 and l.objid = $2 and l.objsubid = 2 and l.granted`,
+      where l.locktype = 'advisory' and l.classid = $1 and l.objid = $2 and l.objsubid = 2 and l.granted
+        and l.database = (select oid from pg_database where datname = current_database())`,
     [RUN_LOCK_CLASS, runId],
   );
   if (!r.rows.length) return 'nobody';
@@ -69,6 +70,9 @@ export async function describeLockHolder(pool: pg.Pool, runId: number): Promise<
 
 /** Whether some session holds the run lock (board/status show it). */
 export async function isRunLocked(pool: pg.Pool, runId: number): Promise<boolean> {
-  const r = await pool.query(`select 1 from pg_locks where locktype = 'advisory' and classid = $1 and objid = $2 and objsubid = 2 and granted`, [RUN_LOCK_CLASS, runId]);
+  // Advisory locks belong to one database, but pg_locks lists the whole server's: another
+  // database's run of the same id (another Tributary, a test) must not read as this one's.
+  const r = await pool.query(`select 1 from pg_locks where locktype = 'advisory' and classid = $1 and objid = $2 and objsubid = 2 and granted
+                                and database = (select oid from pg_database where datname = current_database())`, [RUN_LOCK_CLASS, runId]);
   return r.rowCount! > 0;
 }

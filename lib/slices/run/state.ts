@@ -129,3 +129,21 @@ export async function countByStatus(pool: pg.Pool, runId: number, generation?: n
   for (const x of r.rows) { out[x.status] = x.n; out.total += x.n; }
   return out;
 }
+
+/**
+ * Whether a registration generation has started: some slice left its initial
+ * state (not NEW, attempted, or stamped with a start). A reset slice goes back
+ * to NEW but keeps its attempts, so a reset run still counts as started.
+ */
+export async function hasStarted(pool: pg.Pool, runId: number, generation: number): Promise<boolean> {
+  const r = await pool.query<{ started: boolean }>(
+    `select exists (select 1 from striim_orchestration where uniquerunid = $1 and generation = $2
+                      and (status <> 'NEW' or attempts > 0 or started_datetime is not null)) as started`, [runId, generation]);
+  return r.rows[0].started;
+}
+
+/** Choose the executor of a never-started run (the run row and its slices). */
+export async function setExecutor(pool: pg.Pool, runId: number, generation: number, executor: 'striim' | 'native'): Promise<void> {
+  await pool.query('update slice_runs set executor = $2, updated_at = now() where run_id = $1', [runId, executor]);
+  await pool.query('update striim_orchestration set executor = $3, updated_at = now() where uniquerunid = $1 and generation = $2', [runId, generation, executor]);
+}

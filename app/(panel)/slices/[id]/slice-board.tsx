@@ -4,10 +4,12 @@ import { useQuery } from '@tanstack/react-query';
 import { api, ApiError } from '../../../_components/api-client';
 import { EngineBadge } from '../../../_components/engine-badge';
 import { count, formatTime } from '../../../_components/format';
+import { BoardActions } from './board-actions';
 
 /** The feed of `GET /api/v1/slices/runs/:id/board` (lib/slices BoardFeed). */
 interface Board {
-  runId: number; generatedAt: string; executor: string | null; verdict: string | null; active: boolean; lockHolder: string | null;
+  runId: number; generatedAt: string; executor: string | null; generation: number | null; started: boolean; targetLake: string | null;
+  verdict: string | null; active: boolean; lockHolder: string | null;
   total: number; percentComplete: number; counts: Record<string, number>;
   inFlight: { slice: number; target: string; namespace: string | null; appname: string | null; attempts: number; startedAt: string | null; elapsedSeconds: number; rowsPerSecond: number | null; rowsWritten: number | null }[];
   recentCompletions: { slice: number; target: string; status: string; finishedAt: string | null; durationSeconds: number | null; rowsWritten: number | null; notes: string | null }[];
@@ -32,16 +34,17 @@ export function SliceBoard({ id }: { id: string }) {
   });
   const b = q.data;
   const tone = b?.verdict === 'FINISHED' ? 'succeeded' : b?.verdict ? 'failed' : 'running';
+  const striim = (b?.executor ?? 'striim') === 'striim';
 
   return (
     <div className="page">
       <p className="crumbs"><Link href="/slices">Slices</Link> /</p>
       <header className="page-header">
         <div>
-          <h1>Slice run {id}</h1>
+          <h1>Slice run {id}{b?.generation && b.generation > 1 ? <span className="muted small" title="its slices were registered again (force fresh, or after a clear)"> · registration {b.generation}</span> : null}</h1>
           {b && (
             <p className="page-sub">
-              {b.executor ?? 'striim'} executor · {b.verdict ? <EngineBadge status={b.verdict} /> : b.active ? <EngineBadge status="RUNNING" /> : <span className="badge badge-muted">idle</span>}
+              {b.started ? `${b.executor ?? 'striim'} executor` : b.total ? 'registered, not started (choose the executor when you run it)' : 'no slices'}{b.started && b.targetLake ? ' → lake' : ''} · {b.verdict ? <EngineBadge status={b.verdict} /> : b.active ? <EngineBadge status="RUNNING" /> : <span className="badge badge-muted">idle</span>}
               {b.lockHolder && b.active ? <span className="muted small"> held by {b.lockHolder}</span> : null}
               <span className="muted small">· updated {clock(b.generatedAt)}</span>
             </p>
@@ -54,6 +57,7 @@ export function SliceBoard({ id }: { id: string }) {
         <section className="card"><p className="empty error-text">{(q.error as Error).message}</p></section>
       ) : b && (
         <>
+          <BoardActions board={b} />
           <section className="card board-head" data-testid="slice-board">
             <div className="board-pct"><span className="stat-value">{b.percentComplete}%</span><span className="muted">complete · {b.total} slices</span></div>
             <div className={`progress-track progress-${tone} board-bar`} role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={b.percentComplete}>
@@ -66,7 +70,7 @@ export function SliceBoard({ id }: { id: string }) {
             </div>
             <div className="muted small">
               {b.watermark ? <>Watermark <span className="mono">{b.watermark.label} {b.watermark.value}</span> captured {formatTime(b.watermark.capturedAt)}. </> : 'No watermark captured. '}
-              Striim API retries {b.api.retries}, re-authentications {b.api.reauths}.
+              {striim && b.started ? <>Striim API retries {b.api.retries}, re-authentications {b.api.reauths}.</> : null}
             </div>
           </section>
 
@@ -75,13 +79,13 @@ export function SliceBoard({ id }: { id: string }) {
               <div className="card-head"><h2>In flight</h2><span className="muted small">{b.inFlight.length}</span></div>
               {b.inFlight.length === 0 ? <p className="empty">Nothing running{b.verdict ? ': the run is over.' : '.'}</p> : (
                 <div className="table-scroll"><table className="table" data-testid="slices-inflight">
-                  <thead><tr><th>Slice</th><th>Target</th><th>Namespace</th><th className="right">Elapsed</th><th className="right">Rows</th><th className="right">Rows/s</th></tr></thead>
+                  <thead><tr><th>Slice</th><th>Target</th>{striim && <th>Namespace</th>}<th className="right">Elapsed</th><th className="right">Rows</th><th className="right">Rows/s</th></tr></thead>
                   <tbody>
                     {b.inFlight.map((s) => (
                       <tr key={s.slice}>
                         <td className="strong">#{s.slice}{s.attempts > 1 && <span className="hint"> try {s.attempts}</span>}</td>
                         <td className="mono small">{s.target}</td>
-                        <td className="mono small muted">{s.namespace ?? '—'}</td>
+                        {striim && <td className="mono small muted">{s.namespace ?? '—'}</td>}
                         <td className="num right">{secs(s.elapsedSeconds)}</td>
                         <td className="num right">{count(s.rowsWritten)}</td>
                         <td className="num right">{count(s.rowsPerSecond)}</td>
@@ -114,7 +118,7 @@ export function SliceBoard({ id }: { id: string }) {
 
           {b.failed.length > 0 && (
             <section className="card card-flush">
-              <div className="card-head"><h2>Failed and quarantined</h2><span className="muted small">re-queue with <code>tributary slices reset --run-id {id} --include-quarantined</code></span></div>
+              <div className="card-head"><h2>Failed and quarantined</h2><span className="muted small">re-queue with Reset (or <code>tributary slices reset --run-id {id} --include-quarantined</code>)</span></div>
               <table className="table" data-testid="slices-failed">
                 <thead><tr><th>Slice</th><th>Status</th><th className="right">Attempts</th><th>Notes</th></tr></thead>
                 <tbody>

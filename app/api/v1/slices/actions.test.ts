@@ -1,0 +1,125 @@
+// Board actions through the API: POST /api/v1/slices/runs/:id/actions against a
+// real migrated Postgres, with real users and tokens: roles (viewers 403, clear
+// for admins), strict payloads naming the field, nothing queued on a refusal,
+// and the board feed telling a registered run from a started one.
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
+import { closeServerDeps, getServerDeps } from '@/lib/api';
+import { createApiToken, createUser } from '@/lib/auth';
+import { createConnection } from '@/lib/connections';
+import { registerSlices } from '@/lib/slices';
+import * as actions from './runs/[id]/actions/route';
+import * as board from './runs/[id]/board/route';
+
+const BASE = 'http://127.0.0.1:8766';
+let db: TestDatabase;
+let dataDir: string;
+const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
+const savedEnv = { ...process.env };
+
+type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
+async function call(handler: Handler, method: string, url: string, opts: { token?: string; body?: unknown; params?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = {};
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  if (opts.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await handler(new Request(BASE + url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { params: Promise.resolve(opts.params ?? {}) });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+const post = (who: keyof typeof tok, id: number, body: unknown) => call(actions.POST, 'POST', `/api/v1/slices/runs/${id}/actions`, { token: tok[who], body, params: { id: String(id) } });
+const jobRuns = async () => (await db.pool.query('select kind, params, created_by from job_runs order by created_at')).rows;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-slices-actions-'));
+  process.env.DATABASE_URL = db.url;
+  process.env.TRIBUTARY_SECRET = 'slices-actions-test-secret-0123456789';
+  process.env.TRIBUTARY_DATA_DIR = dataDir;
+  const { prisma } = getServerDeps();
+  await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
+  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
+  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
+  tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
+  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
+  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+  await createConnection({ pool: db.pool, keys: { secret: process.env.TRIBUTARY_SECRET, dataDir } }, { name: 'src', kind: 'postgres', secrets: { url: 'postgres://127.0.0.1:1/none' } });
+  // A run as `slices split` leaves it: registered, no executor chosen by anyone.
+  await registerSlices(db.pool, { runId: 7, slices: [1, 2, 3].map((i) => ({ query: `SELECT s.* FROM public.src s WHERE s.id >= ${i} AND s.id < ${i + 1}`, target: 'public.tgt' })) });
+});
+
+afterAll(async () => {
+  await closeServerDeps();
+  await db.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR']) {
+    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
+  }
+});
+
+describe('POST /api/v1/slices/runs/:id/actions', () => {
+  it('refuses viewers every action (403) and queues nothing', async () => {
+    for (const action of ['run', 'reset', 'reconcile', 'clear']) {
+      const r = await post('viewer', 7, { action });
+      expect(r.status, action).toBe(403);
+      expect(r.body.error.code).toBe('forbidden');
+    }
+    expect(await jobRuns()).toEqual([]);
+  });
+
+  it('an operator starts reset, reconcile and a native run as slices.* jobs of the path run (202)', async () => {
+    const reset = await post('operator', 7, { action: 'reset', params: { includeQuarantined: true } });
+    expect(reset.status).toBe(202);
+    expect(reset.body).toMatchObject({ kind: 'slices.reset', status: 'queued' });
+    expect((await post('operator', 7, { action: 'reconcile', params: { targetLake: 'default' } })).status).toBe(202);
+    expect((await post('operator', 7, { action: 'run', params: { executor: 'native', connection: 'src' } })).status).toBe(202);
+    expect(await jobRuns()).toEqual([
+      { kind: 'slices.reset', params: { runId: 7, includeQuarantined: true }, created_by: 'token:olga/t' },
+      { kind: 'slices.reconcile', params: { runId: 7, targetLake: 'default' }, created_by: 'token:olga/t' },
+      { kind: 'slices.run', params: { runId: 7, executor: 'native', connection: 'src' }, created_by: 'token:olga/t' },
+    ]);
+  });
+
+  it('clear needs an admin, as its job kind does', async () => {
+    const r = await post('operator', 7, { action: 'clear' });
+    expect(r.status).toBe(403);
+    expect(r.body.error.message).toMatch(/slices.clear needs the admin role/);
+    const a = await post('admin', 7, { action: 'clear', params: { hard: true } });
+    expect(a.status).toBe(202);
+    expect((await jobRuns()).at(-1)).toMatchObject({ kind: 'slices.clear', params: { runId: 7, hard: true } });
+  });
+
+  it('bad input is a 400 naming the field, an unknown run a 404; nothing is queued', async () => {
+    const before = (await jobRuns()).length;
+    const cases: [unknown, string][] = [
+      [{ action: 'explode' }, 'action'],
+      [{ action: 'run', surprise: 1 }, 'surprise'],
+      [{ action: 'run', params: { executor: 'native', bogus: true } }, 'params.bogus'],
+      [{ action: 'run', params: { executor: 'fast' } }, 'params.executor'],
+      [{ action: 'run', params: { targetUrl: 'postgres://u:p@h/db' } }, 'params.targetUrl'],
+      [{ action: 'reconcile', params: { connection: 'nope' } }, 'params.connection'],
+      [{ action: 'reset', params: { runId: 8 } }, 'params.runId'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await post('operator', 7, body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error.field, JSON.stringify(r.body)).toBe(field);
+    }
+    const missing = await post('operator', 99, { action: 'reset' });
+    expect(missing.status).toBe(404);
+    expect((await jobRuns()).length).toBe(before);
+  });
+});
+
+describe('the board of a registered run', () => {
+  it('says it has not started (so either executor may run it) and is registration 1', async () => {
+    const r = await call(board.GET, 'GET', '/api/v1/slices/runs/7/board', { token: tok.viewer, params: { id: '7' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ runId: 7, started: false, generation: 1, total: 3, counts: { NEW: 3 }, targetLake: null });
+    await db.pool.query(`update striim_orchestration set status = 'RUNNING', attempts = 1 where uniquerunid = 7 and roworder = 2`);
+    const s = await call(board.GET, 'GET', '/api/v1/slices/runs/7/board', { token: tok.viewer, params: { id: '7' } });
+    expect(s.body.started).toBe(true);
+  });
+});
