@@ -6,7 +6,6 @@ const windowValue = z.string().superRefine((v, ctx) => {
   const why = checkWindowValue(v);
   if (why) ctx.addIssue({ code: 'custom', message: `${why}, got ${JSON.stringify(v)}` });
 });
-const names = (what: string) => listField.refine((v) => v.length > 0, { message: `expected comma-separated ${what}` });
 
 /**
  * One reconciliation as asked for, by `tributary dq` flags or a `dq.run`
@@ -14,9 +13,9 @@ const names = (what: string) => listField.refine((v) => v.length > 0, { message:
  */
 export const DqRequest = z.strictObject({
   /** Branch keys. (Default: every branch) */
-  branch: names('branch keys').default([]),
+  branch: listField.default([]),
   /** OWNER.TABLE, TABLE, subquery name or lake name. (Default: all) */
-  tables: names('table names').default([]),
+  tables: listField.default([]),
   /** tables.json: on the CLI any path; in a job a path inside the data folder. (Default: the configured tables.json) */
   tablesFile: z.string().min(1).max(4096).optional(),
   /** tables.json content inline, instead of a file. */

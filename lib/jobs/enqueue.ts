@@ -43,15 +43,25 @@ export function validateJob(jobs: JobRegistry, req: EnqueueRequest): { kind: str
 }
 
 /**
+ * Validate, and keep the params as the client wrote them: that is what is
+ * stored and what the worker parses again, so a schema that transforms
+ * (durations into milliseconds, lists from strings) is never applied twice.
+ */
+function validated(jobs: JobRegistry, req: EnqueueRequest): { kind: string; parsed: unknown; raw: unknown } {
+  const { kind, params } = validateJob(jobs, req);
+  return { kind, parsed: params, raw: req.params ?? {} };
+}
+
+/**
  * Record a job run and queue it in one transaction: either both exist or
  * neither. Returns the run id.
  */
 export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promise<{ runId: string }> {
   const { pool } = deps;
-  const { kind, params } = validateJob(deps.jobs, req);
+  const { kind, parsed, raw: params } = validated(deps.jobs, req);
   // Checks against configuration (tables, branches, connections, files) run
   // here, when the job is posted, so a bad payload is a 400 and never a run.
-  await deps.jobs.get(kind)!.check?.({ pool, env: deps.env }, params as never);
+  await deps.jobs.get(kind)!.check?.({ pool, env: deps.env }, parsed as never);
   const runId = crypto.randomUUID();
   const boss = senderFor(pool);
   await withTransaction(pool, async (client) => {
