@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { withCli } from '../cli/context';
-import { recordCliRun } from '../jobs/cli-run';
+import { recordCliRun } from '../jobs/record-cli-run';
 import { localPaths } from '../config/data-path';
 import { parseRequest } from '../config/request';
 import { AppError } from '../errors';

@@ -2,7 +2,7 @@ export { defineJob, type JobDefinition, type JobContext, type JobCheckDeps } fro
 export { enqueueJob, validateJob, type EnqueueRequest, type EnqueueDeps } from './enqueue';
 export { getJobRun, listJobRuns, requestCancel, JOB_SOURCES, type JobRunView, type JobLogLine, type JobStatus, type JobSource } from './runs';
 export { retryJobRun, retryableRun } from './retry';
-export { recordCliRun, type CliRun, type CliRunOptions, type CliRunOutcome } from './cli-run';
+export { recordCliRun, type CliRun, type CliRunOptions, type CliRunOutcome } from './record-cli-run';
 export { createJobRegistry, type JobRegistry, type JobKindInfo } from './registry';
 export { systemJobs } from './system-check';
 export { ensureQueue, QUEUE } from './queue';

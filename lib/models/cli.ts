@@ -6,7 +6,7 @@
  */
 import { Command, InvalidArgumentError } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
-import { recordCliRun } from '../jobs/cli-run';
+import { recordCliRun } from '../jobs/record-cli-run';
 import { exitCodeFor } from '../errors';
 import { buildGraph } from './graph';
 import { selectNodes } from './selector';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
 import { withCli } from '../cli/context';
-import { recordCliRun } from '../jobs/cli-run';
+import { recordCliRun } from '../jobs/record-cli-run';
 import type { Env } from '../config/env';
 import { AppError, exitCodeFor } from '../errors';
 import { cliContext, loadEnv, urlConnections, type UrlFlags } from './cli-support';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type pg from 'pg';
 import { openCliContext, type CliContext } from '../../cli/context';
-import { recordCliRun } from '../../jobs/cli-run';
+import { recordCliRun } from '../../jobs/record-cli-run';
 import type { Env } from '../../config/env';
 import { isBuiltinName } from '../../connections';
 import { AppError } from '../../errors';
