@@ -67,8 +67,9 @@ function models(p: Obj, r: Obj): string {
 }
 
 function fallback(p: Obj): string {
-  const e = Object.entries(p).filter(([, v]) => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && !v.length) && typeof v !== 'object' || Array.isArray(v));
-  return e.slice(0, 4).map(([k, v]) => `${k} ${Array.isArray(v) ? names(v, '') : String(v)}`).join(' · ');
+  // Scalars and non-empty lists; nested objects (inline JSON) say little in one line.
+  const shown = Object.entries(p).filter(([, v]) => (Array.isArray(v) ? v.length > 0 : v !== undefined && v !== null && v !== '' && typeof v !== 'object'));
+  return shown.slice(0, 4).map(([k, v]) => `${k} ${Array.isArray(v) ? names(v, '') : String(v)}`).join(' · ');
 }
 
 export function runSummary(run: SummaryInput): string {
