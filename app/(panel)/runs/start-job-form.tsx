@@ -55,7 +55,9 @@ export function StartJobForm({ onStarted, onCancel, initialKind }: { onStarted(i
   }
 
   function switchTab(next: 'form' | 'json') {
-    if (next === tab || !selected) return;
+    if (next === tab) return;
+    // Before the kinds have loaded there are no values to carry over.
+    if (!selected) { setTab(next); return; }
     if (next === 'json') {
       try { setJson(JSON.stringify(paramsOf(fields, values), null, 2)); } catch { setJson('{}'); }
     } else {
