@@ -118,6 +118,7 @@ describe('panel', () => {
     await page.goto(`${stack.baseUrl}/runs`);
     await page.getByRole('button', { name: 'Start job' }).click();
     const form = page.getByRole('form', { name: 'Start a job' });
+    await form.getByRole('tab', { name: 'Advanced (JSON)' }).click();
     await form.getByLabel('Parameters (JSON)').fill('{"holdSeconds": "soon"}');
     await form.getByRole('button', { name: 'Start', exact: true }).click();
     // The server's validation error names the field.
@@ -130,6 +131,7 @@ describe('panel', () => {
     await page.locator('[data-status="running"]').first().waitFor({ timeout: 30_000 });
     await page.getByTestId('run-log').getByText('database reachable').waitFor();
     await page.getByRole('button', { name: 'Cancel run' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel' }).click();
     await page.locator('[data-status="cancelled"]').first().waitFor({ timeout: 30_000 });
   });
 

@@ -33,12 +33,12 @@ export async function api<T>(url: string, init: { method?: string; body?: unknow
 /** Shapes returned by the API (kept loose: the server is the source of truth). */
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
 export interface RunView {
-  id: string; kind: string; params: unknown; status: RunStatus; createdBy: string | null;
+  id: string; kind: string; params: unknown; status: RunStatus; createdBy: string | null; source?: 'api' | 'cli' | 'flow' | 'schedule';
   progress: { done: number; total: number | null };
   attempts: number; workerId: string | null; cancelRequested: boolean;
   error: string | null; result: unknown;
   createdAt: string; startedAt: string | null; finishedAt: string | null; heartbeatAt: string | null;
 }
 export interface LogLine { id: number; ts: string; level: string; message: string; fields: Record<string, unknown> | null }
-export interface JobKind { kind: string; description: string; role: 'admin' | 'operator' | 'viewer' }
+export interface JobKind { kind: string; description: string; role: 'admin' | 'operator' | 'viewer'; schema?: Record<string, unknown> }
 export const ACTIVE: RunStatus[] = ['queued', 'running'];

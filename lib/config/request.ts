@@ -21,7 +21,8 @@ export function intField(min: number, max: number) {
       return z.NEVER;
     }
     return n;
-  });
+  // The bounds in the JSON Schema (the API reference, the panel's generated forms); they apply to the number form.
+  }).meta({ minimum: min, maximum: max, multipleOf: 1 });
 }
 
 /** A number in [min, max], from a number or a decimal string. */
@@ -33,7 +34,7 @@ export function numberField(min: number, max: number) {
       return z.NEVER;
     }
     return n;
-  });
+  }).meta({ minimum: min, maximum: max });
 }
 
 /** One of `values`, compared case-insensitively, returned in the spelling of `values`. */
@@ -43,7 +44,7 @@ export function enumField<const T extends readonly [string, ...string[]]>(values
     const hit = values.find((x) => x.toLowerCase() === v.trim().toLowerCase());
     if (!hit) { ctx.addIssue({ code: 'custom', message: `expected ${list}, ${got(v)}` }); return z.NEVER; }
     return hit as T[number];
-  });
+  }).meta({ enum: [...values] });
 }
 
 /** A comma-separated string or a list of strings → trimmed, non-empty names (at most 1000, each ≤ 256 characters). */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { withCli } from '../cli/context';
+import { recordCliRun } from '../jobs/record-cli-run';
 import { localPaths } from '../config/data-path';
 import { parseRequest } from '../config/request';
 import { AppError } from '../errors';
@@ -71,7 +72,13 @@ export function registerDqCommands(program: Command): void {
       }
       await withCli(async (ctx) => {
         try {
-          const s = await executeDq({ ...ctx, paths: localPaths, style: 'flags', oracleClientLibDir: f.oracleClientLibDir as string | undefined }, o);
+          // Recorded as a run (source cli) so the Runs page shows it live; stored like a dq.run result.
+          const s = await recordCliRun(ctx.pool, { kind: 'dq.run', params: o, logger: ctx.logger, level: ctx.env.LOG_LEVEL },
+            (run) => executeDq({ ...ctx, logger: run.logger, paths: localPaths, style: 'flags', oracleClientLibDir: f.oracleClientLibDir as string | undefined, runId: `dq-${run.runId}`, progress: (d, t) => run.progress(d, t) }, o),
+            (x) => ({
+              result: { runId: x.runId, ok: x.ok, csv: x.csvFile ?? null, units: x.results.map((r) => ({ table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.hashTotalDelta, error: r.errorDetails })) },
+              error: x.ok ? null : `dq: ${x.results.filter((r) => r.status === 'MISMATCH' || r.status === 'ERROR').length} of ${x.results.length} units MISMATCH or ERROR (run ${x.runId})`,
+            }));
           if (f.json) process.stdout.write(JSON.stringify({ runId: s.runId, ok: s.ok, csv: s.csvFile ?? null, results: s.results }, null, 2) + '\n');
           else printSummary(s.runId, s.results, s.csvFile);
           process.exitCode = s.ok ? DQ_EXIT.ok : DQ_EXIT.mismatch;

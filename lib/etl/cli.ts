@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { withCli } from '../cli/context';
+import { recordCliRun } from '../jobs/record-cli-run';
 import { localPaths } from '../config/data-path';
 import { parseRequest } from '../config/request';
 import { AppError } from '../errors';
@@ -26,6 +27,17 @@ export function requestFromFlags(flags: Record<string, unknown>): EtlRequest {
 /** Flags → engine settings (defaults filled in). */
 export function settingsFromFlags(flags: Record<string, unknown>): EtlSettings {
   return etlSettingsOf(requestFromFlags(flags));
+}
+
+/** What a CLI run stores: the summary without SQL text, failed when a unit failed (as `etl.run` ends). */
+function cliRunOutcome(s: EtlRunSummary): { result: unknown; error: string | null } {
+  const units = s.units.map(({ sql, binds, ...u }) => { void sql; void binds; return u; });
+  const failed = s.units.filter((u) => (u.status !== 'SUCCESS' && u.status !== 'PLANNED') || (u.status === 'PLANNED' && u.error));
+  const warnings = s.units.length ? [] : ['nothing to do: no branches configured (add connections marked as branches) or no table selected'];
+  return {
+    result: { runId: s.runId, mode: s.mode, ok: s.ok && !failed.length, units, drift: s.drift, durationMs: s.durationMs, warnings },
+    error: failed.length || !s.ok ? `etl: ${failed.length} of ${s.units.length} units did not succeed (run ${s.runId})` : null,
+  };
 }
 
 function printSummary(s: EtlRunSummary): void {
@@ -88,7 +100,9 @@ export function registerEtlCommands(program: Command): void {
       }
       await withCli(async (ctx) => {
         try {
-          const summary = await executeEtl({ ...ctx, paths: localPaths, style: 'flags', oracleClientLibDir: o.oracleClientLibDir as string | undefined }, request);
+          // Recorded as a run (source cli) so the Runs page shows it live.
+          const summary = await recordCliRun(ctx.pool, { kind: 'etl.run', params: request, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
+            executeEtl({ ...ctx, logger: run.logger, paths: localPaths, style: 'flags', oracleClientLibDir: o.oracleClientLibDir as string | undefined, runId: `etl-${run.runId}`, progress: (d, t) => run.progress(d, t) }, request), cliRunOutcome);
           if (request.plan) printPlan(summary, !!o.json);
           else if (o.json) process.stdout.write(JSON.stringify(summary, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n');
           else printSummary(summary);

@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS as D, type EtlSettings } from './settings';
  * seed's flags in camelCase (`--max-table-workers` ↔ `maxTableWorkers`).
  */
 export const EtlRequest = z.strictObject({
-  mode: z.string({ error: 'required (INITIAL or INCREMENTAL)' }).pipe(enumField(['INITIAL', 'INCREMENTAL'])),
+  mode: z.string({ error: 'required (INITIAL or INCREMENTAL)' }).pipe(enumField(['INITIAL', 'INCREMENTAL'])).meta({ enum: ['INITIAL', 'INCREMENTAL'] }),
   /** Branch keys; empty = every configured branch. (Default: all) */
   branch: listField.default([]),
   /** OWNER.TABLE, TABLE, subquery name or lake name; empty = all. (Default: all) */

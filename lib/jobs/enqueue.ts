@@ -14,8 +14,18 @@ export interface EnqueueRequest {
   params?: unknown;
   /** Who started it: `user:<name>`, `token:<name>`, `cli`, `flow:<id>`. */
   createdBy?: string;
+  /** Where it came from. (Default: `flow` when createdBy is `flow:…`, `schedule` for `schedule:…`, else `api`) */
+  source?: 'api' | 'cli' | 'flow' | 'schedule';
+  /** The run this one retries: recorded as `job.retry` on that run, in the same transaction. (Default: none) */
+  retryOf?: string;
   /** Record `job.start` in the audit log, in the enqueue transaction. (Default: actor = createdBy, no address) */
   audit?: Partial<AuditActor>;
+}
+
+function sourceOf(createdBy: string | undefined): 'api' | 'flow' | 'schedule' {
+  if (createdBy?.startsWith('flow:')) return 'flow';
+  if (createdBy?.startsWith('schedule:')) return 'schedule';
+  return 'api';
 }
 
 const bosses = new WeakMap<pg.Pool, ReturnType<typeof createBoss>>();
@@ -66,8 +76,8 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
   const boss = senderFor(pool);
   await withTransaction(pool, async (client) => {
     await client.query(
-      `insert into job_runs (id, kind, params, status, created_by) values ($1, $2, $3, 'queued', $4)`,
-      [runId, kind, JSON.stringify(params), req.createdBy ?? null],
+      `insert into job_runs (id, kind, params, status, created_by, source) values ($1, $2, $3, 'queued', $4, $5)`,
+      [runId, kind, JSON.stringify(params), req.createdBy ?? null, req.source ?? sourceOf(req.createdBy)],
     );
     const jobId = await boss.send(QUEUE, { runId, kind }, { db: bossDb(client) });
     if (!jobId) throw new AppError('internal', `jobs: queue '${QUEUE}' refused the job (is the database migrated?)`);
@@ -76,6 +86,12 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
       actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.start', target: `job:${runId}`,
       after: { kind, params: redactSecrets(params) }, address: req.audit?.address,
     });
+    if (req.retryOf) {
+      await recordAudit(client, {
+        actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.retry', target: `job:${req.retryOf}`,
+        after: { runId, kind }, address: req.audit?.address,
+      });
+    }
   });
   return { runId };
 }

@@ -1,6 +1,8 @@
 export { defineJob, type JobDefinition, type JobContext, type JobCheckDeps } from './types';
 export { enqueueJob, validateJob, type EnqueueRequest, type EnqueueDeps } from './enqueue';
-export { getJobRun, listJobRuns, requestCancel, type JobRunView, type JobLogLine, type JobStatus } from './runs';
+export { getJobRun, listJobRuns, requestCancel, JOB_SOURCES, type JobRunView, type JobLogLine, type JobStatus, type JobSource } from './runs';
+export { retryJobRun, retryableRun } from './retry';
+export { recordCliRun, type CliRun, type CliRunOptions, type CliRunOutcome } from './record-cli-run';
 export { createJobRegistry, type JobRegistry, type JobKindInfo } from './registry';
 export { systemJobs } from './system-check';
 export { ensureQueue, QUEUE } from './queue';

@@ -6,9 +6,12 @@ import { QUEUE, createBoss } from './queue';
 import { redactSecrets, redactText } from '../log/secret-scan';
 
 export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+/** Where a run came from: the API (panel, tokens), an in-process CLI command, a flow, a schedule. */
+export type JobSource = 'api' | 'cli' | 'flow' | 'schedule';
+export const JOB_SOURCES = ['api', 'cli', 'flow', 'schedule'] as const satisfies readonly JobSource[];
 
 export interface JobRunView {
-  id: string; kind: string; params: unknown; status: JobStatus; createdBy: string | null;
+  id: string; kind: string; params: unknown; status: JobStatus; createdBy: string | null; source: JobSource;
   progress: { done: number; total: number | null };
   attempts: number; workerId: string | null; cancelRequested: boolean;
   error: string | null; result: unknown;
@@ -21,7 +24,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 // an engine's error text hold are masked on the way out.
 function view(r: Record<string, any>): JobRunView {
   return {
-    id: r.id, kind: r.kind, params: redactSecrets(r.params), status: r.status, createdBy: r.created_by,
+    id: r.id, kind: r.kind, params: redactSecrets(r.params), status: r.status, createdBy: r.created_by, source: r.source ?? 'api',
     progress: { done: r.progress_done, total: r.progress_total },
     attempts: r.attempts, workerId: r.worker_id, cancelRequested: r.cancel_requested,
     error: r.error === null ? null : redactText(String(r.error)), result: redactSecrets(r.result),
@@ -42,11 +45,12 @@ export async function getJobRun(pool: pg.Pool, id: string, opts: { afterLogId?: 
 }
 
 /** Runs, newest first, optionally filtered. */
-export async function listJobRuns(pool: pg.Pool, f: { status?: JobStatus; kind?: string; limit?: number; before?: string } = {}): Promise<JobRunView[]> {
+export async function listJobRuns(pool: pg.Pool, f: { status?: JobStatus; kind?: string; source?: JobSource; limit?: number; before?: string } = {}): Promise<JobRunView[]> {
   const where: string[] = [];
   const args: unknown[] = [];
   if (f.status) { args.push(f.status); where.push(`status = $${args.length}`); }
   if (f.kind) { args.push(f.kind); where.push(`kind = $${args.length}`); }
+  if (f.source) { args.push(f.source); where.push(`source = $${args.length}`); }
   if (f.before) { args.push(f.before); where.push(`created_at < $${args.length}`); }
   args.push(Math.min(Math.max(f.limit ?? 50, 1), 500));
   const r = await pool.query(

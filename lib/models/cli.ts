@@ -4,9 +4,9 @@
  * target; the embedded ClickHouse's state folder is taken in turns with the
  * worker (see chdb-target.ts).
  */
-import crypto from 'node:crypto';
 import { Command, InvalidArgumentError } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
+import { recordCliRun } from '../jobs/record-cli-run';
 import { exitCodeFor } from '../errors';
 import { buildGraph } from './graph';
 import { selectNodes } from './selector';
@@ -49,11 +49,18 @@ function line(r: NodeResult): string {
 async function runCommand(command: ModelsCommand, f: Flags): Promise<void> {
   await withCli(async (ctx) => {
     try {
-      const s = await runModelsCommand(deps(ctx), {
-        command, select: f.select, exclude: f.exclude, fullRefresh: f.fullRefresh, vars: f.vars, target: f.target, project: f.project,
-        runId: `cli-${crypto.randomUUID()}`,
-        onResult: (r) => { if (!f.json) out(line(r)); },
-      });
+      // Recorded as a run (source cli) so the Runs page shows it live; stored like a models.* job's result.
+      const params = Object.fromEntries(Object.entries({ select: f.select, exclude: f.exclude, fullRefresh: f.fullRefresh, vars: f.vars, target: f.target, project: f.project }).filter(([, v]) => v !== undefined));
+      const s = await recordCliRun(ctx.pool, { kind: `models.${command}`, params, logger: ctx.logger, level: ctx.env.LOG_LEVEL },
+        (run) => runModelsCommand({ ...deps(ctx), logger: run.logger }, {
+          command, select: f.select, exclude: f.exclude, fullRefresh: f.fullRefresh, vars: f.vars, target: f.target, project: f.project,
+          runId: `cli-${run.runId}`,
+          onResult: (r, done, total) => { run.progress(done, total); if (!f.json) out(line(r)); },
+        }),
+        (x) => ({
+          result: { command, ok: x.ok, target: x.target, durationMs: x.durationMs, results: x.results.map(({ sql, failingRows, ...r }) => { void sql; return { ...r, failingRows: failingRows?.length ? failingRows.slice(0, 10) : undefined }; }) },
+          error: x.ok ? null : `models: ${command}: ${x.results.filter((r) => r.status === 'error' || r.status === 'fail' || r.status === 'skipped').length} of ${x.results.length} did not succeed`,
+        }));
       if (f.json) out(JSON.stringify({ command, ok: s.ok, target: s.target, durationMs: s.durationMs, results: s.results }, null, 2));
       else {
         const n = (st: string) => s.results.filter((r) => r.status === st).length;

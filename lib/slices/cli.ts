@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
 import { withCli } from '../cli/context';
+import { recordCliRun } from '../jobs/record-cli-run';
 import type { Env } from '../config/env';
 import { AppError, exitCodeFor } from '../errors';
 import { cliContext, loadEnv, urlConnections, type UrlFlags } from './cli-support';
@@ -85,7 +86,12 @@ export function registerSlicesCommands(program: Command): void {
         const { names, transient } = urlConnections(o, env);
         const req = parseFlags(RunRequest, { ...withRunId(o, env), ...names });
         await withCli(async (ctx) => {
-          const r = await executeRun(cliContext(ctx, transient), req);
+          const r = await recordCliRun(ctx.pool, { kind: 'slices.run', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL },
+            (run) => executeRun(cliContext({ ...ctx, logger: run.logger }, transient), req),
+            (x) => ({
+              result: { verdict: x.verdict, mode: x.mode, counts: x.counts, watermark: x.watermark, apiRetries: x.apiRetries, apiReauths: x.apiReauths },
+              error: x.verdict === 'FINISHED WITH FAILURES' ? `slices: run ${req.runId} finished with failures` : null,
+            }));
           process.exitCode = r.verdict === 'FINISHED WITH FAILURES' ? EXIT.failures : r.verdict === 'INTERRUPTED' ? EXIT.interrupted : EXIT.ok;
         });
       } catch (e) { fail(e); }
@@ -118,7 +124,8 @@ export function registerSlicesCommands(program: Command): void {
       try {
         const req = parseFlags(ResetRequest, withRunId(o, loadEnv()));
         await withCli(async (ctx) => {
-          const r = await executeReset(cliContext(ctx), req);
+          const r = await recordCliRun(ctx.pool, { kind: 'slices.reset', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
+            executeReset(cliContext({ ...ctx, logger: run.logger }), req));
           process.stdout.write(`run ${req.runId}: ${r.requeued} slice(s) re-queued as NEW${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
         });
       } catch (e) { fail(e); }
@@ -135,7 +142,8 @@ export function registerSlicesCommands(program: Command): void {
         const req = parseFlags(ClearRequest, withRunId(o, loadEnv()));
         if (o.hard && !o.yes) throw new AppError('usage', 'slices: --hard deletes the run\'s rows: add --yes to confirm', { field: '--yes' });
         await withCli(async (ctx) => {
-          const r = await executeClear(cliContext(ctx), req);
+          const r = await recordCliRun(ctx.pool, { kind: 'slices.clear', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
+            executeClear(cliContext({ ...ctx, logger: run.logger }), req));
           process.stdout.write(`run ${req.runId}: ${r.rows} row(s) ${o.hard ? 'deleted' : 'retired (iscurrentrow = false)'}${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
         });
       } catch (e) { fail(e); }
@@ -208,7 +216,8 @@ export function registerSlicesCommands(program: Command): void {
         const { names, transient } = urlConnections(o, env);
         const req = parseFlags(ReconcileRequest, { ...withRunId(o, env), ...names });
         await withCli(async (ctx) => {
-          const r = await executeReconcile(cliContext(ctx, transient), req);
+          const r = await recordCliRun(ctx.pool, { kind: 'slices.reconcile', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
+            executeReconcile(cliContext({ ...ctx, logger: run.logger }, transient), req));
           if (o.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
           else {
             const lines = [`reconcile run ${req.runId} (${r.engine}${r.anchored ? `, AS OF SCN ${r.anchoredAt}` : ', live counts'})`];

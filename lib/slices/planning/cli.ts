@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type pg from 'pg';
 import { openCliContext, type CliContext } from '../../cli/context';
+import { recordCliRun } from '../../jobs/record-cli-run';
 import type { Env } from '../../config/env';
 import { isBuiltinName } from '../../connections';
 import { AppError } from '../../errors';
@@ -83,7 +84,8 @@ export function registerPlanningCommands(slices: Command): void {
     const env = loadEnv();
     const req = parseFlags(ProbeRequest, requestFlags(flags, env), 'argparse');
     await planningContext(env, flags, true, async (ctx) => {
-      const out = await executeProbe(ctx, req);
+      const out = await recordCliRun(ctx.pool, { kind: 'slices.probe', params: req, logger: ctx.logger, level: env.LOG_LEVEL },
+        (run) => executeProbe({ ...ctx, logger: run.logger }, req), (x) => ({ result: { file: x.file, id: x.id ?? null } }));
       process.stdout.write(flags.json ? JSON.stringify(out.recommendation, null, 2) + '\n' : `${out.panel}\n`);
       process.stderr.write(`recommendation saved to ${out.file}${out.id ? ` (slice_probe_recommendations id ${out.id})` : ''}\n`);
     });
@@ -115,7 +117,12 @@ export function registerPlanningCommands(slices: Command): void {
     const register = flags.register !== false;
     const needDb = register && (req.runId ?? env.UNIQUE_RUN_ID) !== undefined;
     await planningContext(env, flags, needDb, async (ctx) => {
-      const out = await executeSplit(ctx, { ...req, register });
+      const split = (c: typeof ctx) => executeSplit(c, { ...req, register });
+      // Without the database (a queryfile only) there is nowhere to record a run.
+      const out = needDb
+        ? await recordCliRun(ctx.pool, { kind: 'slices.split', params: req, logger: ctx.logger, level: env.LOG_LEVEL },
+          (run) => split({ ...ctx, logger: run.logger }), (x) => ({ result: { file: x.file, slices: x.lines.length, registered: x.registered, runId: x.runId ?? null } }))
+        : await split(ctx);
       const w = (s: string) => process.stdout.write(s + '\n');
       if (out.scn) w(`snapshot: every slice reads AS OF SCN ${out.scn}`);
       w(`wrote ${out.lines.length} slices to ${out.file} (strategy ${out.plan.strategy}, ${out.plan.method})`);

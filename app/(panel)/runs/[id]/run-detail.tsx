@@ -1,5 +1,6 @@
 'use client';
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { api, ApiError, ACTIVE, type LogLine, type RunView } from '../../../_components/api-client';
@@ -7,6 +8,10 @@ import { duration, formatTime } from '../../../_components/format';
 import { ProgressBar } from '../../../_components/progress-bar';
 import { StatusBadge } from '../../../_components/status-badge';
 import { useCan } from '../../../_components/user-context';
+import { ConfirmButton } from '../../../_components/confirm-button';
+import { cancelRun, retryRun } from '../run-actions';
+import { FailedUnits, RunWarnings } from '../run-outcome';
+import { runSummary } from '../run-summary';
 
 type RunWithLogs = RunView & { logs: LogLine[] };
 
@@ -19,6 +24,9 @@ export function RunDetail({ id }: { id: string }) {
   const [now, setNow] = useState(() => Date.now());
   const logBox = useRef<HTMLDivElement>(null);
   const stick = useRef(true);
+  const router = useRouter();
+  // Debug lines (an error's stack, progress ticks) are for whoever debugs the engine: hidden unless asked for.
+  const [showDebug, setShowDebug] = useState(false);
 
   const run = useQuery({
     queryKey: ['run', id],
@@ -34,7 +42,9 @@ export function RunDetail({ id }: { id: string }) {
     refetchInterval: (q) => (q.state.data && !ACTIVE.includes(q.state.data.status) ? false : 1000),
   });
   const r = run.data;
-  const lines: LogLine[] = r?.logs ?? [];
+  const allLines: LogLine[] = r?.logs ?? [];
+  const debugCount = allLines.filter((l) => l.level === 'debug').length;
+  const lines = showDebug ? allLines : allLines.filter((l) => l.level !== 'debug');
 
   useEffect(() => {
     if (!r || !ACTIVE.includes(r.status)) return;
@@ -52,7 +62,7 @@ export function RunDetail({ id }: { id: string }) {
     setCancelling(true);
     setCancelError(null);
     try {
-      await api(`/api/v1/jobs/${id}/cancel`, { method: 'POST' });
+      await cancelRun(id);
       await run.refetch();
     } catch (e) {
       setCancelError((e as Error).message);
@@ -81,19 +91,25 @@ export function RunDetail({ id }: { id: string }) {
           <h1 className="mono">{r.kind}</h1>
           <p className="page-sub"><StatusBadge status={r.status} />{r.cancelRequested && active && <span className="hint"> cancel requested — stopping at the next safe point</span>}</p>
         </div>
-        {canRun && active && (
-          <button type="button" className="btn btn-danger" onClick={cancel} disabled={cancelling || r.cancelRequested}>
-            {cancelling ? 'Cancelling…' : r.cancelRequested ? 'Cancel requested' : 'Cancel run'}
-          </button>
+        {canRun && active && r.source !== 'cli' && (
+          <ConfirmButton className="btn btn-danger" label={cancelling ? 'Cancelling…' : r.cancelRequested ? 'Cancel requested' : 'Cancel run'}
+            question="Cancel this run?" confirmLabel="Yes, cancel" onConfirm={cancel} disabled={cancelling || r.cancelRequested} />
+        )}
+        {canRun && !active && (
+          <button type="button" className="btn" onClick={async () => {
+            setCancelError(null);
+            try { router.push(`/runs/${await retryRun(id)}`); } catch (e) { setCancelError((e as Error).message); }
+          }}>Retry</button>
         )}
       </header>
       {cancelError && <p className="form-error" role="alert">{cancelError}</p>}
 
       <section className="card">
+        <p data-testid="run-summary"><span className="muted">{runSummary(r)}</span> <RunWarnings result={r.result} /></p>
         <ProgressBar done={r.progress.done} total={r.progress.total} status={r.status} />
         <dl className="meta">
           <div><dt>Run id</dt><dd className="mono">{r.id}</dd></div>
-          <div><dt>Started by</dt><dd>{r.createdBy ?? '—'}</dd></div>
+          <div><dt>Started by</dt><dd>{r.createdBy ?? '—'}{r.source ? ` (${r.source})` : ''}</dd></div>
           <div><dt>Created</dt><dd>{formatTime(r.createdAt)}</dd></div>
           <div><dt>Started</dt><dd>{formatTime(r.startedAt)}</dd></div>
           <div><dt>Finished</dt><dd>{formatTime(r.finishedAt)}</dd></div>
@@ -102,6 +118,7 @@ export function RunDetail({ id }: { id: string }) {
           <div><dt>Worker</dt><dd className="mono">{r.workerId ?? '—'}</dd></div>
         </dl>
         {r.error && <div className="error-box" data-testid="run-error"><strong>Error</strong><pre>{r.error}</pre></div>}
+        <FailedUnits result={r.result} />
         <div className="json-pair">
           <div><h3>Parameters</h3><pre className="code">{JSON.stringify(r.params, null, 2)}</pre></div>
           {r.result != null && <div><h3>Result</h3><pre className="code">{JSON.stringify(r.result, null, 2)}</pre></div>}
@@ -112,6 +129,10 @@ export function RunDetail({ id }: { id: string }) {
         <div className="card-head">
           <h2>Log</h2>
           <span className="muted">{lines.length} line{lines.length === 1 ? '' : 's'}{active ? ' · live' : ''}</span>
+          <label className="inline-field" style={{ marginLeft: 'auto' }}>
+            <input type="checkbox" checked={showDebug} onChange={(e) => setShowDebug(e.target.checked)} aria-label="Show debug lines" />
+            <span>debug lines{debugCount ? ` (${debugCount})` : ''}</span>
+          </label>
         </div>
         <div className="log" ref={logBox} data-testid="run-log"
           onScroll={(e) => { const el = e.currentTarget; stick.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40; }}>

@@ -1,15 +1,17 @@
-// GET /api/v1/jobs - list job runs, newest first (?status=&kind=&limit=&before=)
+// GET /api/v1/jobs - list job runs, newest first (?status=&kind=&source=&limit=&before=)
 // POST /api/v1/jobs - start a job: { kind, params } → 202 { id }
 import { z } from 'zod';
 import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
 import { roleAtLeast } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
-import { enqueueJob, listJobRuns } from '@/lib/jobs';
+import { enqueueJob, JOB_SOURCES, listJobRuns } from '@/lib/jobs';
 import { jobs } from '@/app/_server/jobs';
 
 const ListQuery = z.object({
   status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),
   kind: z.string().min(1).max(100).optional(),
+  /** Only runs from this source: api, cli, flow or schedule. */
+  source: z.enum(JOB_SOURCES).optional(),
   /** (Default: 50, at most 500) */
   limit: z.coerce.number().int().min(1).max(500).optional(),
   /** Only runs created before this instant (ISO 8601), for paging. */
