@@ -5,6 +5,7 @@ import { dqJobs } from '../lib/dq/jobs';
 import { slicesJobs } from '../lib/slices/jobs';
 import { lakeJobs } from '../lib/lake/jobs';
 import { modelsJobs } from '../lib/models/jobs';
+import { connectionsJobs } from '../lib/connections/jobs';
 
 /**
  * Every job kind, in one list: the worker runs them, the web process and the
@@ -19,4 +20,5 @@ export const jobDefinitions: readonly JobDefinition[] = [
   ...slicesJobs,
   ...lakeJobs,
   ...modelsJobs,
+  ...connectionsJobs,
 ];

@@ -2,63 +2,77 @@
 import type { RouteEntry } from '@/lib/api/openapi';
 import * as r0 from '@/app/api/v1/audit/route';
 import * as r1 from '@/app/api/v1/connections/[id]/route';
-import * as r2 from '@/app/api/v1/connections/route';
-import * as r3 from '@/app/api/v1/dq/results/route';
-import * as r4 from '@/app/api/v1/etl/control/route';
-import * as r5 from '@/app/api/v1/etl/runs/route';
-import * as r6 from '@/app/api/v1/health/route';
-import * as r7 from '@/app/api/v1/job-kinds/route';
-import * as r8 from '@/app/api/v1/jobs/[id]/cancel/route';
-import * as r9 from '@/app/api/v1/jobs/[id]/route';
-import * as r10 from '@/app/api/v1/jobs/route';
-import * as r11 from '@/app/api/v1/lake/tables/[ident]/route';
-import * as r12 from '@/app/api/v1/lake/tables/route';
-import * as r13 from '@/app/api/v1/me/route';
-import * as r14 from '@/app/api/v1/models/compile/route';
-import * as r15 from '@/app/api/v1/models/files/route';
-import * as r16 from '@/app/api/v1/models/query/route';
-import * as r17 from '@/app/api/v1/models/results/route';
-import * as r18 from '@/app/api/v1/models/route';
-import * as r19 from '@/app/api/v1/openapi.json/route';
-import * as r20 from '@/app/api/v1/setup/route';
-import * as r21 from '@/app/api/v1/slices/runs/[id]/board/route';
-import * as r22 from '@/app/api/v1/slices/runs/[id]/slices/route';
-import * as r23 from '@/app/api/v1/slices/runs/route';
-import * as r24 from '@/app/api/v1/tokens/[id]/route';
-import * as r25 from '@/app/api/v1/tokens/route';
-import * as r26 from '@/app/api/v1/users/[id]/route';
-import * as r27 from '@/app/api/v1/users/[id]/sessions/route';
-import * as r28 from '@/app/api/v1/users/route';
+import * as r2 from '@/app/api/v1/connections/export.toml/route';
+import * as r3 from '@/app/api/v1/connections/import/route';
+import * as r4 from '@/app/api/v1/connections/route';
+import * as r5 from '@/app/api/v1/dq/history/route';
+import * as r6 from '@/app/api/v1/dq/results/route';
+import * as r7 from '@/app/api/v1/etl/control/route';
+import * as r8 from '@/app/api/v1/etl/runs/route';
+import * as r9 from '@/app/api/v1/health/route';
+import * as r10 from '@/app/api/v1/job-kinds/route';
+import * as r11 from '@/app/api/v1/jobs/[id]/cancel/route';
+import * as r12 from '@/app/api/v1/jobs/[id]/route';
+import * as r13 from '@/app/api/v1/jobs/route';
+import * as r14 from '@/app/api/v1/lake/drift/route';
+import * as r15 from '@/app/api/v1/lake/freshness/route';
+import * as r16 from '@/app/api/v1/lake/tables/[ident]/route';
+import * as r17 from '@/app/api/v1/lake/tables/[ident]/rows/route';
+import * as r18 from '@/app/api/v1/lake/tables/route';
+import * as r19 from '@/app/api/v1/me/route';
+import * as r20 from '@/app/api/v1/models/compile/route';
+import * as r21 from '@/app/api/v1/models/files/route';
+import * as r22 from '@/app/api/v1/models/query/route';
+import * as r23 from '@/app/api/v1/models/results/route';
+import * as r24 from '@/app/api/v1/models/route';
+import * as r25 from '@/app/api/v1/openapi.json/route';
+import * as r26 from '@/app/api/v1/overview/route';
+import * as r27 from '@/app/api/v1/setup/route';
+import * as r28 from '@/app/api/v1/slices/runs/[id]/board/route';
+import * as r29 from '@/app/api/v1/slices/runs/[id]/slices/route';
+import * as r30 from '@/app/api/v1/slices/runs/route';
+import * as r31 from '@/app/api/v1/tokens/[id]/route';
+import * as r32 from '@/app/api/v1/tokens/route';
+import * as r33 from '@/app/api/v1/users/[id]/route';
+import * as r34 from '@/app/api/v1/users/[id]/sessions/route';
+import * as r35 from '@/app/api/v1/users/route';
 
 /** Every /api/v1 route, with the one-line summary of each method. */
 export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] = [
   { path: "/api/v1/audit", methods: { GET: r0.GET }, summaries: {"GET":"the audit log, newest first (admin; ?actor=&action=&target=&since=&until=&before=&limit=)"} },
   { path: "/api/v1/connections/{id}", methods: { GET: r1.GET, PATCH: r1.PATCH, DELETE: r1.DELETE }, summaries: {"GET":"one connection by id or name (secret names only, never values)","PATCH":"change params, branch flag/key or secrets; unnamed secrets are kept (admin)","DELETE":"delete a connection (admin)"} },
-  { path: "/api/v1/connections", methods: { GET: r2.GET, POST: r2.POST }, summaries: {"GET":"every connection (?kind=&branches=true); secrets never returned, only their names","POST":"create a branch or service connection { name, kind, isBranch?, branchKey?, params, secrets } (admin)"} },
-  { path: "/api/v1/dq/results", methods: { GET: r3.GET }, summaries: {"GET":"data-quality results, newest first (?run=dq-…&table=&branch=&status=&latest=true&limit=&before=)"} },
-  { path: "/api/v1/etl/control", methods: { GET: r4.GET }, summaries: {"GET":"etl_meta.etl_control: last outcome and watermarks per table × branch (?table=&branch=)"} },
-  { path: "/api/v1/etl/runs", methods: { GET: r5.GET }, summaries: {"GET":"etl_meta.etl_run_log, newest first (?pipeline_run_id=&table=&branch=&status=&limit=)"} },
-  { path: "/api/v1/health", methods: { GET: r6.GET }, summaries: {"GET":"liveness of the web process and its database (no auth)"} },
-  { path: "/api/v1/job-kinds", methods: { GET: r7.GET }, summaries: {"GET":"every job kind with its description, the least role POST /api/v1/jobs enforces for it, and its payload's JSON Schema"} },
-  { path: "/api/v1/jobs/{id}/cancel", methods: { POST: r8.POST }, summaries: {"POST":"cancel a queued run now, ask a running one to stop"} },
-  { path: "/api/v1/jobs/{id}", methods: { GET: r9.GET }, summaries: {"GET":"one run: status, progress, timestamps, log lines (?afterLogId= for a live tail)"} },
-  { path: "/api/v1/jobs", methods: { GET: r10.GET, POST: r10.POST }, summaries: {"GET":"list job runs, newest first (?status=&kind=&limit=&before=)","POST":"start a job: { kind, params } → 202 { id }"} },
-  { path: "/api/v1/lake/tables/{ident}", methods: { GET: r11.GET }, summaries: {"GET":"one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition"} },
-  { path: "/api/v1/lake/tables", methods: { GET: r12.GET }, summaries: {"GET":"every lake table (namespace.table) with its current snapshot and record count (?namespace=)"} },
-  { path: "/api/v1/me", methods: { GET: r13.GET }, summaries: {"GET":"who the request is authenticated as"} },
-  { path: "/api/v1/models/compile", methods: { POST: r14.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
-  { path: "/api/v1/models/files", methods: { GET: r15.GET, PUT: r15.PUT, DELETE: r15.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
-  { path: "/api/v1/models/query", methods: { POST: r16.POST }, summaries: {"POST":"queue a read-only SELECT on the models target as a models.query job: { sql, target? } → 202 { id }"} },
-  { path: "/api/v1/models/results", methods: { GET: r17.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
-  { path: "/api/v1/models", methods: { GET: r18.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
-  { path: "/api/v1/openapi.json", methods: { GET: r19.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
-  { path: "/api/v1/setup", methods: { GET: r20.GET, POST: r20.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
-  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r21.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
-  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r22.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
-  { path: "/api/v1/slices/runs", methods: { GET: r23.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
-  { path: "/api/v1/tokens/{id}", methods: { DELETE: r24.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
-  { path: "/api/v1/tokens", methods: { GET: r25.GET, POST: r25.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name } for yourself; the token is in this answer only"} },
-  { path: "/api/v1/users/{id}", methods: { PATCH: r26.PATCH, DELETE: r26.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
-  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r27.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
-  { path: "/api/v1/users", methods: { GET: r28.GET, POST: r28.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
+  { path: "/api/v1/connections/export.toml", methods: { GET: r2.GET }, summaries: {"GET":"branch connections as [oracle_branches.<key>] / [postgres_branches.<key>] TOML, non-secret fields only"} },
+  { path: "/api/v1/connections/import", methods: { POST: r3.POST }, summaries: {"POST":"create or update branch connections from TOML { toml } in the [oracle_branches.<key>] format; stored secrets the file omits are kept; all or nothing (admin)"} },
+  { path: "/api/v1/connections", methods: { GET: r4.GET, POST: r4.POST }, summaries: {"GET":"every connection (?kind=&branches=true); secrets never returned, only their names","POST":"create a branch or service connection { name, kind, isBranch?, branchKey?, params, secrets } (admin)"} },
+  { path: "/api/v1/dq/history", methods: { GET: r5.GET }, summaries: {"GET":"every check per table × branch for trend charts, and failed dq.run runs with their error (?table=&branch=&status=&since=&limit=)"} },
+  { path: "/api/v1/dq/results", methods: { GET: r6.GET }, summaries: {"GET":"data-quality results, newest first (?run=dq-…&table=&branch=&status=&latest=true&limit=&before=)"} },
+  { path: "/api/v1/etl/control", methods: { GET: r7.GET }, summaries: {"GET":"etl_meta.etl_control: last outcome and watermarks per table × branch (?table=&branch=)"} },
+  { path: "/api/v1/etl/runs", methods: { GET: r8.GET }, summaries: {"GET":"etl_meta.etl_run_log, newest first (?pipeline_run_id=&table=&branch=&status=&limit=)"} },
+  { path: "/api/v1/health", methods: { GET: r9.GET }, summaries: {"GET":"liveness of the web process and its database (no auth)"} },
+  { path: "/api/v1/job-kinds", methods: { GET: r10.GET }, summaries: {"GET":"every job kind with its description, the least role POST /api/v1/jobs enforces for it, and its payload's JSON Schema"} },
+  { path: "/api/v1/jobs/{id}/cancel", methods: { POST: r11.POST }, summaries: {"POST":"cancel a queued run now, ask a running one to stop"} },
+  { path: "/api/v1/jobs/{id}", methods: { GET: r12.GET }, summaries: {"GET":"one run: status, progress, timestamps, log lines (?afterLogId= for a live tail)"} },
+  { path: "/api/v1/jobs", methods: { GET: r13.GET, POST: r13.POST }, summaries: {"GET":"list job runs, newest first (?status=&kind=&limit=&before=)","POST":"start a job: { kind, params } → 202 { id }"} },
+  { path: "/api/v1/lake/drift", methods: { GET: r14.GET }, summaries: {"GET":"schema drift recorded by ETL runs, newest first (?table=&limit=)"} },
+  { path: "/api/v1/lake/freshness", methods: { GET: r15.GET }, summaries: {"GET":"per table × branch: last load, watermark and age (etl_meta.etl_control with control_state)"} },
+  { path: "/api/v1/lake/tables/{ident}", methods: { GET: r16.GET }, summaries: {"GET":"one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition"} },
+  { path: "/api/v1/lake/tables/{ident}/rows", methods: { GET: r17.GET }, summaries: {"GET":"the first rows of a table (?branch=&limit=, default 100, at most 1000); 64-bit integers and decimals as strings, dates ISO"} },
+  { path: "/api/v1/lake/tables", methods: { GET: r18.GET }, summaries: {"GET":"every lake table (namespace.table) with its current snapshot and record count (?namespace=)"} },
+  { path: "/api/v1/me", methods: { GET: r19.GET }, summaries: {"GET":"who the request is authenticated as"} },
+  { path: "/api/v1/models/compile", methods: { POST: r20.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
+  { path: "/api/v1/models/files", methods: { GET: r21.GET, PUT: r21.PUT, DELETE: r21.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
+  { path: "/api/v1/models/query", methods: { POST: r22.POST }, summaries: {"POST":"queue a read-only SELECT on the models target as a models.query job: { sql, target? } → 202 { id }"} },
+  { path: "/api/v1/models/results", methods: { GET: r23.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
+  { path: "/api/v1/models", methods: { GET: r24.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
+  { path: "/api/v1/openapi.json", methods: { GET: r25.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
+  { path: "/api/v1/overview", methods: { GET: r26.GET }, summaries: {"GET":"workers alive with heartbeat age, queue depth, runs per hour over 24 h by status, failing units, lake freshness and DQ summary"} },
+  { path: "/api/v1/setup", methods: { GET: r27.GET, POST: r27.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
+  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r28.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
+  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r29.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
+  { path: "/api/v1/slices/runs", methods: { GET: r30.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
+  { path: "/api/v1/tokens/{id}", methods: { DELETE: r31.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
+  { path: "/api/v1/tokens", methods: { GET: r32.GET, POST: r32.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name } for yourself; the token is in this answer only"} },
+  { path: "/api/v1/users/{id}", methods: { PATCH: r33.PATCH, DELETE: r33.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
+  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r34.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
+  { path: "/api/v1/users", methods: { GET: r35.GET, POST: r35.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
 ];
