@@ -20,6 +20,8 @@ export interface DqPoint {
   mismatches: number | null;
   hashMismatch: number | null; onlyInSource: number | null; onlyInLake: number | null;
   repaired: boolean; error: string | null;
+  /** The check ran against kept staging (a `dq.run` self-test), so a re-check must too. */
+  selfTest: boolean;
 }
 
 /** A `dq.run` job that failed before or while writing results: shown with its error. */
@@ -47,14 +49,16 @@ export function dqPanelMessage(text: string): string {
 export async function dqHistory(pool: pg.Pool, f: DqHistoryFilter = {}): Promise<{ points: DqPoint[]; pairs: { table: string; branch: string }[]; failedRuns: DqFailedRun[] }> {
   const limit = Math.min(Math.max(f.limit ?? 2000, 1), 5000);
   const r = await pool.query(`
-    SELECT * FROM (
+    SELECT x.*, coalesce((j.params->>'selfTest')::boolean, false) AS self_test FROM (
       SELECT id, pipeline_run_id, table_name, branch_id, status, checked_at, oracle_row_count, iceberg_row_count, row_count_delta,
              hash_only_in_oracle, hash_only_in_iceberg, hash_mismatch, repair IS NOT NULL AS repaired, error_details
         FROM etl_meta.etl_dq_results
        WHERE ($1::text IS NULL OR table_name = $1) AND ($2::text IS NULL OR branch_id = $2) AND ($3::text IS NULL OR status = $3)
          AND ($4::timestamptz IS NULL OR checked_at >= $4)
        ORDER BY id DESC LIMIT $5) x
-    ORDER BY table_name, branch_id, checked_at, id`, [f.table ?? null, f.branch ?? null, f.status ?? null, f.since ?? null, limit]);
+      -- a job's results carry its run id (dq-<job run id>): its params tell a self-test
+      LEFT JOIN job_runs j ON j.id::text = substr(x.pipeline_run_id, 4)
+    ORDER BY table_name, branch_id, checked_at, x.id`, [f.table ?? null, f.branch ?? null, f.status ?? null, f.since ?? null, limit]);
   const points: DqPoint[] = r.rows.map((x) => {
     const parts = [num(x.hash_only_in_oracle), num(x.hash_only_in_iceberg), num(x.hash_mismatch)];
     return {
@@ -62,7 +66,7 @@ export async function dqHistory(pool: pg.Pool, f: DqHistoryFilter = {}): Promise
       sourceRows: num(x.oracle_row_count), lakeRows: num(x.iceberg_row_count), delta: num(x.row_count_delta),
       mismatches: parts.every((p) => p === null) ? null : parts.reduce<number>((a, p) => a + (p ?? 0), 0),
       hashMismatch: parts[2], onlyInSource: parts[0], onlyInLake: parts[1], repaired: !!x.repaired,
-      error: x.error_details ? dqPanelMessage(x.error_details) : null,
+      error: x.error_details ? dqPanelMessage(x.error_details) : null, selfTest: !!x.self_test,
     };
   });
   const seen = new Set<string>();
