@@ -80,9 +80,9 @@ export async function overview(pool: pg.Pool, o: { staleAfterSeconds?: number; f
           SELECT DISTINCT ON (table_name, branch_id) status, checked_at FROM etl_meta.etl_dq_results ORDER BY table_name, branch_id, id DESC) x GROUP BY status`),
     pool.query(`SELECT status, count(*)::int AS n FROM job_runs WHERE created_at >= now() - interval '24 hours' GROUP BY status`),
   ]);
-  const dqCounts = { OK: 0, MISMATCH: 0, ERROR: 0, SKIPPED: 0 } as Record<string, number>;
+  const dqCounts: Record<'OK' | 'MISMATCH' | 'ERROR' | 'SKIPPED', number> = { OK: 0, MISMATCH: 0, ERROR: 0, SKIPPED: 0 };
   let dqLast: string | null = null;
-  for (const r of dq.rows) { dqCounts[r.status] = r.n; const l = iso(r.last); if (l && (!dqLast || l > dqLast)) dqLast = l; }
+  for (const r of dq.rows) { if (r.status in dqCounts) dqCounts[r.status as keyof typeof dqCounts] = r.n; const l = iso(r.last); if (l && (!dqLast || l > dqLast)) dqLast = l; }
   const lastDqFailure = await pool.query(`SELECT id, error, finished_at FROM job_runs WHERE kind = 'dq.run' ORDER BY created_at DESC LIMIT 1`);
   const f = fresh.rows[0];
   return {
