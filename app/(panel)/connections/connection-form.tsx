@@ -24,16 +24,24 @@ function initialParams(c: ConnectionRow | undefined): Record<string, string | bo
 }
 
 /**
- * Why Save is disabled, in words (the first missing or invalid field), or null.
- * The kind-specific rules are the API's own (`checkConnectionFields`), so the
- * form and the server never disagree on what is complete.
+ * Why Save is disabled, in words (the first missing or malformed field), or null:
+ * what the form can tell without the server.
  */
-export function whySaveDisabled(f: { name: string; kind: ConnectionKind; branch: boolean; branchKey: string; params: Record<string, unknown>; secrets: Record<string, string>; storedSecrets: string[] }): string | null {
+export function whySaveDisabled(f: { name: string; branch: boolean; branchKey: string }): string | null {
   if (!f.name.trim()) return 'Name is missing.';
   if (!NAME_RE.test(f.name.trim())) return 'Name may hold only letters, digits and _ . : -';
   if (f.name.trim().startsWith('env:')) return 'Names starting with env: are reserved for the built-in connections.';
   if (f.branch && !f.branchKey.trim()) return 'Branch key is missing (a source branch needs one).';
   if (f.branch && !KEY_RE.test(f.branchKey.trim())) return 'Branch key may hold only letters, digits, _ and -';
+  return null;
+}
+
+/**
+ * What the server will still refuse for this kind (host missing, a number that
+ * is not one), with the API's own rules (`checkConnectionFields`), shown as the
+ * operator types; Save stays enabled so the server's answer names the field.
+ */
+export function kindProblem(f: { kind: ConnectionKind; params: Record<string, unknown>; secrets: Record<string, string>; storedSecrets: string[] }): string | null {
   if (f.kind === 'other') return null;
   const secrets = { ...Object.fromEntries(f.storedSecrets.map((k) => [k, '*'])), ...f.secrets };
   const problem = checkConnectionFields({ kind: f.kind, params: f.params, secrets });
@@ -79,9 +87,8 @@ export function ConnectionForm({ onCreated, onCancel, initial }: { onCreated(nam
 
   const formParams = (): Record<string, unknown> => Object.fromEntries(spec.params.map((f) => [f.key, value(f, params[f.key])]).filter(([, v]) => v !== undefined));
   const formSecrets = () => Object.fromEntries(Object.entries(secrets).filter(([, v]) => v !== ''));
-  const disabledWhy = kind === 'other' ? (name.trim() ? null : 'Name is missing.') : whySaveDisabled({
-    name, kind, branch, branchKey, params: formParams(), secrets: formSecrets(), storedSecrets: initial?.secretKeys ?? [],
-  });
+  const disabledWhy = whySaveDisabled({ name, branch, branchKey });
+  const incomplete = disabledWhy ? null : kindProblem({ kind, params: formParams(), secrets: formSecrets(), storedSecrets: initial?.secretKeys ?? [] });
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -209,6 +216,7 @@ export function ConnectionForm({ onCreated, onCancel, initial }: { onCreated(nam
         </button>
         <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
         {disabledWhy && <span id="save-why" className="hint" data-testid="save-why" role="status">Save is disabled — {disabledWhy}</span>}
+        {incomplete && <span className="hint" data-testid="save-incomplete">Not complete yet — {incomplete}</span>}
       </div>
     </form>
   );
