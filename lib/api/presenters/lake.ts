@@ -124,7 +124,11 @@ export function snapshotTimeline(snapshots: { id: string; timestamp: string; ope
   }));
 }
 
-/** One Arrow value as JSON: 64-bit integers and decimals as exact strings, dates and times ISO, bytes hex. */
+/**
+ * One Arrow value as JSON: 64-bit integers and decimals as exact strings, dates and times ISO, bytes hex.
+ * Like the lake CLI's plainValue (lib/lake/format.ts, not public), except that every 64-bit
+ * integer is a string: the API promises one type per column, not a number that turns into a string past 2^53.
+ */
 function jsonValue(type: arrow.DataType, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (type.typeId) {
