@@ -18,6 +18,8 @@ let stack: Stack;
 let browser: Browser;
 let ctx: BrowserContext;
 let page: Page;
+/** A branch of the self-test's lake tables (read from the row preview). */
+let branch = '';
 /** Uncaught errors in any page (a chart that throws while rendering, say). */
 const pageErrors: string[] = [];
 
@@ -110,7 +112,7 @@ describe('pages', () => {
     await edit.locator('input[name="params.port"]').fill(String(rec.port));
     await edit.getByRole('button', { name: 'Save changes' }).click();
     await edit.waitFor({ state: 'detached' });
-    await expect(row.textContent()).resolves.toContain(`127.0.0.1:${rec.port}`);
+    await row.locator('td', { hasText: `127.0.0.1:${rec.port}/` }).waitFor(); // the list refetches after the save
 
     await row.getByRole('button', { name: 'Test' }).click();
     await page.getByTestId('test-outcome').locator('[data-reachable="true"]').waitFor({ timeout: 90_000 });
@@ -136,12 +138,13 @@ describe('pages', () => {
     expect(all).toBeGreaterThan(0);
     expect(all).toBeLessThanOrEqual(100);
 
+    const col = (await rows.locator('thead th').allTextContents()).indexOf('BRANCH_ID');
+    expect(col).toBeGreaterThanOrEqual(0);
     const select = page.getByTestId('rows-branch');
     const branches = (await select.locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value))).filter(Boolean);
     expect(branches.length).toBeGreaterThan(0);
-    await select.selectOption(branches[0]);
-    const col = (await rows.locator('thead th').allTextContents()).indexOf('BRANCH_ID');
-    expect(col).toBeGreaterThanOrEqual(0);
+    branch = branches[0];
+    await select.selectOption(branch);
     await page.waitForFunction(({ b, c }) => {
       const cells = [...document.querySelectorAll('[data-testid="lake-rows"] tbody tr')].map((tr) => tr.children[c]?.textContent);
       return cells.length > 0 && cells.every((x) => x === b);
@@ -156,13 +159,14 @@ describe('pages', () => {
 
   it('shows a DQ trend after two checks, with filters kept in the URL', async () => {
     for (let i = 0; i < 2; i++) {
-      const run = await waitJob(await startJob('dq.run', { selfTest: true }));
+      // Named table and branch: what the page's Re-check sends too.
+      const run = await waitJob(await startJob('dq.run', { selfTest: true, tables: ['SELFTEST.CUSTOMERS'], branch: [branch] }));
       expect(run.error ?? '').toBe('');
     }
     await page.goto(`${stack.baseUrl}/data-quality`);
     await page.getByTestId('dq-table').locator('[data-status="OK"]').first().waitFor();
     await page.waitForFunction(() => Number(document.querySelector('[data-testid="dq-trend"]')?.getAttribute('data-points')) >= 2);
-    await page.getByTestId('dq-trend').locator('.recharts-line').first().waitFor();
+    await page.getByTestId('dq-trend').locator('.recharts-line-curve').first().waitFor({ state: 'attached' });
     expect(await page.getByRole('button', { name: 'Re-check' }).count()).toBeGreaterThan(0);
     await page.locator('select[name="status"]').selectOption('OK');
     await page.waitForURL(/status=OK/);
