@@ -172,6 +172,12 @@ describe('pages', () => {
     await page.waitForURL(/status=OK/);
     await page.reload();
     await expect(page.locator('select[name="status"]').inputValue()).resolves.toBe('OK');
+    await page.getByTestId('dq-table').waitFor();
+    // a text filter reaches the URL when committed
+    await page.locator('input[name="table"]').fill('customers');
+    await page.locator('input[name="table"]').press('Enter');
+    await page.waitForURL(/table=customers/);
+    await page.getByTestId('dq-trend').waitFor();
     await shot('data-quality');
   });
 

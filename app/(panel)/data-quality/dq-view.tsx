@@ -90,6 +90,20 @@ function useUrlFilters(): [Filters, (f: Partial<Filters>) => void] {
 
 const qs = (f: Filters) => FILTERS.filter((k) => f[k]).map((k) => `&${k}=${encodeURIComponent(f[k])}`).join('');
 
+/** A text filter typed locally and put in the URL on Enter or when the field is left (not per keystroke). */
+function TextFilter({ name, label, value, placeholder, onCommit }: { name: string; label: string; value: string; placeholder: string; onCommit(v: string): void }) {
+  const [text, setText] = useState(value);
+  const [seen, setSeen] = useState(value);
+  if (value !== seen) { setSeen(value); setText(value); } // the URL changed (back/forward): follow it
+  const commit = () => { if (text.trim() !== value) onCommit(text.trim()); };
+  return (
+    <label className="field"><span>{label}</span>
+      <input name={name} value={text} placeholder={placeholder} onChange={(e) => setText(e.target.value)} onBlur={commit}
+        onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); commit(); } }} />
+    </label>
+  );
+}
+
 function FailedRuns({ runs }: { runs: DqFailedRun[] }) {
   if (!runs.length) return null;
   return (
@@ -169,8 +183,8 @@ export function DqView() {
       <FormError error={startError} />
       <form className="card form" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
         <div className="form-grid">
-          <label className="field"><span>Table</span><input name="table" value={filters.table} onChange={(e) => setFilters({ table: e.target.value.trim() })} placeholder="all tables" /></label>
-          <label className="field"><span>Branch</span><input name="branch" value={filters.branch} onChange={(e) => setFilters({ branch: e.target.value.trim() })} placeholder="all branches" /></label>
+          <TextFilter name="table" label="Table" value={filters.table} placeholder="all tables" onCommit={(v) => setFilters({ table: v })} />
+          <TextFilter name="branch" label="Branch" value={filters.branch} placeholder="all branches" onCommit={(v) => setFilters({ branch: v })} />
           <label className="field"><span>Status</span>
             <select name="status" value={filters.status} onChange={(e) => setFilters({ status: e.target.value })}>
               <option value="">any</option>{['OK', 'MISMATCH', 'ERROR', 'SKIPPED'].map((x) => <option key={x} value={x}>{x}</option>)}

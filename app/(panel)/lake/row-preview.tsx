@@ -1,5 +1,5 @@
 'use client';
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../_components/api-client';
 
@@ -13,6 +13,8 @@ export function RowPreview({ ident, branches }: { ident: string; branches: strin
   const q = useQuery({
     queryKey: ['lake-rows', ident, branch],
     queryFn: () => api<RowsAnswer>(`/api/v1/lake/tables/${encodeURIComponent(ident)}/rows?limit=100${branch ? `&branch=${encodeURIComponent(branch)}` : ''}`),
+    // Keep the last rows on screen while another branch loads.
+    placeholderData: keepPreviousData,
   });
   return (
     <section className="card card-flush" aria-label="Row preview">

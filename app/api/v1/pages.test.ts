@@ -294,7 +294,8 @@ describe('lake pages', () => {
     await db.pool.query(`insert into etl_meta.control_state (table_name, branch_id, last_cdc_value, updated_at) values ('orders', 'a', '2026-01-04 00:00:00', now() - interval '2 hours')`);
     await db.pool.query(`insert into etl_meta.etl_run_log (pipeline_run_id, table_name, branch_id, mode, status, started_at, schema_discrepancy)
       values ('r1', 'orders', 'a', 'INCREMENTAL', 'SUCCESS', now() - interval '3 hours', '["AMOUNT: decimal(10,2) → decimal(12,2)"]'),
-             ('r2', 'orders', 'a', 'INCREMENTAL', 'SUCCESS', now() - interval '2 hours', null)`);
+             ('r2', 'orders', 'a', 'INCREMENTAL', 'SUCCESS', now() - interval '2 hours', null),
+             ('r3', 'orders', 'b', 'INCREMENTAL', 'SUCCESS', now() - interval '1 hours', '[{"column":"AMOUNT","kind":"widened","types":{"a":"decimal(10,2)","b":"decimal(12,2)"},"resolved":"decimal(12,2)"}]')`);
     const f = await call(freshness.GET, 'GET', '/api/v1/lake/freshness', { token: tok.viewer });
     expect(f.body.tables).toEqual(['orders']);
     expect(f.body.branches).toEqual(['a', 'b']);
@@ -303,8 +304,10 @@ describe('lake pages', () => {
     expect(a.ageSeconds).toBeGreaterThanOrEqual(7200);
     expect(f.body.cells.find((c: { branch: string }) => c.branch === 'b')).toMatchObject({ status: 'FAILED', ageSeconds: null, lastSuccessAt: null });
     const d = await call(drift.GET, 'GET', '/api/v1/lake/drift?table=orders', { token: tok.viewer });
-    expect(d.body.drift).toHaveLength(1);
-    expect(d.body.drift[0]).toMatchObject({ runId: 'r1', table: 'orders', branch: 'a', changes: ['AMOUNT: decimal(10,2) → decimal(12,2)'] });
+    expect(d.body.drift).toHaveLength(2);
+    expect(d.body.drift[1]).toMatchObject({ runId: 'r1', table: 'orders', branch: 'a', changes: ['AMOUNT: decimal(10,2) → decimal(12,2)'] });
+    // ETL's own drift records read as sentences
+    expect(d.body.drift[0].changes).toEqual(['AMOUNT: widened (a: decimal(10,2), b: decimal(12,2)) → decimal(12,2)']);
   });
 });
 

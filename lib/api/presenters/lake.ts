@@ -208,6 +208,21 @@ export async function lakeFreshness(pool: pg.Pool): Promise<{ cells: FreshnessCe
   return { cells, tables: [...new Set(cells.map((c) => c.table))], branches: [...new Set(cells.map((c) => c.branch))].sort() };
 }
 
+/**
+ * One recorded drift as a sentence. ETL records `{ column, kind, types?, resolved?, missingIn? }`
+ * (lib/etl's schema union); anything else is shown as its JSON.
+ */
+export function driftText(d: unknown): string {
+  if (typeof d === 'string') return d;
+  const o = d as { column?: unknown; kind?: unknown; types?: Record<string, string>; resolved?: unknown; missingIn?: unknown[] } | null;
+  if (!o || typeof o !== 'object' || typeof o.column !== 'string' || typeof o.kind !== 'string') return JSON.stringify(d);
+  const kind = ({ widened: 'widened', to_string: 'stored as string', missing: 'missing in some branches' } as Record<string, string>)[o.kind] ?? o.kind;
+  const types = o.types && typeof o.types === 'object' ? ` (${Object.entries(o.types).map(([b, t]) => `${b}: ${t}`).join(', ')})` : '';
+  const to = o.resolved ? ` → ${String(o.resolved)}` : '';
+  const missing = Array.isArray(o.missingIn) && o.missingIn.length ? `; missing in ${o.missingIn.join(', ')}` : '';
+  return `${o.column}: ${kind}${types}${to}${missing}`;
+}
+
 /** Schema drift recorded by ETL runs (etl_run_log.schema_discrepancy), newest first. */
 export async function schemaDriftHistory(pool: pg.Pool, o: { table?: string; limit?: number } = {}) {
   const r = await pool.query(`
@@ -219,6 +234,6 @@ export async function schemaDriftHistory(pool: pg.Pool, o: { table?: string; lim
   return r.rows.map((x) => ({
     id: Number(x.id), runId: x.pipeline_run_id as string, table: x.table_name as string, branch: x.branch_id as string,
     mode: x.mode as string, status: x.status as string, at: iso(x.started_at)!,
-    changes: (Array.isArray(x.schema_discrepancy) ? x.schema_discrepancy : [x.schema_discrepancy]).map((d: unknown) => (typeof d === 'string' ? d : JSON.stringify(d))),
+    changes: (Array.isArray(x.schema_discrepancy) ? x.schema_discrepancy : [x.schema_discrepancy]).map(driftText),
   }));
 }
