@@ -6,6 +6,7 @@ import { slicesJobs } from '../lib/slices/jobs';
 import { lakeJobs } from '../lib/lake-admin/jobs';
 import { modelsJobs } from '../lib/models/jobs';
 import { flowsJobs } from '../lib/flows/jobs';
+import { connectionsJobs } from '../lib/connections/jobs';
 
 /**
  * Every job kind, in one list: the worker runs them, the web process and the
@@ -21,4 +22,5 @@ export const jobDefinitions: readonly JobDefinition[] = [
   ...lakeJobs,
   ...modelsJobs,
   ...flowsJobs,
+  ...connectionsJobs,
 ];

@@ -7,6 +7,7 @@ import { isBuiltinName, type ConnectionRecord } from './builtin';
 import { recordAudit, type AuditActor } from '../audit';
 import { findSecret } from '../log/secret-scan';
 import { deriveKey, loadKeyMaterial, open, seal, type KeySource } from './secret-box';
+import { connectionUsers } from './connection-usage';
 
 /**
  * Connection records (table `connections`): kind, params (plain), secrets
@@ -80,6 +81,16 @@ function refuseSecretParams(params: unknown): void {
   if (s) throw new AppError('validation', `connections: ${s.field}: refused — ${s.reason}; put it in secrets`, { field: s.field });
 }
 
+
+/** Stored secrets, decrypted (engines and in-module writers only). */
+export function openSecrets(ctx: ConnectionsContext, sealed: unknown): Record<string, string> {
+  return typeof sealed === 'string' && sealed ? open<Record<string, string>>(keyOf(ctx.keys), sealed) : {};
+}
+
+/** Secrets sealed for storage; none → null. */
+export function sealSecrets(ctx: ConnectionsContext, secrets: Record<string, string>): string | null {
+  return Object.keys(secrets).length ? seal(keyOf(ctx.keys), secrets) : null;
+}
 
 function secretKeysOf(ctx: ConnectionsContext, sealed: unknown): string[] {
   if (typeof sealed !== 'string' || !sealed) return [];
@@ -168,6 +179,13 @@ export async function connectionExists(ctx: ConnectionsContext, name: string): P
 export async function deleteConnection(ctx: ConnectionsContext, name: string, audit?: AuditActor): Promise<boolean> {
   refuseBuiltin(ctx, name);
   return withTransaction(ctx.pool, async (client) => {
+    const cur = await client.query('SELECT branch_key FROM connections WHERE name = $1 FOR UPDATE', [name]);
+    if (!cur.rowCount) return false;
+    // Checked in the delete's transaction; a spec saved meanwhile is the flows engine's to validate.
+    const users = await connectionUsers(client, [name, cur.rows[0].branch_key]);
+    if (users.length) {
+      throw new AppError('conflict', `connections: '${name}' is used by ${users.map((u) => `${u.kind} '${u.name}'`).join(', ')}: change or delete ${users.length === 1 ? 'it' : 'them'} first`, { field: 'name' });
+    }
     const r = await client.query('DELETE FROM connections WHERE name = $1 RETURNING *', [name]);
     if (!r.rowCount) return false;
     if (audit) await recordAudit(client, { ...audit, action: 'connection.delete', target: `connection:${name}`, before: auditView(view(r.rows[0], secretKeysOf(ctx, r.rows[0].secrets_enc))) });

@@ -122,6 +122,13 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   };
   const reaper = setInterval(() => void reap(), Math.max(1000, Math.floor(staleAfterMs / 3)));
   void reap();
+  // The worker's own row in `workers` (the Overview's "workers alive"), beating while idle too.
+  const alive = () => o.pool.query(
+    `insert into workers (id, hostname, pid, concurrency) values ($1, $2, $3, $4)
+       on conflict (id) do update set heartbeat_at = now()`, [id, os.hostname(), process.pid, workIds.length])
+    .catch(() => null); // a missed beat is retried by the next one
+  await alive();
+  const aliveTimer = setInterval(() => void alive(), heartbeatMs);
   o.logger.info('worker started', { worker: id, concurrency: workIds.length });
 
   return {
@@ -130,6 +137,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       if (stopping) return;
       stopping = true;
       clearInterval(reaper);
+      clearInterval(aliveTimer);
       // Stopping: a queue that already stopped has no worker to take off.
       for (const w of workIds) await boss.offWork(w).catch(() => {});
       for (const ac of running.values()) ac.abort(new Error('worker stopping'));
@@ -138,6 +146,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       // Runs that did not stop in time stay 'running' without heartbeats and
       // are failed by the next worker's reaper.
       await boss.stop({ graceful: true, close: false, wait: true, timeout: 2000 }).catch((e) => o.logger.warn('jobs: queue did not stop cleanly', { error: (e as Error).message }));
+      await o.pool.query('delete from workers where id = $1', [id]).catch(() => null); // a dead row ages out on the Overview
       o.logger.info('worker stopped', { worker: id });
     },
   };

@@ -2,7 +2,8 @@
 import { useState, type FormEvent } from 'react';
 import { api } from '../../_components/api-client';
 import { FormError } from '../../_components/form-error';
-import { CONNECTION_KIND_SPECS, type ConnectionField, type ConnectionKind } from '@/lib/api/presenters/connection-kinds';
+import { CONNECTION_KIND_SPECS, checkConnectionFields, type ConnectionField, type ConnectionKind } from '@/lib/api/presenters/connection-kinds';
+import type { ConnectionRow } from './connections-view';
 
 const KINDS = Object.keys(CONNECTION_KIND_SPECS) as ConnectionKind[];
 
@@ -13,15 +14,58 @@ function parseObject(text: string, what: string): Record<string, unknown> {
   return v;
 }
 
-/** Admin form: kind-specific fields; secrets are write-only inputs, cleared after saving. */
-export function ConnectionForm({ onCreated, onCancel }: { onCreated(name: string): void; onCancel(): void }) {
-  const [kind, setKind] = useState<ConnectionKind>('postgres');
-  const [name, setName] = useState('');
-  const [isBranch, setIsBranch] = useState(true);
-  const [branchKey, setBranchKey] = useState('');
-  const [params, setParams] = useState<Record<string, string | boolean>>({});
+const NAME_RE = /^[A-Za-z0-9_.:-]+$/;
+const KEY_RE = /^[A-Za-z0-9_-]+$/;
+
+/** The form's values as the form shows them (text inputs hold strings). */
+function initialParams(c: ConnectionRow | undefined): Record<string, string | boolean> {
+  if (!c) return {};
+  return Object.fromEntries(Object.entries(c.params).map(([k, v]) => [k, typeof v === 'boolean' ? v : v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)]));
+}
+
+/**
+ * Why Save is disabled, in words (the first missing or malformed field), or null:
+ * what the form can tell without the server.
+ */
+export function whySaveDisabled(f: { name: string; branch: boolean; branchKey: string }): string | null {
+  if (!f.name.trim()) return 'Name is missing.';
+  if (!NAME_RE.test(f.name.trim())) return 'Name may hold only letters, digits and _ . : -';
+  if (f.name.trim().startsWith('env:')) return 'Names starting with env: are reserved for the built-in connections.';
+  if (f.branch && !f.branchKey.trim()) return 'Branch key is missing (a source branch needs one).';
+  if (f.branch && !KEY_RE.test(f.branchKey.trim())) return 'Branch key may hold only letters, digits, _ and -';
+  return null;
+}
+
+/**
+ * What the server will still refuse for this kind (host missing, a number that
+ * is not one), with the API's own rules (`checkConnectionFields`), shown as the
+ * operator types; Save stays enabled so the server's answer names the field.
+ */
+export function kindProblem(f: { kind: ConnectionKind; params: Record<string, unknown>; secrets: Record<string, string>; storedSecrets: string[] }): string | null {
+  if (f.kind === 'other') return null;
+  const secrets = { ...Object.fromEntries(f.storedSecrets.map((k) => [k, '*'])), ...f.secrets };
+  const problem = checkConnectionFields({ kind: f.kind, params: f.params, secrets });
+  if (!problem) return null;
+  const key = problem.field.replace(/^(params|secrets)\./, '');
+  const spec = CONNECTION_KIND_SPECS[f.kind];
+  const label = [...spec.params, ...spec.secrets].find((x) => x.key === key)?.label ?? key;
+  return `${label}: ${problem.message}.`;
+}
+
+/**
+ * Admin form, to add a connection or (with `initial`) edit one: kind-specific
+ * fields; secrets are write-only inputs, cleared after saving. Editing never
+ * shows a stored secret: a blank secret field keeps it, a typed one replaces it.
+ */
+export function ConnectionForm({ onCreated, onCancel, initial }: { onCreated(name: string): void; onCancel(): void; initial?: ConnectionRow }) {
+  const editing = !!initial;
+  const [kind, setKind] = useState<ConnectionKind>((initial?.kind as ConnectionKind | undefined) ?? 'postgres');
+  const [name, setName] = useState(initial?.name ?? '');
+  const [isBranch, setIsBranch] = useState(initial ? initial.isBranch : true);
+  const [branchKey, setBranchKey] = useState(initial?.branchKey ?? '');
+  const [params, setParams] = useState<Record<string, string | boolean>>(() => initialParams(initial));
   const [secrets, setSecrets] = useState<Record<string, string>>({});
-  const [rawParams, setRawParams] = useState('{}');
+  const [rawParams, setRawParams] = useState(initial && initial.kind === 'other' ? JSON.stringify(initial.params, null, 2) : '{}');
   const [rawSecrets, setRawSecrets] = useState('{}');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -41,6 +85,11 @@ export function ConnectionForm({ onCreated, onCancel }: { onCreated(name: string
     return v;
   }
 
+  const formParams = (): Record<string, unknown> => Object.fromEntries(spec.params.map((f) => [f.key, value(f, params[f.key])]).filter(([, v]) => v !== undefined));
+  const formSecrets = () => Object.fromEntries(Object.entries(secrets).filter(([, v]) => v !== ''));
+  const disabledWhy = whySaveDisabled({ name, branch, branchKey });
+  const incomplete = disabledWhy ? null : kindProblem({ kind, params: formParams(), secrets: formSecrets(), storedSecrets: initial?.secretKeys ?? [] });
+
   async function submit(e: FormEvent) {
     e.preventDefault();
     setError(null);
@@ -51,16 +100,29 @@ export function ConnectionForm({ onCreated, onCancel }: { onCreated(name: string
         p = parseObject(rawParams, 'params');
         s = parseObject(rawSecrets, 'secrets');
       } else {
-        p = Object.fromEntries(spec.params.map((f) => [f.key, value(f, params[f.key])]).filter(([, v]) => v !== undefined));
-        s = Object.fromEntries(Object.entries(secrets).filter(([, v]) => v !== ''));
+        p = formParams();
+        s = formSecrets();
       }
     } catch (err) { setError(err); return; }
     setBusy(true);
     try {
-      await api('/api/v1/connections', {
-        method: 'POST',
-        body: { name: name.trim(), kind, isBranch: branch, ...(branch ? { branchKey: branchKey.trim() } : {}), params: p, secrets: s },
-      });
+      if (initial) {
+        // PATCH merges: a field emptied in the form is removed (null); unnamed secrets are kept.
+        const removed = Object.keys(initial.params).filter((k) => !(k in p) && (kind === 'other' || spec.params.some((f) => f.key === k)));
+        await api(`/api/v1/connections/${encodeURIComponent(initial.id)}`, {
+          method: 'PATCH',
+          body: {
+            params: { ...p, ...Object.fromEntries(removed.map((k) => [k, null])) },
+            ...(Object.keys(s).length ? { secrets: s } : {}),
+            ...(spec.branchable ? { isBranch: branch, branchKey: branch ? branchKey.trim() : null } : {}),
+          },
+        });
+      } else {
+        await api('/api/v1/connections', {
+          method: 'POST',
+          body: { name: name.trim(), kind, isBranch: branch, ...(branch ? { branchKey: branchKey.trim() } : {}), params: p, secrets: s },
+        });
+      }
       setSecrets({});
       setRawSecrets('{}');
       onCreated(name.trim());
@@ -74,18 +136,18 @@ export function ConnectionForm({ onCreated, onCancel }: { onCreated(name: string
   const invalid = (field: string) => (error as { field?: string } | null)?.field === field;
 
   return (
-    <form className="card form" onSubmit={submit} aria-label="Add a connection" autoComplete="off">
-      <h2>Add a connection</h2>
+    <form className="card form" onSubmit={submit} aria-label={editing ? `Edit connection ${initial.name}` : 'Add a connection'} autoComplete="off">
+      <h2>{editing ? <>Edit <span className="mono">{initial.name}</span></> : 'Add a connection'}</h2>
       <div className="form-grid">
         <label className="field">
           <span>Kind</span>
-          <select name="kind" value={kind} onChange={(e) => pickKind(e.target.value as ConnectionKind)} aria-invalid={invalid('kind')}>
+          <select name="kind" value={kind} disabled={editing} onChange={(e) => pickKind(e.target.value as ConnectionKind)} aria-invalid={invalid('kind')}>
             {KINDS.map((k) => <option key={k} value={k}>{CONNECTION_KIND_SPECS[k].label}</option>)}
           </select>
         </label>
         <label className="field">
           <span>Name</span>
-          <input name="name" value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. branch_cairo" required maxLength={100} aria-invalid={invalid('name')} />
+          <input name="name" value={name} readOnly={editing} onChange={(e) => setName(e.target.value)} placeholder="e.g. branch_cairo" required maxLength={100} aria-invalid={invalid('name')} />
         </label>
         {spec.branchable && (
           <label className="field field-check">
@@ -137,8 +199,9 @@ export function ConnectionForm({ onCreated, onCancel }: { onCreated(name: string
           <div className="form-grid">
             {spec.secrets.map((f) => (
               <label key={f.key} className="field">
-                <span>{f.label}</span>
-                <input name={`secrets.${f.key}`} type="password" autoComplete="new-password" value={secrets[f.key] ?? ''} placeholder={f.placeholder}
+                <span>{f.label}{initial?.secretKeys.includes(f.key) && <span className="muted small"> (stored)</span>}</span>
+                <input name={`secrets.${f.key}`} type="password" autoComplete="new-password" value={secrets[f.key] ?? ''}
+                  placeholder={initial?.secretKeys.includes(f.key) ? 'stored — leave blank to keep, type to replace' : f.placeholder}
                   onChange={(e) => setSecrets({ ...secrets, [f.key]: e.target.value })} aria-invalid={invalid(`secrets.${f.key}`)} />
                 {f.help && <small className="muted">{f.help}</small>}
               </label>
@@ -148,8 +211,12 @@ export function ConnectionForm({ onCreated, onCancel }: { onCreated(name: string
       )}
       <FormError error={error} />
       <div className="form-actions">
-        <button type="submit" className="btn btn-primary" disabled={busy || !name.trim()}>{busy ? 'Saving…' : 'Save connection'}</button>
+        <button type="submit" className="btn btn-primary" disabled={busy || !!disabledWhy} aria-describedby="save-why" title={disabledWhy ?? undefined}>
+          {busy ? 'Saving…' : editing ? 'Save changes' : 'Save connection'}
+        </button>
         <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
+        {disabledWhy && <span id="save-why" className="hint" data-testid="save-why" role="status">Save is disabled — {disabledWhy}</span>}
+        {incomplete && <span className="hint" data-testid="save-incomplete">Not complete yet — {incomplete}</span>}
       </div>
     </form>
   );

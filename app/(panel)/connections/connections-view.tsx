@@ -1,12 +1,57 @@
 'use client';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
-import { api } from '../../_components/api-client';
+import Link from 'next/link';
+import { Fragment, useState } from 'react';
+import { api, ApiError } from '../../_components/api-client';
+import { startJob } from '../../_components/start-job';
 import { formatTime, timeAgo } from '../../_components/format';
 import { FormError } from '../../_components/form-error';
 import { useCan } from '../../_components/user-context';
 import { CONNECTION_KIND_SPECS, type ConnectionKind } from '@/lib/api/presenters/connection-kinds';
 import { ConnectionForm } from './connection-form';
+import { useRunOutcome } from './use-run-outcome';
+import { ConnectionsImport } from './connections-import';
+
+/** What `connections.test` reports (lib/connections/test-connection.ts). */
+interface TestResult {
+  reachable: boolean; serverVersion: string | null; latencyMs: number | null; error: string | null;
+  tables?: { table: string; source: string; exists: boolean; error?: string }[]; checkedAt: string;
+}
+
+/** The outcome of one Test run, shown under its connection once the job ends. */
+function TestOutcome({ runId, onClose }: { runId: string; onClose(): void }) {
+  const q = useRunOutcome(runId);
+  const run = q.data;
+  const r = (run?.result ?? null) as TestResult | null;
+  return (
+    <div className="test-outcome" data-testid="test-outcome" role="status">
+      {!run || run.status === 'queued' || run.status === 'running' ? (
+        <p className="muted">Testing… (<Link href={`/runs/${runId}`}>run</Link>)</p>
+      ) : r ? (
+        <>
+          <p>
+            <span className={`badge badge-${r.reachable ? 'succeeded' : 'failed'}`} data-reachable={String(r.reachable)}>{r.reachable ? 'reachable' : 'unreachable'}</span>
+            {r.latencyMs !== null && <> · <strong>{r.latencyMs} ms</strong> round trip</>}
+            {r.serverVersion && <> · <span className="mono small" data-testid="server-version">{r.serverVersion.split('\n')[0]}</span></>}
+            {' '}· <Link href={`/runs/${runId}`}>run</Link>
+          </p>
+          {r.error && <p className="error-text small">{r.error}</p>}
+          {r.tables && (
+            <p className="small">
+              Tables of tables.json: {r.tables.filter((t) => t.exists).length} of {r.tables.length} present
+              {r.tables.map((t) => (
+                <span key={t.table} className={`chip${t.exists ? '' : ' error-text'}`} title={t.error ?? t.source}>{t.exists ? '✓' : '✗'} {t.table}</span>
+              ))}
+            </p>
+          )}
+        </>
+      ) : (
+        <p className="error-text">{run.error ?? `test ${run.status}`}</p>
+      )}
+      <button type="button" className="btn btn-ghost btn-small" onClick={onClose}>Dismiss</button>
+    </div>
+  );
+}
 
 export interface ConnectionRow {
   id: string; name: string; kind: string; isBranch: boolean; branchKey: string | null;
@@ -30,8 +75,17 @@ function target(c: ConnectionRow): string {
 
 export function ConnectionsView() {
   const isAdmin = useCan('admin');
+  const canTest = useCan('operator');
   const qc = useQueryClient();
   const [showForm, setShowForm] = useState(false);
+  const [showImport, setShowImport] = useState(false);
+  const [editing, setEditing] = useState<ConnectionRow | null>(null);
+  const [tests, setTests] = useState<Record<string, string>>({});
+  const [testError, setTestError] = useState<unknown>(null);
+  const test = async (name: string) => {
+    setTestError(null);
+    try { const id = await startJob('connections.test', { name }); setTests((t) => ({ ...t, [name]: id })); } catch (e) { setTestError(e); }
+  };
   const [created, setCreated] = useState<string | null>(null);
   const list = useQuery({ queryKey: ['connections'], queryFn: () => api<{ connections: ConnectionRow[] }>('/api/v1/connections') });
   const remove = useMutation({
@@ -47,12 +101,31 @@ export function ConnectionsView() {
           <h1>Connections</h1>
           <p className="page-sub">Source branches (Oracle, PostgreSQL) and the services Tributary talks to. Secrets are encrypted at rest and never shown again.</p>
         </div>
-        {isAdmin && (
-          <button type="button" className="btn btn-primary" onClick={() => setShowForm((v) => !v)} aria-expanded={showForm}>
-            {showForm ? 'Close' : 'Add connection'}
-          </button>
-        )}
+        <div className="form-actions">
+          <a className="btn btn-ghost" href="/api/v1/connections/export.toml" download="connections.toml">Export TOML</a>
+          {isAdmin && (
+            <button type="button" className="btn btn-ghost" onClick={() => setShowImport((v) => !v)} aria-expanded={showImport}>
+              {showImport ? 'Close import' : 'Import TOML'}
+            </button>
+          )}
+          {isAdmin && (
+            <button type="button" className="btn btn-primary" onClick={() => { setEditing(null); setShowForm((v) => !v); }} aria-expanded={showForm}>
+              {showForm ? 'Close' : 'Add connection'}
+            </button>
+          )}
+        </div>
       </header>
+      {isAdmin && showImport && (
+        <ConnectionsImport onDone={(n) => { setShowImport(false); setCreated(`${n} branch${n === 1 ? '' : 'es'} imported`); void qc.invalidateQueries({ queryKey: ['connections'] }); }} onCancel={() => setShowImport(false)} />
+      )}
+      {isAdmin && editing && (
+        <ConnectionForm
+          key={editing.id}
+          initial={editing}
+          onCreated={(name) => { setCreated(name); setEditing(null); void qc.invalidateQueries({ queryKey: ['connections'] }); }}
+          onCancel={() => setEditing(null)}
+        />
+      )}
 
       {isAdmin && showForm && (
         <ConnectionForm
@@ -62,7 +135,7 @@ export function ConnectionsView() {
       )}
       {created && (
         <div className="flash" role="status">
-          Connection <strong>{created}</strong> saved. Its secrets are stored encrypted and will not be shown again.
+          {created.endsWith('imported') ? created : <>Connection <strong>{created}</strong> saved. Its secrets are stored encrypted and will not be shown again.</>}
           <button type="button" className="flash-close" aria-label="Dismiss" onClick={() => setCreated(null)}>×</button>
         </div>
       )}
@@ -84,11 +157,12 @@ export function ConnectionsView() {
         ) : (
           <table className="table" data-testid="connections-table">
             <thead>
-              <tr><th>Name</th><th>Kind</th><th>Branch key</th><th>Where</th><th>User</th><th>Secrets</th><th>Updated</th>{isAdmin && <th />}</tr>
+              <tr><th>Name</th><th>Kind</th><th>Branch key</th><th>Where</th><th>User</th><th>Secrets</th><th>Updated</th>{canTest && <th />}</tr>
             </thead>
             <tbody>
               {rows.map((c) => (
-                <tr key={c.id} data-connection={c.name}>
+                <Fragment key={c.id}>
+                <tr data-connection={c.name}>
                   <td className="strong mono">{c.name}{c.builtIn && <> <span className="badge" title="from the environment; change it there">built-in</span></>}</td>
                   <td>{CONNECTION_KIND_SPECS[c.kind as ConnectionKind]?.label ?? c.kind}</td>
                   <td>{c.isBranch ? <span className="badge badge-running">{c.branchKey}</span> : <span className="muted">—</span>}</td>
@@ -100,23 +174,32 @@ export function ConnectionsView() {
                     ))}
                   </td>
                   <td title={formatTime(c.updatedAt)}>{timeAgo(c.updatedAt)}</td>
-                  {isAdmin && (
-                    <td className="right">
-                      {!c.builtIn && <button type="button" className="btn btn-danger btn-small" disabled={remove.isPending}
-                        onClick={() => { if (window.confirm(`Delete the connection “${c.name}”? Pipelines using it will stop finding it.`)) remove.mutate(c.id); }}>
+                  {canTest && (
+                    <td className="right nowrap">
+                      {c.kind !== 'other' && <button type="button" className="btn btn-ghost btn-small" onClick={() => void test(c.name)}>Test</button>}
+                      {isAdmin && !c.builtIn && <button type="button" className="btn btn-ghost btn-small" onClick={() => { setShowForm(false); setEditing(c); }}>Edit</button>}
+                      {isAdmin && !c.builtIn && <button type="button" className="btn btn-danger btn-small" disabled={remove.isPending}
+                        onClick={() => { if (window.confirm(`Delete the connection “${c.name}”? Pipelines or flows that use it block the delete.`)) remove.mutate(c.id); }}>
                         Delete
                       </button>}
                     </td>
                   )}
                 </tr>
+                {tests[c.name] && (
+                  <tr className="detail-row"><td colSpan={8}>
+                    <TestOutcome key={tests[c.name]} runId={tests[c.name]} onClose={() => setTests(({ [c.name]: _gone, ...rest }) => rest)} />
+                  </td></tr>
+                )}
+                </Fragment>
               ))}
             </tbody>
           </table>
         )}
       </section>
       <FormError error={remove.error} />
+      <FormError error={testError instanceof ApiError && testError.field === 'params.name' ? new Error(testError.message.replace(/^params\.name: /, '')) : testError} />
       <p className="muted small">
-        Command line: <code>tributary connections list</code>, <code>tributary connections import FILE.toml</code>. API: <code>GET/POST /api/v1/connections</code>.
+        Command line: <code>tributary connections list</code>, <code>tributary connections import FILE.toml</code>. API: <code>GET/POST /api/v1/connections</code>, <code>GET /api/v1/connections/export.toml</code>, <code>POST /api/v1/connections/import</code>.
       </p>
     </div>
   );

@@ -1,8 +1,13 @@
 'use client';
 import Link from 'next/link';
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useQuery } from '@tanstack/react-query';
 import { Fragment, useState } from 'react';
 import { api } from '../../_components/api-client';
+import { FormError } from '../../_components/form-error';
+import { startJob } from '../../_components/start-job';
+import { dqPanelMessage, type DqFailedRun, type DqPoint } from '@/lib/api/presenters/dq';
+import { DqTrend } from './dq-trend';
 import { EngineBadge } from '../../_components/engine-badge';
 import { count, formatTime, timeAgo } from '../../_components/format';
 import { useCan } from '../../_components/user-context';
@@ -61,30 +66,106 @@ function Details({ r }: { r: DqRow }) {
           </div>
         ) : null;
       })}
-      {r.error_details && <div className="error-box"><strong>Error</strong><pre>{r.error_details}</pre></div>}
+      {r.error_details && <div className="error-box"><strong>Error</strong><pre>{dqPanelMessage(r.error_details)}</pre></div>}
     </div>
+  );
+}
+
+const FILTERS = ['table', 'branch', 'status', 'since'] as const;
+type Filters = Record<(typeof FILTERS)[number], string>;
+
+/** The filters live in the URL (shareable, kept on reload). */
+function useUrlFilters(): [Filters, (f: Partial<Filters>) => void] {
+  const sp = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const f = Object.fromEntries(FILTERS.map((k) => [k, sp.get(k) ?? ''])) as Filters;
+  const set = (next: Partial<Filters>) => {
+    const q = new URLSearchParams(sp.toString());
+    for (const [k, v] of Object.entries(next)) { if (v) q.set(k, v); else q.delete(k); }
+    router.replace(`${pathname}${q.toString() ? `?${q}` : ''}`, { scroll: false });
+  };
+  return [f, set];
+}
+
+const qs = (f: Filters) => FILTERS.filter((k) => f[k]).map((k) => `&${k}=${encodeURIComponent(f[k])}`).join('');
+
+/** A text filter typed locally and put in the URL on Enter or when the field is left (not per keystroke). */
+function TextFilter({ name, label, value, placeholder, onCommit }: { name: string; label: string; value: string; placeholder: string; onCommit(v: string): void }) {
+  const [text, setText] = useState(value);
+  const [seen, setSeen] = useState(value);
+  if (value !== seen) { setSeen(value); setText(value); } // the URL changed (back/forward): follow it
+  const commit = () => { if (text.trim() !== value) onCommit(text.trim()); };
+  return (
+    <label className="field"><span>{label}</span>
+      <input name={name} value={text} placeholder={placeholder} onChange={(e) => setText(e.target.value)} onBlur={commit}
+        onKeyDown={(e) => { if (e.key === 'Enter') { e.preventDefault(); commit(); } }} />
+    </label>
+  );
+}
+
+function FailedRuns({ runs }: { runs: DqFailedRun[] }) {
+  if (!runs.length) return null;
+  return (
+    <section className="card card-flush" aria-label="Failed checks">
+      <div className="card-head"><h2>Failed checks</h2><span className="muted small">runs that ended in an error</span></div>
+      <ul className="recent" data-testid="dq-failed-runs">
+        {runs.slice(0, 10).map((r) => (
+          <li key={r.id}>
+            <span className="badge badge-failed">failed</span>
+            <span className="error-text">{r.error}</span>
+            <span className="muted small">{timeAgo(r.createdAt)} · <Link href={`/runs/${r.id}`}>log</Link></span>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
 export function DqView() {
   const canRun = useCan('operator');
+  const [filters, setFilters] = useUrlFilters();
   const [showForm, setShowForm] = useState(false);
   const [started, setStarted] = useState<string | null>(null);
+  const [startError, setStartError] = useState<unknown>(null);
   const [open, setOpen] = useState<string | null>(null);
+  const [trendKey, setTrendKey] = useState<string | null>(null);
   const q = useQuery({
-    queryKey: ['dq-results'],
-    queryFn: () => api<{ results: DqRow[] }>('/api/v1/dq/results?limit=2000'),
+    queryKey: ['dq-results', filters],
+    queryFn: () => api<{ results: DqRow[] }>(`/api/v1/dq/results?limit=2000${qs({ ...filters, since: '' })}`),
     refetchInterval: 5000,
   });
-  const rows = latestPerUnit(q.data?.results ?? []);
+  const history = useQuery({
+    queryKey: ['dq-history', filters],
+    queryFn: () => api<{ points: DqPoint[]; pairs: { table: string; branch: string }[]; failedRuns: DqFailedRun[] }>(`/api/v1/dq/history?limit=5000${qs(filters)}`),
+    refetchInterval: 5000,
+  });
+  const since = filters.since ? Date.parse(filters.since) : NaN;
+  const rows = latestPerUnit((q.data?.results ?? []).filter((r) => Number.isNaN(since) || Date.parse(r.checked_at) >= since));
   const bad = rows.filter((r) => r.status === 'MISMATCH' || r.status === 'ERROR').length;
+  const points = history.data?.points ?? [];
+  const failedRuns = history.data?.failedRuns ?? [];
+  const pairs = history.data?.pairs ?? [];
+  const trendPair = trendKey ?? (pairs[0] ? `${pairs[0].table}|${pairs[0].branch}` : null);
+  const trendPoints = points.filter((p) => `${p.table}|${p.branch}` === trendPair);
+  const selfTestOf = (table: string, branch: string) => [...points].reverse().find((p) => p.table === table && p.branch === branch)?.selfTest ?? false;
+
+  const recheck = async (table: string, branch: string, repair: boolean) => {
+    const selfTest = selfTestOf(table, branch);
+    const what = repair ? `Repair ${table} on branch ${branch}? Keys missing or different in the lake are re-extracted from the source and merged.` : `Re-check ${table} on branch ${branch}?`;
+    if (!window.confirm(what)) return;
+    setStartError(null);
+    try {
+      setStarted(await startJob('dq.run', { tables: [table], branch: [branch], ...(selfTest ? { selfTest: true } : {}), ...(repair ? { repair: true } : {}) }));
+    } catch (e) { setStartError(e); }
+  };
 
   return (
     <div className="page">
       <header className="page-header">
         <div>
           <h1>Data quality</h1>
-          <p className="page-sub">The lake reconciled against every branch: windowed row counts and row hashes per table × branch, latest result of each.</p>
+          <p className="page-sub">The lake reconciled against every branch: windowed row counts and row hashes per table × branch, the latest result of each and its history.</p>
         </div>
         {canRun && (
           <button type="button" className="btn btn-primary" onClick={() => setShowForm((v) => !v)} aria-expanded={showForm}>
@@ -99,8 +180,34 @@ export function DqView() {
           <button type="button" className="flash-close" aria-label="Dismiss" onClick={() => setStarted(null)}>×</button>
         </div>
       )}
+      <FormError error={startError} />
+      <form className="card form" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
+        <div className="form-grid">
+          <TextFilter name="table" label="Table" value={filters.table} placeholder="all tables" onCommit={(v) => setFilters({ table: v })} />
+          <TextFilter name="branch" label="Branch" value={filters.branch} placeholder="all branches" onCommit={(v) => setFilters({ branch: v })} />
+          <label className="field"><span>Status</span>
+            <select name="status" value={filters.status} onChange={(e) => setFilters({ status: e.target.value })}>
+              <option value="">any</option>{['OK', 'MISMATCH', 'ERROR', 'SKIPPED'].map((x) => <option key={x} value={x}>{x}</option>)}
+            </select>
+          </label>
+          <label className="field"><span>Since</span><input name="since" type="date" value={filters.since.slice(0, 10)} onChange={(e) => setFilters({ since: e.target.value })} /></label>
+        </div>
+      </form>
+      <FailedRuns runs={failedRuns} />
       {rows.length > 0 && (
         <p className="muted small">{rows.length} table × branch pair{rows.length === 1 ? '' : 's'}; {bad ? <strong className="error-text">{bad} need attention</strong> : 'all clean or skipped'}. Click a row for its window, columns and example keys.</p>
+      )}
+      {pairs.length > 0 && (
+        <section className="card" aria-label="Trend">
+          <div className="card-head" style={{ padding: 0, border: 0 }}>
+            <h2>Trend</h2>
+            <select name="trend" value={trendPair ?? ''} onChange={(e) => setTrendKey(e.target.value)} data-testid="dq-trend-pair">
+              {pairs.map((p) => <option key={`${p.table}|${p.branch}`} value={`${p.table}|${p.branch}`}>{p.table} @ {p.branch}</option>)}
+            </select>
+          </div>
+          <p className="muted small">{trendPoints.length} check{trendPoints.length === 1 ? '' : 's'}: row-count delta (source − lake) and hash mismatches (only in source + only in lake + differing).</p>
+          <DqTrend points={trendPoints} />
+        </section>
       )}
       <section className="card card-flush">
         {q.isPending ? (
@@ -108,33 +215,38 @@ export function DqView() {
         ) : q.isError ? (
           <p className="empty error-text">Could not load results: {(q.error as Error).message}</p>
         ) : rows.length === 0 ? (
-          <div className="empty" data-testid="dq-empty">
-            <p><strong>No checks have run yet.</strong></p>
-            <p>
-              After a load, compare the lake with the sources{canRun ? <> with “Run check”</> : null} or <code>tributary dq</code>;
-              {' '}<code>tributary dq --self-test</code> checks against kept staging files without a source database.
-            </p>
-          </div>
+          failedRuns.length > 0 ? (
+            <p className="empty" data-testid="dq-empty">No results{FILTERS.some((k) => filters[k]) ? ' match these filters' : ''}: the checks above failed before writing any.</p>
+          ) : (
+            <div className="empty" data-testid="dq-empty">
+              <p><strong>{FILTERS.some((k) => filters[k]) ? 'No checks match these filters.' : 'No checks have run yet.'}</strong></p>
+              <p>
+                After a load, compare the lake with the sources{canRun ? <> with “Run check”</> : null}; a self-test checks against the staging
+                files an ETL run kept, without a source database.
+              </p>
+            </div>
+          )
         ) : (
           <div className="table-scroll">
             <table className="table table-compact" data-testid="dq-table">
               <thead>
                 <tr>
                   <th>Table</th><th>Branch</th><th>Window</th><th>Status</th><th className="right">Source</th><th className="right">Lake</th><th className="right">Δ</th>
-                  <th className="right">Matched</th><th className="right">Only src</th><th className="right">Only lake</th><th className="right">Mismatch</th>
+                  <th className="right">Matched</th><th className="right">Only src</th><th className="right">Only lake</th><th className="right">Mismatch</th>{canRun && <th />}
                 </tr>
               </thead>
               <tbody>
                 {rows.map((r) => {
                   const k = `${r.table_name}|${r.branch_id}`;
                   const isOpen = open === k;
+                  const selfTest = selfTestOf(r.table_name, r.branch_id);
                   return (
                     <Fragment key={k}>
-                      <tr className="clickable" onClick={() => setOpen(isOpen ? null : k)} aria-expanded={isOpen}>
+                      <tr className="clickable" onClick={() => { setOpen(isOpen ? null : k); setTrendKey(k); }} aria-expanded={isOpen}>
                         <td className="mono strong">{r.table_name}</td>
                         <td>{r.branch_id}</td>
                         <td className="small">{r.window_start || r.window_end ? `${r.window_start ?? '…'} → ${r.window_end ?? '…'}` : 'full'}{r.window_note && <div className="hint cell-note" title={r.window_note}>{r.window_note}</div>}</td>
-                        <td><EngineBadge status={r.status} title={r.error_details ?? undefined} /></td>
+                        <td><EngineBadge status={r.status} title={r.error_details ? dqPanelMessage(r.error_details) : undefined} /></td>
                         <td className="num right">{count(r.oracle_row_count)}</td>
                         <td className="num right">{count(r.iceberg_row_count)}</td>
                         <td className={`num right${r.row_count_delta ? ' error-text strong' : ''}`}>{count(r.row_count_delta)}</td>
@@ -142,8 +254,16 @@ export function DqView() {
                         <td className={`num right${r.hash_only_in_oracle ? ' error-text strong' : ''}`}>{count(r.hash_only_in_oracle)}</td>
                         <td className={`num right${r.hash_only_in_iceberg ? ' error-text strong' : ''}`}>{count(r.hash_only_in_iceberg)}</td>
                         <td className={`num right${r.hash_mismatch ? ' error-text strong' : ''}`}>{count(r.hash_mismatch)}</td>
+                        {canRun && (
+                          <td className="right nowrap" onClick={(e) => e.stopPropagation()}>
+                            <button type="button" className="btn btn-ghost btn-small" onClick={() => void recheck(r.table_name, r.branch_id, false)}>Re-check</button>
+                            <button type="button" className="btn btn-ghost btn-small" disabled={selfTest}
+                              title={selfTest ? 'a self-test has no source to re-extract from' : 'Re-load missing and mismatched keys'}
+                              onClick={() => void recheck(r.table_name, r.branch_id, true)}>Repair</button>
+                          </td>
+                        )}
                       </tr>
-                      {isOpen && <tr className="detail-row"><td colSpan={11}><Details r={r} /></td></tr>}
+                      {isOpen && <tr className="detail-row"><td colSpan={canRun ? 12 : 11}><Details r={r} /></td></tr>}
                     </Fragment>
                   );
                 })}

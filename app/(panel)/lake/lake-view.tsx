@@ -4,6 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../../_components/api-client';
 import { count, formatTime, timeAgo } from '../../_components/format';
 import type { LakeTableSummary } from '@/lib/api/presenters/lake';
+import { DriftHistory } from './drift-history';
+import { FreshnessMap } from './freshness-map';
 
 export function LakeView() {
   const list = useQuery({
@@ -62,6 +64,8 @@ export function LakeView() {
           </table>
         )}
       </section>
+      <FreshnessMap />
+      <DriftHistory />
       <p className="muted small">Command line: <code>tributary lake list</code>, <code>tributary lake describe NS.TABLE</code>, <code>tributary lake scan NS.TABLE --limit 20</code>.</p>
     </div>
   );

@@ -1,13 +1,63 @@
 'use client';
 import Link from 'next/link';
-import { useQuery } from '@tanstack/react-query';
-import { api, ApiError } from '../../../_components/api-client';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { api, ApiError, ACTIVE } from '../../../_components/api-client';
+import { FormError } from '../../../_components/form-error';
+import { startJob } from '../../../_components/start-job';
+import { useCan } from '../../../_components/user-context';
+import { useRunOutcome } from '../../connections/use-run-outcome';
+import { DriftHistory } from '../drift-history';
+import { RowPreview } from '../row-preview';
+import { SnapshotChart } from '../snapshot-chart';
 import { bytes, count, formatTime } from '../../../_components/format';
 import type { LakeTableDetail } from '@/lib/api/presenters/lake';
 
+/** Branches with live rows (the BRANCH_ID partitions), for the row preview's filter. */
+const branchesOf = (t: LakeTableDetail) => [...new Set(t.rowsPerPartition.map((p) => p.partition.BRANCH_ID).filter((v) => v !== undefined && v !== null).map(String))].sort();
+
 const partLabel = (p: Record<string, unknown>) => Object.entries(p).map(([k, v]) => `${k}=${v === null ? 'null' : String(v)}`).join(', ') || '(unpartitioned)';
 
+const ACTIONS = {
+  'lake.compact': { label: 'Compact', confirm: (t: string) => `Compact ${t}? Its data files are rewritten into files of the target size, folding delete files in (one new snapshot).` },
+  'lake.expire': { label: 'Expire snapshots', confirm: (t: string) => `Expire old snapshots of ${t}? Snapshots past the retention are removed and files no kept snapshot references are deleted; time travel to them ends.` },
+} as const;
+type Action = keyof typeof ACTIONS;
+
+/** Operators: Compact / Expire start the `lake.*` jobs after a confirmation, and show how the run ended. */
+function Maintenance({ ident, onDone }: { ident: string; onDone(): void }) {
+  const [run, setRun] = useState<{ id: string; kind: Action } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const outcome = useRunOutcome(run?.id ?? null);
+  const status = outcome.data?.status;
+  const busy = !!run && (!status || ACTIVE.includes(status));
+  useEffect(() => { if (status && !ACTIVE.includes(status)) onDone(); }, [status]); // eslint-disable-line react-hooks/exhaustive-deps
+  const start = async (kind: Action) => {
+    if (!window.confirm(ACTIONS[kind].confirm(ident))) return;
+    setError(null);
+    try { setRun({ id: await startJob(kind, { table: ident }), kind }); } catch (e) { setError(e); }
+  };
+  return (
+    <div className="form-actions" data-testid="lake-actions">
+      {(Object.keys(ACTIONS) as Action[]).map((k) => (
+        <button key={k} type="button" className="btn btn-ghost" disabled={busy} onClick={() => void start(k)}>{ACTIONS[k].label}</button>
+      ))}
+      {run && (
+        <span className="small" role="status" data-testid="lake-action-status" data-status={status ?? 'queued'}>
+          {ACTIONS[run.kind].label}: <strong>{status ?? 'queued'}</strong>
+          {status === 'succeeded' && outcome.data?.result ? <span className="muted"> — {Object.entries(outcome.data.result as Record<string, unknown>).map(([k, v]) => `${k} ${v}`).join(', ')}</span> : null}
+          {status === 'failed' && <span className="error-text"> — {outcome.data?.error}</span>}
+          {' '}<Link href={`/runs/${run.id}`}>run</Link>
+        </span>
+      )}
+      <FormError error={error} />
+    </div>
+  );
+}
+
 export function LakeTableView({ ident }: { ident: string }) {
+  const canRun = useCan('operator');
+  const qc = useQueryClient();
   const q = useQuery({
     queryKey: ['lake-table', ident],
     queryFn: () => api<LakeTableDetail>(`/api/v1/lake/tables/${encodeURIComponent(ident)}`),
@@ -18,12 +68,13 @@ export function LakeTableView({ ident }: { ident: string }) {
 
   return (
     <div className="page">
-      <p className="crumbs"><Link href="/lake">Lake</Link> /</p>
+      <p className="crumbs"><Link href="/lake">Lake</Link> / <span className="mono">{ident}</span></p>
       <header className="page-header">
         <div>
           <h1 className="mono">{ident}</h1>
           {t && <p className="page-sub">Iceberg v{t.formatVersion} · <code>{t.location}</code></p>}
         </div>
+        {canRun && t && <Maintenance ident={ident} onDone={() => { void qc.invalidateQueries({ queryKey: ['lake-table', ident] }); void qc.invalidateQueries({ queryKey: ['lake-rows', ident] }); }} />}
       </header>
       {q.isPending ? (
         <section className="card"><p className="empty">Loading…</p></section>
@@ -73,6 +124,11 @@ export function LakeTableView({ ident }: { ident: string }) {
               )}
             </section>
           </div>
+          <RowPreview ident={ident} branches={branchesOf(t)} />
+          <section className="card" aria-label="Snapshot timeline">
+            <h2>Snapshot timeline</h2>
+            {t.timeline.length === 0 ? <p className="empty">No snapshots yet.</p> : <SnapshotChart points={t.timeline} />}
+          </section>
           <section className="card card-flush">
             <div className="card-head"><h2>Snapshots</h2><span className="muted small">newest first</span></div>
             <div className="table-scroll">
@@ -94,6 +150,7 @@ export function LakeTableView({ ident }: { ident: string }) {
               </table>
             </div>
           </section>
+          <DriftHistory table={ident.slice(ident.lastIndexOf('.') + 1)} />
           <section className="card">
             <h2>Properties</h2>
             <dl className="meta props">

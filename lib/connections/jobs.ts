@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type pg from 'pg';
+import { z } from 'zod';
+import type { Env } from '../config/env';
+import type { Logger } from '../log';
+import { AppError } from '../errors';
+
+// lib/jobs is this layer's peer, so its JobDefinition type is not imported: these
+// definitions match it structurally and workers/jobs.ts (which knows both) lists them.
+interface JobDeps { pool: pg.Pool; env: Env }
+interface RunContext extends JobDeps { logger: Logger; signal: AbortSignal; progress(done: number, total?: number): void }
+
+export const ConnectionTestRequest = z.strictObject({
+  /** The connection to test, by name (stored or built-in `env:…`). */
+  name: z.string().min(1).max(100),
+});
+export type ConnectionTestRequest = z.infer<typeof ConnectionTestRequest>;
+
+const keysOf = (env: Env) => ({ secret: env.TRIBUTARY_SECRET, dataDir: env.dataDir });
+
+/** `connections.test`: reachability, server version, latency and, for branches, which tables of tables.json exist. */
+export const connectionsJobs = [
+  {
+    kind: 'connections.test',
+    description: 'Test a connection: reachability, server version, latency, and for a branch which tables of tables.json it has',
+    role: 'operator' as const,
+    payload: ConnectionTestRequest,
+    async check(deps: JobDeps, p: ConnectionTestRequest): Promise<void> {
+      const { builtinConnections } = await import('./builtin');
+      const { connectionExists } = await import('./store');
+      if (!(await connectionExists({ pool: deps.pool, keys: keysOf(deps.env), builtins: builtinConnections(deps.env) }, p.name))) {
+        throw new AppError('validation', `params.name: no connection named ${JSON.stringify(p.name)}`, { field: 'params.name' });
+      }
+    },
+    async run(ctx: RunContext, p: ConnectionTestRequest): Promise<unknown> {
+      const { builtinConnections } = await import('./builtin');
+      const { testConnection } = await import('./test-connection');
+      const { loadTablesConfig } = await import('../config/tables-json');
+      ctx.progress(0, 1);
+      // A missing or broken tables.json does not stop the test: reachability is still worth knowing.
+      const tables = await loadTablesConfig(path.resolve(ctx.env.TRIBUTARY_TABLES_FILE)).catch((e: Error) => {
+        ctx.logger.warn(`connections: tables.json not checked: ${e.message}`);
+        return undefined;
+      });
+      const r = await testConnection({ pool: ctx.pool, keys: keysOf(ctx.env), builtins: builtinConnections(ctx.env) }, p.name, {
+        tables, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR, logger: ctx.logger, signal: ctx.signal,
+      });
+      ctx.progress(1, 1);
+      if (r.reachable) {
+        const missing = r.tables?.filter((t) => !t.exists).map((t) => t.table) ?? [];
+        ctx.logger.info(`${p.name}: reachable${r.serverVersion ? ` (${r.serverVersion.split('\n')[0].slice(0, 120)})` : ''}, ${r.latencyMs} ms${r.tables ? `; ${r.tables.length - missing.length} of ${r.tables.length} tables present${missing.length ? ` (missing: ${missing.join(', ')})` : ''}` : ''}`);
+        if (r.error) ctx.logger.warn(r.error);
+        return r;
+      }
+      // Unreachable is the test's answer and fails the run, carrying the result for the page.
+      throw Object.assign(new Error(`connections: ${p.name} is unreachable: ${r.error}`), { result: r });
+    },
+  },
+];
