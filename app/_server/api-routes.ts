@@ -10,25 +10,26 @@ import * as r6 from '@/app/api/v1/health/route';
 import * as r7 from '@/app/api/v1/job-kinds/route';
 import * as r8 from '@/app/api/v1/jobs/[id]/cancel/route';
 import * as r9 from '@/app/api/v1/jobs/[id]/route';
-import * as r10 from '@/app/api/v1/jobs/route';
-import * as r11 from '@/app/api/v1/lake/tables/[ident]/route';
-import * as r12 from '@/app/api/v1/lake/tables/route';
-import * as r13 from '@/app/api/v1/me/route';
-import * as r14 from '@/app/api/v1/models/compile/route';
-import * as r15 from '@/app/api/v1/models/files/route';
-import * as r16 from '@/app/api/v1/models/query/route';
-import * as r17 from '@/app/api/v1/models/results/route';
-import * as r18 from '@/app/api/v1/models/route';
-import * as r19 from '@/app/api/v1/openapi.json/route';
-import * as r20 from '@/app/api/v1/setup/route';
-import * as r21 from '@/app/api/v1/slices/runs/[id]/board/route';
-import * as r22 from '@/app/api/v1/slices/runs/[id]/slices/route';
-import * as r23 from '@/app/api/v1/slices/runs/route';
-import * as r24 from '@/app/api/v1/tokens/[id]/route';
-import * as r25 from '@/app/api/v1/tokens/route';
-import * as r26 from '@/app/api/v1/users/[id]/route';
-import * as r27 from '@/app/api/v1/users/[id]/sessions/route';
-import * as r28 from '@/app/api/v1/users/route';
+import * as r10 from '@/app/api/v1/jobs/[id]/units/route';
+import * as r11 from '@/app/api/v1/jobs/route';
+import * as r12 from '@/app/api/v1/lake/tables/[ident]/route';
+import * as r13 from '@/app/api/v1/lake/tables/route';
+import * as r14 from '@/app/api/v1/me/route';
+import * as r15 from '@/app/api/v1/models/compile/route';
+import * as r16 from '@/app/api/v1/models/files/route';
+import * as r17 from '@/app/api/v1/models/query/route';
+import * as r18 from '@/app/api/v1/models/results/route';
+import * as r19 from '@/app/api/v1/models/route';
+import * as r20 from '@/app/api/v1/openapi.json/route';
+import * as r21 from '@/app/api/v1/setup/route';
+import * as r22 from '@/app/api/v1/slices/runs/[id]/board/route';
+import * as r23 from '@/app/api/v1/slices/runs/[id]/slices/route';
+import * as r24 from '@/app/api/v1/slices/runs/route';
+import * as r25 from '@/app/api/v1/tokens/[id]/route';
+import * as r26 from '@/app/api/v1/tokens/route';
+import * as r27 from '@/app/api/v1/users/[id]/route';
+import * as r28 from '@/app/api/v1/users/[id]/sessions/route';
+import * as r29 from '@/app/api/v1/users/route';
 
 /** Every /api/v1 route, with the one-line summary of each method. */
 export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] = [
@@ -42,23 +43,24 @@ export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] =
   { path: "/api/v1/job-kinds", methods: { GET: r7.GET }, summaries: {"GET":"every job kind with its description, the least role POST /api/v1/jobs enforces for it, and its payload's JSON Schema"} },
   { path: "/api/v1/jobs/{id}/cancel", methods: { POST: r8.POST }, summaries: {"POST":"cancel a queued run now, ask a running one to stop"} },
   { path: "/api/v1/jobs/{id}", methods: { GET: r9.GET }, summaries: {"GET":"one run: status, progress, timestamps, log lines (?afterLogId= for a live tail)"} },
-  { path: "/api/v1/jobs", methods: { GET: r10.GET, POST: r10.POST }, summaries: {"GET":"list job runs, newest first (?status=&kind=&limit=&before=)","POST":"start a job: { kind, params } → 202 { id }"} },
-  { path: "/api/v1/lake/tables/{ident}", methods: { GET: r11.GET }, summaries: {"GET":"one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition"} },
-  { path: "/api/v1/lake/tables", methods: { GET: r12.GET }, summaries: {"GET":"every lake table (namespace.table) with its current snapshot and record count (?namespace=)"} },
-  { path: "/api/v1/me", methods: { GET: r13.GET }, summaries: {"GET":"who the request is authenticated as"} },
-  { path: "/api/v1/models/compile", methods: { POST: r14.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
-  { path: "/api/v1/models/files", methods: { GET: r15.GET, PUT: r15.PUT, DELETE: r15.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
-  { path: "/api/v1/models/query", methods: { POST: r16.POST }, summaries: {"POST":"queue a read-only SELECT on the models target as a models.query job: { sql, target? } → 202 { id }"} },
-  { path: "/api/v1/models/results", methods: { GET: r17.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
-  { path: "/api/v1/models", methods: { GET: r18.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
-  { path: "/api/v1/openapi.json", methods: { GET: r19.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
-  { path: "/api/v1/setup", methods: { GET: r20.GET, POST: r20.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
-  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r21.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
-  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r22.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
-  { path: "/api/v1/slices/runs", methods: { GET: r23.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
-  { path: "/api/v1/tokens/{id}", methods: { DELETE: r24.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
-  { path: "/api/v1/tokens", methods: { GET: r25.GET, POST: r25.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name } for yourself; the token is in this answer only"} },
-  { path: "/api/v1/users/{id}", methods: { PATCH: r26.PATCH, DELETE: r26.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
-  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r27.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
-  { path: "/api/v1/users", methods: { GET: r28.GET, POST: r28.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
+  { path: "/api/v1/jobs/{id}/units", methods: { GET: r10.GET }, summaries: {"GET":"the units a fanned-out run spread over workers: each attempt with its worker, status and times"} },
+  { path: "/api/v1/jobs", methods: { GET: r11.GET, POST: r11.POST }, summaries: {"GET":"list job runs, newest first (?status=&kind=&limit=&before=)","POST":"start a job: { kind, params } → 202 { id }"} },
+  { path: "/api/v1/lake/tables/{ident}", methods: { GET: r12.GET }, summaries: {"GET":"one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition"} },
+  { path: "/api/v1/lake/tables", methods: { GET: r13.GET }, summaries: {"GET":"every lake table (namespace.table) with its current snapshot and record count (?namespace=)"} },
+  { path: "/api/v1/me", methods: { GET: r14.GET }, summaries: {"GET":"who the request is authenticated as"} },
+  { path: "/api/v1/models/compile", methods: { POST: r15.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
+  { path: "/api/v1/models/files", methods: { GET: r16.GET, PUT: r16.PUT, DELETE: r16.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
+  { path: "/api/v1/models/query", methods: { POST: r17.POST }, summaries: {"POST":"queue a read-only SELECT on the models target as a models.query job: { sql, target? } → 202 { id }"} },
+  { path: "/api/v1/models/results", methods: { GET: r18.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
+  { path: "/api/v1/models", methods: { GET: r19.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
+  { path: "/api/v1/openapi.json", methods: { GET: r20.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
+  { path: "/api/v1/setup", methods: { GET: r21.GET, POST: r21.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
+  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r22.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
+  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r23.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
+  { path: "/api/v1/slices/runs", methods: { GET: r24.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
+  { path: "/api/v1/tokens/{id}", methods: { DELETE: r25.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
+  { path: "/api/v1/tokens", methods: { GET: r26.GET, POST: r26.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name } for yourself; the token is in this answer only"} },
+  { path: "/api/v1/users/{id}", methods: { PATCH: r27.PATCH, DELETE: r27.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
+  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r28.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
+  { path: "/api/v1/users", methods: { GET: r29.GET, POST: r29.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
 ];

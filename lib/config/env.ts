@@ -173,6 +173,10 @@ const EnvSchema = z.object({
   TRIBUTARY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** A running job whose worker has not heartbeated for this long is failed. (Default: 30) */
   TRIBUTARY_JOB_STALE_SECONDS: z.coerce.number().int().min(3).max(86_400).default(30),
+  /** On SIGTERM a worker takes no new jobs and waits this long for its running ones (an ETL unit, a slice) to finish before aborting them. (Default: 120) */
+  TRIBUTARY_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
+  /** `on`: an ETL run fans its (table × branch) units out as queue jobs that every worker shares; `off`: one worker runs the whole run. (Default: off) */
+  TRIBUTARY_FANOUT: z.enum(['on', 'off']).default('off'),
   /** Iceberg warehouse root, `file://…` (s3:// later). (Default: `file://<data>/warehouse`) */
   TRIBUTARY_WAREHOUSE: z.string().optional(),
   /** The SQL model project (dbt layout: models/, tests/, macros/). (Default: `<data>/models`) */
