@@ -174,6 +174,32 @@ describe('an ETL run fanned out over worker processes', () => {
     await expectLakeRight('killed');
   }, 300_000);
 
+  it('SIGTERM drains a worker mid-run: it finishes the unit it holds, takes no more, exits; the run completes', async () => {
+    const ws = [startWorker(), startWorker(), startWorker()];
+    let drained: ChildProcess | undefined;
+    let held = '';
+    let exit: Promise<number | null> | undefined;
+    const { run, units } = await runOnWorkers('drained', async (parent) => {
+      await waitFor(async () => {
+        const coord = (await db.pool.query('select worker_id from job_runs where id = $1', [parent])).rows[0]?.worker_id as string | null;
+        if (!coord) return false;
+        const r = await db.pool.query(`select u.unit_key, r.worker_id from job_units u join job_runs r on r.id = u.child_run_id where u.parent_run_id = $1 and r.status = 'running' and r.worker_id <> $2 limit 1`, [parent, coord]);
+        const pid = r.rows[0]?.worker_id?.split(':')[1];
+        drained = ws.find((w) => String(w.pid) === pid);
+        held = r.rows[0]?.unit_key;
+        return !!drained;
+      });
+      exit = new Promise((res) => drained!.once('exit', (code) => res(code)));
+      drained!.kill('SIGTERM');
+    });
+    expect(await exit).toBe(0);
+    expect(run.status).toBe('succeeded');
+    const mine = units.filter((u) => u.workerId?.split(':')[1] === String(drained!.pid));
+    expect(mine.find((u) => u.unit === held)?.status).toBe('succeeded');
+    expect(mine.filter((u) => u.status !== 'succeeded')).toEqual([]);
+    await expectLakeRight('drained');
+  }, 300_000);
+
   it('one worker alone (concurrency 1) still finishes a fanned-out run: the coordinator runs its own units', async () => {
     startWorker({ TRIBUTARY_WORKER_CONCURRENCY: '1' });
     const { run, units } = await runOnWorkers('single');
