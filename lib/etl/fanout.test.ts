@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
 import { FIXTURE_TABLES, seedBranch } from '../testing/branch-fixtures';
+import { unitOnAnotherWorker, waitFor, workerProcesses } from '../testing/worker-processes';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
 import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
@@ -20,15 +21,13 @@ import { icebirdRows, norm } from './test-lake-readers';
 
 // Real worker processes (`node bin/tributary.mjs worker`, TRIBUTARY_FANOUT=on) share ETL runs over
 // seven real Postgres branch databases; the lake is compared with the sources and with a run of the
-// same data by one process (no fan-out). The stale limit is 12 s, not the 3 s minimum: on a loaded
-// machine a busy worker's heartbeat can lag a few seconds, and a live worker reaped would fail the test.
+// same data by one process (no fan-out).
 const N = 7;
 const CUSTOMERS = 300;
 const ORDERS = 3000;
 let db: TestDatabase;
 let dataDir: string;
 const scratch: { url: string; drop(): Promise<void> }[] = [];
-const children = new Set<ChildProcess>();
 const jobs = createJobRegistry(etlJobs);
 const tables = parseTablesConfig(FIXTURE_TABLES);
 
@@ -36,29 +35,9 @@ function envOf(): ReturnType<typeof parseEnv> {
   return parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_FANOUT: 'on' } as unknown as NodeJS.ProcessEnv);
 }
 
-function startWorker(extra: Record<string, string> = {}): ChildProcess {
-  const child = spawn(process.execPath, [path.resolve('bin/tributary.mjs'), 'worker'], {
-    env: { ...process.env, DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_FANOUT: 'on', TRIBUTARY_JOB_STALE_SECONDS: '12', LOG_LEVEL: 'error', ...extra },
-    stdio: 'ignore',
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-async function stopAll(): Promise<void> {
-  await Promise.all([...children].map((c) => new Promise<void>((res) => { c.once('exit', () => res()); c.kill('SIGINT'); setTimeout(() => { c.kill('SIGKILL'); }, 20_000).unref(); })));
-}
-
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 180_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const procs = workerProcesses({ databaseUrl: () => db.url, dataDir: () => dataDir });
+const startWorker = procs.start;
+const stopAll = procs.stopAll;
 
 const request = (namespace: string) => ({ mode: 'INITIAL', namespace, tablesJson: FIXTURE_TABLES, fetchBatchSize: 500, retries: 0 });
 
@@ -151,16 +130,9 @@ describe('an ETL run fanned out over worker processes', () => {
     const ws = [startWorker(), startWorker(), startWorker()];
     let victim: ChildProcess | undefined;
     const { run, units } = await runOnWorkers('killed', async (parent) => {
-      // Kill a worker that holds a unit but is not the coordinator (whose death fails the run visibly, by design).
-      await waitFor(async () => {
-        const coord = (await db.pool.query('select worker_id from job_runs where id = $1', [parent])).rows[0]?.worker_id as string | null;
-        if (!coord) return false;
-        const r = await db.pool.query(`select r.worker_id from job_units u join job_runs r on r.id = u.child_run_id where u.parent_run_id = $1 and r.status = 'running' and r.worker_id <> $2 limit 1`, [parent, coord]);
-        const pid = r.rows[0]?.worker_id?.split(':')[1];
-        victim = ws.find((w) => String(w.pid) === pid);
-        return !!victim;
-      });
-      victim!.kill('SIGKILL');
+      const { pid } = await unitOnAnotherWorker(db.pool, parent);
+      victim = ws.find((w) => w.pid === pid)!;
+      victim.kill('SIGKILL');
     });
     expect(run.error).toBeNull();
     expect(run.status).toBe('succeeded');
@@ -180,15 +152,9 @@ describe('an ETL run fanned out over worker processes', () => {
     let held = '';
     let exit: Promise<number | null> | undefined;
     const { run, units } = await runOnWorkers('drained', async (parent) => {
-      await waitFor(async () => {
-        const coord = (await db.pool.query('select worker_id from job_runs where id = $1', [parent])).rows[0]?.worker_id as string | null;
-        if (!coord) return false;
-        const r = await db.pool.query(`select u.unit_key, r.worker_id from job_units u join job_runs r on r.id = u.child_run_id where u.parent_run_id = $1 and r.status = 'running' and r.worker_id <> $2 limit 1`, [parent, coord]);
-        const pid = r.rows[0]?.worker_id?.split(':')[1];
-        drained = ws.find((w) => String(w.pid) === pid);
-        held = r.rows[0]?.unit_key;
-        return !!drained;
-      });
+      const on = await unitOnAnotherWorker(db.pool, parent);
+      drained = ws.find((w) => w.pid === on.pid)!;
+      held = on.unit;
       exit = new Promise((res) => drained!.once('exit', (code) => res(code)));
       drained!.kill('SIGTERM');
     });

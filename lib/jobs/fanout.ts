@@ -130,3 +130,17 @@ export async function listRunUnits(pool: pg.Pool, parentRunId: string): Promise<
     startedAt: x.started_at?.toISOString() ?? null, finishedAt: x.finished_at?.toISOString() ?? null, error: x.error,
   }));
 }
+
+/**
+ * One unit over the queue, started when its caller decides (a slice run's
+ * orchestrator keeps `concurrency` in flight): `done` settles with its one
+ * outcome; `cancel` stops it (a queued attempt is cancelled, a running one asked to stop).
+ */
+export function runUnit(d: FanoutDeps, unit: FanoutUnit): { done: Promise<FanoutOutcome>; cancel(): void } {
+  const ac = new AbortController();
+  const signal = d.signal ? AbortSignal.any([d.signal, ac.signal]) : ac.signal;
+  let outcome: FanoutOutcome | null = null;
+  const done = fanOut({ ...d, signal }, [unit], (o) => { outcome = o; })
+    .then(() => outcome!, (e) => ({ ok: false as const, key: unit.key, attempt: 0, workerId: null, error: (e as Error).message }));
+  return { done, cancel: () => ac.abort(new Error('unit cancelled')) };
+}
