@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
 import { FIXTURE_TABLES, seedBranch } from '../testing/branch-fixtures';
-import { unitOnAnotherWorker, waitFor, workerProcesses } from '../testing/worker-processes';
+import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, waitFor, workerProcesses } from '../testing/worker-processes';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
 import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
@@ -136,13 +136,7 @@ describe('an ETL run fanned out over worker processes', () => {
     });
     expect(run.error).toBeNull();
     expect(run.status).toBe('succeeded');
-    const lost = units.filter((u) => u.workerId?.split(':')[1] === String(victim!.pid) && u.status === 'failed');
-    expect(lost.length).toBeGreaterThan(0);
-    for (const l of lost) {
-      const again = units.find((u) => u.unit === l.unit && u.status === 'succeeded')!;
-      expect(again.attempt).toBeGreaterThan(l.attempt);
-      expect(again.workerId).not.toBe(l.workerId);
-    }
+    expectLostUnitsRanElsewhere(units, victim!.pid!);
     await expectLakeRight('killed');
   }, 300_000);
 

@@ -7,20 +7,11 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { parseEnv } from '../config/env';
 import { acquireSlot, createJobRegistry, enqueueJob, getJobRun, systemJobs, validateJob, defineJob } from './index';
 import { z } from 'zod';
+import { waitFor } from '../testing/worker-processes';
 
 let db: TestDatabase;
 let dataDir: string;
 const jobs = createJobRegistry(systemJobs);
-
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();

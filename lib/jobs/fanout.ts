@@ -26,7 +26,7 @@ export interface FanoutDeps {
   signal?: AbortSignal;
   /** The coordinator's worker's inline runner (JobContext.runInline). (Default: never run units here) */
   runInline?: (runId: string) => Promise<boolean>;
-  /** A unit queued this long without a taker is run by the coordinator. (Default: 1000 ms) */
+  /** A unit queued this long without a taker is run by the coordinator (idle workers poll every 500 ms). (Default: 600 ms) */
   helpAfterMs?: number;
   /** Units the coordinator runs inline at once. (Default: 4) */
   inlineMax?: number;
@@ -52,7 +52,7 @@ interface Pending { unit: FanoutUnit; attempt: number; childRunId: string; inlin
 
 /** Run `units` over the queue; `onDone` sees each unit's outcome once, in completion order. */
 export async function fanOut(d: FanoutDeps, units: FanoutUnit[], onDone: (o: FanoutOutcome) => void | Promise<void>): Promise<void> {
-  const helpAfterMs = d.helpAfterMs ?? 1000;
+  const helpAfterMs = d.helpAfterMs ?? 600;
   const inlineMax = d.inlineMax ?? 4;
   const maxAttempts = d.maxAttempts ?? 3;
   const pending = new Map<string, Pending>();

@@ -5,7 +5,7 @@ import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
 import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
-import { unitOnAnotherWorker, waitFor, workerProcesses } from '../testing/worker-processes';
+import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, waitFor, workerProcesses } from '../testing/worker-processes';
 import { slicesJobs } from './jobs';
 import { getSlices } from './run/state';
 import { makeSource, queryFile, sql, tmpDir } from './run/test-fixtures';
@@ -80,13 +80,7 @@ describe('a native slice run fanned out over worker processes', () => {
     });
     expect(run.error).toBeNull();
     expect((run.result as { verdict: string }).verdict).toBe('FINISHED');
-    const lost = units.filter((u) => u.workerId?.split(':')[1] === String(victim!.pid) && u.status === 'failed');
-    expect(lost.length).toBeGreaterThan(0);
-    for (const l of lost) {
-      const again = units.find((u) => u.unit === l.unit && u.status === 'succeeded')!;
-      expect(again.attempt).toBeGreaterThan(l.attempt);
-      expect(again.workerId).not.toBe(l.workerId);
-    }
+    expectLostUnitsRanElsewhere(units, victim!.pid!);
     await expectTargetEqualsSource('tgt_killed');
   }, 300_000);
 });

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type pg from 'pg';
+import { expect } from 'vitest';
+import type { UnitAttemptView } from '../jobs/fanout';
 
 /**
  * Real worker processes for tests (`node bin/tributary.mjs worker`) on one
@@ -54,4 +56,16 @@ export async function unitOnAnotherWorker(pool: pg.Pool, parentRunId: string): P
       where u.parent_run_id = $1 and r.status = 'running' and r.worker_id <> $2 limit 1`, [parentRunId, coord]);
     return r.rowCount ? { pid: Number(String(r.rows[0].worker_id).split(':')[1]), unit: r.rows[0].unit_key as string } : false;
   });
+}
+
+/** The units a killed worker `pid` held failed there and succeeded later on another worker, each exactly once. */
+export function expectLostUnitsRanElsewhere(units: UnitAttemptView[], pid: number): void {
+  const lost = units.filter((u) => u.workerId?.split(':')[1] === String(pid) && u.status === 'failed');
+  expect(lost.length).toBeGreaterThan(0);
+  for (const l of lost) {
+    const again = units.filter((u) => u.unit === l.unit && u.status === 'succeeded');
+    expect(again).toHaveLength(1);
+    expect(again[0].attempt).toBeGreaterThan(l.attempt);
+    expect(again[0].workerId).not.toBe(l.workerId);
+  }
 }
