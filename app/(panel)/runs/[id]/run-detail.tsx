@@ -7,6 +7,7 @@ import { duration, formatTime } from '../../../_components/format';
 import { ProgressBar } from '../../../_components/progress-bar';
 import { StatusBadge } from '../../../_components/status-badge';
 import { useCan } from '../../../_components/user-context';
+import { RunUnits } from './run-units';
 
 type RunWithLogs = RunView & { logs: LogLine[] };
 
@@ -107,6 +108,8 @@ export function RunDetail({ id }: { id: string }) {
           {r.result != null && <div><h3>Result</h3><pre className="code">{JSON.stringify(r.result, null, 2)}</pre></div>}
         </div>
       </section>
+
+      <RunUnits id={id} active={active} />
 
       <section className="card card-flush">
         <div className="card-head">
