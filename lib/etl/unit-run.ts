@@ -3,6 +3,7 @@ import { dataDirPaths } from '../config/data-path';
 import { AppError } from '../errors';
 import type { JobContext } from '../jobs/types';
 import { withSlot } from '../jobs/slot-lock';
+import { assertCoordinatorRunning } from '../jobs/fanout';
 import type { SourceColumn } from '../sources';
 import { branchHandles, syntheticBranches } from './branches';
 import { resolveTables } from './execute';
@@ -59,6 +60,7 @@ async function openBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number):
 
 /** The worker's side of `etl.unit`: take a branch slot, extract the unit to `<warehouse>/_staging/<run>/<table>/<branch>/a<attempt>`, report. */
 export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise<UnitOutcome> {
+  await assertCoordinatorRunning(ctx.pool, p.parentRunId);
   const s = etlSettingsOf(p.request);
   const defs = await resolveTables({ env: ctx.env, paths: dataDirPaths(ctx.env.dataDir), style: 'params' }, p.request);
   const def = defs.find((d) => d.lakeName === p.table);

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Env } from '../config/env';
 import type { Logger } from '../log';
+import { AppError } from '../errors';
 import { enqueueJob } from './enqueue';
 import type { JobRegistry } from './registry';
 
@@ -143,4 +144,16 @@ export function runUnit(d: FanoutDeps, unit: FanoutUnit): { done: Promise<Fanout
   const done = fanOut({ ...d, signal }, [unit], (o) => { outcome = o; })
     .then(() => outcome!, (e) => ({ ok: false as const, key: unit.key, attempt: 0, workerId: null, error: (e as Error).message }));
   return { done, cancel: () => ac.abort(new Error('unit cancelled')) };
+}
+
+/**
+ * A unit refuses to start once its coordinator is no longer running (it was
+ * cancelled, or its worker died and was reaped): nobody would take its output.
+ */
+export async function assertCoordinatorRunning(pool: pg.Pool, parentRunId: string): Promise<void> {
+  const r = await pool.query('select status from job_runs where id = $1', [parentRunId]);
+  const status = r.rows[0]?.status as string | undefined;
+  if (status !== 'running') {
+    throw new AppError('conflict', `jobs: the coordinator run ${parentRunId} is ${status ?? 'gone'}; this unit is not needed any more`);
+  }
 }

@@ -7,5 +7,5 @@ export { ensureQueue, QUEUE } from './queue';
 export { startWorker, type WorkerHandle, type WorkerOptions } from './worker';
 export { reapStaleRuns } from './reaper';
 export { findSecret, isSecretKey, credentialInText, redactSecrets, redactText, REDACTED } from '../log/secret-scan';
-export { fanOut, runUnit, listRunUnits, type FanoutDeps, type FanoutUnit, type FanoutOutcome, type UnitAttemptView } from './fanout';
+export { fanOut, runUnit, listRunUnits, assertCoordinatorRunning, type FanoutDeps, type FanoutUnit, type FanoutOutcome, type UnitAttemptView } from './fanout';
 export { acquireSlot, withSlot, type SlotLease } from './slot-lock';

@@ -1,4 +1,5 @@
 import type { JobContext } from '../../jobs/types';
+import { assertCoordinatorRunning } from '../../jobs/fanout';
 import { slicesContext } from '../job-context';
 import type { SliceOutcome } from '../run/executor';
 import { lakeTargetFromSettings } from '../run/lake-writer';
@@ -10,6 +11,7 @@ import { settingsOf } from './run';
 
 /** The worker's side of `slices.slice`: one slice of a fanned-out native run, through the native executor, reading the coordinator's snapshot. */
 export async function executeSlice(ctx: JobContext, p: SlicePayload): Promise<SliceOutcome> {
+  await assertCoordinatorRunning(ctx.pool, p.parentRunId);
   const sctx = slicesContext(ctx);
   const s = { ...(await settingsOf(sctx, p.request)), concurrency: 1 };
   const slice = (await getSlices(ctx.pool, p.request.runId)).find((x) => x.id === p.sliceId);
