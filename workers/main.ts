@@ -6,7 +6,7 @@ import { jobDefinitions } from './jobs';
 import { startFlowScheduler } from '../lib/flows';
 
 /**
- * The worker process: claims jobs and runs the engines until SIGINT/SIGTERM.
+ * The worker process: claims jobs and runs the engines until SIGINT (stop) or SIGTERM (drain).
  * Several may run, on several machines, against the same database.
  * @param opts.jobs the kinds it runs (Default: every kind of `workers/jobs.ts`)
  * @returns a promise that settles when the worker has stopped
@@ -31,13 +31,20 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
     pool, url, logger: logger.child({ scope: 'flows' }),
     publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
   });
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  // SIGTERM drains (running jobs finish, none are taken; a second signal stops at once); SIGINT stops at once.
+  const how = await new Promise<'drain' | 'stop'>((resolve) => {
+    process.once('SIGINT', () => resolve('stop'));
+    process.once('SIGTERM', () => resolve('drain'));
   });
   await scheduler.stop();
-  await worker.stop();
+  if (how === 'drain') {
+    const again = () => { void worker.stop(); };
+    process.once('SIGTERM', again);
+    process.once('SIGINT', again);
+    await worker.drain({ timeoutMs: env.TRIBUTARY_DRAIN_SECONDS * 1000 });
+  } else {
+    await worker.stop();
+  }
   // Shutdown: the process is about to exit, a failing close changes nothing.
   await prisma.$disconnect().catch(() => {});
   await pool.end().catch(() => {});

@@ -46,7 +46,7 @@ const errorRef = { $ref: '#/components/responses/Error' };
 export function buildOpenApi(o: { routes: RouteEntry[]; jobs: JobRegistry; version: string }): JsonSchema {
   const paths: Record<string, JsonSchema> = {};
   const jobSchemas: Record<string, JsonSchema> = {};
-  for (const d of o.jobs.all) jobSchemas[`JobPayload.${d.kind}`] = { ...jsonSchemaOf(d.payload), description: d.description };
+  for (const d of o.jobs.all.filter((x) => !x.internal)) jobSchemas[`JobPayload.${d.kind}`] = { ...jsonSchemaOf(d.payload), description: d.description };
   const jobStart = {
     oneOf: o.jobs.kinds().map((k) => ({
       type: 'object', required: ['kind'], additionalProperties: false,

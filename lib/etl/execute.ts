@@ -9,10 +9,18 @@ import { etlSettingsOf, type EtlRequest } from './request';
 import { runEtl, type EtlRunSummary, type BranchHandle } from './runner';
 import { resolveTables as resolveTablesFrom, type TablesSource } from '../config/resolve-tables';
 import type { TableDef } from '../config/tables-json';
+import type { FanoutDeps } from '../jobs/fanout';
+import { fanoutDispatch } from './fanout-units';
+import { fanoutStagingRoot } from './staging-root';
 
 /** What an ETL run is handed by its caller (the CLI, the `etl.run` job, a test). */
 export interface EtlContext extends ActionContext {
   progress?: (done: number, total: number, phase: string) => void;
+  /**
+   * Fan the run's units out over every worker as `etl.unit` jobs (the job's
+   * context when TRIBUTARY_FANOUT=on; lib/etl/fanout-units.ts). (Default: extract in this process)
+   */
+  fanout?: Omit<FanoutDeps, 'logger' | 'signal' | 'env' | 'pool'>;
 }
 
 /** Test seams. */
@@ -36,10 +44,12 @@ export async function executeEtl(ctx: EtlContext, request: EtlRequest, o: EtlOve
     poolSizeOverride: request.poolSize, defaultPoolSize: s.poolSize, oracleClientLibDirEnv: ctx.env.ORACLE_CLIENT_LIB_DIR, oracleClientLibDirConfig: ctx.oracleClientLibDir,
   }));
   const target = o.target ?? lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger }), { namespace: s.namespace, keepStaging: s.keepStaging, codec: s.compression });
+  const fan = ctx.fanout && !request.plan ? ctx.fanout : undefined;
   try {
     return await runEtl({
       pool: ctx.pool, target, branches, tables, settings: s, logger: ctx.logger, signal: ctx.signal, runId: ctx.runId, plan: request.plan,
-      stagingRoot: path.join(ctx.env.dataDir, 'staging'), progress: ctx.progress,
+      stagingRoot: fan ? fanoutStagingRoot(ctx.env) : path.join(ctx.env.dataDir, 'staging'), progress: ctx.progress,
+      dispatch: fan ? fanoutDispatch({ ...fan, pool: ctx.pool, env: ctx.env, request }) : undefined,
     });
   } finally {
     if (!o.branches) {

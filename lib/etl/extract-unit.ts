@@ -67,7 +67,7 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
       track: [tr.cdc, tr.date].filter((x): x is string => !!x),
     };
     const stats: ReadStats = { rows: 0, max: {} };
-    writer = new StagingWriter(path.join(ctx.stagingRoot, ctx.runId, u.def.lakeName, u.branch.key), ctx.encoder!, { rowsPerFile: s.stagingRowsPerFile, hold: ctx.hold });
+    writer = new StagingWriter(path.join(ctx.stagingRoot, ctx.runId, u.def.lakeName, u.branch.key, u.stagingSub ?? ''), ctx.encoder!, { rowsPerFile: s.stagingRowsPerFile, hold: ctx.hold });
     await writer.init();
     ulog.info('extracting', { attempt: u.attempts, sql: q.sql, binds: q.binds.map((b) => b.value) });
     for await (const b of u.branch.source.read(q, u.columns, target, { batchSize: u.branch.fetchBatchSize ?? s.fetchBatchSize, signal: ctx.signal, stats })) {

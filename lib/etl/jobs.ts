@@ -1,5 +1,6 @@
 import { defineJob } from '../jobs/types';
 import { EtlRequest } from './request';
+import { EtlUnitPayload } from './unit-payload';
 
 /**
  * `etl.run`: the payload is the CLI's request (lib/etl/request.ts, pure zod);
@@ -19,6 +20,17 @@ export const etlJobs = [
     async run(ctx, p) {
       const { runEtlJob } = await import('./job-run');
       return runEtlJob(ctx, p);
+    },
+  }),
+  defineJob({
+    kind: 'etl.unit',
+    description: 'One table × branch extraction of a fanned-out ETL run (queued by its etl.run)',
+    role: 'operator',
+    internal: true,
+    payload: EtlUnitPayload,
+    async run(ctx, p) {
+      const { runEtlUnitJob } = await import('./unit-run');
+      return runEtlUnitJob(ctx, p);
     },
   }),
 ];

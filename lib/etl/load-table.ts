@@ -70,7 +70,7 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
   }
   for (const u of st.units) {
     ctx.summary.units.push({ table: def.lakeName, branch: u.branch.key, phase: u.phase, status: u.status!, rows: u.status === 'SUCCESS' ? u.rows : 0, attempts: u.attempts,
-      writeDisposition: u.status === 'SUCCESS' ? disposition : null, error: u.error, watermark: u.watermark, sql: u.query?.sql, binds: u.query?.binds });
+      writeDisposition: u.status === 'SUCCESS' ? disposition : null, error: u.error, watermark: u.watermark, sql: u.query?.sql, binds: u.query?.binds, ...(u.workerId ? { worker: u.workerId } : {}) });
   }
   if (!loadError && ok.length && disposition === 'merge' && s.compactDeletedRatio > 0) {
     const parts = await ctx.target.compact(def.lakeName, { deletedRatio: s.compactDeletedRatio, maxDeleteFiles: 16 })

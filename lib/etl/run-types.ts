@@ -40,6 +40,8 @@ export interface UnitResult {
   watermark?: Watermark;
   sql?: string;
   binds?: Bind[];
+  /** The worker that extracted it, when the run fanned out (TRIBUTARY_FANOUT=on). */
+  worker?: string;
 }
 
 export interface EtlRunSummary {
@@ -72,6 +74,10 @@ export interface Unit {
   startedAt: Date;
   finishedAt?: Date;
   query?: RenderedQuery;
+  /** A sub-folder of the unit's staging (a fanned-out attempt's `a<N>`, so attempts never share files). (Default: none) */
+  stagingSub?: string;
+  /** The worker that extracted it (fan-out). */
+  workerId?: string;
 }
 
 /** One table of a phase: its units on every branch and the lake schema they stage in. */

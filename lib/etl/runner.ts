@@ -39,7 +39,16 @@ export interface RunEtlDeps {
   /** Print each unit's SQL and binds; extract and write nothing. */
   plan?: boolean;
   now?: () => Date;
+  /**
+   * Extract a phase's units elsewhere (the fan-out over workers, lib/etl/fanout-units.ts)
+   * instead of this process's pools; it calls `onUnitDone` as each unit's outcome lands
+   * on it, and may leave units to `local`. (Default: extract here)
+   */
+  dispatch?: UnitDispatch;
 }
+
+/** See RunEtlDeps.dispatch. */
+export type UnitDispatch = (ctx: RunContext, units: Unit[], states: Map<string, TableState>, onUnitDone: (u: Unit) => void, local: (units: Unit[]) => Promise<void>) => Promise<void>;
 
 /**
  * One ETL run: planner → schema step → extract with retry → load and record.
@@ -120,13 +129,16 @@ async function runPhase(ctx: RunContext, deps: RunEtlDeps, phase: Phase, defs: T
     const st = states.get(u.def.lakeName)!;
     if (--st.remaining === 0) loads.push(st);
   };
-  await runPool(branches, branches.length, async (b) => {
-    const mine = units.filter((u) => u.branch === b && !u.status);
+  const local = (todo: Unit[]) => runPool(branches, branches.length, async (b) => {
+    const mine = todo.filter((u) => u.branch === b);
     await runPool(mine, s.maxTableWorkers, async (u) => {
       await extractUnit(ctx, u, states.get(u.def.lakeName)!);
       onUnitDone(u);
     });
   });
+  const open = units.filter((u) => !u.status);
+  if (deps.dispatch) await deps.dispatch(ctx, open, states, onUnitDone, local);
+  else await local(open);
   loads.close();
   await loads.done;
   if (units.some((u) => u.fatal)) phaseFatal = true;

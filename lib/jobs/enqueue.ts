@@ -20,6 +20,8 @@ export interface EnqueueRequest {
   retryOf?: string;
   /** Record `job.start` in the audit log, in the enqueue transaction. (Default: actor = createdBy, no address) */
   audit?: Partial<AuditActor>;
+  /** Allow an internal kind (a job enqueueing its own units); never taken from a request. (Default: false) */
+  internal?: boolean;
 }
 
 function sourceOf(createdBy: string | undefined): 'api' | 'flow' | 'schedule' {
@@ -45,7 +47,8 @@ export interface EnqueueDeps {
 /** Validate a job request's shape; throws AppError('validation') naming the field. */
 export function validateJob(jobs: JobRegistry, req: EnqueueRequest): { kind: string; params: unknown } {
   const def = jobs.get(req.kind);
-  if (!def) throw new AppError('validation', `unknown job kind '${req.kind}'`, { field: 'kind' });
+  // An internal kind is answered as unknown: it is not something a caller can start.
+  if (!def || (def.internal && !req.internal)) throw new AppError('validation', `unknown job kind '${req.kind}'`, { field: 'kind' });
   // Params are stored and shown to every viewer: no credential may ride in them.
   const secret = findSecret(req.params ?? {}, 'params');
   if (secret) throw new AppError('validation', `${secret.field}: refused — ${secret.reason}; name a connection instead`, { field: secret.field });
@@ -82,7 +85,8 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
     const jobId = await boss.send(QUEUE, { runId, kind }, { db: bossDb(client) });
     if (!jobId) throw new AppError('internal', `jobs: queue '${QUEUE}' refused the job (is the database migrated?)`);
     await client.query('update job_runs set queue_job_id = $2 where id = $1', [runId, jobId]);
-    await recordAudit(client, {
+    // A run's units are not separate user actions: the coordinator's own start is audited.
+    if (!req.internal) await recordAudit(client, {
       actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.start', target: `job:${runId}`,
       after: { kind, params: redactSecrets(params) }, address: req.audit?.address,
     });

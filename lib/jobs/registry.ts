@@ -18,6 +18,7 @@ export interface JobRegistry {
    * refused as unknown, without telling a viewer which kinds exist).
    */
   roleOf(kind: string): 'admin' | 'operator' | 'viewer';
+  /** The kinds a user may start (internal kinds left out). */
   kinds(): JobKindInfo[];
 }
 
@@ -36,6 +37,6 @@ export function createJobRegistry(defs: readonly JobDefinition[]): JobRegistry {
     all: defs,
     get: (kind) => byKind.get(kind),
     roleOf: (kind) => byKind.get(kind)?.role ?? 'operator',
-    kinds: () => defs.map((d) => ({ kind: d.kind, description: d.description, role: d.role ?? 'operator' })),
+    kinds: () => defs.filter((d) => !d.internal).map((d) => ({ kind: d.kind, description: d.description, role: d.role ?? 'operator' })),
   };
 }

@@ -23,6 +23,15 @@ export interface JobContext {
   env: Env;
   /** Report progress: units done out of total (total may be updated). */
   progress(done: number, total?: number): void;
+  /** The worker running this job (job_runs.worker_id). (Default: unset outside a worker) */
+  workerId?: string;
+  /**
+   * Claim a queued run and run it in this process, inside this job's slot
+   * (a coordinator running its own units when no other worker takes them).
+   * Resolves false when the run was no longer queued or the worker is stopping.
+   * (Default: unset outside a worker)
+   */
+  runInline?(runId: string): Promise<boolean>;
 }
 
 /** What a payload check may use: Tributary's database and the parsed environment. */
@@ -42,6 +51,11 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /** Least role allowed to start it. (Default: operator) */
   role?: 'admin' | 'operator' | 'viewer';
   payload: S;
+  /**
+   * Started only by other jobs (a run's units): hidden from `/job-kinds` and
+   * refused by `POST /jobs`. (Default: false)
+   */
+  internal?: true;
   /**
    * Checks that need configuration or the database (a table in tables.json, a
    * branch among connections, a run that exists), run when the job is posted —

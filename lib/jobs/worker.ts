@@ -29,7 +29,16 @@ export interface WorkerOptions {
   echo?: Sink;
 }
 
-export interface WorkerHandle { id: string; stop(opts?: { timeoutMs?: number }): Promise<void> }
+export interface WorkerHandle {
+  id: string;
+  /** Stop now: running jobs are aborted (they stop at their next safe point) and waited for up to `timeoutMs`. (Default: 15000 ms) */
+  stop(opts?: { timeoutMs?: number }): Promise<void>;
+  /**
+   * Drain (SIGTERM): take no new jobs, let the running ones finish for up to
+   * `timeoutMs`, then stop as `stop()` does. (Default: 120000 ms)
+   */
+  drain(opts?: { timeoutMs?: number }): Promise<void>;
+}
 
 /** Start a worker: claims jobs from the queue, runs them, heartbeats, reaps dead peers. */
 export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
@@ -41,11 +50,13 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const running = new Map<string, AbortController>();
   let stopping = false;
 
-  const runOne = async (runId: string) => {
+  /** Claim one queued run and run it here; false when it was not queued any more (taken, cancelled) or the worker is stopping. */
+  const runOne = async (runId: string): Promise<boolean> => {
+    if (stopping) return false;
     const claimed = await o.pool.query(
       `update job_runs set status = 'running', worker_id = $2, started_at = now(), heartbeat_at = now(), attempts = attempts + 1
         where id = $1 and status = 'queued' returning kind, params`, [runId, id]);
-    if (!claimed.rowCount) return; // cancelled before start, or already handled
+    if (!claimed.rowCount) return false; // cancelled before start, or already handled
     const { kind, params } = claimed.rows[0];
     const logs = jobLogSink(o.pool, runId, { echo: o.echo });
     const logger = createLogger(logs.sink, { level: o.env.LOG_LEVEL, fields: {} });
@@ -67,7 +78,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     };
     const timer = setInterval(() => void beat(), heartbeatMs);
     const ctx: JobContext = {
-      runId, pool: o.pool, prisma: o.prisma, jobs: o.jobs, logger, signal: ac.signal, env: o.env,
+      runId, pool: o.pool, prisma: o.prisma, jobs: o.jobs, logger, signal: ac.signal, env: o.env, workerId: id, runInline: runOne,
       progress: (d, t) => { done = d; if (t !== undefined) total = t; dirty = true; },
     };
     let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
@@ -99,18 +110,19 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     else if (status === 'succeeded') logger.info(`finished ${kind}`);
     await logs.close();
     running.delete(runId);
-    if (lost) return; // another worker already recorded this run's end
+    if (lost) return true; // another worker already recorded this run's end
     await o.pool.query(
       `update job_runs set status = $3, error = $4, result = $5, finished_at = now(), heartbeat_at = now(),
               progress_done = $6, progress_total = coalesce($7, progress_total)
         where id = $1 and worker_id = $2 and status = 'running'`,
       [runId, id, status, error, result === null ? null : JSON.stringify(result), done, total]);
+    return true;
   };
 
   const workIds: string[] = [];
   for (let i = 0; i < (o.concurrency ?? o.env.TRIBUTARY_WORKER_CONCURRENCY); i++) {
     workIds.push(await boss.work<{ runId: string }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-      for (const j of jobs) if (!stopping) await runOne(j.data.runId);
+      for (const j of jobs) await runOne(j.data.runId);
     }));
   }
 
@@ -131,23 +143,32 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const aliveTimer = setInterval(() => void alive(), heartbeatMs);
   o.logger.info('worker started', { worker: id, concurrency: workIds.length });
 
+  const shutdown = async (graceMs: number, timeoutMs: number) => {
+    if (stopping) return;
+    stopping = true;
+    clearInterval(reaper);
+    clearInterval(aliveTimer);
+    // The queue's workers stop fetching (offWork takes the queue's name); a queue that already stopped has none.
+    await boss.offWork(QUEUE).catch(() => {});
+    const sleep = () => new Promise((r) => setTimeout(r, 100));
+    const graceUntil = Date.now() + graceMs;
+    while (running.size && Date.now() < graceUntil) await sleep();
+    for (const ac of running.values()) ac.abort(new Error('worker stopping'));
+    const until = Date.now() + timeoutMs;
+    while (running.size && Date.now() < until) await sleep();
+    // Runs that did not stop in time stay 'running' without heartbeats and
+    // are failed by the next worker's reaper.
+    await boss.stop({ graceful: true, close: false, wait: true, timeout: 2000 }).catch((e) => o.logger.warn('jobs: queue did not stop cleanly', { error: (e as Error).message }));
+    await o.pool.query('delete from workers where id = $1', [id]).catch(() => null); // a dead row ages out on the Overview
+    o.logger.info('worker stopped', { worker: id });
+  };
+
   return {
     id,
-    stop: async ({ timeoutMs = 15_000 } = {}) => {
-      if (stopping) return;
-      stopping = true;
-      clearInterval(reaper);
-      clearInterval(aliveTimer);
-      // Stopping: a queue that already stopped has no worker to take off.
-      for (const w of workIds) await boss.offWork(w).catch(() => {});
-      for (const ac of running.values()) ac.abort(new Error('worker stopping'));
-      const until = Date.now() + timeoutMs;
-      while (running.size && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-      // Runs that did not stop in time stay 'running' without heartbeats and
-      // are failed by the next worker's reaper.
-      await boss.stop({ graceful: true, close: false, wait: true, timeout: 2000 }).catch((e) => o.logger.warn('jobs: queue did not stop cleanly', { error: (e as Error).message }));
-      await o.pool.query('delete from workers where id = $1', [id]).catch(() => null); // a dead row ages out on the Overview
-      o.logger.info('worker stopped', { worker: id });
+    stop: ({ timeoutMs = 15_000 } = {}) => shutdown(0, timeoutMs),
+    drain: async ({ timeoutMs = 120_000 } = {}) => {
+      if (!stopping) o.logger.info('worker draining: finishing running jobs, taking no new ones', { worker: id, running: running.size });
+      await shutdown(timeoutMs, 15_000);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { defineJob, type JobCheckDeps, type JobDefinition } from '../jobs/types';
 import { planningJobs } from './planning/jobs';
 import { slicesContext } from './job-context';
+import { SlicePayload } from './run/slice-payload';
 import { AssortRequest, BoardRequest, ClearRequest, ReconcileRequest, ResetRequest, RunRequest, StatusRequest } from './requests';
 
 /**
@@ -20,8 +21,20 @@ export const slicesRunJob = defineJob({
   payload: RunRequest,
   async run(ctx, p) {
     const { executeRun } = await import('./execute/run');
-    const r = await executeRun(slicesContext(ctx), p);
+    const r = await executeRun(slicesContext(ctx, { fanout: true }), p);
     return { verdict: r.verdict, mode: r.mode, counts: r.counts, watermark: r.watermark, apiRetries: r.apiRetries, apiReauths: r.apiReauths };
+  },
+});
+
+/** One slice of a fanned-out native `slices.run` (TRIBUTARY_FANOUT=on); queued by that run only. */
+export const slicesSliceJob = defineJob({
+  kind: 'slices.slice',
+  description: 'One slice of a native slice run spread over workers (queued by its slices.run)',
+  internal: true,
+  payload: SlicePayload,
+  async run(ctx, p) {
+    const { executeSlice } = await import('./execute/slice');
+    return executeSlice(ctx, p);
   },
 });
 
@@ -95,7 +108,7 @@ export const slicesAssortJob = defineJob({
  * Every slices job kind: run / reset / clear / reconcile / status / board / assort here, probe / split from planning,
  * each with its enqueue-time check (lib/slices/checks.ts: connections, files, runs), loaded on first use.
  */
-export const slicesJobs: JobDefinition[] = ([slicesRunJob, slicesResetJob, slicesClearJob, slicesReconcileJob, slicesStatusJob, slicesBoardJob, slicesAssortJob, ...planningJobs] as JobDefinition[])
+export const slicesJobs: JobDefinition[] = ([slicesRunJob, slicesSliceJob, slicesResetJob, slicesClearJob, slicesReconcileJob, slicesStatusJob, slicesBoardJob, slicesAssortJob, ...planningJobs] as JobDefinition[])
   .map((d) => ({
     ...d,
     check: async (deps: JobCheckDeps, payload: unknown) => {

@@ -1,3 +1,4 @@
+import type { FanoutDeps } from '../../jobs/fanout';
 import type pg from 'pg';
 import type { z } from 'zod';
 import type { Env } from '../../config/env';
@@ -30,6 +31,8 @@ export interface SlicesContext {
   local?: boolean;
   /** CLI-only connections, in memory for this one command; never stored. (Default: none) */
   transient?: ConnectionRecord[];
+  /** A native run's slices go out as `slices.slice` jobs to every worker (a job with TRIBUTARY_FANOUT=on). (Default: run them here) */
+  fanout?: Pick<FanoutDeps, 'jobs' | 'parentRunId' | 'runInline'>;
 }
 
 /** The CLI's transient connection names (never valid in a job: the worker does not have them). */

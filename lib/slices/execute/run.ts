@@ -1,6 +1,7 @@
 import type { RunRequest } from '../requests';
 import { lakeTargetFromSettings } from '../run/lake-writer';
 import { createNativeExecutor } from '../run/native-executor';
+import { createFanoutExecutor } from '../run/fanout-executor';
 import { runSlices, type RunResult } from '../run/orchestrator';
 import { resolveSettings, type RunFlags, type RunSettings } from '../run/settings';
 import { lakeOf, postgresUrlOf, readFileOf, sourceOf, striimOf, writePathOf, type SlicesContext } from './context';
@@ -52,7 +53,15 @@ export async function executeRun(ctx: SlicesContext, r: RunRequest): Promise<Run
     queryFileText: r.queryFileText ?? q?.text ?? null, queryFilePath: q?.path ?? null,
     templateText: r.templateText ?? t?.text ?? null,
     print: ctx.print, progress: ctx.progress,
-    nativeExecutor: async (x) => createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse, ctx.env.s3) : null }),
+    nativeExecutor: async (x) => {
+      const local = await createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse, ctx.env.s3) : null });
+      if (!ctx.fanout) return local;
+      // Slices go to every worker; this one keeps the snapshot and the run's state. Inline files stay here.
+      const { queryFileText, templateText, ...request } = r;
+      void queryFileText; void templateText;
+      // No signal: the orchestrator's stop is graceful (in-flight slices finish); close() cancels what is left.
+      return createFanoutExecutor({ ...ctx.fanout, pool: ctx.pool, env: ctx.env, logger: ctx.logger, request, local });
+    },
   });
   return { ...result, settings: s };
 }

@@ -25,6 +25,8 @@ export interface RunningSlice {
  */
 export interface SliceExecutor {
   kind: 'striim' | 'native';
+  /** The native executor's exported snapshot every slice reads (nativeSnapshot), for slices run elsewhere. (Default: none) */
+  snapshotId?: string | null;
   /** Where a slice will run (recorded before launch). */
   placement(slice: SliceRow): { namespace: string | null; appname: string | null };
   /** Start a slice. Failures (create/deploy/start) come back through `done`. */

@@ -41,6 +41,8 @@ export interface NativeExecutorOptions {
   watermark: Watermark | null;
   /** Write slices into the lake instead of a Postgres target (see lake-writer.ts). */
   lakeWriter?: LakeSliceWriter | null;
+  /** With nativeSnapshot: read this snapshot, exported by the run's coordinator, instead of exporting one (a fanned-out slice). (Default: export one) */
+  snapshotId?: string | null;
 }
 
 /**
@@ -79,7 +81,9 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
         pks.set(t, pk);
       }
     }
-    if (s.nativeSnapshot) {
+    if (s.nativeSnapshot && o.snapshotId) {
+      snapshotId = o.snapshotId;
+    } else if (s.nativeSnapshot) {
       snapshotHolder = await srcPool.connect();
       await snapshotHolder.query('begin isolation level repeatable read read only');
       snapshotId = (await snapshotHolder.query<{ s: string }>('select pg_export_snapshot() as s')).rows[0].s;
@@ -205,6 +209,7 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
 
   return {
     kind: 'native',
+    snapshotId,
     placement: () => ({ namespace: null, appname: null }),
     launch: async (slice) => {
       o.log.info(`slice ${slice.roworder} started (native)`, { slice: slice.roworder, kind: 'appeared' });

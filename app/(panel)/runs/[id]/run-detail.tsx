@@ -12,6 +12,7 @@ import { ConfirmButton } from '../../../_components/confirm-button';
 import { cancelRun, retryRun } from '../run-actions';
 import { FailedUnits, RunWarnings } from '../run-outcome';
 import { runSummary } from '../run-summary';
+import { RunUnits } from './run-units';
 
 type RunWithLogs = RunView & { logs: LogLine[] };
 
@@ -124,6 +125,8 @@ export function RunDetail({ id }: { id: string }) {
           {r.result != null && <div><h3>Result</h3><pre className="code">{JSON.stringify(r.result, null, 2)}</pre></div>}
         </div>
       </section>
+
+      <RunUnits id={id} active={active} />
 
       <section className="card card-flush">
         <div className="card-head">

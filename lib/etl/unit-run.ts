@@ -1,0 +1,98 @@
+import { getBranches } from '../connections';
+import { dataDirPaths } from '../config/data-path';
+import { AppError } from '../errors';
+import type { JobContext } from '../jobs/types';
+import { withSlot } from '../jobs/slot-lock';
+import { assertCoordinatorRunning } from '../jobs/fanout';
+import type { SourceColumn } from '../sources';
+import { branchHandles, syntheticBranches } from './branches';
+import { resolveTables } from './execute';
+import { extractUnit } from './extract-unit';
+import type { LakeTarget } from './lake-target';
+import { ParquetEncoderPool } from './parquet-encoder';
+import { etlSettingsOf } from './request';
+import type { BranchHandle, EtlRunSummary, TableState, Unit } from './run-types';
+import { fanoutStagingRoot } from './staging-root';
+import type { EtlUnitPayload } from './unit-payload';
+import { schemaFromJson, type SchemaField } from './unit-schema';
+
+/** What a unit's attempt hands its coordinator (job_runs.result of the `etl.unit` run). */
+export interface UnitOutcome {
+  /** The unit ran to this outcome (a failed one is not attempted again). */
+  final: true;
+  status: 'SUCCESS' | 'FAILED';
+  fatal: boolean;
+  error: string | null;
+  attempts: number;
+  rows: number;
+  files: { path: string; rows: number; bytes: number }[];
+  /** Maxima of the tracked (watermark) columns, as text. */
+  max: Record<string, string | null>;
+  columns: SourceColumn[] | null;
+  sql: string | null;
+  binds: unknown[] | null;
+  startedAt: string;
+  finishedAt: string;
+}
+
+/**
+ * The lake is the coordinator's: a unit stages in the schema its coordinator
+ * prepared and never evolves a table. A branch that projects a column the
+ * schema step did not see fails its unit (run again: the next schema step sees it).
+ */
+const frozenTarget = (table: string, branch: string): LakeTarget => {
+  const refuse = async (): Promise<never> => {
+    throw Object.assign(new Error(`etl: ${table} on branch ${branch} projects columns the run's schema step did not see (the branch changed during the run); run again`), { fatal: true });
+  };
+  return { columns: refuse, prepare: refuse, replace: refuse, merge: refuse, expire: refuse, compact: refuse };
+};
+
+async function openBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number): Promise<BranchHandle> {
+  if (p.request.selfTest) {
+    const b = syntheticBranches().find((x) => x.key === p.branch);
+    if (!b) throw new AppError('not_found', `etl: no self-test branch ${p.branch}`);
+    return b;
+  }
+  const cfg = (await getBranches({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } })).filter((c) => c.key === p.branch);
+  if (!cfg.length) throw new AppError('not_found', `etl: branch ${p.branch} is not configured on this worker's database`);
+  return branchHandles(cfg, { poolSizeOverride: p.request.poolSize, defaultPoolSize: poolSize, oracleClientLibDirEnv: ctx.env.ORACLE_CLIENT_LIB_DIR })[0];
+}
+
+/** The worker's side of `etl.unit`: take a branch slot, extract the unit to `<warehouse>/_staging/<run>/<table>/<branch>/a<attempt>`, report. */
+export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise<UnitOutcome> {
+  await assertCoordinatorRunning(ctx.pool, p.parentRunId);
+  const s = etlSettingsOf(p.request);
+  const defs = await resolveTables({ env: ctx.env, paths: dataDirPaths(ctx.env.dataDir), style: 'params' }, p.request);
+  const def = defs.find((d) => d.lakeName === p.table);
+  if (!def) throw new AppError('not_found', `etl: table ${p.table} is not among this worker's table definitions`);
+  const branch = await openBranch(ctx, p, s.poolSize);
+  const encoder = new ParquetEncoderPool(s.encoderThreads, { compression: s.compression });
+  try {
+    const u: Unit = {
+      def, branch, phase: p.phase, columns: (p.columns as SourceColumn[] | null) ?? undefined, watermark: p.watermark ?? undefined,
+      attempts: 0, error: null, rows: 0, files: [], startedAt: new Date(), stagingSub: `a${p.attempt}`,
+    };
+    const st: TableState = { def, units: [u], schema: schemaFromJson(p.schema as SchemaField[]), lakeColumns: null, drift: [], lock: Promise.resolve(), remaining: 1 };
+    const summary: EtlRunSummary = { runId: p.runId, mode: s.mode, ok: true, phases: [], units: [], drift: {}, durationMs: 0 };
+    const log = ctx.logger.child({ runId: p.runId });
+    await withSlot(ctx.pool, `etl:${p.parentRunId}:${p.branch}`, p.slots, async () => {
+      log.info('extracting unit', { table: p.table, branch: p.branch, attempt: p.attempt, worker: ctx.workerId });
+      await extractUnit({
+        runId: p.runId, settings: s, target: frozenTarget(p.table, p.branch), log, signal: ctx.signal, plan: false, summary,
+        stagingRoot: fanoutStagingRoot(ctx.env), loadTime: BigInt(p.loadTime), encoder, hold: undefined,
+      }, u, st);
+    }, { signal: ctx.signal });
+    const out: UnitOutcome = {
+      final: true, status: u.status === 'SUCCESS' ? 'SUCCESS' : 'FAILED', fatal: !!u.fatal, error: u.error, attempts: u.attempts, rows: u.rows,
+      files: u.files.map((f) => ({ path: f.path, rows: f.rows, bytes: f.bytes })),
+      max: Object.fromEntries(Object.entries(u.stats?.max ?? {}).map(([k, v]) => [k, v?.text ?? null])),
+      columns: u.columns ?? null, sql: u.query?.sql ?? null, binds: u.query?.binds ?? null,
+      startedAt: u.startedAt.toISOString(), finishedAt: (u.finishedAt ?? new Date()).toISOString(),
+    };
+    if (out.status !== 'SUCCESS') throw Object.assign(new Error(u.error ?? 'etl: unit failed'), { result: out });
+    return out;
+  } finally {
+    await encoder.close();
+    await branch.source.close().catch((e) => ctx.logger.warn('etl: closing a branch source failed', { branch: p.branch, error: (e as Error).message }));
+  }
+}
