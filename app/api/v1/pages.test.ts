@@ -148,7 +148,7 @@ describe('connections: TOML export and import', () => {
 
 describe('connections: delete refused while in use', () => {
   it('names the pipelines and flows whose specs use the connection, and deletes once they are gone', async () => {
-    await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body: { name: 'mailer', kind: 'smtp', params: { host: 'smtp.example', port: 25 } } });
+    await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body: { name: 'mailer', kind: 'smtp', params: { host: 'smtp.example', port: 25, from: 'ops@example.com' } } });
     // The flows engine's tables (migration 0007_flows on main); made here, in its shape, when this database lacks them.
     const had = (await db.pool.query("select to_regclass('public.pipelines') is not null as p")).rows[0].p as boolean;
     if (!had) {
@@ -225,7 +225,7 @@ describe('connections.test', () => {
     await new Promise<void>((res) => ch.listen(0, '127.0.0.1', () => res()));
     try {
       const sp = (smtp.server.address() as net.AddressInfo).port;
-      await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body: { name: 'relay', kind: 'smtp', params: { host: '127.0.0.1', port: sp } } });
+      await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body: { name: 'relay', kind: 'smtp', params: { host: '127.0.0.1', port: sp, from: 'ops@example.com' } } });
       const s = await run('relay');
       expect(s.result).toMatchObject({ reachable: true, error: null });
       const cp = (ch.address() as net.AddressInfo).port;
