@@ -18,6 +18,12 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
   const pool = createPool(url, { max: 20, application: 'tributary-worker' });
   const prisma = createPrisma(url, { max: 4 });
   await ensureQueue(pool);
+  // SIGTERM drains (running jobs finish, none are taken; a second signal stops at once); SIGINT stops at once.
+  // Listened for before the worker starts: it may claim a job before startWorker returns.
+  const signalled = new Promise<'drain' | 'stop'>((resolve) => {
+    process.once('SIGINT', () => resolve('stop'));
+    process.once('SIGTERM', () => resolve('drain'));
+  });
   const jobs = createJobRegistry(opts.jobs ?? jobDefinitions);
   installJobCatalog({ jobs, env });
   const worker = await startWorker({
@@ -31,11 +37,7 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
     pool, url, logger: logger.child({ scope: 'flows' }),
     publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
   });
-  // SIGTERM drains (running jobs finish, none are taken; a second signal stops at once); SIGINT stops at once.
-  const how = await new Promise<'drain' | 'stop'>((resolve) => {
-    process.once('SIGINT', () => resolve('stop'));
-    process.once('SIGTERM', () => resolve('drain'));
-  });
+  const how = await signalled;
   await scheduler.stop();
   if (how === 'drain') {
     const again = () => { void worker.stop(); };

@@ -91,7 +91,8 @@ describe('tributary models', () => {
     await new Promise((r) => setTimeout(r, 3000));
     s.close();
     const r = await p;
-    expect(r.err).toBe('');
+    // chdb itself prints each refused open to stderr while the command waits; Tributary reports no error
+    expect(r.err).not.toMatch(/^error:/m);
     expect(JSON.parse(r.out)).toEqual([{ n: 4 }]);
   });
 });
