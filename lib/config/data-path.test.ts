@@ -16,7 +16,7 @@ fs.symlinkSync(path.join(outside, 'secret.key'), path.join(data, 'key-link'));
 afterAll(() => fs.rmSync(base, { recursive: true, force: true }));
 
 const policy = dataDirPaths(data);
-const refused = /params\.f: ".*" must be a path inside the data folder/;
+const refused = /params\.f: ".*" must be a path under the data folder/;
 
 describe('job paths', () => {
   it('resolve inside the data folder, relative or absolute', async () => {

@@ -23,6 +23,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dataDir, 'conf', 'tables.json'), JSON.stringify(TABLES));
   fs.writeFileSync(path.join(base, 'secret.key'), 'not-json-but-a-secret-value');
   fs.writeFileSync(path.join(dataDir, 'secret.key'), 'another-secret-value');
+  fs.writeFileSync(path.join(dataDir, 'notes.txt'), 'not json, holding another-secret-value');
   await db.pool.query(`insert into connections (id, name, kind, is_branch, branch_key, params) values (gen_random_uuid(), 'north', 'postgres', true, 'north', '{}')`);
 });
 afterAll(async () => { await db?.drop(); fs.rmSync(base, { recursive: true, force: true }); });
@@ -39,12 +40,13 @@ describe('etl.run / dq.run payload checks', () => {
     ['etl.run', { mode: 'INITIAL', maxTableWorkers: 0 }, 'params.maxTableWorkers', /≥ 1/],
     ['etl.run', { mode: 'SOMETIMES' }, 'params.mode', /INITIAL or INCREMENTAL/],
     ['etl.run', { mode: 'INITIAL', oracleClientLibDir: '/tmp/evil' }, 'params.oracleClientLibDir', /unknown field/],
-    ['etl.run', { mode: 'INITIAL', tablesFile: '../secret.key' }, 'params.tablesFile', /inside the data folder/],
-    ['etl.run', { mode: 'INITIAL', tablesFile: path.join(base, 'secret.key') }, 'params.tablesFile', /inside the data folder/],
+    ['etl.run', { mode: 'INITIAL', tablesFile: '../secret.key' }, 'params.tablesFile', /under the data folder/],
+    ['etl.run', { mode: 'INITIAL', tablesFile: path.join(base, 'secret.key') }, 'params.tablesFile', /under the data folder/],
+    ['etl.run', { mode: 'INITIAL', tablesFile: 'secret.key' }, 'params.tablesFile', /not its secret key/],
     ['etl.run', { mode: 'INITIAL', tablesJson: { tables: 'x' } }, 'params.tablesJson', /expected a JSON array/],
     ['dq.run', { tables: ['nope'] }, 'params.tables[0]', /unknown table/],
-    ['dq.run', { csv: '/tmp/x/../y' }, 'params.csv', /inside the data folder/],
-    ['dq.run', { selfTest: true, csv: '../../elsewhere' }, 'params.csv', /inside the data folder/],
+    ['dq.run', { csv: '/tmp/x/../y' }, 'params.csv', /under the data folder/],
+    ['dq.run', { selfTest: true, csv: '../../elsewhere' }, 'params.csv', /under the data folder/],
     ['dq.run', { since: '2026-02-30' }, 'params.since', /not a calendar date/],
   ])('%s %j → 400 naming %s, nothing saved', async (kind, params, field, msg) => {
     const e = await post(kind, params).catch((x) => x);
@@ -54,7 +56,7 @@ describe('etl.run / dq.run payload checks', () => {
   });
 
   it('never quotes a file it could not parse', async () => {
-    const e = await post('etl.run', { mode: 'INITIAL', tablesFile: 'secret.key' }).catch((x) => x);
+    const e = await post('etl.run', { mode: 'INITIAL', tablesFile: 'notes.txt' }).catch((x) => x);
     expect(e).toMatchObject({ code: 'validation', field: 'params.tablesFile' });
     expect(e.message).toMatch(/not valid JSON/);
     expect(e.message).not.toMatch(/another-secret|secret-value/);

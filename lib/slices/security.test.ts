@@ -120,7 +120,8 @@ describe('slices job files stay inside the data folder', () => {
     // the same message whether or not the outside file exists: no probing of the worker's files
     const a = await refusal(slicesRunJob.run(ctx(), slicesRunJob.payload.parse({ runId: 424244, queryFile: '/etc/passwd' })));
     const b = await refusal(slicesRunJob.run(ctx(), slicesRunJob.payload.parse({ runId: 424244, queryFile: '/no/such/file' })));
-    expect(a.message).toBe(b.message);
+    // the same words apart from the caller's own value, which is echoed
+    expect(a.message.replace('/etc/passwd', 'X')).toBe(b.message.replace('/no/such/file', 'X'));
     // a split job cannot write its queryfile outside either
     const s = splitJob.payload.parse({ query: 'select x.* from public.t x where ~SPLIT~', table: 'public.t', target: 'A.T', runId: 5, output: path.join(outside, 'q.txt') });
     expect((await refusal(splitJob.run(ctx(), s))).field).toBe('params.output');
