@@ -187,8 +187,12 @@ const EnvSchema = z.object({
   TRIBUTARY_S3_FORCE_PATH_STYLE: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
   /** On SIGTERM a worker takes no new jobs and waits this long for its running ones (an ETL unit, a slice) to finish before aborting them. (Default: 120) */
   TRIBUTARY_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
-  /** `on`: an ETL run fans its (table × branch) units out as queue jobs that every worker shares; `off`: one worker runs the whole run. (Default: off) */
-  TRIBUTARY_FANOUT: z.enum(['on', 'off']).default('off'),
+  /**
+   * Whether an ETL run fans its (table × branch) units, and a native slice run its slices, out as
+   * queue jobs that every worker shares: `on` always, `off` never (one worker runs the whole run),
+   * `auto` when another worker is alive as the run starts. (Default: auto)
+   */
+  TRIBUTARY_FANOUT: z.enum(['auto', 'on', 'off']).default('auto'),
   /** The SQL model project (dbt layout: models/, tests/, macros/). (Default: `<data>/models`) */
   TRIBUTARY_MODELS_DIR: z.string().min(1).optional(),
   /** State folder of the embedded ClickHouse (chdb) models materialise into. (Default: `<data>/chdb`) */

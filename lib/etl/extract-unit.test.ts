@@ -51,7 +51,7 @@ describe('extractUnit', () => {
     await extractUnit(ctx, u, st);
     expect([u.status, u.attempts, u.rows]).toEqual(['SUCCESS', 1, 10]);
     expect(u.files.length).toBe(2); // batches of 3 rows, a file cut at ≥ 4 rows: 6 + 4
-    const rows = (await Promise.all(u.files.map(stagedBatches))).flat().flatMap((b) => b.toArray().map((r) => r.toJSON()));
+    const rows = (await Promise.all(u.files.map((f) => stagedBatches(f)))).flat().flatMap((b) => b.toArray().map((r) => r.toJSON()));
     expect(rows.map((r) => Number(r.CUSTOMER_ID))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(new Set(rows.map((r) => r.BRANCH_ID))).toEqual(new Set(['b0']));
     expect(u.stats!.max.UPDATED_AT!.text).toBe('2024-01-01 00:10:00.000000');
@@ -62,7 +62,7 @@ describe('extractUnit', () => {
     const { ctx, u, st } = await setup(failing(1, reset));
     await extractUnit(ctx, u, st);
     expect([u.status, u.attempts, u.rows]).toEqual(['SUCCESS', 2, 10]);
-    const rows = (await Promise.all(u.files.map(stagedBatches))).flat().reduce((a, b) => a + b.numRows, 0);
+    const rows = (await Promise.all(u.files.map((f) => stagedBatches(f)))).flat().reduce((a, b) => a + b.numRows, 0);
     expect(rows).toBe(10);
     expect(ctx.records.filter((r) => r.message === 'transient error, retrying').map((r) => r.fields)).toMatchObject([{ attempt: 1, of: 3, delayMs: 1, error: 'read ECONNRESET' }]);
   });

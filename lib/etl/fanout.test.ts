@@ -6,7 +6,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
 import { FIXTURE_TABLES, seedBranch } from '../testing/branch-fixtures';
-import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, waitFor, workerProcesses } from '../testing/worker-processes';
+import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, waitFor, waitForWorkers, workerProcesses } from '../testing/worker-processes';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
 import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
@@ -19,7 +19,7 @@ import { etlJobs } from './jobs';
 import { EtlRequest } from './request';
 import { icebirdRows, norm } from './test-lake-readers';
 
-// Real worker processes (`node bin/tributary.mjs worker`, TRIBUTARY_FANOUT=on) share ETL runs over
+// Real worker processes (`node bin/tributary.mjs worker`, default TRIBUTARY_FANOUT=auto) share ETL runs over
 // seven real Postgres branch databases; the lake is compared with the sources and with a run of the
 // same data by one process (no fan-out).
 const N = 7;
@@ -32,7 +32,7 @@ const jobs = createJobRegistry(etlJobs);
 const tables = parseTablesConfig(FIXTURE_TABLES);
 
 function envOf(): ReturnType<typeof parseEnv> {
-  return parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_FANOUT: 'on' } as unknown as NodeJS.ProcessEnv);
+  return parseEnv({ TRIBUTARY_DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv);
 }
 
 const procs = workerProcesses({ databaseUrl: () => db.url, dataDir: () => dataDir });
@@ -102,8 +102,9 @@ afterAll(async () => {
   if (dataDir) await fs.rm(dataDir, { recursive: true, force: true });
 });
 
-async function runOnWorkers(ns: string, during?: (runId: string) => Promise<void>) {
-  const { runId } = await enqueueJob({ pool: db.pool, jobs, env: envOf() }, { kind: 'etl.run', params: request(ns), createdBy: 'test' });
+async function runOnWorkers(ns: string, during?: (runId: string) => Promise<void>, params: Record<string, unknown> = request(ns), workers = 3) {
+  await waitForWorkers(db.pool, workers);
+  const { runId } = await enqueueJob({ pool: db.pool, jobs, env: envOf() }, { kind: 'etl.run', params, createdBy: 'test' });
   await during?.(runId);
   const run = await waitFor(async () => { const x = await getJobRun(db.pool, runId, { logLimit: 0 }); return x && x.status !== 'queued' && x.status !== 'running' && x; });
   return { run, units: await listRunUnits(db.pool, runId) };
@@ -160,12 +161,21 @@ describe('an ETL run fanned out over worker processes', () => {
     await expectLakeRight('drained');
   }, 300_000);
 
-  it('one worker alone (concurrency 1) still finishes a fanned-out run: the coordinator runs its own units', async () => {
-    startWorker({ TRIBUTARY_WORKER_CONCURRENCY: '1' });
-    const { run, units } = await runOnWorkers('single');
+  it('one worker alone (concurrency 1) still finishes a fanned-out run (TRIBUTARY_FANOUT=on): the coordinator runs its own units', async () => {
+    startWorker({ TRIBUTARY_WORKER_CONCURRENCY: '1', TRIBUTARY_FANOUT: 'on' });
+    const { run, units } = await runOnWorkers('single', undefined, request('single'), 1);
     expect(run.error).toBeNull();
     expect(run.status).toBe('succeeded');
     expect(new Set(units.map((u) => u.workerId)).size).toBe(1);
     await expectLakeRight('single');
+  }, 300_000);
+
+  it('TRIBUTARY_FANOUT=auto and one worker alive: the run is not fanned out (no unit jobs), and is right', async () => {
+    startWorker();
+    const { run, units } = await runOnWorkers('alone', undefined, request('alone'), 1);
+    expect(run.error).toBeNull();
+    expect(run.status).toBe('succeeded');
+    expect(units).toEqual([]);
+    await expectLakeRight('alone');
   }, 300_000);
 });

@@ -1,14 +1,15 @@
 import { dataDirPaths } from '../config/data-path';
+import { fanoutWanted } from '../jobs/fanout';
 import type { JobContext } from '../jobs/types';
 import { executeEtl } from './execute';
 import type { EtlRequest } from './request';
 
-/** The worker's side of `etl.run`: the CLI's execute, with a job's path policy and progress across phases; with TRIBUTARY_FANOUT=on it coordinates `etl.unit` jobs. */
+/** The worker's side of `etl.run`: the CLI's execute, with a job's path policy and progress across phases; fanned out (TRIBUTARY_FANOUT, lib/jobs/fanout.ts) it coordinates `etl.unit` jobs. */
 export async function runEtlJob(ctx: JobContext, p: EtlRequest): Promise<unknown> {
   let phaseOffset = 0; let lastPhase = ''; let lastTotal = 0;
   const summary = await executeEtl({
     pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, paths: dataDirPaths(ctx.env.dataDir), style: 'params', runId: `etl-${ctx.runId}`,
-    fanout: ctx.env.TRIBUTARY_FANOUT === 'on' ? { jobs: ctx.jobs, parentRunId: ctx.runId, runInline: ctx.runInline } : undefined,
+    fanout: await fanoutWanted(ctx) ? { jobs: ctx.jobs, parentRunId: ctx.runId, runInline: ctx.runInline } : undefined,
     progress: (done, total, phase) => {
       if (phase !== lastPhase) { phaseOffset += lastTotal; lastPhase = phase; lastTotal = total; }
       ctx.logger.debug('progress', { phase, done, total });

@@ -6,7 +6,7 @@ import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
 import type { Lake, LakeTable } from '../lake';
 import { BRANCH_ID, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
-import { stagedBatches, type StagedFile } from './staging';
+import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
 import type { UnionColumn } from './schema-union';
 
 export interface WriteOutcome { snapshotId: string | null; disposition: 'replace' | 'merge' | 'append'; inserted?: number; updated?: number }
@@ -49,9 +49,15 @@ export function lakeArrowSchema(columns: UnionColumn[]): arrow.Schema {
  */
 async function adopt(location: string, files: StagedFile[], keep: boolean, storage: Lake['storage']): Promise<string[]> {
   if (/^s3a?:\/\//.test(location)) {
-    // an object-store table: upload each staged file (multipart when large) under the table's data folder
+    // an object-store table: upload each staged file (multipart when large) under the table's data folder;
+    // a fanned-out unit's files are there already (uploaded by the unit's worker, unit-upload.ts)
     const out: string[] = [];
     for (const f of files) {
+      if (isRemoteStaged(f)) {
+        if (!f.path.startsWith(`${location}/data/`)) throw new Error(`etl: staged file ${f.path} is not under the table's data folder ${location}/data`);
+        out.push(f.path);
+        continue;
+      }
       const dest = `${location}/data/etl-${crypto.randomUUID()}.parquet`;
       await storage.write(dest, new Uint8Array(await fs.readFile(f.path)));
       if (!keep) await fs.rm(f.path, { force: true });
@@ -89,7 +95,7 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     return tbl;
   };
   async function* batchesOf(files: StagedFile[]): AsyncGenerator<arrow.RecordBatch> {
-    for (const f of files) yield* await stagedBatches(f);
+    for (const f of files) yield* await stagedBatches(f, (uri) => lake.storage.read(uri));
   }
   return {
     async columns(t) {
@@ -149,6 +155,8 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
         group.push(f); bytes += f.bytes;
       }
       await flush();
+      // a merge re-encodes what it loads: uploaded unit files are referenced by no snapshot now
+      if (!opts.keepStaging) for (const f of files) if (isRemoteStaged(f)) await lake.storage.delete(f.path);
       if (snapshotId === null && tbl.currentSnapshotId() !== null) snapshotId = String(tbl.currentSnapshotId());
       return { snapshotId, disposition: 'merge', inserted, updated };
     },

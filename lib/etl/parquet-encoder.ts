@@ -138,9 +138,9 @@ export class ParquetEncoderPool {
 }
 
 /** Read a staged Parquet file back as Arrow batches (for merges). */
-export async function readParquetBatches(path: string): Promise<arrow.RecordBatch[]> {
+export async function readParquetBatches(path: string, read?: (uri: string) => Promise<Uint8Array>): Promise<arrow.RecordBatch[]> {
   const pw = await import('parquet-wasm/node');
-  const bytes = await fs.readFile(path);
+  const bytes = read && /^[a-z][a-z0-9+.-]*:\/\//.test(path) ? await read(path) : await fs.readFile(path);
   const t = arrow.tableFromIPC(pw.readParquet(new Uint8Array(bytes)).intoIPCStream());
   return t.batches;
 }

@@ -7,7 +7,8 @@ import { readParquetBatches, type ParquetEncoderPool } from './parquet-encoder';
  * Staged Parquet for one (table, branch) extraction: batches are grouped into
  * files of at most `rowsPerFile` rows and encoded off-thread; at most
  * `maxInFlight` files are being encoded at once (bounded memory).
- * Files land in `<root>/<runId>/<table>/<branch>/part-NNNNN.parquet`.
+ * Files land in `<root>/<runId>/<table>/<branch>/part-NNNNN.parquet`; a
+ * fanned-out unit on an object-store warehouse then uploads them (unit-upload.ts).
  */
 export interface StagedFile {
   path: string;
@@ -17,10 +18,13 @@ export interface StagedFile {
   batches?: arrow.RecordBatch[];
 }
 
-/** The rows of a staged file, held or on disk. */
-export async function stagedBatches(f: StagedFile): Promise<arrow.RecordBatch[]> {
-  return f.batches ?? readParquetBatches(f.path);
+/** The rows of a staged file: held, on disk, or (a fanned-out unit's on an object store) read through `read`. */
+export async function stagedBatches(f: StagedFile, read?: (uri: string) => Promise<Uint8Array>): Promise<arrow.RecordBatch[]> {
+  return f.batches ?? readParquetBatches(f.path, read);
 }
+
+/** A staged file a fanned-out unit uploaded to the object store (see lib/etl/unit-upload.ts). */
+export const isRemoteStaged = (f: StagedFile): boolean => /^s3a?:\/\//.test(f.path);
 
 /**
  * Bytes of Arrow data a run may hold in memory instead of staging it. A

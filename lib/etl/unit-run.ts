@@ -12,7 +12,11 @@ import type { LakeTarget } from './lake-target';
 import { ParquetEncoderPool } from './parquet-encoder';
 import { etlSettingsOf } from './request';
 import type { BranchHandle, EtlRunSummary, TableState, Unit } from './run-types';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { openLake } from '../lake';
 import { fanoutStagingRoot } from './staging-root';
+import { uploadUnitFiles } from './unit-upload';
 import type { EtlUnitPayload } from './unit-payload';
 import { schemaFromJson, type SchemaField } from './unit-schema';
 
@@ -58,7 +62,12 @@ async function openBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number):
   return branchHandles(cfg, { poolSizeOverride: p.request.poolSize, defaultPoolSize: poolSize, oracleClientLibDirEnv: ctx.env.ORACLE_CLIENT_LIB_DIR })[0];
 }
 
-/** The worker's side of `etl.unit`: take a branch slot, extract the unit to `<warehouse>/_staging/<run>/<table>/<branch>/a<attempt>`, report. */
+/**
+ * The worker's side of `etl.unit`: take a branch slot, extract the unit to
+ * `<warehouse>/_staging/<run>/<table>/<branch>/a<attempt>` (a file system
+ * warehouse every worker shares) or, on an object-store warehouse, to this
+ * machine's staging and from there to the table's data folder; report.
+ */
 export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise<UnitOutcome> {
   await assertCoordinatorRunning(ctx.pool, p.parentRunId);
   const s = etlSettingsOf(p.request);
@@ -81,6 +90,12 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
         runId: p.runId, settings: s, target: frozenTarget(p.table, p.branch), log, signal: ctx.signal, plan: false, summary,
         stagingRoot: fanoutStagingRoot(ctx.env), loadTime: BigInt(p.loadTime), encoder, hold: undefined,
       }, u, st);
+      if (u.status === 'SUCCESS' && /^s3a?:\/\//.test(ctx.env.warehouse)) {
+        // still inside the slot: the unit is not done until its coordinator can read it
+        const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
+        u.files = await uploadUnitFiles(lake, `${s.namespace}.${p.table}`, u.files, ctx.signal);
+        await fs.rm(path.join(fanoutStagingRoot(ctx.env), p.runId, p.table, p.branch, u.stagingSub!), { recursive: true, force: true });
+      }
     }, { signal: ctx.signal });
     const out: UnitOutcome = {
       final: true, status: u.status === 'SUCCESS' ? 'SUCCESS' : 'FAILED', fatal: !!u.fatal, error: u.error, attempts: u.attempts, rows: u.rows,

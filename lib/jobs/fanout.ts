@@ -147,6 +147,21 @@ export function runUnit(d: FanoutDeps, unit: FanoutUnit): { done: Promise<Fanout
 }
 
 /**
+ * Whether a coordinator job fans its units out (TRIBUTARY_FANOUT): `on` and
+ * `off` as set; `auto` when another worker has beaten within the stale window
+ * as the run starts — alone, a worker runs the run in process, which costs no
+ * queue round trips. Never outside a worker (the CLI runs in process).
+ */
+export async function fanoutWanted(ctx: { pool: pg.Pool; env: Env; workerId?: string; runInline?: unknown }): Promise<boolean> {
+  if (!ctx.runInline || ctx.env.TRIBUTARY_FANOUT === 'off') return false;
+  if (ctx.env.TRIBUTARY_FANOUT === 'on') return true;
+  const r = await ctx.pool.query(
+    `select 1 from workers where id <> $1 and heartbeat_at > now() - make_interval(secs => $2) limit 1`,
+    [ctx.workerId ?? '', ctx.env.TRIBUTARY_JOB_STALE_SECONDS]);
+  return r.rowCount! > 0;
+}
+
+/**
  * A unit refuses to start once its coordinator is no longer running (it was
  * cancelled, or its worker died and was reaped): nobody would take its output.
  */

@@ -10,5 +10,5 @@ export { startWorker, type WorkerHandle, type WorkerOptions } from './worker';
 export { reapStaleRuns } from './reaper';
 export { findSecret, isSecretKey, credentialInText, redactSecrets, redactText, REDACTED } from '../log/secret-scan';
 export { installJobCatalog, jobCatalog, type JobCatalog } from './catalog';
-export { fanOut, runUnit, listRunUnits, assertCoordinatorRunning, type FanoutDeps, type FanoutUnit, type FanoutOutcome, type UnitAttemptView } from './fanout';
+export { fanOut, runUnit, listRunUnits, assertCoordinatorRunning, fanoutWanted, type FanoutDeps, type FanoutUnit, type FanoutOutcome, type UnitAttemptView } from './fanout';
 export { acquireSlot, withSlot, type SlotLease } from './slot-lock';

@@ -5,13 +5,13 @@ import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
 import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
-import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, waitFor, workerProcesses } from '../testing/worker-processes';
+import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, waitFor, waitForWorkers, workerProcesses } from '../testing/worker-processes';
 import { slicesJobs } from './jobs';
 import { getSlices } from './run/state';
 import { makeSource, queryFile, sql, tmpDir } from './run/test-fixtures';
 
 // A native slice run (`slices.run`, executor native) spread over real worker processes
-// (TRIBUTARY_FANOUT=on): every slice is a `slices.slice` job; the target must equal the source.
+// (default TRIBUTARY_FANOUT=auto, three workers alive): every slice is a `slices.slice` job; the target must equal the source.
 const ROWS = 120_000;
 const SLICES = 12;
 let db: TestDatabase;
@@ -37,6 +37,7 @@ afterAll(async () => { await procs.stopAll(); await db?.drop(); await src?.drop(
 async function runOnWorkers(runId: number, table: string, during?: (parent: string) => Promise<void>) {
   await sql(tgt.url, `create table public.${table} (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null)`);
   const env = parseEnv({ TRIBUTARY_DATA_DIR: dir } as unknown as NodeJS.ProcessEnv);
+  await waitForWorkers(db.pool, 3);
   const { runId: parent } = await enqueueJob({ pool: db.pool, jobs, env }, {
     kind: 'slices.run', createdBy: 'test',
     params: { runId, executor: 'native', concurrency: 4, connection: 'src', targetConnection: 'tgt', queryFileText: queryFile('public.src', `public.${table}`, ROWS, SLICES), deployWait: 0, batchRows: 2000 },

@@ -21,12 +21,13 @@ export const slicesRunJob = defineJob({
   payload: RunRequest,
   async run(ctx, p) {
     const { executeRun } = await import('./execute/run');
-    const r = await executeRun(slicesContext(ctx, { fanout: true }), p);
+    const { fanoutWanted } = await import('../jobs/fanout');
+    const r = await executeRun(slicesContext(ctx, { fanout: await fanoutWanted(ctx) }), p);
     return { verdict: r.verdict, mode: r.mode, counts: r.counts, watermark: r.watermark, apiRetries: r.apiRetries, apiReauths: r.apiReauths };
   },
 });
 
-/** One slice of a fanned-out native `slices.run` (TRIBUTARY_FANOUT=on); queued by that run only. */
+/** One slice of a fanned-out native `slices.run` (TRIBUTARY_FANOUT); queued by that run only. */
 export const slicesSliceJob = defineJob({
   kind: 'slices.slice',
   description: 'One slice of a native slice run spread over workers (queued by its slices.run)',

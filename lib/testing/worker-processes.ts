@@ -6,8 +6,9 @@ import type { UnitAttemptView } from '../jobs/fanout';
 
 /**
  * Real worker processes for tests (`node bin/tributary.mjs worker`) on one
- * database and data folder, with TRIBUTARY_FANOUT=on; `stopAll` ends every one
- * still running (a test must leave none behind).
+ * database and data folder (unless `start` is given another), with the
+ * default TRIBUTARY_FANOUT (auto: a run fans out when another worker is
+ * alive); `stopAll` ends every one still running (a test must leave none behind).
  */
 export function workerProcesses(o: { databaseUrl: () => string; dataDir: () => string; env?: Record<string, string> }) {
   const children = new Set<ChildProcess>();
@@ -16,7 +17,7 @@ export function workerProcesses(o: { databaseUrl: () => string; dataDir: () => s
       const child = spawn(process.execPath, [path.resolve('bin/tributary.mjs'), 'worker'], {
         // A 12 s stale limit, not the 3 s minimum: on a loaded machine a busy worker's heartbeat can
         // lag a few seconds, and a live worker reaped would fail the test for the wrong reason.
-        env: { ...process.env, DATABASE_URL: o.databaseUrl(), TRIBUTARY_DATA_DIR: o.dataDir(), TRIBUTARY_FANOUT: 'on', TRIBUTARY_JOB_STALE_SECONDS: '12', LOG_LEVEL: 'error', ...o.env, ...extra },
+        env: { ...process.env, DATABASE_URL: o.databaseUrl(), TRIBUTARY_DATA_DIR: o.dataDir(), TRIBUTARY_JOB_STALE_SECONDS: '12', LOG_LEVEL: 'error', ...o.env, ...extra },
         stdio: 'ignore',
       });
       children.add(child);
@@ -31,6 +32,11 @@ export function workerProcesses(o: { databaseUrl: () => string; dataDir: () => s
       })));
     },
   };
+}
+
+/** Wait until `n` workers have registered (with TRIBUTARY_FANOUT=auto a run fans out only to workers alive as it starts). */
+export async function waitForWorkers(pool: pg.Pool, n: number): Promise<void> {
+  await waitFor(async () => Number((await pool.query('select count(*) from workers')).rows[0].count) >= n, 60_000);
 }
 
 export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 180_000): Promise<T> {

@@ -19,7 +19,7 @@ export async function executeSlice(ctx: JobContext, p: SlicePayload): Promise<Sl
   const log = createRunLog(ctx.pool, p.request.runId, ctx.logger);
   const ex = await createNativeExecutor({
     pool: ctx.pool, settings: s, log, signal: ctx.signal, watermark: null, snapshotId: p.snapshotId,
-    lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse) : null,
+    lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse, ctx.env.s3) : null,
   });
   try {
     ctx.logger.info(`slice ${slice.roworder} (attempt ${p.attempt})`, { worker: ctx.workerId });
