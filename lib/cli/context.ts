@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type pg from 'pg';
 import { parseEnv, type Env } from '../config/env';
 import { connectDatabase } from '../db/connect';
@@ -40,6 +41,8 @@ export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<
   const pool = createPool(url, { application: 'tributary-cli' });
   const prisma = createPrisma(url, { max: 4 });
   const ac = new AbortController();
+  // one signal is shared by all of a run's parallel reads (an ETL run's units each listen): not a leak
+  setMaxListeners(256, ac.signal);
   const onSig = () => ac.abort(new Error('interrupted'));
   process.once('SIGINT', onSig);
   process.once('SIGTERM', onSig);

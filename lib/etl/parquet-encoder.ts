@@ -66,8 +66,8 @@ export class ParquetEncoderPool {
   constructor(private readonly size = 1, private readonly opts: EncodeOptions = {}) {}
 
   private start(): void {
-    if (this.workers.length) return;
-    for (let i = 0; i < Math.max(1, this.size); i++) {
+    // tops the pool up: a thread that died (see 'error' below) is replaced by the next large file
+    for (let i = this.workers.length; i < Math.max(1, this.size); i++) {
       const w = new Worker(path.join(projectRoot(), 'lib/etl/parquet-worker.mjs'));
       w.unref();
       w.on('message', (m: { id: number; ok: boolean; bytes?: number; error?: string }) => {
@@ -81,7 +81,12 @@ export class ParquetEncoderPool {
         if (m.ok) p.resolve(m.bytes ?? 0);
         else p.reject(new Error(`etl: parquet encoding failed: ${m.error}`));
       });
-      w.on('error', (e) => { for (const [, p] of this.pending) p.reject(e); this.pending.clear(); this.queuedBytes = 0; for (const x of this.waiters.splice(0)) x(); });
+      // A dead thread fails what was queued (its files are its units' errors) and leaves the pool, so
+      // a pool kept for a worker's life (lib/etl/unit-run.ts) does not hand later files to it.
+      w.on('error', (e) => {
+        this.workers = this.workers.filter((x) => x.w !== w);
+        for (const [, p] of this.pending) p.reject(e); this.pending.clear(); this.queuedBytes = 0; for (const x of this.waiters.splice(0)) x();
+      });
       this.workers.push({ w, busy: 0 });
     }
   }

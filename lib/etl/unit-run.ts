@@ -63,6 +63,21 @@ async function openBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number):
 }
 
 /**
+ * One encoder pool per worker process and settings, kept for the process's
+ * life (its threads are unref'd): a unit is a few seconds of work, and a pool
+ * per unit paid a thread start and a wasm compile each time, where a run in
+ * one process pays them once. Its queue bound (`room`) then also holds over
+ * every unit this worker runs at once.
+ */
+const encoders = new Map<string, ParquetEncoderPool>();
+function sharedEncoder(threads: number, compression: EtlUnitPayload['request']['compression']): ParquetEncoderPool {
+  const key = `${threads}:${compression ?? ''}`;
+  let e = encoders.get(key);
+  if (!e) encoders.set(key, (e = new ParquetEncoderPool(threads, { compression })));
+  return e;
+}
+
+/**
  * The worker's side of `etl.unit`: take a branch slot, extract the unit to
  * `<warehouse>/_staging/<run>/<table>/<branch>/a<attempt>` (a file system
  * warehouse every worker shares) or, on an object-store warehouse, to this
@@ -75,7 +90,7 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
   const def = defs.find((d) => d.lakeName === p.table);
   if (!def) throw new AppError('not_found', `etl: table ${p.table} is not among this worker's table definitions`);
   const branch = await openBranch(ctx, p, s.poolSize);
-  const encoder = new ParquetEncoderPool(s.encoderThreads, { compression: s.compression });
+  const encoder = sharedEncoder(s.encoderThreads, s.compression);
   try {
     const u: Unit = {
       def, branch, phase: p.phase, columns: (p.columns as SourceColumn[] | null) ?? undefined, watermark: p.watermark ?? undefined,
@@ -107,7 +122,6 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
     if (out.status !== 'SUCCESS') throw Object.assign(new Error(u.error ?? 'etl: unit failed'), { result: out });
     return out;
   } finally {
-    await encoder.close();
     await branch.source.close().catch((e) => ctx.logger.warn('etl: closing a branch source failed', { branch: p.branch, error: (e as Error).message }));
   }
 }

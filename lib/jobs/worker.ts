@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import crypto from 'node:crypto';
 import type pg from 'pg';
@@ -61,6 +62,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     const logs = jobLogSink(o.pool, runId, { echo: o.echo });
     const logger = createLogger(logs.sink, { level: o.env.LOG_LEVEL, fields: {} });
     const ac = new AbortController();
+    // one signal is shared by all of a run's parallel reads (an ETL run's units each listen): not a leak
+    setMaxListeners(256, ac.signal);
     running.set(runId, ac);
     let done = 0; let total: number | null = null; let dirty = true;
     let cancelled = false; let lost = false;
