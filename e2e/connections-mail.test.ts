@@ -4,12 +4,15 @@
 // the form, send a test mail from its row and receive it; then have the
 // server refuse one and see its error under the row.
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
 import { startTestSmtpServer, type TestSmtpServer } from '../lib/mail/test-smtp-server';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
+const SHOTS = path.join(os.tmpdir(), 'tributary-e2e-shots');
 let stack: Stack;
 let browser: Browser;
 let page: Page;
@@ -24,6 +27,7 @@ beforeAll(async () => {
   page = await browser.newPage();
   page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
   page.setDefaultTimeout(30_000);
+  fs.mkdirSync(SHOTS, { recursive: true });
   await page.goto(`${stack.baseUrl}/login`);
   await page.getByLabel('User name').fill(ADMIN.name);
   await page.getByLabel('Password').fill(ADMIN.password);
@@ -60,6 +64,7 @@ describe('Send test mail on an SMTP connection', () => {
     const outcome = mail.getByTestId('test-mail-outcome');
     await outcome.locator('[data-status="sent"]').waitFor({ timeout: 90_000 });
     await expect(outcome.textContent()).resolves.toContain('ops@e2e.test');
+    await page.screenshot({ path: path.join(SHOTS, 'connections-test-mail.png'), fullPage: true });
 
     expect(smtp.messages).toHaveLength(1);
     expect(smtp.messages[0]).toMatchObject({ from: 'tributary@e2e.test', to: ['ops@e2e.test'], subject: '[tributary] test mail' });
