@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { IcebergError, IcebergRestCatalog } from 'iceberg-js';
@@ -11,6 +9,7 @@ import { batchOf } from '../lake/test-helpers';
 import { startS3, type TestS3 } from '../lake/test-s3';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { handleIcebergRest, type IcebergRestDeps } from './catalog';
+import { chdbChild } from './test-chdb';
 import { startIcebergServer } from './test-server';
 
 // The read-only Iceberg REST catalog over an s3:// warehouse (s3rver): the pure request → response
@@ -75,7 +74,7 @@ describe('REST catalog handlers (no HTTP)', () => {
     const c = await r.json();
     expect(c.overrides).toEqual({});
     expect(c.endpoints).toContain('GET /v1/{prefix}/namespaces/{namespace}/tables/{table}');
-    expect(c.defaults).toMatchObject({ 's3.endpoint': s3.endpoint, 's3.path-style-access': 'true', 'client.region': 'eu-west-1' });
+    expect(c.defaults).toMatchObject({ 's3.endpoint': `${s3.endpoint}/`, 's3.path-style-access': 'true', 'client.region': 'eu-west-1' });
     expect(c.defaults['s3.access-key-id']).toBeUndefined();
     expect(c.defaults['s3.secret-access-key']).toBeUndefined();
     const v = await (await call('GET', '/config', { token: vendToken })).json();
@@ -103,7 +102,7 @@ describe('REST catalog handlers (no HTTP)', () => {
     expect(t['metadata-location']).toMatch(/^s3:\/\/lake\/wh-[0-9a-f]+\/sales\/orders\/metadata\/v3\.metadata\.json$/);
     expect(t.metadata['format-version']).toBe(2);
     expect(t.metadata.snapshots).toHaveLength(2);
-    expect(t.config['s3.endpoint']).toBe(s3.endpoint);
+    expect(t.config['s3.endpoint']).toBe(`${s3.endpoint}/`);
     expect(t.config['s3.secret-access-key']).toBeUndefined();
     expect((await (await call('GET', '/namespaces/sales/tables/orders', { token: vendToken })).json()).config['s3.secret-access-key']).toBe('S3RVER');
     expect((await call('HEAD', '/namespaces/sales/tables/orders')).status).toBe(204);
@@ -168,28 +167,29 @@ describe('REST catalog over HTTP', () => {
     expect((e as IcebergError).status).toBe(401);
   });
 
-  // Finding (chdb 26.x, offline against s3rver): ClickHouse attaches through our REST catalog, lists its
-  // tables and takes the s3.* properties from the loadTable config (vended_credentials), but with a
-  // path-style endpoint it joins the table's key prefix with the metadata file's bucket-qualified key
-  // (HEAD /lake/<prefix>/sales/orders/lake/<prefix>/sales/orders/metadata/v3.metadata.json) and gets a 404,
-  // so it cannot count the rows here. The same table reads correctly through icebergS3 (lib/lake
-  // lake-warehouses.test.ts); against AWS S3 (virtual-host style) the join does not arise. This test
-  // records both halves: if a chdb upgrade fixes the join, the second half fails and should become a count.
-  it('ClickHouse (chdb) attaches with DataLakeCatalog (REST) and lists the tables; counting trips on its path-style join (recorded)', async () => {
-    // chdb's queries block their thread: run it in a child process so this process keeps serving HTTP
-    const attach = `SET allow_experimental_database_iceberg = 1;
-      CREATE DATABASE trb ENGINE = DataLakeCatalog('${server.url}/v1')
-        SETTINGS catalog_type = 'rest', warehouse = 'tributary', auth_header = 'Authorization: Bearer ${vendToken}', vended_credentials = 1;`;
-    const tables = (await chdb(`${attach} SHOW TABLES FROM trb;`)).trim().split('\n').map((l) => JSON.parse(l).name);
-    expect(tables.sort()).toEqual(['sales.empty', 'sales.orders']);
-    const err = await chdb(`${attach} SELECT count() AS n FROM trb.\`sales.orders\`;`).then(() => null, (e: Error) => e.message);
-    expect(err).toMatch(/S3_ERROR|404/);
-  }, 60_000);
+  // ClickHouse (chdb 26.7) reads the loadTable `config` (s3.endpoint, keys) and the `metadata-location`, and
+  // finds the metadata file inside the table location only because Tributary vends `s3.endpoint` with a
+  // trailing slash (see storage-properties.ts): without it, it read <prefix>/sales/orders/lake/<prefix>/…
+  // and got a 404 from the path-style endpoint.
+  it('ClickHouse (chdb) attaches with DataLakeCatalog (REST) and counts the rows, with vended credentials or its own', async () => {
+    const attach = (db: string, tk: string, extra: string) => `CREATE DATABASE ${db} ENGINE = DataLakeCatalog('${server.url}/v1')
+      SETTINGS catalog_type = 'rest', warehouse = 'tributary', auth_header = 'Authorization: Bearer ${tk}'${extra}`;
+    const [tables, orders, branches, empty, own] = await chdbChild([
+      'SET allow_experimental_database_iceberg = 1',
+      attach('vended', vendToken, ', vended_credentials = 1'),
+      // a viewer token gets no keys: ClickHouse brings its own
+      attach('own', token, ", aws_access_key_id = 'S3RVER', aws_secret_access_key = 'S3RVER'"),
+    ], [
+      'SHOW TABLES FROM vended',
+      'SELECT count() AS n FROM vended.`sales.orders`',
+      'SELECT BRANCH_ID AS b, count() AS n, toString(sum(id)) AS s FROM vended.`sales.orders` GROUP BY b ORDER BY b',
+      'SELECT count() AS n FROM vended.`sales.empty`',
+      'SELECT count() AS n FROM own.`sales.orders`',
+    ]);
+    expect(tables.map((r) => r.name).sort()).toEqual(['sales.empty', 'sales.orders']);
+    expect(orders).toEqual([{ n: ROWS }]);
+    expect(branches).toEqual([{ b: 'b0', n: 150, s: String((149 * 150) / 2) }, { b: 'b1', n: 100, s: String((99 * 100) / 2) }]);
+    expect(empty).toEqual([{ n: 0 }]);
+    expect(own).toEqual([{ n: ROWS }]);
+  }, 90_000);
 });
-
-function chdb(sql: string): Promise<string> {
-  const script = `const { Session } = require('chdb'); const s = new Session(); try { process.stdout.write(s.query(process.argv[1], 'JSONEachRow')); } finally { s.cleanup(); }`;
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['-e', script, sql], { cwd: path.resolve('.'), timeout: 50_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout)));
-  });
-}

@@ -11,6 +11,7 @@ import { CONNECTION_KIND_SPECS, type ConnectionKind } from '@/lib/api/presenters
 import { ConnectionForm } from './connection-form';
 import { useRunOutcome } from './use-run-outcome';
 import { ConnectionsImport } from './connections-import';
+import { TestMail } from './test-mail';
 
 /** What `connections.test` reports (lib/connections/test-connection.ts). */
 interface TestResult {
@@ -82,6 +83,8 @@ export function ConnectionsView() {
   const [editing, setEditing] = useState<ConnectionRow | null>(null);
   const [tests, setTests] = useState<Record<string, string>>({});
   const [testError, setTestError] = useState<unknown>(null);
+  /** The SMTP connection whose test-mail form is open. */
+  const [mailing, setMailing] = useState<string | null>(null);
   const test = async (name: string) => {
     setTestError(null);
     try { const id = await startJob('connections.test', { name }); setTests((t) => ({ ...t, [name]: id })); } catch (e) { setTestError(e); }
@@ -177,6 +180,11 @@ export function ConnectionsView() {
                   {canTest && (
                     <td className="right nowrap">
                       {c.kind !== 'other' && <button type="button" className="btn btn-ghost btn-small" onClick={() => void test(c.name)}>Test</button>}
+                      {isAdmin && c.kind === 'smtp' && (
+                        <button type="button" className="btn btn-ghost btn-small" aria-expanded={mailing === c.id} onClick={() => setMailing((m) => (m === c.id ? null : c.id))}>
+                          Send test mail
+                        </button>
+                      )}
                       {isAdmin && !c.builtIn && <button type="button" className="btn btn-ghost btn-small" onClick={() => { setShowForm(false); setEditing(c); }}>Edit</button>}
                       {isAdmin && !c.builtIn && <button type="button" className="btn btn-danger btn-small" disabled={remove.isPending}
                         onClick={() => { if (window.confirm(`Delete the connection “${c.name}”? Pipelines or flows that use it block the delete.`)) remove.mutate(c.id); }}>
@@ -185,6 +193,11 @@ export function ConnectionsView() {
                     </td>
                   )}
                 </tr>
+                {isAdmin && mailing === c.id && (
+                  <tr className="detail-row"><td colSpan={8}>
+                    <TestMail connection={c} onClose={() => setMailing(null)} />
+                  </td></tr>
+                )}
                 {tests[c.name] && (
                   <tr className="detail-row"><td colSpan={8}>
                     <TestOutcome key={tests[c.name]} runId={tests[c.name]} onClose={() => setTests(({ [c.name]: _gone, ...rest }) => rest)} />
