@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { openLake, type Lake, type LakeTable, type Snapshot } from './index';
 import { encodeParquet } from './parquet';
 import { parseS3Uri } from './storage-s3';
-import { batchOf, installFileFetch, scanRows } from './test-helpers';
+import { BRANCH_SCHEMA, branchBatch, branchCanon, branchRows, installFileFetch, scanRows } from './test-helpers';
 import { startS3, type TestS3 } from './test-s3';
 
 // remove_orphan_files on a file:// and an s3:// (s3rver) warehouse: a table with several
@@ -40,16 +40,8 @@ afterAll(async () => {
   fs.rmSync(localDir, { recursive: true, force: true });
 });
 
-const SCHEMA = new arrow.Schema([
-  new arrow.Field('BRANCH_ID', new arrow.Int32(), false),
-  new arrow.Field('id', new arrow.Int64(), false),
-  new arrow.Field('name', new arrow.Utf8(), true),
-]);
-type Row = { BRANCH_ID: number; id: number; name: string | null };
-const rows = (branch: number, from: number, to: number, salt = ''): Row[] =>
-  Array.from({ length: to - from }, (_, i) => ({ BRANCH_ID: branch, id: from + i, name: (from + i) % 7 === 0 ? null : `n${from + i}${salt}` }));
-const batch = (rs: Row[]) => batchOf(SCHEMA, rs.map((r) => ({ ...r, id: BigInt(r.id) })));
-const canon = (r: Record<string, unknown>) => `${Number(r.BRANCH_ID)}|${Number(r.id)}|${r.name ?? null}`;
+const SCHEMA = BRANCH_SCHEMA;
+const rows = branchRows, batch = branchBatch, canon = branchCanon;
 const bytes = (s: string) => new TextEncoder().encode(s);
 const DAY = 86_400_000;
 
