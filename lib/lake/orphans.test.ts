@@ -63,6 +63,12 @@ async function icebirdRowsAt(t: LakeTable, snapshotId: Snapshot['snapshot-id']):
   return got.map(canon).sort();
 }
 
+/** A Parquet file of the table's schema (field ids included), as a writer stages it before adopting it. */
+async function writeParquet(lake: Lake, t: LakeTable, uri: string, rs: ReturnType<typeof rows>): Promise<void> {
+  const fileSchema = new arrow.Schema(t.arrowSchema().fields.map((f) => new arrow.Field(f.name, f.type, true, f.metadata)));
+  await lake.storage.write(uri, encodeParquet(fileSchema, [new arrow.RecordBatch(fileSchema, batch(rs).data)], { codec: 'snappy' }));
+}
+
 async function listAll(lake: Lake, t: LakeTable): Promise<string[]> {
   return lake.storage.list(t.location);
 }
@@ -96,9 +102,7 @@ describe.each(kinds)('remove orphan files on %s', (kind, open) => {
     await t.append([batch(rows(1, 200, 300))]); await record();
     // a file adopted under another spelling of its URI
     const adopted = `${t.location}/data/BRANCH_ID=2/adopted-00001.parquet`;
-    const b = batch(rows(2, 100, 150, '-a'));
-    const fileSchema = new arrow.Schema(t.arrowSchema().fields.map((f) => new arrow.Field(f.name, f.type, true, f.metadata)));
-    await lake.storage.write(adopted, encodeParquet(fileSchema, [new arrow.RecordBatch(fileSchema, b.data)], { codec: 'snappy' }));
+    await writeParquet(lake, t, adopted, rows(2, 100, 150, '-a'));
     const spelt = kind === 'file://' ? fileURLToPath(adopted) : adopted.replace(/^s3:/, 's3a:');
     expect(spelt).not.toBe(adopted);
     await t.appendDataFiles([spelt]); await record();
@@ -188,5 +192,30 @@ describe.each(kinds)('remove orphan files on %s', (kind, open) => {
     expect(r.orphans).toEqual([]);
     expect(r.deletedFiles).toBe(0);
     expect(await listAll(lake, t)).toEqual(kept);
+  });
+});
+
+describe('a commit that lands while the sweep lists', () => {
+  it('keeps the files it references, however old they are', async () => {
+    const lake = openLake({ pool: db.pool, warehouse: localDir, catalogName: 'orph_race' });
+    const t = await lake.createTable('race.t', { schema: SCHEMA, partitionBy: ['BRANCH_ID'] });
+    await t.append([batch(rows(1, 0, 10))]);
+    // staged long ago by a writer that commits it only now, after the sweep has listed it
+    const staged = `${t.location}/data/BRANCH_ID=1/staged-long-ago.parquet`;
+    await writeParquet(lake, t, staged, rows(1, 10, 20, '-s'));
+    const old = new Date(Date.now() - 10 * DAY);
+    fs.utimesSync(fileURLToPath(staged), old, old);
+    const writer = await lake.loadTable('race.t');
+    const list = lake.storage.listDetailed;
+    Object.assign(lake.storage, {
+      async *listDetailed(prefix: string) { yield* list.call(lake.storage, prefix); await writer.appendDataFiles([staged]); },
+    });
+    try {
+      const r = await t.removeOrphanFiles();
+      expect(r.orphans).toEqual([]);
+    } finally { Object.assign(lake.storage, { listDetailed: list }); }
+    expect(fs.existsSync(fileURLToPath(staged))).toBe(true);
+    await t.refresh();
+    expect((await scanRows(t)).map(canon).sort()).toEqual([...rows(1, 0, 10), ...rows(1, 10, 20, '-s')].map((r) => canon(r)).sort());
   });
 });
