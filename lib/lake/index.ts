@@ -23,7 +23,6 @@ export type {
 } from './types';
 export type { Storage, StoredObject } from './storage';
 export type { OrphanFile, RemoveOrphansOptions, RemoveOrphansResult } from './orphans';
-export { DEFAULT_ORPHAN_AGE_MS } from './orphans';
 export type { Catalog, TableIdent } from './catalog';
 export type { TableRequirement, TableUpdate } from './table-update';
 export { parseIdent } from './catalog';
