@@ -3,11 +3,12 @@
 // connection that points at a closed port and Test it (unreachable), Edit it
 // to the right port leaving the stored password blank and Test again
 // (reachable, with the server's version), an ETL self-test, the lake row
-// preview by branch, Compact from the Lake page, two DQ self-tests and their
+// preview by branch, Compact and Remove orphan files from the Lake page, two DQ self-tests and their
 // trend, and a screenshot of every page under test-results/screenshots/.
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
@@ -154,6 +155,20 @@ describe('pages', () => {
     page.once('dialog', (d) => void d.accept());
     await page.getByTestId('lake-actions').getByRole('button', { name: 'Compact' }).click();
     await page.locator('[data-testid="lake-action-status"][data-status="succeeded"]').waitFor({ timeout: 120_000 });
+
+    // Remove orphan files: a dry run previews a planted old orphan, the confirmed deletion removes it
+    const location = (await page.locator('.page-sub code').textContent())!;
+    const orphan = path.join(fileURLToPath(location), 'data', 'e2e-never-committed.parquet');
+    fs.writeFileSync(orphan, 'orphan');
+    const tenDays = new Date(Date.now() - 10 * 86_400_000);
+    fs.utimesSync(orphan, tenDays, tenDays);
+    await page.getByTestId('lake-actions').getByRole('button', { name: 'Remove orphan files' }).click();
+    await page.getByTestId('lake-orphans-outcome').filter({ hasText: '1 orphan files (6 B) would be deleted' }).waitFor({ timeout: 120_000 });
+    expect(fs.existsSync(orphan)).toBe(true);
+    page.once('dialog', (d) => void d.accept());
+    await page.getByTestId('lake-orphans-delete').click();
+    await page.getByTestId('lake-orphans-outcome').filter({ hasText: 'deleted 1 orphan files (6 B)' }).waitFor({ timeout: 120_000 });
+    expect(fs.existsSync(orphan)).toBe(false);
     await shot('lake-table');
   });
 

@@ -10,7 +10,7 @@ const README = fs.readFileSync(path.resolve(import.meta.dirname, '../README.md')
 function readmeKinds(): string[] {
   const m = /started from the panel or `POST \/api\/v1\/jobs` \(([^)]*)\)/.exec(README);
   if (!m) throw new Error('README: the sentence listing the job kinds was not found');
-  return [...m[1].matchAll(/`([a-z][a-z0-9-]*\.[a-z][a-z0-9-]*)`/g)].map((x) => x[1]);
+  return [...m[1].matchAll(/`([a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]*)`/g)].map((x) => x[1]);
 }
 
 describe('registered job kinds', () => {

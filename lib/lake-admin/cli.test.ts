@@ -42,3 +42,40 @@ test('import, merge, scan, describe; flag errors name the flag', () => {
   expect(nokey.code).not.toBe(0);
   expect(nokey.err).toMatch(/--key/);
 });
+
+test('remove-orphans: a dry run lists, a sweep deletes the old orphan only; a bad --older-than names the flag', () => {
+  const a = path.join(wh.dir, 'o.csv');
+  fs.writeFileSync(a, 'id,branch\n1,1\n2,2\n');
+  expect(cli('import', 'ops.o', a, '--mode', 'append', '--partition-by', 'branch')).toMatchObject({ code: 0 });
+  const loc = JSON.parse(cli('describe', 'ops.o', '--json').out).location as string;
+  const dir = new URL(loc).pathname;
+  const old = path.join(dir, 'data', 'branch=1', 'never-committed.parquet');
+  const fresh = path.join(dir, 'data', 'branch=2', 'in-flight.parquet');
+  fs.writeFileSync(old, 'x'.repeat(10));
+  fs.writeFileSync(fresh, 'y');
+  const tenDays = new Date(Date.now() - 10 * 86_400_000);
+  for (const f of fs.readdirSync(dir, { recursive: true })) {
+    const p = path.join(dir, String(f));
+    if (fs.statSync(p).isFile() && p !== fresh) fs.utimesSync(p, tenDays, tenDays);
+  }
+  const dry = cli('remove-orphans', 'ops.o', '--dry-run', '--json');
+  expect(dry.code).toBe(0);
+  const d = JSON.parse(dry.out);
+  expect(d).toMatchObject({ dryRun: true, deletedFiles: 0, recentUnreferenced: 1 });
+  expect(d.orphans.map((o: { uri: string }) => new URL(o.uri).pathname)).toEqual([old]);
+  expect(fs.existsSync(old)).toBe(true);
+
+  const bad = cli('remove-orphans', 'ops.o', '--older-than', '3 weeks');
+  expect(bad.code).toBe(2);
+  expect(bad.err).toMatch(/--older-than: expected seconds/);
+
+  const run = cli('remove-orphans', 'ops.o', '--older-than', '3d');
+  expect(run.code).toBe(0);
+  expect(run.out).toMatch(/deleted 1 orphan files \(10 bytes\) from ops\.o/);
+  expect(fs.existsSync(old)).toBe(false);
+  expect(fs.existsSync(fresh)).toBe(true);
+  const s = cli('scan', 'ops.o', '--format', 'json');
+  expect(JSON.parse(s.out).map((r: { id: number }) => r.id).sort()).toEqual([1, 2]);
+  const again = JSON.parse(cli('remove-orphans', 'ops.o', '--json').out);
+  expect(again).toMatchObject({ orphans: [], deletedFiles: 0 });
+});

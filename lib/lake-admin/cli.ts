@@ -1,5 +1,5 @@
 /**
- * `tributary lake …`: list, describe, snapshots, scan, import, expire, compact, drop.
+ * `tributary lake …`: list, describe, snapshots, scan, import, expire, compact, remove-orphans, drop.
  * Table names are `namespace.table`; a bare name uses `--namespace` (Default: default).
  */
 import fs from 'node:fs';
@@ -7,7 +7,10 @@ import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
+import { parseRequest } from '../config/request';
 import { csvCell, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, type Lake, type LakeTable } from '../lake';
+import { removeOrphans } from './remove-orphans';
+import { RemoveOrphansRequest } from './request';
 
 const positiveInt = (flag: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer`);
@@ -174,6 +177,26 @@ export function registerLakeCommands(program: Command): void {
       const r = await t.compact({ partition: partitionArg(t, o.partition, '--partition') });
       if (o.json) json(r); else out(r.snapshotId ? `compacted ${t.ident}: ${r.removedFiles} files → ${r.addedDataFiles}` : `nothing to compact in ${t.ident}`);
     }));
+
+  lake.command('remove-orphans').argument('<table>')
+    .description('delete files under the table\'s location that no metadata references (Iceberg remove_orphan_files)')
+    .option('--older-than <age>', 'only files last modified longer ago: 3d, 12h, 30m or seconds; a short age may delete a running writer\'s uncommitted files (Default: 3d)')
+    .option('--dry-run', 'list what would be deleted; delete nothing')
+    .option('--json', 'JSON output')
+    .action(async (name: string, o: { olderThan?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
+      const req = parseRequest(RemoveOrphansRequest, { table: identOf(cmd, name), olderThan: o.olderThan, dryRun: !!o.dryRun }, 'flags', { table: '<table>' });
+      return withCli(async (ctx) => {
+        const t = await lakeOf(ctx).loadTable(req.table);
+        const r = await removeOrphans(t, req);
+        if (o.json) { json(r); return; }
+        const total = r.orphans.reduce((a, x) => a + x.size, 0);
+        out(r.dryRun
+          ? `dry run: ${r.orphans.length} orphan files (${total} bytes) in ${t.ident} modified before ${r.olderThan} would be deleted`
+          : `deleted ${r.deletedFiles} orphan files (${r.deletedBytes} bytes) from ${t.ident} modified before ${r.olderThan}`);
+        for (const f of r.orphans) out(`  ${f.size}\t${f.modifiedAt}\t${f.uri}`);
+        if (r.recentUnreferenced) out(`kept ${r.recentUnreferenced} unreferenced files modified since (a writer may not have committed them yet)`);
+      });
+    });
 
   lake.command('drop').argument('<table>').description('drop a table from the catalog')
     .option('--purge', 'also delete its files')

@@ -44,8 +44,13 @@ afterAll(async () => {
 
 describe('lake jobs', () => {
   it('are registered, and a bad payload is refused naming the field', async () => {
-    expect(jobs.kinds().map((k) => k.kind)).toEqual(expect.arrayContaining(['lake.expire', 'lake.compact']));
+    expect(jobs.kinds().map((k) => k.kind)).toEqual(expect.arrayContaining(['lake.expire', 'lake.compact', 'lake.remove_orphans']));
     await expect(enqueueJob({ pool: db.pool, jobs, env }, { kind: 'lake.expire', params: { table: 'nodot' } })).rejects.toMatchObject({ code: 'validation', field: 'params.table' });
+    const post = (params: unknown) => enqueueJob({ pool: db.pool, jobs, env }, { kind: 'lake.remove_orphans', params });
+    await expect(post({ table: 'jobs.t', olderThan: '3 weeks' })).rejects.toMatchObject({ code: 'validation', field: 'params.olderThan', message: expect.stringMatching(/^params\.olderThan: expected seconds .*3d/) });
+    await expect(post({ table: 'jobs.t', olderThan: -5 })).rejects.toMatchObject({ code: 'validation', field: 'params.olderThan' });
+    await expect(post({ table: 'jobs.t', dryRun: 'yes' })).rejects.toMatchObject({ code: 'validation', field: 'params.dryRun' });
+    await expect(post({ table: 'jobs.t', force: true })).rejects.toMatchObject({ code: 'validation', field: 'params.force' });
   });
 
   it('compact then expire run in the worker and change the table', async () => {
@@ -77,6 +82,32 @@ describe('lake jobs', () => {
     // the files of the expired snapshots are gone: only the compacted data file is left under data/
     const data = fs.readdirSync(new URL(`${t.location}/data`), { recursive: true }).filter((p) => String(p).endsWith('.parquet'));
     expect(data).toHaveLength(1);
+  });
+
+  it('lake.remove_orphans: a dry run reports, a run deletes the old orphan and keeps the fresh one', async () => {
+    const lake = openLake({ pool: db.pool, warehouse: wh.uri });
+    const t = await lake.loadTable('jobs.t');
+    const dir = new URL(t.location).pathname;
+    const old = `${dir}/data/b=1/never-committed.parquet`, fresh = `${dir}/data/b=1/in-flight.parquet`;
+    fs.writeFileSync(old, 'abcdef');
+    const tenDays = new Date(Date.now() - 10 * 86_400_000);
+    for (const f of fs.readdirSync(dir, { recursive: true })) {
+      const p = `${dir}/${String(f)}`;
+      if (fs.statSync(p).isFile()) fs.utimesSync(p, tenDays, tenDays);
+    }
+    fs.writeFileSync(fresh, 'x');
+    const dry = await finished((await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'lake.remove_orphans', params: { table: 'jobs.t', dryRun: true } })).runId);
+    expect(dry.status).toBe('succeeded');
+    expect(dry.result).toMatchObject({ dryRun: true, orphanFiles: 1, orphanBytes: 6, deletedFiles: 0, recentUnreferenced: 1 });
+    expect((dry.result as { files: string[] }).files.map((u) => new URL(u).pathname)).toEqual([old]);
+    expect(fs.existsSync(old)).toBe(true);
+    const run = await finished((await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'lake.remove_orphans', params: { table: 'jobs.t', olderThan: '3d' } })).runId);
+    expect(run.result).toMatchObject({ dryRun: false, deletedFiles: 1, deletedBytes: 6 });
+    expect(fs.existsSync(old)).toBe(false);
+    expect(fs.existsSync(fresh)).toBe(true);
+    let n = 0;
+    for await (const b of t.scan()) n += b.numRows;
+    expect(n).toBe(30);
   });
 
   it('a missing table fails the run with the lake error', async () => {

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { defineJob, type JobContext } from '../jobs/types';
 import type { LakeTable } from '../lake';
+import { RemoveOrphansRequest, tableField as table } from './request';
 
 /** Load the lake (only now) and the payload's table, run `fn` as the job's one unit of progress. */
 async function onTable<T>(ctx: JobContext, ident: string, fn: (t: LakeTable) => Promise<T>): Promise<T> {
@@ -16,8 +17,6 @@ async function onTable<T>(ctx: JobContext, ident: string, fn: (t: LakeTable) => 
   ctx.progress(1, 1);
   return r;
 }
-
-const table = z.string().min(3).regex(/^[^.]+(\.[^.]+)+$/, 'namespace.table');
 
 export const lakeJobs = [
   defineJob({
@@ -38,6 +37,16 @@ export const lakeJobs = [
     run: (ctx, p) => onTable(ctx, p.table, async (t) => {
       const r = await t.compact({ partition: p.partition });
       return { snapshotId: r.snapshotId === null ? null : String(r.snapshotId), removedFiles: r.removedFiles, addedFiles: r.addedDataFiles };
+    }),
+  }),
+  defineJob({
+    kind: 'lake.remove_orphans',
+    description: 'Delete files under a lake table\'s location that no metadata references and that are older than olderThan (Default: 3d); dryRun lists them',
+    role: 'operator',
+    payload: RemoveOrphansRequest,
+    run: (ctx, p) => onTable(ctx, p.table, async (t) => {
+      const { orphanSummary, removeOrphans } = await import('./remove-orphans');
+      return orphanSummary(await removeOrphans(t, p));
     }),
   }),
 ];

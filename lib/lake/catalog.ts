@@ -25,6 +25,13 @@ export interface Catalog {
   listTables(ns?: string): Promise<TableIdent[]>;
   /** The table's current metadata location, or null when it does not exist. */
   metadataLocation(ident: TableIdent): Promise<string | null>;
+  /**
+   * Every table row in this database, of any catalog name, whose current metadata file lies below
+   * `folder`: the tables that share or nest inside a table's folder (a renamed table keeps its old
+   * location, a nested namespace's tables live below its parent's), whose files an orphan sweep
+   * of that folder must keep.
+   */
+  tablesUnder(folder: string): Promise<{ catalog: string; ident: TableIdent; metadataLocation: string }[]>;
   /** The table's current metadata, or null when it does not exist. */
   loadTable(ident: TableIdent): Promise<LoadedTable | null>;
   /** Write the first metadata file and register the table; `conflict` when it exists. */

@@ -15,12 +15,14 @@ import type {
 } from './types';
 import { openLakeImpl, openTableFolderImpl } from './lake';
 import type { Storage } from './storage';
+import type { RemoveOrphansOptions, RemoveOrphansResult } from './orphans';
 
 export type {
   Batches, ColumnRange, CommitResult, DataFileInfo, DeleteOptions, IcebergField, IcebergSchema, MergeOptions, MergeResult,
   PartitionSpec, ScanOptions, Snapshot, TableMetadata,
 } from './types';
-export type { Storage } from './storage';
+export type { Storage, StoredObject } from './storage';
+export type { OrphanFile, RemoveOrphansOptions, RemoveOrphansResult } from './orphans';
 export type { Catalog, TableIdent } from './catalog';
 export type { TableRequirement, TableUpdate } from './table-update';
 export { parseIdent } from './catalog';
@@ -100,6 +102,12 @@ export interface LakeTable {
   evolveSchema(target: arrow.Schema): Promise<{ changes: string[]; rewritten: boolean }>;
   expireSnapshots(opts?: { now?: number; maxSnapshotAgeMs?: number; minSnapshotsToKeep?: number }): Promise<{ expiredSnapshots: number; deletedFiles: string[] }>;
   compact(opts?: { partition?: Record<string, unknown> }): Promise<CommitResult>;
+  /**
+   * Delete files under the table's location that no metadata reachable from the catalog references
+   * and that are older than `olderThanMs` (Default: 3 days), as Iceberg's `remove_orphan_files`;
+   * `dryRun` only lists them.
+   */
+  removeOrphanFiles(opts?: RemoveOrphansOptions): Promise<RemoveOrphansResult>;
   /** Live data and delete files of the current (or given) snapshot. */
   files(snapshotId?: bigint): Promise<DataFileInfo[]>;
 }

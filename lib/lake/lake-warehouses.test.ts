@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as arrow from 'apache-arrow';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { openLake, type Lake, type LakeTable } from './index';
 import { parseS3Uri } from './storage-s3';
-import { batchOf, chdbQuery, makeWarehouse, scanRows } from './test-helpers';
+import { BRANCH_SCHEMA, branchBatch, branchCanon, branchRows, chdbQuery, makeWarehouse, scanRows, type BranchRow } from './test-helpers';
 import { startS3, type TestS3 } from './test-s3';
 
 // The main lake operations, run the same way on a file:// and an s3:// (s3rver) warehouse,
@@ -22,16 +21,9 @@ afterAll(async () => {
   local.remove();
 });
 
-const SCHEMA = new arrow.Schema([
-  new arrow.Field('BRANCH_ID', new arrow.Int32(), false),
-  new arrow.Field('id', new arrow.Int64(), false),
-  new arrow.Field('name', new arrow.Utf8(), true),
-]);
-type Row = { BRANCH_ID: number; id: number; name: string | null };
-const rows = (branch: number, from: number, to: number, salt = ''): Row[] =>
-  Array.from({ length: to - from }, (_, i) => ({ BRANCH_ID: branch, id: from + i, name: (from + i) % 7 === 0 ? null : `n${from + i}${salt}` }));
-const batch = (rs: Row[]) => batchOf(SCHEMA, rs.map((r) => ({ ...r, id: BigInt(r.id) })));
-const canon = (r: Record<string, unknown>) => `${Number(r.BRANCH_ID)}|${Number(r.id)}|${r.name ?? null}`;
+const SCHEMA = BRANCH_SCHEMA;
+type Row = BranchRow;
+const rows = branchRows, batch = branchBatch, canon = branchCanon;
 
 /** ClickHouse over the table: icebergLocal below the cwd for file://, icebergS3 at the s3rver endpoint for s3://. */
 function chdbRows(t: LakeTable): Record<string, unknown>[] | Promise<Record<string, unknown>[]> {

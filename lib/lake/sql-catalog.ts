@@ -102,6 +102,13 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
       return r.rows;
     },
     metadataLocation,
+    async tablesUnder(folder) {
+      const like = `${folder.replace(/\/+$/, '').replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
+      const r = await pool.query<{ c: string; ns: string; n: string; m: string }>(
+        `select catalog_name as c, table_namespace as ns, table_name as n, metadata_location as m from iceberg_tables
+         where metadata_location like $1 order by 1, 2, 3`, [like]);
+      return r.rows.map((x) => ({ catalog: x.c, ident: { namespace: x.ns, name: x.n }, metadataLocation: x.m }));
+    },
     async loadTable(t) {
       const loc = await metadataLocation(t);
       if (!loc) return null;

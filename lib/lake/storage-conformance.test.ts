@@ -80,6 +80,28 @@ describe.each(kinds)('storage %s', (_name, make) => {
     expect(await storage.list(`${root}/none`)).toEqual([]);
   });
 
+  it('listDetailed streams every object under a folder prefix with its size and modification time', async () => {
+    const { storage, root } = make();
+    const before = Date.now() - 2000; // S3's LastModified has whole seconds
+    for (const k of ['t/a.txt', 't/sub/deeper/b.txt', 'tt/c.txt']) await storage.write(`${root}/${k}`, bytes(k));
+    const got: { uri: string; size: number; modifiedAt: number }[] = [];
+    for await (const o of storage.listDetailed(`${root}/t`)) got.push(o);
+    got.sort((a, b) => a.uri.localeCompare(b.uri));
+    expect(got.map((o) => [o.uri, o.size])).toEqual([[`${root}/t/a.txt`, 7], [`${root}/t/sub/deeper/b.txt`, 18]]);
+    for (const o of got) expect(o.modifiedAt).toBeGreaterThan(before);
+    if (root.startsWith('file://')) {
+      const p = new URL(`${root}/t/a.txt`).pathname;
+      const old = new Date(Date.UTC(2020, 0, 1));
+      fs.utimesSync(p, old, old);
+      const again: number[] = [];
+      for await (const o of storage.listDetailed(`${root}/t`)) if (o.uri.endsWith('a.txt')) again.push(o.modifiedAt);
+      expect(again).toEqual([old.getTime()]);
+    }
+    const none: unknown[] = [];
+    for await (const o of storage.listDetailed(`${root}/none`)) none.push(o);
+    expect(none).toEqual([]);
+  });
+
   it('writes a large object whole (multipart on s3://) and reads ranges across parts', async () => {
     const { storage, root } = make();
     const u = `${root}/big.bin`;

@@ -2,7 +2,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
   GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import type { Storage } from './storage';
+import type { Storage, StoredObject } from './storage';
 
 /**
  * Settings of an S3-compatible object store (AWS S3, MinIO, Ceph, R2). The
@@ -147,6 +147,22 @@ export function s3Storage(settings: S3Settings = {}): Storage & { close(): void 
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentLength: data.length, IfNoneMatch: ifNoneMatch }));
   };
 
+  async function* listDetailed(prefix: string): AsyncGenerator<StoredObject> {
+    const { bucket, key } = parseS3Uri(prefix);
+    const scheme = prefix.slice(0, prefix.indexOf(':'));
+    // a prefix names a folder, as on file://: `t/a` must not list `t/ab/...`
+    const p = key && !key.endsWith('/') ? `${key}/` : key;
+    let token: string | undefined;
+    do {
+      const r = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: p, ContinuationToken: token }));
+      for (const o of r.Contents ?? []) {
+        // an object without a time (S3 always sends one) counts as just written: never old enough to sweep
+        if (o.Key) yield { uri: `${scheme}://${bucket}/${o.Key}`, size: o.Size ?? 0, modifiedAt: o.LastModified?.getTime() ?? Date.now() };
+      }
+      token = r.IsTruncated ? r.NextContinuationToken : undefined;
+    } while (token);
+  }
+
   return {
     async read(uri) {
       const { bucket, key } = parseS3Uri(uri);
@@ -192,19 +208,11 @@ export function s3Storage(settings: S3Settings = {}): Storage & { close(): void 
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
     async list(prefix) {
-      const { bucket, key } = parseS3Uri(prefix);
-      const scheme = prefix.slice(0, prefix.indexOf(':'));
-      // a prefix names a folder, as on file://: `t/a` must not list `t/ab/...`
-      const p = key && !key.endsWith('/') ? `${key}/` : key;
       const out: string[] = [];
-      let token: string | undefined;
-      do {
-        const r = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: p, ContinuationToken: token }));
-        for (const o of r.Contents ?? []) if (o.Key) out.push(`${scheme}://${bucket}/${o.Key}`);
-        token = r.IsTruncated ? r.NextContinuationToken : undefined;
-      } while (token);
+      for await (const o of listDetailed(prefix)) out.push(o.uri);
       return out.sort();
     },
+    listDetailed,
     close() { client.destroy(); },
   };
 }

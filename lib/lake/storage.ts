@@ -29,6 +29,20 @@ export interface Storage {
   delete(uri: string): Promise<void>;
   /** Every object under a prefix (recursive), as URIs. */
   list(prefix: string): Promise<string[]>;
+  /**
+   * Every object under a folder prefix (recursive) with its size and last-modified time, streamed
+   * page by page (S3) or folder by folder (file://) so a large table's listing is never held whole.
+   * On file:// only regular files: a symlink is not a file the lake wrote. Order is unspecified.
+   */
+  listDetailed(prefix: string): AsyncIterable<StoredObject>;
+}
+
+/** One object as a listing reports it. */
+export interface StoredObject {
+  uri: string;
+  size: number;
+  /** Last modification, ms since the epoch (fs mtime; S3 LastModified, whole seconds). */
+  modifiedAt: number;
 }
 
 /** Normalise a warehouse given as `file:///abs` or `/abs` to a `file://` URI without trailing slash. */
@@ -124,6 +138,22 @@ export function fileStorage(): Storage {
       };
       await walk(root);
       return out.sort();
+    },
+    async *listDetailed(prefix) {
+      const pending = [uriToPath(prefix)];
+      while (pending.length) {
+        const dir = pending.pop()!;
+        let entries: import('node:fs').Dirent[];
+        try { entries = await fs.readdir(dir, { withFileTypes: true }); } catch { continue; } // no such folder: nothing under it
+        for (const e of entries) {
+          const p = path.join(dir, e.name);
+          if (e.isDirectory()) { pending.push(p); continue; }
+          if (!e.isFile()) continue;
+          let st: import('node:fs').Stats;
+          try { st = await fs.lstat(/*turbopackIgnore: true*/ p); } catch { continue; } // deleted since the readdir
+          yield { uri: pathToUri(p), size: st.size, modifiedAt: st.mtimeMs };
+        }
+      }
     },
   };
   return storage;

@@ -12,6 +12,7 @@ import { deleteWhere } from './delete';
 import { evolveSchema } from './evolve';
 import { expireSnapshots, type ExpireOptions } from './expire';
 import { merge } from './merge';
+import { removeOrphanFiles, type RemoveOrphansOptions, type RemoveOrphansResult } from './orphans';
 import { overwrite, replaceDataFiles, type OverwriteOptions } from './overwrite';
 import { codecOf } from './parquet';
 import { scanTable, tableFiles } from './read';
@@ -88,4 +89,5 @@ export class LakeTableImpl implements LakeTable, TableHandle {
   evolveSchema(target: arrow.Schema): Promise<{ changes: string[]; rewritten: boolean }> { return evolveSchema(this, target); }
   compact(opts?: CompactOptions): Promise<CommitResult> { return compact(this, opts); }
   expireSnapshots(opts?: ExpireOptions): Promise<{ expiredSnapshots: number; deletedFiles: string[] }> { return expireSnapshots(this, opts); }
+  removeOrphanFiles(opts?: RemoveOrphansOptions): Promise<RemoveOrphansResult> { return removeOrphanFiles(this, opts); }
 }

@@ -67,3 +67,16 @@ export function batchOf(schema: arrow.Schema, rows: Record<string, unknown>[]): 
   const struct = arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new arrow.RecordBatch(schema, struct);
 }
+
+/** A small branch table shared by the warehouse-parametrised tests: BRANCH_ID, id, name (every 7th null). */
+export const BRANCH_SCHEMA = new arrow.Schema([
+  new arrow.Field('BRANCH_ID', new arrow.Int32(), false),
+  new arrow.Field('id', new arrow.Int64(), false),
+  new arrow.Field('name', new arrow.Utf8(), true),
+]);
+export type BranchRow = { BRANCH_ID: number; id: number; name: string | null };
+export const branchRows = (branch: number, from: number, to: number, salt = ''): BranchRow[] =>
+  Array.from({ length: to - from }, (_, i) => ({ BRANCH_ID: branch, id: from + i, name: (from + i) % 7 === 0 ? null : `n${from + i}${salt}` }));
+export const branchBatch = (rs: BranchRow[]) => batchOf(BRANCH_SCHEMA, rs.map((r) => ({ ...r, id: BigInt(r.id) })));
+/** One comparable string per row, whichever reader produced it. */
+export const branchCanon = (r: Record<string, unknown>) => `${Number(r.BRANCH_ID)}|${Number(r.id)}|${r.name ?? null}`;

@@ -1,4 +1,4 @@
-// POST /api/v1/jobs with the lake's job kinds (lake.compact, lake.expire), run by
+// POST /api/v1/jobs with the lake's job kinds (lake.compact, lake.expire, lake.remove_orphans), run by
 // a real worker against a real migrated Postgres and warehouse folder; a lake
 // failure (a table that does not exist) fails the run with the lake's message.
 import os from 'node:os';
@@ -73,6 +73,9 @@ describe('lake jobs through POST /api/v1/jobs', () => {
     const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { body: { kind: 'lake.compact', params: { table: 'nodot' } } });
     expect(r.status).toBe(400);
     expect(r.body.error.field).toBe('params.table');
+    const age = await call(jobs.POST, 'POST', '/api/v1/jobs', { body: { kind: 'lake.remove_orphans', params: { table: 'ops.t', olderThan: 'three days' } } });
+    expect(age.status).toBe(400);
+    expect(age.body.error).toMatchObject({ code: 'validation', field: 'params.olderThan' });
   });
 
   it('lake.compact then lake.expire run to success and change the table', async () => {

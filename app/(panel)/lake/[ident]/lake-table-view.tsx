@@ -21,34 +21,69 @@ const partLabel = (p: Record<string, unknown>) => Object.entries(p).map(([k, v])
 const ACTIONS = {
   'lake.compact': { label: 'Compact', confirm: (t: string) => `Compact ${t}? Its data files are rewritten into files of the target size, folding delete files in (one new snapshot).` },
   'lake.expire': { label: 'Expire snapshots', confirm: (t: string) => `Expire old snapshots of ${t}? Snapshots past the retention are removed and files no kept snapshot references are deleted; time travel to them ends.` },
+  // a dry run first (nothing deleted, no confirmation); the deletion is confirmed from its preview
+  'lake.remove_orphans': { label: 'Remove orphan files', confirm: null },
 } as const;
 type Action = keyof typeof ACTIONS;
 
-/** Operators: Compact / Expire start the `lake.*` jobs after a confirmation, and show how the run ended. */
+/** What `lake.remove_orphans` returns (lib/lake-admin/remove-orphans.ts `orphanSummary`). */
+interface OrphanSummary { dryRun: boolean; olderThan: string; orphanFiles: number; orphanBytes: number; deletedFiles: number; deletedBytes: number; recentUnreferenced: number; files: string[] }
+
+function orphanConfirm(t: string, r: OrphanSummary): string {
+  return `Delete ${r.orphanFiles} orphan files (${bytes(r.orphanBytes)}) of ${t}? No metadata references them and the preview found them last modified before ${formatTime(r.olderThan)}; the deletion checks every file again and keeps any written since.`;
+}
+
+function Outcome({ kind, dryRun, result }: { kind: Action; dryRun: boolean; result: unknown }) {
+  if (kind !== 'lake.remove_orphans') {
+    return <span className="muted"> — {Object.entries(result as Record<string, unknown>).map(([k, v]) => `${k} ${v}`).join(', ')}</span>;
+  }
+  const r = result as OrphanSummary;
+  return (
+    <span className="muted" data-testid="lake-orphans-outcome">
+      {' — '}{dryRun ? `${r.orphanFiles} orphan files (${bytes(r.orphanBytes)}) would be deleted` : `deleted ${r.deletedFiles} orphan files (${bytes(r.deletedBytes)})`}
+      {r.recentUnreferenced ? `; ${r.recentUnreferenced} unreferenced files are younger than the cutoff and stay` : ''}
+      {dryRun && r.files.length > 0 && (
+        <details><summary>files{r.orphanFiles > r.files.length ? ` (first ${r.files.length})` : ''}</summary><ul className="mono small">{r.files.map((f) => <li key={f}>{f}</li>)}</ul></details>
+      )}
+    </span>
+  );
+}
+
+/**
+ * Operators: Compact / Expire start the `lake.*` jobs after a confirmation, and show how the run ended;
+ * Remove orphan files runs as a dry run first and offers the deletion from its preview.
+ */
 function Maintenance({ ident, onDone }: { ident: string; onDone(): void }) {
-  const [run, setRun] = useState<{ id: string; kind: Action } | null>(null);
+  const [run, setRun] = useState<{ id: string; kind: Action; dryRun: boolean } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const outcome = useRunOutcome(run?.id ?? null);
   const status = outcome.data?.status;
   const busy = !!run && (!status || ACTIVE.includes(status));
   useEffect(() => { if (status && !ACTIVE.includes(status)) onDone(); }, [status]); // eslint-disable-line react-hooks/exhaustive-deps
-  const start = async (kind: Action) => {
-    if (!window.confirm(ACTIONS[kind].confirm(ident))) return;
+  const start = async (kind: Action, params: Record<string, unknown> = {}, confirm: string | null = ACTIONS[kind].confirm?.(ident) ?? null) => {
+    if (confirm && !window.confirm(confirm)) return;
     setError(null);
-    try { setRun({ id: await startJob(kind, { table: ident }), kind }); } catch (e) { setError(e); }
+    const dryRun = params.dryRun === true;
+    try { setRun({ id: await startJob(kind, { table: ident, ...params }), kind, dryRun }); } catch (e) { setError(e); }
   };
+  const preview = run?.kind === 'lake.remove_orphans' && run.dryRun && status === 'succeeded' ? outcome.data?.result as OrphanSummary | undefined : undefined;
   return (
     <div className="form-actions" data-testid="lake-actions">
       {(Object.keys(ACTIONS) as Action[]).map((k) => (
-        <button key={k} type="button" className="btn btn-ghost" disabled={busy} onClick={() => void start(k)}>{ACTIONS[k].label}</button>
+        <button key={k} type="button" className="btn btn-ghost" disabled={busy} onClick={() => void start(k, k === 'lake.remove_orphans' ? { dryRun: true } : {})}>{ACTIONS[k].label}</button>
       ))}
       {run && (
         <span className="small" role="status" data-testid="lake-action-status" data-status={status ?? 'queued'}>
-          {ACTIONS[run.kind].label}: <strong>{status ?? 'queued'}</strong>
-          {status === 'succeeded' && outcome.data?.result ? <span className="muted"> — {Object.entries(outcome.data.result as Record<string, unknown>).map(([k, v]) => `${k} ${v}`).join(', ')}</span> : null}
+          {ACTIONS[run.kind].label}{run.dryRun ? ' (dry run)' : ''}: <strong>{status ?? 'queued'}</strong>
+          {status === 'succeeded' && outcome.data?.result ? <Outcome kind={run.kind} dryRun={run.dryRun} result={outcome.data.result} /> : null}
           {status === 'failed' && <span className="error-text"> — {outcome.data?.error}</span>}
           {' '}<Link href={`/runs/${run.id}`}>run</Link>
         </span>
+      )}
+      {preview && preview.orphanFiles > 0 && (
+        <button type="button" className="btn btn-danger" data-testid="lake-orphans-delete" onClick={() => void start('lake.remove_orphans', { dryRun: false }, orphanConfirm(ident, preview))}>
+          Delete {preview.orphanFiles} orphan files
+        </button>
       )}
       <FormError error={error} />
     </div>
