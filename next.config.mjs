@@ -59,7 +59,7 @@ const config = {
   // expired is caught by the panel layout, which sends to /login without the way back.
   async redirects() {
     return [{
-      source: '/:path((?!login|setup|api/|_|favicon\\.ico|icon\\.svg).+)',
+      source: '/:path((?!login|setup|api/|iceberg/|_|favicon\\.ico|icon\\.svg).+)',
       missing: sessionCookies.map((key) => ({ type: 'cookie', key })),
       destination: '/login?callbackUrl=/:path',
       permanent: false,

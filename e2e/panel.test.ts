@@ -142,6 +142,15 @@ describe('panel', () => {
     const token = (await page.getByTestId('new-token-value').textContent())!;
     expect(token).toMatch(/^trb_/);
     expect((await api('GET', `/api/v1/jobs/${runId}`, { token })).body.status).toBe('succeeded');
+    // the Iceberg REST catalog, as a catalog client reaches it through the served panel: JSON to a
+    // token, 401 (not the login page's redirect) without one
+    const cfg = await api('GET', '/iceberg/v1/config', { token });
+    expect(cfg.status).toBe(200);
+    expect(cfg.body).toHaveProperty('defaults');
+    expect((await api('GET', '/iceberg/v1/namespaces', { token })).body).toHaveProperty('namespaces');
+    const anon = await fetch(`${stack.baseUrl}/iceberg/v1/namespaces`, { redirect: 'manual' });
+    expect(anon.status).toBe(401);
+    expect((await anon.json()).error.type).toBe('NotAuthorizedException');
     // After a reload it is never shown again.
     await page.reload();
     await page.getByTestId('tokens-table').getByText('e2e-admin').waitFor();
