@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { AppError } from '../errors';
-import type { LakeAccess } from './source-sql';
+import { lit, type LakeAccess, type S3Settings } from './source-sql';
 import type { QueryResult, Target } from './target';
 
 /**
@@ -18,10 +18,14 @@ import type { QueryResult, Target } from './target';
 
 type ChdbSession = {
   queryAsync(sql: string, opts?: { format?: string; signal?: AbortSignal }): Promise<{ text(): string; json<T>(): T }>;
+  query(sql: string, format?: string): string;
   close(): void;
 };
 
-let shared: { dir: string; session: ChdbSession; users: number } | null = null;
+let shared: { dir: string; session: ChdbSession; users: number; keys?: Promise<void> & { of?: string } } | null = null;
+
+/** The named collection holding an s3:// warehouse's keys in the embedded ClickHouse. */
+export const S3_COLLECTION = 'tributary_lake_s3';
 let opening: Promise<void> | null = null;
 
 export interface ChdbTargetOptions {
@@ -31,6 +35,8 @@ export interface ChdbTargetOptions {
   database?: string;
   /** The process's working directory: lake folders must lie below it. */
   cwd: string;
+  /** An s3:// warehouse's endpoint, region and keys (the env's `TRIBUTARY_S3_*` / `AWS_*`). (Default: none) */
+  s3?: S3Settings;
   /** How long to wait for another process to release the state folder. (Default: 60000 ms) */
   lockWaitMs?: number;
   signal?: AbortSignal;
@@ -73,14 +79,49 @@ async function acquire(dir: string, waitMs: number, signal?: AbortSignal): Promi
 function release(): void {
   if (!shared) return;
   shared.users--;
-  if (shared.users <= 0) { const s = shared.session; shared = null; s.close(); }
+  if (shared.users <= 0) {
+    const s = shared.session; const keyed = !!shared.keys; shared = null;
+    // the keys stay on disk (named_collections/) only while a session uses them
+    if (keyed) { try { s.query(`DROP NAMED COLLECTION IF EXISTS ${S3_COLLECTION}`, 'Null'); } catch { /* closing anyway */ } }
+    s.close();
+  }
+}
+
+/**
+ * How the embedded ClickHouse reads the lake: files below `cwd`; an s3://
+ * warehouse at its endpoint, its keys through the named collection (so
+ * rendered SQL, which model results and the compile preview show, holds none).
+ */
+export function chdbLakeAccess(cwd: string, s3?: S3Settings): LakeAccess {
+  if (!s3) return { mode: 'relative', cwd };
+  const { accessKeyId, secretAccessKey, ...rest } = s3;
+  return { mode: 'relative', cwd, s3: accessKeyId && secretAccessKey ? { ...rest, collection: S3_COLLECTION } : rest };
+}
+
+/** (Re)create the keys' named collection once per session and set of keys. */
+async function ensureKeys(s3: S3Settings | undefined, signal?: AbortSignal): Promise<void> {
+  if (!shared || !s3?.accessKeyId || !s3.secretAccessKey) return;
+  const of = `${s3.accessKeyId}\0${s3.secretAccessKey}`;
+  if (shared.keys?.of !== of) {
+    const session = shared.session;
+    const p: Promise<void> & { of?: string } = (async () => {
+      // a collection left by an earlier session may hold other keys
+      await session.queryAsync(`DROP NAMED COLLECTION IF EXISTS ${S3_COLLECTION}`, { format: 'Null', signal });
+      await session.queryAsync(`CREATE NAMED COLLECTION ${S3_COLLECTION} AS access_key_id = ${lit(s3.accessKeyId!)}, secret_access_key = ${lit(s3.secretAccessKey!)}`, { format: 'Null', signal });
+    })();
+    p.of = of;
+    shared.keys = p;
+    p.catch(() => { if (shared?.keys === p) shared.keys = undefined; });
+  }
+  try { await shared.keys; } catch (e) { throw new AppError('fatal', `models: cannot store the s3 warehouse's keys in the embedded ClickHouse: ${(e as Error).message.split('\n')[0]}`, { cause: e }); }
 }
 
 export async function openChdbTarget(opts: ChdbTargetOptions): Promise<Target> {
   const session = await acquire(opts.stateDir, opts.lockWaitMs ?? 60_000, opts.signal);
+  try { await ensureKeys(opts.s3, opts.signal); } catch (e) { release(); throw e; }
   const database = opts.database ?? 'models';
   let closed = false;
-  const lake: LakeAccess = { mode: 'relative', cwd: opts.cwd };
+  const lake = chdbLakeAccess(opts.cwd, opts.s3);
   const wrap = (e: unknown, sql: string) => new AppError('validation', `models: ClickHouse: ${((e as Error).message ?? String(e)).replace(/^Query failed:\s*/, '').split('\n')[0]}`, { cause: Object.assign(new Error(sql), { cause: e }) });
   return {
     kind: 'chdb', database, lake,

@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import type { LakeAccess } from './source-sql';
+import type { LakeAccess, S3Settings } from './source-sql';
 import type { QueryResult, Target } from './target';
 
 /** A ClickHouse server reached over HTTP through @clickhouse/client. */
@@ -14,8 +14,20 @@ export interface ClickHouseTargetOptions {
   /** The warehouse root as this process sees it, and as the server sees it (see README: the server reads its own filesystem). */
   warehouse?: string;
   serverWarehouse?: string;
+  /**
+   * An s3:// warehouse's endpoint and region; the server reads the bucket with its own
+   * credentials (its `<s3>` config or environment) — keys given here are not sent, as
+   * rendered SQL is shown in model results and the compile preview. (Default: none)
+   */
+  s3?: S3Settings;
   /** (Default: 300000 ms) */
   requestTimeoutMs?: number;
+}
+
+/** How a ClickHouse server reads the lake: its own filesystem, re-rooted; the bucket at the endpoint, without the warehouse's keys. */
+export function serverLakeAccess(o: Pick<ClickHouseTargetOptions, 'warehouse' | 'serverWarehouse' | 's3'>): LakeAccess {
+  const s3 = o.s3 ? { endpoint: o.s3.endpoint, region: o.s3.region } : undefined;
+  return { mode: 'absolute', warehouse: o.warehouse, serverWarehouse: o.serverWarehouse, ...(s3 ? { s3 } : {}) };
 }
 
 export async function openClickHouseTarget(opts: ClickHouseTargetOptions): Promise<Target> {
@@ -30,7 +42,7 @@ export async function openClickHouseTarget(opts: ClickHouseTargetOptions): Promi
     // Progress headers keep a long CREATE TABLE … AS SELECT's connection alive through proxies.
     clickhouse_settings: { send_progress_in_http_headers: 1, http_headers_progress_interval_ms: '20000' },
   });
-  const lake: LakeAccess = { mode: 'absolute', warehouse: opts.warehouse, serverWarehouse: opts.serverWarehouse };
+  const lake = serverLakeAccess(opts);
   const wrap = (e: unknown) => {
     const err = e as Error & { code?: string };
     const msg = (err.message ?? String(e)).split('\n')[0];

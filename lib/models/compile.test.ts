@@ -6,6 +6,8 @@ import { parseProject } from './project';
 import { readProjectFiles, writeCompiled, checkProjectPath } from './project-dir';
 import { readOnlyQuery } from './read-only-query';
 import { renderSource } from './source-sql';
+import { chdbLakeAccess } from './chdb-target';
+import { serverLakeAccess } from './clickhouse-target';
 import { SHOP_PROJECT, writeProject } from './test-project';
 
 const proj = writeProject(SHOP_PROJECT);
@@ -59,6 +61,15 @@ describe('source rendering', () => {
     expect(renderSource('file:///data/wh/ns/t', { mode: 'absolute', warehouse: 'file:///data/wh', serverWarehouse: '/var/lib/clickhouse/user_files/wh' })).toBe("icebergLocal('/var/lib/clickhouse/user_files/wh/ns/t')");
     expect(renderSource('s3://lake/wh/ns/t', { mode: 'absolute', s3: { endpoint: 'http://minio:9000', accessKeyId: 'k', secretAccessKey: "s'x" } })).toBe("icebergS3('http://minio:9000/lake/wh/ns/t/', 'k', 's\\'x')");
     expect(renderSource('s3://lake/wh/ns/t', { mode: 'relative', cwd: '/', s3: { region: 'eu-west-1' } })).toBe("icebergS3('https://lake.s3.eu-west-1.amazonaws.com/wh/ns/t/')");
+  });
+
+  test('s3 keys never reach rendered SQL: embedded through a named collection, a server with its own credentials', () => {
+    const s3 = { endpoint: 'http://minio:9000/', region: 'us-east-1', accessKeyId: 'AKID', secretAccessKey: 'SECRET', forcePathStyle: true };
+    expect(renderSource('s3://lake/wh/ns/t', chdbLakeAccess('/', s3))).toBe("icebergS3(tributary_lake_s3, url = 'http://minio:9000/lake/wh/ns/t/')");
+    expect(renderSource('s3://lake/wh/ns/t', serverLakeAccess({ s3 }))).toBe("icebergS3('http://minio:9000/lake/wh/ns/t/')");
+    // no keys (the default credential chain): the plain URL
+    expect(renderSource('s3a://lake/wh/ns/t', chdbLakeAccess('/', { endpoint: 'http://minio:9000' }))).toBe("icebergS3('http://minio:9000/lake/wh/ns/t/')");
+    expect(chdbLakeAccess('/w')).toEqual({ mode: 'relative', cwd: '/w' });
   });
 });
 

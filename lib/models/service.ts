@@ -5,15 +5,15 @@ import { getConnectionWithSecrets } from '../connections';
 import { AppError } from '../errors';
 import { openLake, type Lake } from '../lake';
 import type { Logger } from '../log';
-import { openChdbTarget } from './chdb-target';
-import { openClickHouseTarget } from './clickhouse-target';
+import { chdbLakeAccess, openChdbTarget } from './chdb-target';
+import { openClickHouseTarget, serverLakeAccess } from './clickhouse-target';
 import { compileProject, type CompiledNode } from './compile';
 import { executeProject } from './execute';
 import { parseProject } from './project';
 import { readProjectFiles, writeCompiled } from './project-dir';
 import { QUERY_ROW_LIMIT, readOnlyQuery } from './read-only-query';
 import { saveResult } from './results-store';
-import type { LakeAccess } from './source-sql';
+import type { LakeAccess, S3Settings } from './source-sql';
 import { ensureStarterProject } from './starter';
 import type { QueryResult, Target } from './target';
 import type { Command, NodeResult, Project, RunSummary } from './types';
@@ -42,6 +42,11 @@ export function projectDir(env: Env, override?: string): string {
 export function chdbStateDir(env: Env): string {
   const dir = env.TRIBUTARY_CHDB_DIR ?? path.join(env.dataDir, 'chdb');
   return path.resolve(/*turbopackIgnore: true*/ dir);
+}
+
+/** The warehouse's object-store settings, for an s3:// warehouse. */
+function s3Of(env: Env): S3Settings | undefined {
+  return /^s3a?:\/\//.test(env.warehouse) ? env.s3 : undefined;
 }
 
 function lakeOf(d: ModelsDeps): Lake {
@@ -74,8 +79,8 @@ interface TargetSpec { name: string; open(): Promise<Target>; lake: LakeAccess; 
 export async function resolveTarget(d: ModelsDeps, name?: string): Promise<TargetSpec> {
   if (!name || name === EMBEDDED) {
     return {
-      name: EMBEDDED, database: 'models', lake: { mode: 'relative', cwd: d.cwd },
-      open: () => openChdbTarget({ stateDir: chdbStateDir(d.env), database: 'models', cwd: d.cwd, signal: d.signal }),
+      name: EMBEDDED, database: 'models', lake: chdbLakeAccess(d.cwd, s3Of(d.env)),
+      open: () => openChdbTarget({ stateDir: chdbStateDir(d.env), database: 'models', cwd: d.cwd, s3: s3Of(d.env), signal: d.signal }),
     };
   }
   const c = await getConnectionWithSecrets({ pool: d.pool, keys: { secret: d.env.TRIBUTARY_SECRET, dataDir: d.env.dataDir } }, name);
@@ -86,8 +91,8 @@ export async function resolveTarget(d: ModelsDeps, name?: string): Promise<Targe
   const database = String(p.database ?? 'models');
   const serverWarehouse = p.server_warehouse ? String(p.server_warehouse) : undefined;
   return {
-    name, database, lake: { mode: 'absolute', warehouse: d.env.warehouse, serverWarehouse },
-    open: () => openClickHouseTarget({ url, user: p.user ? String(p.user) : undefined, password: c.secrets.password, database, warehouse: d.env.warehouse, serverWarehouse }),
+    name, database, lake: serverLakeAccess({ warehouse: d.env.warehouse, serverWarehouse, s3: s3Of(d.env) }),
+    open: () => openClickHouseTarget({ url, user: p.user ? String(p.user) : undefined, password: c.secrets.password, database, warehouse: d.env.warehouse, serverWarehouse, s3: s3Of(d.env) }),
   };
 }
 

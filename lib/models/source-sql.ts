@@ -8,6 +8,12 @@ export interface S3Settings {
   region?: string;
   accessKeyId?: string;
   secretAccessKey?: string;
+  /**
+   * A ClickHouse named collection holding the keys: rendered as `icebergS3(<name>, url = '…')`,
+   * so the keys appear in no rendered SQL (model results, compile previews, view definitions).
+   * (Default: none — the keys, when set, are passed inline)
+   */
+  collection?: string;
 }
 
 /**
@@ -22,7 +28,8 @@ export type LakeAccess =
   | { mode: 'relative'; cwd: string; s3?: S3Settings }
   | { mode: 'absolute'; warehouse?: string; serverWarehouse?: string; s3?: S3Settings };
 
-const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** A ClickHouse string literal. */
+export const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 /** The ClickHouse table function reading one lake table at `location` (file:// or s3://). */
 export function renderSource(location: string, access: LakeAccess): string {
@@ -33,6 +40,7 @@ export function renderSource(location: string, access: LakeAccess): string {
     const url = s3.endpoint
       ? `${s3.endpoint.replace(/\/+$/, '')}/${bucket}/${key}`
       : `https://${bucket}.s3${s3.region ? `.${s3.region}` : ''}.amazonaws.com/${key}`;
+    if (s3.collection) return `icebergS3(${s3.collection}, url = ${lit(url)})`;
     const creds = s3.accessKeyId && s3.secretAccessKey ? `, ${lit(s3.accessKeyId)}, ${lit(s3.secretAccessKey)}` : '';
     return `icebergS3(${lit(url)}${creds})`;
   }
