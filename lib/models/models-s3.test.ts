@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -123,5 +124,23 @@ describe('models on an s3:// warehouse', () => {
     // the keys' named collection lives on disk only while a session uses it
     const kept = fs.readdirSync(path.join(env.dataDir, 'chdb'), { recursive: true }).map(String).filter((f) => f.includes('tributary_lake_s3'));
     expect(kept).toEqual([]);
+  });
+
+  test('as a new user: `tributary models build` (a process, the settings from its environment) writes the starter over the s3 table and builds it', async () => {
+    const r = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const c = spawn(process.execPath, ['bin/tributary.mjs', 'models', 'build', '--json'], {
+        env: {
+          ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'error', TRIBUTARY_DATA_DIR: env.dataDir, TRIBUTARY_WAREHOUSE: env.warehouse,
+          AWS_ACCESS_KEY_ID: KEY, AWS_SECRET_ACCESS_KEY: KEY, AWS_REGION: 'us-east-1', TRIBUTARY_S3_ENDPOINT: s3.endpoint, TRIBUTARY_S3_FORCE_PATH_STYLE: 'true',
+        },
+      });
+      let out = ''; let err = '';
+      c.stdout.on('data', (d) => (out += d)); c.stderr.on('data', (d) => (err += d));
+      c.on('close', (code) => resolve({ code, out, err }));
+    });
+    expect(r.err).not.toMatch(/^error:/m);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).results.map((x: { name: string; status: string }) => `${x.name} ${x.status}`)).toEqual(['stg_orders success', 'not_null_stg_orders_BRANCH_ID pass']);
+    expect(await query('SELECT toUInt32(count()) AS n FROM models.stg_orders')).toEqual([{ n: written.length }]);
   });
 });
