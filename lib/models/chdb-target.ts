@@ -16,6 +16,9 @@ import type { QueryResult, Target } from './target';
  * opens chdb; its previews run as jobs on the worker.
  */
 
+/** The named collection holding an s3:// warehouse's keys in the embedded ClickHouse. */
+export const S3_COLLECTION = 'tributary_lake_s3';
+
 type ChdbSession = {
   queryAsync(sql: string, opts?: { format?: string; signal?: AbortSignal }): Promise<{ text(): string; json<T>(): T }>;
   query(sql: string, format?: string): string;
@@ -24,8 +27,6 @@ type ChdbSession = {
 
 let shared: { dir: string; session: ChdbSession; users: number; keys?: Promise<void> & { of?: string } } | null = null;
 
-/** The named collection holding an s3:// warehouse's keys in the embedded ClickHouse. */
-export const S3_COLLECTION = 'tributary_lake_s3';
 let opening: Promise<void> | null = null;
 
 export interface ChdbTargetOptions {
