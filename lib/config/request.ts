@@ -56,19 +56,19 @@ export const listField = z.union([z.string(), z.array(z.string())]).transform((v
   return items;
 });
 
-const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/** A delay: seconds as a number or string, or `30s` / `5m` / `250ms` / `1h` → milliseconds, at most `maxMs`. */
+/** A delay: seconds as a number or string, or `30s` / `5m` / `250ms` / `1h` / `3d` → milliseconds, at most `maxMs`. */
 export function durationMsField(maxMs: number) {
   return z.union([z.number(), z.string()]).transform((v, ctx) => {
     let ms = NaN;
     if (typeof v === 'number') ms = v * 1000;
     else {
-      const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
+      const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(v.trim());
       if (m) ms = Number(m[1]) * UNITS[(m[2] ?? 's') as keyof typeof UNITS];
     }
     if (!Number.isFinite(ms) || ms < 0 || ms > maxMs) {
-      ctx.addIssue({ code: 'custom', message: `expected seconds (e.g. 300) or a duration like 5m, 30s, 250ms, at most ${maxMs / 1000} s, ${got(v)}` });
+      ctx.addIssue({ code: 'custom', message: `expected seconds (e.g. 300) or a duration like 5m, 30s, 250ms, 3d, at most ${maxMs / 1000} s, ${got(v)}` });
       return z.NEVER;
     }
     return Math.round(ms);

@@ -11,21 +11,8 @@ const DAY = 86_400_000;
 /** `namespace.table`. */
 export const tableField = z.string().min(3).regex(/^[^.]+(\.[^.]+)+$/, 'namespace.table');
 
-const duration = durationMsField(3650 * DAY);
-
-/**
- * An age: what durationMsField reads (seconds, `250ms`, `30s`, `5m`, `1h`) and days (`3d`, the
- * unit Iceberg's `older_than` is usually given in), at most 10 years → milliseconds.
- */
-export const ageMsField = z.union([z.number(), z.string()]).transform((v, ctx) => {
-  const days = typeof v === 'string' ? /^\s*(\d+(?:\.\d+)?)d\s*$/.exec(v) : null;
-  const r = duration.safeParse(days ? `${Number(days[1]) * 24}h` : v);
-  if (!r.success) {
-    ctx.addIssue({ code: 'custom', message: r.error.issues[0].message.replace('a duration like ', 'a duration like 3d, ') });
-    return z.NEVER;
-  }
-  return r.data;
-}).meta({ description: 'seconds, or a duration such as 3d, 12h, 30m' });
+/** An age (seconds, `250ms`, `30s`, `5m`, `1h`, `3d` — the unit Iceberg's `older_than` is usually given in), at most 10 years → milliseconds. */
+export const ageMsField = durationMsField(3650 * DAY).meta({ description: 'seconds, or a duration such as 3d, 12h, 30m' });
 
 /** `tributary lake remove-orphans` / `lake.remove_orphans`. */
 export const RemoveOrphansRequest = z.strictObject({
