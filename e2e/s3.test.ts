@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startS3, type TestS3 } from '../lib/lake/test-s3';
+import { startJob as postJob, waitJob as pollJob } from './jobs';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-s3-password' };
@@ -24,22 +25,8 @@ let ident = '';
 
 /** Same-origin fetch with the page's session cookie. */
 const apiGet = (u: string) => page.evaluate((x) => fetch(x).then((r) => r.json()), u);
-
-async function startJob(kind: string, params: Record<string, unknown>): Promise<string> {
-  const r = await page.evaluate((body) => fetch('/api/v1/jobs', { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((x) => x.json()), JSON.stringify({ kind, params }));
-  if (!r.id) throw new Error(`e2e: ${kind} not started: ${JSON.stringify(r)}`);
-  return r.id;
-}
-
-async function waitJob(id: string, timeoutMs = 300_000): Promise<{ status: string; error: string | null }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const run = await apiGet(`/api/v1/jobs/${id}`);
-    if (['succeeded', 'failed', 'cancelled'].includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`e2e: job ${id} still ${run.status}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-}
+const startJob = (kind: string, params: Record<string, unknown>) => postJob(page, kind, params);
+const waitJob = (id: string) => pollJob(page, id, 300_000);
 
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`e2e: ${CHROMIUM} is missing — apt-get install -y chromium`);
