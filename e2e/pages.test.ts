@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startJob as postJob, waitJob as pollJob } from './jobs';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
@@ -24,6 +25,8 @@ let branch = '';
 /** Uncaught errors in any page (a chart that throws while rendering, say). */
 const pageErrors: string[] = [];
 
+const startJob = (kind: string, params: Record<string, unknown>) => postJob(page, kind, params);
+const waitJob = (id: string) => pollJob(page, id);
 const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
 async function closedPort(): Promise<number> {
@@ -32,23 +35,6 @@ async function closedPort(): Promise<number> {
   const port = (s.address() as net.AddressInfo).port;
   await new Promise<void>((r) => s.close(() => r()));
   return port;
-}
-
-/** POST a job with the page's session; resolves to its id. */
-async function startJob(kind: string, params: Record<string, unknown>): Promise<string> {
-  const r = await page.evaluate((body) => fetch('/api/v1/jobs', { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then((x) => x.json()), JSON.stringify({ kind, params }));
-  if (!r.id) throw new Error(`e2e: ${kind} not started: ${JSON.stringify(r)}`);
-  return r.id;
-}
-
-async function waitJob(id: string, timeoutMs = 180_000): Promise<{ status: string; error: string | null }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const run = await page.evaluate((u) => fetch(u).then((r) => r.json()), `/api/v1/jobs/${id}`);
-    if (['succeeded', 'failed', 'cancelled'].includes(run.status)) return run;
-    if (Date.now() > deadline) throw new Error(`e2e: job ${id} still ${run.status}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }
 
 beforeAll(async () => {

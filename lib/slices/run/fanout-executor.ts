@@ -14,13 +14,17 @@ import type { SlicePayload } from './slice-payload';
  */
 export function createFanoutExecutor(d: Omit<FanoutDeps, 'maxAttempts'> & { request: Omit<SlicePayload['request'], 'queryFileText' | 'templateText'>; local: SliceExecutor }): SliceExecutor {
   const inflight = new Set<{ cancel(): void }>();
+  /** Dispatches per slice in this run: a slice that FAILED is launched again, and each launch is a unit of its own (job_units keys a unit's attempts). */
+  const dispatches = new Map<number, number>();
   return {
     kind: 'native',
     snapshotId: d.local.snapshotId,
     placement: () => ({ namespace: null, appname: null }),
     launch: async (slice) => {
+      const n = (dispatches.get(slice.id) ?? 0) + 1;
+      dispatches.set(slice.id, n);
       const u = runUnit({ ...d, maxAttempts: 3 }, {
-        key: `slice-${slice.id}`, kind: 'slices.slice',
+        key: n === 1 ? `slice-${slice.id}` : `slice-${slice.id}#${n}`, kind: 'slices.slice',
         params: (attempt): SlicePayload => ({ parentRunId: d.parentRunId, attempt, request: d.request as SlicePayload['request'], sliceId: slice.id, snapshotId: d.local.snapshotId ?? null }),
       });
       inflight.add(u);

@@ -1,9 +1,11 @@
 import * as arrow from 'apache-arrow';
 import type pg from 'pg';
+import { AppError } from '../../errors';
 import { openLake, type LakeTable, type S3Settings } from '../../lake';
 import { ColumnBuilder, assembleBatch, fromArrowType, pgColumnType, toArrowType } from '../../sources';
 import type { LakeSliceWriter } from './native-executor';
 import type { RunSettings } from './settings';
+import { backoffDelay, pause } from './backoff';
 import { inRange, planLakeSliceCounts, type LakeValue, type SliceRange } from './lake-slice-range';
 
 /**
@@ -57,7 +59,10 @@ const textTypes = { getTypeParser: () => (v: string) => v } as unknown as pg.Cus
  * slice's target (`ns.table`) on the merge keys. The table is created from the
  * query's columns when missing. Merges into one table are serialised in this
  * process (Iceberg commits are compare-and-swap; disjoint slices never touch
- * the same keys, so a re-run only rewrites its own rows).
+ * the same keys, so a re-run only rewrites its own rows). Across processes (a
+ * fanned-out run's slices on several workers) two merges into one partition
+ * still race: the loser gets the lake's `conflict` and is merged again on the
+ * winner's snapshot, which is correct because its keys are matched anew.
  */
 export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defaultWarehouse: string, s3?: S3Settings): Promise<LakeSliceWriter> {
   if (!s.mergeKeys.length) throw new Error('slices: --target-lake needs --merge-keys (the key the lake merges on)');
@@ -103,7 +108,7 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
       for (const k of s.mergeKeys) if (!r.fields.some((f) => f.name === k)) throw new Error(`slices: merge key ${k} is not a column of the slice query`);
       const table = await tableFor(slice.targettbl, r.fields);
       const batch = toRecordBatch(table.arrowSchema(), r.rows);
-      const res = await serial(slice.targettbl, async () => { await table.refresh(); return table.merge([batch], { keys: s.mergeKeys }); });
+      const res = await serial(slice.targettbl, () => mergeRetryingConflicts(table, batch, s.mergeKeys, signal));
       rowsRead += r.rows.length;
       rowsWritten += r.rows.length;
       void res;
@@ -112,6 +117,23 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
     await source.query(`close ${cur}`);
     return { rowsRead, rowsWritten };
   };
+}
+
+/** Merges of one batch a lost race may cost before the slice fails (and is re-dispatched by the orchestrator). */
+const MERGE_ATTEMPTS = 8;
+
+/** Merge one batch on the table's newest snapshot; a concurrent commit to the same partition (another worker's slice) means merging again on top of it. */
+async function mergeRetryingConflicts(table: LakeTable, batch: arrow.RecordBatch, keys: string[], signal: AbortSignal): Promise<unknown> {
+  for (let attempt = 1; ; attempt++) {
+    await table.refresh();
+    try {
+      return await table.merge([batch], { keys });
+    } catch (e) {
+      if (!(e instanceof AppError && e.code === 'conflict') || attempt >= MERGE_ATTEMPTS || signal.aborted) throw e;
+      // Jittered, so two workers that collided do not collide again in step.
+      await pause(backoffDelay(attempt - 1, 50, 2000) * (0.5 + Math.random()), signal);
+    }
+  }
 }
 
 /** Reconcile's view of the lake: a table's live rows, and its rows per slice by the slices' key ranges. */

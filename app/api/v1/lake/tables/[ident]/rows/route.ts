@@ -13,5 +13,5 @@ const Query = z.object({
 });
 
 export const GET = apiHandler({ params: Params, query: Query }, async ({ deps, params, query }) => {
-  return previewLakeRows(openLake({ pool: deps.pool, warehouse: deps.env.warehouse }), params.ident, { branch: query.branch, limit: query.limit });
+  return previewLakeRows(openLake({ pool: deps.pool, warehouse: deps.env.warehouse, s3: deps.env.s3 }), params.ident, { branch: query.branch, limit: query.limit });
 });
