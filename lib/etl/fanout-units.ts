@@ -17,9 +17,10 @@ import { schemaToJson } from './unit-schema';
  * ones. A table with no schema yet (every describe failed in the schema step)
  * is extracted here: only this process may evolve the lake mid-run.
  *
- * Units nobody took within `helpAfterMs` run here, up to the parallelism the
- * run would have in one process (branches × maxTableWorkers): other workers
- * add capacity to a run, and never leave it slower than one worker alone.
+ * Units the other workers have no free slot for start here at once, a few at
+ * a time (the rest stay queued for whichever worker frees a slot first); when
+ * no other worker has room, up to the parallelism the run would have in one
+ * process (branches × maxTableWorkers).
  */
 export function fanoutDispatch(d: Omit<FanoutDeps, 'logger' | 'signal'> & { request: EtlRequest }): UnitDispatch {
   return async (ctx, units, states, onUnitDone, local) => {
@@ -31,7 +32,7 @@ export function fanoutDispatch(d: Omit<FanoutDeps, 'logger' | 'signal'> & { requ
     const branchCount = new Set(units.map((u) => u.branch.key)).size;
     await Promise.all([
       local(here),
-      fanOut({ ...d, logger: ctx.log, signal: ctx.signal, inlineMax: d.inlineMax ?? Math.max(1, branchCount * s.maxTableWorkers) }, [...byKey].map(([key, u]) => ({
+      fanOut({ ...d, logger: ctx.log, signal: ctx.signal, inlineMaxAlone: Math.max(1, branchCount * s.maxTableWorkers) }, [...byKey].map(([key, u]) => ({
         key, kind: 'etl.unit',
         params: (attempt: number): EtlUnitPayload => ({
           parentRunId: d.parentRunId, runId: ctx.runId, attempt, request: d.request, phase: u.phase, table: u.def.lakeName, branch: u.branch.key,

@@ -12,9 +12,10 @@ import type { JobRegistry } from './registry';
  * worker may claim. The coordinator polls the attempts, hands each unit's one
  * successful result to `onDone`, queues a new attempt when one failed without
  * an outcome (its worker died and was reaped, or it threw), and runs queued
- * units itself (`runInline`) when no other worker has taken them for
+ * units itself (`runInline`): at once those the other live workers have no
+ * free slot for, the rest when no other worker has taken them for
  * `helpAfterMs` — so one worker alone still finishes the run, without needing
- * a second queue slot. A unit that fails with an outcome of its own throws an
+ * a second queue slot, and other workers only ever add capacity. A unit that fails with an outcome of its own throws an
  * error carrying `result: { final: true, … }`: that is its outcome, not retried here.
  */
 export interface FanoutDeps {
@@ -29,8 +30,14 @@ export interface FanoutDeps {
   runInline?: (runId: string) => Promise<boolean>;
   /** A unit queued this long without a taker is run by the coordinator (idle workers poll every 500 ms). (Default: 600 ms) */
   helpAfterMs?: number;
-  /** Units the coordinator runs inline at once. (Default: 4) */
+  /**
+   * Units the coordinator runs inline at once while other workers had room as
+   * the units were queued: a small share keeps the rest in the queue for
+   * whichever worker frees a slot first, which balances the run. (Default: 4)
+   */
   inlineMax?: number;
+  /** The same when no other worker had a free slot: the run's own parallelism, as in one process. (Default: inlineMax) */
+  inlineMaxAlone?: number;
   /** How often the attempts are read. (Default: 250 ms) */
   pollMs?: number;
   /** Attempts of a unit whose worker died or which threw, before it is given up. (Default: 3) */
@@ -49,12 +56,29 @@ export type FanoutOutcome =
   | { ok: true; key: string; attempt: number; workerId: string | null; result: unknown }
   | { ok: false; key: string; attempt: number; workerId: string | null; error: string };
 
-interface Pending { unit: FanoutUnit; attempt: number; childRunId: string; inline: boolean }
+interface Pending { unit: FanoutUnit; attempt: number; childRunId: string; inline: boolean; now?: boolean }
+
+/**
+ * Job slots free right now on the other live workers (their concurrency less
+ * what they run): the units they can take at their next poll. The coordinator
+ * starts the rest at once instead of waiting `helpAfterMs` for takers that
+ * have no room.
+ */
+async function othersFree(d: FanoutDeps): Promise<number> {
+  const r = await d.pool.query(
+    `select coalesce(sum(greatest(w.concurrency - coalesce(j.n, 0), 0)), 0)::int as free
+       from workers w
+       left join (select worker_id, count(*) n from job_runs where status = 'running' group by worker_id) j on j.worker_id = w.id
+      where w.heartbeat_at > now() - make_interval(secs => $1)
+        and w.id <> coalesce((select worker_id from job_runs where id = $2), '')`,
+    [d.env.TRIBUTARY_JOB_STALE_SECONDS, d.parentRunId]);
+  return Number(r.rows[0]?.free ?? 0);
+}
 
 /** Run `units` over the queue; `onDone` sees each unit's outcome once, in completion order. */
 export async function fanOut(d: FanoutDeps, units: FanoutUnit[], onDone: (o: FanoutOutcome) => void | Promise<void>): Promise<void> {
   const helpAfterMs = d.helpAfterMs ?? 600;
-  const inlineMax = d.inlineMax ?? 4;
+  let inlineMax = d.inlineMax ?? 4;
   const maxAttempts = d.maxAttempts ?? 3;
   const pending = new Map<string, Pending>();
   const inline = new Set<Promise<unknown>>();
@@ -68,7 +92,15 @@ export async function fanOut(d: FanoutDeps, units: FanoutUnit[], onDone: (o: Fan
   };
 
   try {
-    for (const u of units) await queue(u, 1);
+    // queued a few at a time: one by one, the last of a large run waited for every enqueue
+    // transaction before it (each is an insert, a queue send and an audit row)
+    for (let i = 0; i < units.length; i += 8) await Promise.all(units.slice(i, i + 8).map((u) => queue(u, 1)));
+    if (d.runInline) {
+      // the other workers take the first units queued; what they have no room for starts here now
+      const free = await othersFree(d);
+      if (free === 0) inlineMax = Math.max(inlineMax, d.inlineMaxAlone ?? inlineMax);
+      [...pending.values()].slice(free).forEach((p) => { p.now = true; });
+    }
     while (pending.size) {
       d.signal?.throwIfAborted();
       const r = await d.pool.query(
@@ -94,7 +126,7 @@ export async function fanOut(d: FanoutDeps, units: FanoutUnit[], onDone: (o: Fan
             pending.delete(p.unit.key);
             await onDone({ ok: false, key: p.unit.key, attempt: p.attempt, workerId: row.worker_id, error });
           }
-        } else if (row.status === 'queued' && !p.inline && d.runInline && inline.size < inlineMax && Number(row.age_ms) >= helpAfterMs) {
+        } else if (row.status === 'queued' && !p.inline && d.runInline && inline.size < inlineMax && (p.now || Number(row.age_ms) >= helpAfterMs)) {
           p.inline = true;
           const run = d.runInline(p.childRunId)
             .catch((e) => d.logger.warn('running a unit here failed', { unit: p.unit.key, error: (e as Error).message }))
