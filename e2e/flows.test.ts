@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
+import { signIn } from './sign-in';
 import { startTestSmtpServer, type TestSmtpServer } from '../lib/mail/test-smtp-server';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
@@ -35,11 +36,7 @@ beforeAll(async () => {
   page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
   page.setDefaultTimeout(30_000);
   fs.mkdirSync(SHOTS, { recursive: true });
-  await page.goto(`${stack.baseUrl}/login`);
-  await page.getByLabel('User name').fill(ADMIN.name);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${stack.baseUrl}/`);
+  await signIn(page, stack.baseUrl, ADMIN);
 }, 20 * 60_000);
 
 afterAll(async () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
+import { signIn } from './sign-in';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 // chdb reads lake files only below its working directory (the repository, where
@@ -38,11 +39,7 @@ beforeAll(async () => {
   page = await ctx.newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.setDefaultTimeout(30_000);
-  await page.goto(`${stack.baseUrl}/login`);
-  await page.getByLabel('User name').fill(ADMIN.name);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${stack.baseUrl}/`);
+  await signIn(page, stack.baseUrl, ADMIN);
 }, 20 * 60_000);
 
 afterAll(async () => {

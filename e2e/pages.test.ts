@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startJob as postJob, waitJob as pollJob } from './jobs';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
+import { signIn } from './sign-in';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -46,11 +47,7 @@ beforeAll(async () => {
   page = await ctx.newPage();
   page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
   page.setDefaultTimeout(30_000);
-  await page.goto(`${stack.baseUrl}/login`);
-  await page.getByLabel('User name').fill(ADMIN.name);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signIn(page, stack.baseUrl, ADMIN);
 }, 20 * 60_000);
 
 afterAll(async () => {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
+import { signIn } from './sign-in';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 const SHOTS = path.join(os.tmpdir(), 'tributary-e2e-shots');
@@ -28,11 +29,7 @@ beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
   page = await (await browser.newContext()).newPage();
   page.setDefaultTimeout(20_000);
-  await page.goto(`${stack.baseUrl}/login`);
-  await page.getByLabel('User name').fill(ADMIN.name);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+  await signIn(page, stack.baseUrl, ADMIN);
 }, 20 * 60_000);
 
 afterAll(async () => {

@@ -10,6 +10,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { startS3, type TestS3 } from '../lib/lake/test-s3';
 import { startJob as postJob, waitJob as pollJob } from './jobs';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
+import { signIn } from './sign-in';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-s3-password' };
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -45,11 +46,7 @@ beforeAll(async () => {
   page = await ctx.newPage();
   page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
   page.setDefaultTimeout(30_000);
-  await page.goto(`${stack.baseUrl}/login`);
-  await page.getByLabel('User name').fill(ADMIN.name);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signIn(page, stack.baseUrl, ADMIN);
 }, 20 * 60_000);
 
 afterAll(async () => {

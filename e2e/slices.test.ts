@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import pg from 'pg';
 import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
+import { signIn } from './sign-in';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 const VIEWER = { name: 'vince', password: 'viewer-e2e-password' };
@@ -26,11 +27,7 @@ async function newPage(ctx: BrowserContext): Promise<Page> {
 }
 
 async function login(page: Page, who: { name: string; password: string }) {
-  await page.goto(`${stack.baseUrl}/login`);
-  await page.getByLabel('User name').fill(who.name);
-  await page.getByLabel('Password').fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+  await signIn(page, stack.baseUrl, who);
 }
 
 /** A same-origin call with the page's session. */
