@@ -22,6 +22,7 @@ import * as board from './slices/runs/[id]/board/route';
 import * as slices from './slices/runs/[id]/slices/route';
 import * as lakeTables from './lake/tables/route';
 import * as lakeTable from './lake/tables/[ident]/route';
+import { callRoute } from './test-call';
 
 const BASE = 'http://127.0.0.1:8765';
 const SECRET = 'engines-api-test-secret-0123456789';
@@ -30,15 +31,7 @@ let dataDir: string;
 const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
 const savedEnv = { ...process.env };
 
-type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
-async function call(handler: Handler, method: string, url: string, opts: { token?: string; body?: unknown; params?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await handler(new Request(BASE + url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { params: Promise.resolve(opts.params ?? {}) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, text };
-}
+const call = callRoute;
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -16,22 +16,15 @@ import { openLake } from '@/lib/lake';
 import { silentLogger } from '@/lib/log';
 import * as jobs from './jobs/route';
 import * as job from './jobs/[id]/route';
+import { callRoute, type RouteHandler } from './test-call';
 
-const BASE = 'http://127.0.0.1:8765';
 let db: TestDatabase;
 let dataDir: string;
 let worker: WorkerHandle | undefined;
 let token = '';
 const savedEnv = { ...process.env };
 
-type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
-async function call(handler: Handler, method: string, url: string, opts: { body?: unknown; params?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await handler(new Request(BASE + url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { params: Promise.resolve(opts.params ?? {}) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = (handler: RouteHandler, method: string, url: string, opts: { body?: unknown; params?: Record<string, string> } = {}) => callRoute(handler, method, url, { ...opts, token });
 
 async function start(kind: string, params: unknown) {
   const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { body: { kind, params } });

@@ -29,25 +29,15 @@ import * as freshness from './lake/freshness/route';
 import * as drift from './lake/drift/route';
 import * as dqHistory from './dq/history/route';
 import * as overview from './overview/route';
+import { callRoute } from './test-call';
 
-const BASE = 'http://127.0.0.1:8765';
 const SECRET = 'pages-api-test-secret-0123456789';
 let db: TestDatabase;
 let dataDir: string;
 const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
 const savedEnv = { ...process.env };
 
-type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
-async function call(handler: Handler, method: string, url: string, opts: { token?: string; body?: unknown; params?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await handler(new Request(BASE + url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { params: Promise.resolve(opts.params ?? {}) });
-  const text = await res.text();
-  let body: unknown = null;
-  try { body = text ? JSON.parse(text) : null; } catch { body = null; }
-  return { status: res.status, body: body as any, text, headers: res.headers }; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
+const call = callRoute;
 
 /** A port nothing listens on: bound, then released. */
 async function closedPort(): Promise<number> {

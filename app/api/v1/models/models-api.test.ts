@@ -14,21 +14,13 @@ import * as files from './files/route';
 import * as compile from './compile/route';
 import * as query from './query/route';
 import * as results from './results/route';
+import { callRoute } from '../test-call';
 
-const BASE = 'http://127.0.0.1:8765';
 let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>;
 const tok = { operator: '', viewer: '' };
 const savedEnv = { ...process.env };
 
-type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
-async function call(handler: Handler, method: string, url: string, opts: { token?: string; body?: unknown } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await handler(new Request(BASE + url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { params: Promise.resolve({}) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = callRoute;
 
 beforeAll(async () => {
   db = await createTestDatabase();

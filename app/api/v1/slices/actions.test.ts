@@ -13,22 +13,14 @@ import { createConnection } from '@/lib/connections';
 import { registerSlices } from '@/lib/slices';
 import * as actions from './runs/[id]/actions/route';
 import * as board from './runs/[id]/board/route';
+import { callRoute } from '../test-call';
 
-const BASE = 'http://127.0.0.1:8766';
 let db: TestDatabase;
 let dataDir: string;
 const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
 const savedEnv = { ...process.env };
 
-type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
-async function call(handler: Handler, method: string, url: string, opts: { token?: string; body?: unknown; params?: Record<string, string> } = {}) {
-  const headers: Record<string, string> = {};
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
-  if (opts.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await handler(new Request(BASE + url, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }), { params: Promise.resolve(opts.params ?? {}) });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+const call = callRoute;
 const post = (who: keyof typeof tok, id: number, body: unknown) => call(actions.POST, 'POST', `/api/v1/slices/runs/${id}/actions`, { token: tok[who], body, params: { id: String(id) } });
 const jobRuns = async () => (await db.pool.query('select kind, params, created_by from job_runs order by created_at')).rows;
 
