@@ -28,11 +28,12 @@ function commandJob(command: Command, description: string) {
     kind: `models.${command}`,
     description,
     role: 'operator',
-    payload: ModelsPayload,
+    // dbt test has no --full-refresh (tests render no model), so neither has models.test.
+    payload: command === 'test' ? ModelsPayload.omit({ fullRefresh: true }) : ModelsPayload,
     async run(ctx: JobContext, p) {
       const { runModelsCommand } = await import('./service');
       const s = await runModelsCommand({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, cwd: process.cwd() }, {
-        command, select: p.select, exclude: p.exclude, fullRefresh: p.fullRefresh, vars: p.vars, target: p.target, runId: ctx.runId,
+        command, select: p.select, exclude: p.exclude, fullRefresh: 'fullRefresh' in p && p.fullRefresh === true, vars: p.vars, target: p.target, runId: ctx.runId,
         onResult: (_r, done, total) => ctx.progress(done, total),
       });
       // The job's result stays small: SQL and failing rows are in model_results.

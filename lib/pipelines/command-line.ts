@@ -1,10 +1,19 @@
+import { z } from 'zod';
+
 /**
  * The `tributary …` command line equivalent to a job spec, shown beside each
  * pipeline so an operator can run the same thing from cron or a shell.
  * Job kinds map to commands as the CLI names them (`etl.run` → `tributary
  * etl`, `slices.run` → `tributary slices run`); camelCase params become
- * kebab-case flags, `true` a bare flag, `false` a `--no-` flag, lists are
- * comma-joined.
+ * kebab-case flags and lists are comma-joined.
+ *
+ * Booleans follow how the CLI declares them (commander): a field whose
+ * default is true is a `--no-x` flag, any other a bare `--x`. So a value
+ * equal to its default is left out (the CLI has no `--no-plan`, only
+ * `--plan`; no `--hash`, only `--no-hash`), which needs the kind's payload
+ * schema: without it a `false` is left out, as most boolean flags default off.
+ * An optional field whose default is decided later (from the environment) but
+ * is on says so with `.meta({ cliNegated: true })`, as the CLI's `--no-x` does.
  */
 const COMMAND_OF: Record<string, string> = { 'etl.run': 'etl', 'dq.run': 'dq' };
 
@@ -14,15 +23,47 @@ function quote(v: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`;
 }
 
-export function commandLineFor(kind: string, params: Record<string, unknown>): string {
+type Def = { type?: string; in?: Schema; innerType?: Schema; schema?: Schema; defaultValue?: unknown; shape?: Record<string, Schema> };
+type Schema = { _zod?: { def?: Def } };
+
+/** The object shape under pipes (transform), optional and default wrappers; null when there is none. */
+function shapeOf(schema: Schema | undefined): Record<string, Schema> | null {
+  for (let s = schema, i = 0; s && i < 8; i++) {
+    const def = s._zod?.def;
+    if (!def) return null;
+    if (def.type === 'object') return def.shape ?? null;
+    s = def.in ?? def.innerType ?? def.schema;
+  }
+  return null;
+}
+
+/** The default a field declares (`z.boolean().default(true)` → true), if any. */
+function defaultOf(field: Schema | undefined): unknown {
+  for (let s = field, i = 0; s && i < 8; i++) {
+    const def = s._zod?.def;
+    if (!def) return undefined;
+    if (def.type === 'default' || def.type === 'prefault') return typeof def.defaultValue === 'function' ? (def.defaultValue as () => unknown)() : def.defaultValue;
+    s = def.innerType ?? def.in;
+  }
+  return undefined;
+}
+
+/** `schema`: the kind's payload schema, so booleans render as the CLI declares them. (Default: none) */
+export function commandLineFor(kind: string, params: Record<string, unknown>, schema?: z.ZodType): string {
   const cmd = COMMAND_OF[kind] ?? kind.split('.').join(' ');
+  const shape = shapeOf(schema as Schema | undefined);
   const args: string[] = ['tributary', cmd];
   for (const [k, v] of Object.entries(params ?? {})) {
     if (v === undefined || v === null) continue;
     const flag = `--${kebab(k)}`;
-    if (v === true) args.push(flag);
-    else if (v === false) args.push(`--no-${kebab(k)}`);
-    else if (Array.isArray(v)) { if (v.length) args.push(flag, quote(v.map(String).join(','))); }
+    if (typeof v === 'boolean') {
+      const field = shape?.[k];
+      const negatable = defaultOf(field) === true || (field !== undefined && z.globalRegistry.get(field as z.ZodType)?.cliNegated === true);
+      if (negatable && !v) args.push(`--no-${kebab(k)}`);
+      else if (!negatable && v) args.push(flag);
+      continue;
+    }
+    if (Array.isArray(v)) { if (v.length) args.push(flag, quote(v.map(String).join(','))); }
     else if (typeof v === 'object') args.push(flag, quote(JSON.stringify(v)));
     else args.push(flag, quote(String(v)));
   }

@@ -7,6 +7,7 @@ import { enqueueJobInTransaction } from './enqueue-in-transaction';
 import { commandLineFor, rowsOfResult } from './command-line';
 import { withTransaction } from './transaction';
 import { z } from 'zod';
+import { jobCatalog } from '../jobs/catalog';
 
 /**
  * The pipeline library (table `pipelines`): named, saved job specs. A
@@ -33,7 +34,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 function view(r: Record<string, any>): PipelineView {
   return {
     id: r.id, name: r.name, description: r.description, tags: r.tags, kind: r.kind, params: r.params,
-    command: commandLineFor(r.kind, r.params), createdBy: r.created_by,
+    command: commandLineFor(r.kind, r.params, jobCatalog().jobs.get(r.kind)?.payload), createdBy: r.created_by,
     createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
   };
 }

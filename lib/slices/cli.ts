@@ -47,7 +47,7 @@ function addRunOptions(c: Command): Command {
     .option('--executor <kind>', 'striim (one Striim app per slice) or native (Tributary copies) (Default: striim)')
     .option('--concurrency <n>', 'slices in flight, CONCURRENT_APPS_MAX (Default: 5)')
     .option('--monitor-interval <s>', 'mon poll interval in seconds, APP_MONITOR_INTERVAL_SECONDS (Default: 15 DEV / 60 PROD)')
-    .option('--deploy-wait <s>', 'pause between deploys in seconds, DEPLOY_WAIT_TIME_SECONDS (Default: 20 DEV / 120 PROD)')
+    .option('--deploy-wait <s>', 'Striim: pause between deploys in seconds, DEPLOY_WAIT_TIME_SECONDS (Default: 20 DEV / 120 PROD; native: 0)')
     .option('--stall-timeout <s>', 'fail a slice RUNNING longer than this, SLICE_MAX_RUNTIME_SECONDS; 0 = off (Default: 0)')
     .option('--max-attempts <n>', 'attempts before a slice is QUARANTINED, SLICE_MAX_ATTEMPTS (Default: 3)')
     .option('--no-retry-failed', 'do not re-dispatch FAILED slices within this run (SLICE_RETRY_IN_RUN=0)')

@@ -68,7 +68,7 @@ export const RunRequest = z.strictObject({
   /** Attempts before QUARANTINED, 1–100. (Default: 3) */
   maxAttempts: int(1, 100).optional(),
   /** Re-dispatch FAILED slices within the run. (Default: true) */
-  retryFailed: z.boolean().optional(),
+  retryFailed: z.boolean().optional().meta({ cliNegated: true }),
   /** Wait before re-dispatching, seconds, 0–86400, doubled per attempt. (Default: 30) */
   retryDelay: num(0, 86_400).optional(),
   /** Striim deployment group. (Default: default) */
@@ -84,7 +84,7 @@ export const RunRequest = z.strictObject({
   /** Native: rows per upsert batch, 1–10000000. (Default: 50000) */
   batchRows: int(1, 10_000_000).optional(),
   /** Native: share one exported snapshot across slices. (Default: true) */
-  snapshot: z.boolean().optional(),
+  snapshot: z.boolean().optional().meta({ cliNegated: true }),
   /** Start fresh even if the run had rows. (Default: false) */
   forceFresh: z.boolean().optional(),
   /** Retries of Striim network errors and 5xx, 0–100. (Default: 5) */
@@ -144,7 +144,7 @@ export type StatusRequest = z.infer<typeof StatusRequest>;
 export const BoardRequest = z.strictObject({
   runId,
   /** Ask Striim for live rates. (Default: true when the run uses Striim and Striim is configured) */
-  striim: z.boolean().optional(),
+  striim: z.boolean().optional().meta({ cliNegated: true }),
   ...StriimFields,
 });
 export type BoardRequest = z.infer<typeof BoardRequest>;

@@ -19,6 +19,13 @@ describe('run settings', () => {
     expect(JSON.stringify(publicSettings({ ...pg, striim: { ...pg.striim, password: 'secret' } }))).not.toMatch(/secret|p%20w/);
   });
 
+  it('paces only Striim deploys: a native run starts the next slice as soon as a slot frees', () => {
+    const env = { UNIQUE_RUN_ID: '9', ENV: 'PROD', DEPLOY_WAIT_TIME_SECONDS: '20', SOURCE_PG_HOST: 'db', SOURCE_PG_DATABASE: 'app', SOURCE_PG_USER: 'u', SOURCE_PG_PASSWORD: 'p' };
+    expect(resolveSettings(env, { executor: 'native' }, '/d').deployWaitSeconds).toBe(0);
+    expect(resolveSettings(env, { executor: 'native', deployWait: 3 }, '/d').deployWaitSeconds).toBe(3);
+    expect(resolveSettings(env, { executor: 'striim' }, '/d').deployWaitSeconds).toBe(20);
+    expect(resolveSettings({ ...env, DEPLOY_WAIT_TIME_SECONDS: '' }, { executor: 'striim' }, '/d').deployWaitSeconds).toBe(120);
+  });
   it('rejects bad values with a one-line message naming the flag or variable', () => {
     expect(() => resolveSettings({}, {}, '/d')).toThrow('slices: --run-id is required (or UNIQUE_RUN_ID)');
     expect(() => resolveSettings({}, { runId: 'abc' }, '/d')).toThrow(/--run-id must be/);

@@ -34,7 +34,7 @@ export interface RunSettings {
   concurrency: number;
   /** APP_MONITOR_INTERVAL_SECONDS: how often `mon` is polled. (Default: 15 DEV / 60 PROD) */
   monitorIntervalSeconds: number;
-  /** DEPLOY_WAIT_TIME_SECONDS: minimum pause between successive deploys. (Default: 20 DEV / 120 PROD) */
+  /** DEPLOY_WAIT_TIME_SECONDS: minimum pause between successive Striim deploys; the native executor deploys nothing, so it starts the next slice as soon as a slot frees. (Default: 20 DEV / 120 PROD; native: 0) */
   deployWaitSeconds: number;
   /** SLICE_MAX_RUNTIME_SECONDS: stall timeout, 0 = off. (Default: 0) */
   sliceMaxRuntimeSeconds: number;
@@ -138,7 +138,8 @@ export function resolveSettings(env: EnvLike, flags: RunFlags, dataDir: string):
     runId, executor,
     concurrency: parse(int('--concurrency', 1), pick(flags.concurrency, e('CONCURRENT_APPS_MAX')) ?? 5, 'concurrency'),
     monitorIntervalSeconds: parse(num('--monitor-interval'), pick(flags.monitorInterval, e('APP_MONITOR_INTERVAL_SECONDS')) ?? (prod ? 60 : 15), 'interval'),
-    deployWaitSeconds: parse(num('--deploy-wait'), pick(flags.deployWait, e('DEPLOY_WAIT_TIME_SECONDS')) ?? (prod ? 120 : 20), 'wait'),
+    // DEPLOY_WAIT_TIME_SECONDS paces Striim deploys; a native run only waits when its own flag asks.
+    deployWaitSeconds: parse(num('--deploy-wait'), executor === 'native' ? (pick(flags.deployWait) ?? 0) : (pick(flags.deployWait, e('DEPLOY_WAIT_TIME_SECONDS')) ?? (prod ? 120 : 20)), 'wait'),
     sliceMaxRuntimeSeconds: parse(num('--stall-timeout'), pick(flags.stallTimeout, e('SLICE_MAX_RUNTIME_SECONDS')) ?? 0, 'stall'),
     maxAttempts: parse(int('--max-attempts', 1), pick(flags.maxAttempts, e('SLICE_MAX_ATTEMPTS')) ?? 3, 'attempts'),
     retryFailed: parse(bool, pick<unknown>(flags.retryFailed, e('SLICE_RETRY_IN_RUN')) ?? true, 'retry'),
