@@ -6,14 +6,14 @@ export function formatTime(iso: string | null | undefined): string {
   return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
+/** A moment relative to now, both ways: `12s ago`, `just now`, `in 40s`, `in 3h` (a flow's next fire is in the future). */
 export function timeAgo(iso: string | null | undefined, now = Date.now()): string {
   if (!iso) return '—';
-  const s = Math.max(0, Math.round((now - new Date(iso).getTime()) / 1000));
-  if (s < 5) return 'just now';
-  if (s < 60) return `${s}s ago`;
-  if (s < 3600) return `${Math.floor(s / 60)}m ago`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ago`;
-  return `${Math.floor(s / 86400)}d ago`;
+  const diff = Math.round((now - new Date(iso).getTime()) / 1000);
+  const s = Math.abs(diff);
+  if (s < 5) return diff >= 0 ? 'just now' : 'in a moment';
+  const span = s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m` : s < 86400 ? `${Math.floor(s / 3600)}h` : `${Math.floor(s / 86400)}d`;
+  return diff >= 0 ? `${span} ago` : `in ${span}`;
 }
 
 export function duration(startIso: string | null, endIso: string | null, now = Date.now()): string {

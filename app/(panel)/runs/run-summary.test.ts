@@ -27,6 +27,13 @@ describe('runSummary', () => {
       .toBe('select +orders · 2 passed / 1 failed / 1 skipped');
   });
 
+  it('a mail is one line: recipients, subject and try, never its body', () => {
+    const html = `<html><body>${'<p>flow nightly failed at node load</p>\n'.repeat(50)}</body></html>`;
+    const line = runSummary({ kind: 'mail.send', params: { to: ['ops@example.com'], subject: 'Tributary flow nightly failed', text: 'long\nbody', html }, result: { attempts: 2 } });
+    expect(line).toBe('to ops@example.com · "Tributary flow nightly failed" · try 2');
+    expect(runSummary({ kind: 'system.check', params: { note: 'x'.repeat(500) }, result: null }).length).toBeLessThan(80);
+  });
+
   it('any other kind: its key params', () => {
     expect(runSummary({ kind: 'system.check', params: { holdSeconds: 30 }, result: null })).toBe('holdSeconds 30');
     expect(runSummary({ kind: 'lake.expire', params: { table: 'etl.orders', olderThanDays: 7, nested: { a: 1 }, empty: '' }, result: null })).toBe('table etl.orders · olderThanDays 7');

@@ -66,10 +66,23 @@ function models(p: Obj, r: Obj): string {
   return parts.join(' · ');
 }
 
+/** One value as a short phrase: whitespace folded, long text cut (a mail body or inline SQL is no summary). */
+function short(v: unknown, max = 60): string {
+  const t = String(v).replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
 function fallback(p: Obj): string {
   // Scalars and non-empty lists; nested objects (inline JSON) say little in one line.
   const shown = Object.entries(p).filter(([, v]) => (Array.isArray(v) ? v.length > 0 : v !== undefined && v !== null && v !== '' && typeof v !== 'object'));
-  return shown.slice(0, 4).map(([k, v]) => `${k} ${Array.isArray(v) ? names(v, '') : String(v)}`).join(' · ');
+  return shown.slice(0, 4).map(([k, v]) => `${k} ${Array.isArray(v) ? names(v, '') : short(v)}`).join(' · ');
+}
+
+function mail(p: Obj, r: Obj): string {
+  const parts = [`to ${names(p.to, '?')}`];
+  if (typeof p.subject === 'string') parts.push(`"${short(p.subject)}"`);
+  if (typeof r.attempts === 'number') parts.push(`try ${r.attempts}`);
+  return parts.join(' · ');
 }
 
 export function runSummary(run: SummaryInput): string {
@@ -78,6 +91,7 @@ export function runSummary(run: SummaryInput): string {
   if (run.kind === 'dq.run') return dq(p, r);
   if (run.kind.startsWith('slices.')) return slices(run.kind, p, r) || fallback(p);
   if (run.kind.startsWith('models.') && run.kind !== 'models.query') return models(p, r);
+  if (run.kind === 'mail.send' || run.kind === 'mail.test') return mail(p, r);
   return fallback(p);
 }
 
