@@ -44,7 +44,7 @@ export function LakeView() {
         ) : (
           <table className="table" data-testid="lake-tables">
             <thead>
-              <tr><th>Table</th><th>Partitioned by</th><th className="right">Records</th><th className="right">Snapshots</th><th>Current snapshot</th><th>Updated</th></tr>
+              <tr><th>Table</th><th>Partitioned by</th><th className="right" title="rows a reader sees (data rows minus rows marked deleted by delete files)">Rows</th><th className="right" title="rows marked deleted by delete files, until compaction rewrites them">Marked deleted</th><th className="right">Snapshots</th><th>Current snapshot</th><th>Updated</th></tr>
             </thead>
             <tbody>
               {tables.map((t) => (
@@ -54,7 +54,8 @@ export function LakeView() {
                     {t.error && <div className="cell-error" title={t.error}>{t.error}</div>}
                   </td>
                   <td className="mono small">{t.partitionBy.join(', ') || <span className="muted">none</span>}</td>
-                  <td className="num right">{count(t.totalRecords)}</td>
+                  <td className="num right" data-testid="lake-live-rows">{count(t.liveRecords)}</td>
+                  <td className="num right muted">{t.deletedRecords ? count(t.deletedRecords) : '—'}</td>
                   <td className="num right">{t.snapshotCount}</td>
                   <td className="mono small muted">{t.currentSnapshotId ?? 'none'}</td>
                   <td title={formatTime(t.lastUpdated)}>{timeAgo(t.lastUpdated)}</td>

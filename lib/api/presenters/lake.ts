@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { BRANCH_ID } from '../../config/lake-columns';
 import { AppError } from '../../errors';
 import type { Lake, LakeTable } from '../../lake';
+import { snapshotRows } from './snapshot-rows';
 
 /** One table of the lake list: what the panel's table list shows without opening files. */
 export interface LakeTableSummary {
@@ -11,8 +12,12 @@ export interface LakeTableSummary {
   currentSnapshotId: string | null;
   snapshotCount: number;
   lastUpdated: string | null;
-  /** `total-records` of the current snapshot's summary, when the writer recorded it. */
+  /** `total-records` of the current snapshot's summary (rows of live data files), when the writer recorded it. */
   totalRecords: number | null;
+  /** Rows a reader sees: total minus rows marked deleted by delete files (see snapshotRows). */
+  liveRecords: number | null;
+  /** Rows marked deleted by live delete files (awaiting compaction). */
+  deletedRecords: number;
   partitionBy: string[];
   /** Set when the table's metadata could not be read (the list still answers). */
   error: string | null;
@@ -40,14 +45,14 @@ export async function listLakeTables(lake: Lake): Promise<LakeTableSummary[]> {
     try {
       const t = await lake.loadTable(ident);
       const snap = currentSnapshot(t);
-      const total = snap?.summary['total-records'];
+      const rows = snapshotRows(snap?.summary);
       return {
         ...base, location: t.location, currentSnapshotId: str(t.currentSnapshotId()), snapshotCount: t.snapshots().length,
         lastUpdated: new Date(t.metadata()['last-updated-ms']).toISOString(),
-        totalRecords: total === undefined ? null : Number(total), partitionBy: partitionNames(t), error: null,
+        totalRecords: rows.total, liveRecords: rows.live, deletedRecords: rows.markedDeleted, partitionBy: partitionNames(t), error: null,
       };
     } catch (e) {
-      return { ...base, location: null, currentSnapshotId: null, snapshotCount: 0, lastUpdated: null, totalRecords: null, partitionBy: [], error: (e as Error).message };
+      return { ...base, location: null, currentSnapshotId: null, snapshotCount: 0, lastUpdated: null, totalRecords: null, liveRecords: null, deletedRecords: 0, partitionBy: [], error: (e as Error).message };
     }
   }));
 }
@@ -115,13 +120,10 @@ export interface SnapshotPoint { id: string; timestamp: string; operation: strin
  * Iceberg spec's summary fields count them.
  */
 export function snapshotTimeline(snapshots: { id: string; timestamp: string; operation?: string; summary: Record<string, string> }[]): SnapshotPoint[] {
-  const n = (v: string | undefined) => (v === undefined || v === '' || Number.isNaN(Number(v)) ? 0 : Number(v));
-  return [...snapshots].sort((a, b) => a.timestamp.localeCompare(b.timestamp)).map((s) => ({
-    id: s.id, timestamp: s.timestamp, operation: s.operation ?? s.summary.operation ?? '',
-    added: n(s.summary['added-records']),
-    deleted: n(s.summary['deleted-records']) + n(s.summary['added-position-deletes']) + n(s.summary['added-equality-deletes']),
-    total: s.summary['total-records'] === undefined ? null : Number(s.summary['total-records']),
-  }));
+  return [...snapshots].sort((a, b) => a.timestamp.localeCompare(b.timestamp)).map((s) => {
+    const r = snapshotRows(s.summary);
+    return { id: s.id, timestamp: s.timestamp, operation: s.operation ?? s.summary.operation ?? '', added: r.added, deleted: r.deleted, total: r.total };
+  });
 }
 
 /**

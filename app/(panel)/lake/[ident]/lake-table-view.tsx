@@ -12,6 +12,7 @@ import { RowPreview } from '../row-preview';
 import { SnapshotChart } from '../snapshot-chart';
 import { bytes, count, formatTime } from '../../../_components/format';
 import type { LakeTableDetail } from '@/lib/api/presenters/lake';
+import { snapshotRows } from '@/lib/api/presenters/snapshot-rows';
 
 /** Branches with live rows (the BRANCH_ID partitions), for the row preview's filter. */
 const branchesOf = (t: LakeTableDetail) => [...new Set(t.rowsPerPartition.map((p) => p.partition.BRANCH_ID).filter((v) => v !== undefined && v !== null).map(String))].sort();
@@ -168,19 +169,19 @@ export function LakeTableView({ ident }: { ident: string }) {
             <div className="card-head"><h2>Snapshots</h2><span className="muted small">newest first</span></div>
             <div className="table-scroll">
               <table className="table" data-testid="lake-snapshots">
-                <thead><tr><th>Snapshot</th><th className="right">Seq</th><th>When</th><th>Operation</th><th className="right">Added</th><th className="right">Deleted</th><th className="right">Total records</th></tr></thead>
+                <thead><tr><th>Snapshot</th><th className="right">Seq</th><th>When</th><th>Operation</th><th className="right">Added</th><th className="right">Deleted</th><th className="right" title="rows a reader sees">Rows</th></tr></thead>
                 <tbody>
-                  {t.snapshots.map((s) => (
+                  {t.snapshots.map((s) => { const r = snapshotRows(s.summary); return (
                     <tr key={s.id}>
                       <td className="mono small">{s.id}{s.current && <>{' '}<span className="badge badge-succeeded">current</span></>}</td>
                       <td className="num right">{s.sequenceNumber}</td>
                       <td>{formatTime(s.timestamp)}</td>
                       <td>{s.operation}</td>
-                      <td className="num right">{count(s.summary['added-records'])}</td>
-                      <td className="num right">{count(s.summary['deleted-records'])}</td>
-                      <td className="num right">{count(s.summary['total-records'])}</td>
+                      <td className="num right">{count(r.added)}</td>
+                      <td className="num right">{count(r.deleted)}</td>
+                      <td className="num right" title={r.markedDeleted ? `${count(r.total)} data rows, ${count(r.markedDeleted)} marked deleted` : undefined}>{count(r.live)}{r.exact ? '' : ' +'}</td>
                     </tr>
-                  ))}
+                  ); })}
                 </tbody>
               </table>
             </div>
