@@ -240,20 +240,24 @@ export function DqView() {
                   const k = `${r.table_name}|${r.branch_id}`;
                   const isOpen = open === k;
                   const selfTest = selfTestOf(r.table_name, r.branch_id);
+                  // A repaired unit's counts are those the check found before its repair fixed them (and re-checked the keys):
+                  // shown muted with a note, not in red beside an OK status.
+                  const repaired = r.repair?.status === 'REPAIRED';
+                  const bad = (n: number | null) => (n && !repaired ? ' error-text strong' : n && repaired ? ' muted' : '');
                   return (
                     <Fragment key={k}>
                       <tr className="clickable" onClick={() => { setOpen(isOpen ? null : k); setTrendKey(k); }} aria-expanded={isOpen}>
                         <td className="mono strong">{r.table_name}</td>
                         <td>{r.branch_id}</td>
                         <td className="small">{r.window_start || r.window_end ? `${r.window_start ?? '…'} → ${r.window_end ?? '…'}` : 'full'}{r.window_note && <div className="hint cell-note" title={r.window_note}>{r.window_note}</div>}</td>
-                        <td><EngineBadge status={r.status} title={r.error_details ? dqPanelMessage(r.error_details) : undefined} /></td>
+                        <td><EngineBadge status={r.status} title={r.error_details ? dqPanelMessage(r.error_details) : undefined} />{repaired && (r.hash_only_in_oracle || r.hash_only_in_iceberg || r.hash_mismatch || r.row_count_delta) ? <div className="hint cell-note" data-testid="dq-repaired-note" title="the counts beside are what the check found before the repair">repaired; counts before repair</div> : null}</td>
                         <td className="num right">{count(r.oracle_row_count)}</td>
                         <td className="num right">{count(r.iceberg_row_count)}</td>
-                        <td className={`num right${r.row_count_delta ? ' error-text strong' : ''}`}>{count(r.row_count_delta)}</td>
+                        <td className={`num right${bad(r.row_count_delta)}`}>{count(r.row_count_delta)}</td>
                         <td className="num right">{count(r.hash_matched)}</td>
-                        <td className={`num right${r.hash_only_in_oracle ? ' error-text strong' : ''}`}>{count(r.hash_only_in_oracle)}</td>
-                        <td className={`num right${r.hash_only_in_iceberg ? ' error-text strong' : ''}`}>{count(r.hash_only_in_iceberg)}</td>
-                        <td className={`num right${r.hash_mismatch ? ' error-text strong' : ''}`}>{count(r.hash_mismatch)}</td>
+                        <td className={`num right${bad(r.hash_only_in_oracle)}`}>{count(r.hash_only_in_oracle)}</td>
+                        <td className={`num right${bad(r.hash_only_in_iceberg)}`}>{count(r.hash_only_in_iceberg)}</td>
+                        <td className={`num right${bad(r.hash_mismatch)}`}>{count(r.hash_mismatch)}</td>
                         {canRun && (
                           <td className="right nowrap" onClick={(e) => e.stopPropagation()}>
                             <button type="button" className="btn btn-ghost btn-small" onClick={() => void recheck(r.table_name, r.branch_id, false)}>Re-check</button>
