@@ -100,6 +100,40 @@ describe('Models page', () => {
     await expect.poll(() => page.getByTestId('dag-node-stg_orders').getAttribute('data-status')).toBe('success');
   });
 
+  it('keeps typed work: New takes the suggested path, asks before dropping unsaved text, and a refused create changes no file', async () => {
+    const stg = path.join(DATA, 'models/models/staging/stg_orders.sql');
+    const before = fs.readFileSync(stg, 'utf8');
+    await page.getByTestId('tree-models/staging/stg_orders.sql').click();
+    await expect.poll(() => page.getByTestId('editor-path').textContent()).toBe('models/staging/stg_orders.sql');
+    await page.getByTestId('model-editor').locator('.cm-content').waitFor();
+    await setEditor('-- a draft that must not be written anywhere\nSELECT 1\n');
+    await expect.poll(() => page.getByTestId('editor-path').textContent()).toBe('models/staging/stg_orders.sql •');
+    // The placeholder's own suggestion is accepted (it lands under models/); the unsaved draft is asked about first.
+    const asked: string[] = [];
+    page.once('dialog', (d) => { asked.push(d.message()); void d.accept(); });
+    await page.getByLabel('New file path').fill('marts/new_model.sql');
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await expect.poll(() => page.getByTestId('editor-path').textContent()).toBe('models/marts/new_model.sql');
+    expect(asked[0]).toMatch(/stg_orders\.sql has unsaved changes/);
+    expect(fs.existsSync(path.join(DATA, 'models/models/marts/new_model.sql'))).toBe(true);
+    expect(fs.readFileSync(stg, 'utf8')).toBe(before);
+    // A refused create keeps the typed path, the open file and its text; Save then writes that file only.
+    await page.getByTestId('model-editor').locator('.cm-content').waitFor();
+    await setEditor("SELECT 42 AS answer\n");
+    await page.getByLabel('New file path').fill('models/staging/stg_orders.sql');
+    await page.getByRole('button', { name: 'New', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'already exists' }).waitFor();
+    expect(await page.getByLabel('New file path').inputValue()).toBe('models/staging/stg_orders.sql');
+    expect(await page.getByTestId('editor-path').textContent()).toBe('models/marts/new_model.sql •');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByTestId('save-note').textContent()).toMatch(/^Saved/);
+    expect(fs.readFileSync(path.join(DATA, 'models/models/marts/new_model.sql'), 'utf8')).toBe('SELECT 42 AS answer\n');
+    expect(fs.readFileSync(stg, 'utf8')).toBe(before);
+    // Put the project back as the next test expects it (the new model reads nothing, so the build is unchanged).
+    fs.rmSync(path.join(DATA, 'models/models/marts'), { recursive: true, force: true });
+    await page.getByTestId('tree-models/staging/stg_orders.sql').click().catch(() => {});
+  });
+
   it('shows the built rows in the query box', async () => {
     const box = page.getByTestId('query-box');
     await box.getByLabel('SQL query').fill('SELECT id, doubled FROM models.stg_orders ORDER BY id');

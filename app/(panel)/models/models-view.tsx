@@ -11,6 +11,7 @@ import { RunPanel } from './run-panel';
 import { SqlEditor } from './sql-editor';
 import type { NodeResult, ProjectData, ProjectModel } from './types';
 import css from './models.module.css';
+import { newFilePath } from './new-file-path';
 
 const GROUPS: [ProjectData['files'][number]['kind'], string][] = [['model', 'Models'], ['schema', 'Schema & tests'], ['test', 'Singular tests'], ['macro', 'Macros'], ['project', 'Project']];
 
@@ -23,6 +24,8 @@ export function ModelsView() {
   const project = useQuery({ queryKey: ['models-project'], queryFn: () => api<ProjectData>('/api/v1/models'), refetchInterval: 15_000 });
   const history = useQuery({ queryKey: ['model-history'], queryFn: () => api<{ results: NodeResult[] }>('/api/v1/models/results?limit=50'), refetchInterval: 15_000 });
   const [path, setPath] = useState<string | null>(null);
+  // The file whose text is in the editor: Save writes only there, never to a file picked since.
+  const [loaded, setLoaded] = useState<string | null>(null);
   const [text, setText] = useState('');
   const [saved, setSaved] = useState('');
   const [compiled, setCompiled] = useState<{ name: string; sql?: string; error?: string }[] | null>(null);
@@ -39,15 +42,32 @@ export function ModelsView() {
     enabled: !!path,
     queryFn: () => api<{ path: string; content: string }>(`/api/v1/models/files?path=${encodeURIComponent(path!)}`),
   });
-  useEffect(() => { if (file.data) { setText(file.data.content); setSaved(file.data.content); setCompiled(null); } }, [file.data]);
+  useEffect(() => { if (file.data) { setText(file.data.content); setSaved(file.data.content); setLoaded(file.data.path); setCompiled(null); } }, [file.data]);
 
   const model = p?.models.find((m) => m.path === path);
   const dirty = text !== saved;
+  const editing = !!path && loaded === path && !!file.data;
+
+  // Unsaved text is never dropped silently: leaving the page or opening another file asks first.
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (e: BeforeUnloadEvent) => { e.preventDefault(); e.returnValue = ''; };
+    window.addEventListener('beforeunload', warn);
+    return () => window.removeEventListener('beforeunload', warn);
+  }, [dirty]);
+  const open = (next: string) => {
+    if (next === path) return;
+    if (dirty && loaded && !window.confirm(`${loaded} has unsaved changes. Discard them and open ${next}?`)) return;
+    setError(null); setNote(null);
+    setPath(next);
+  };
 
   async function save() {
     setError(null); setNote(null);
+    if (!editing || !loaded) return;
+    const target = loaded;
     try {
-      const r = await api<{ errors: ProjectData['errors'] }>('/api/v1/models/files', { method: 'PUT', body: { path, content: text } });
+      const r = await api<{ errors: ProjectData['errors'] }>('/api/v1/models/files', { method: 'PUT', body: { path: target, content: text } });
       setSaved(text);
       setNote(r.errors.length ? `Saved, but the project has ${r.errors.length} error(s).` : 'Saved.');
       await qc.invalidateQueries({ queryKey: ['models-project'] });
@@ -63,17 +83,19 @@ export function ModelsView() {
   }
   async function create(e: React.FormEvent) {
     e.preventDefault(); setError(null);
-    const rel = newPath.includes('/') ? newPath : `models/${newPath}`;
-    const full = /\.(sql|ya?ml)$/.test(rel) ? rel : `${rel}.sql`;
+    const full = newFilePath(newPath);
+    if (p?.files.some((f) => f.path === full)) { setError(new Error(`${full} already exists: open it from the tree`)); return; }
+    if (dirty && loaded && !window.confirm(`${loaded} has unsaved changes. Discard them and create ${full}?`)) return;
     const first = p?.models[0]?.name ?? 'stg_model';
     try {
-      await api('/api/v1/models/files', { method: 'PUT', body: { path: full, content: full.endsWith('.sql') ? NEW_MODEL(first) : 'version: 2\nmodels: []\n' } });
+      await api('/api/v1/models/files', { method: 'PUT', body: { path: full, content: full.endsWith('.sql') ? NEW_MODEL(first) : full.endsWith('.csv') ? 'id\n' : 'version: 2\nmodels: []\n' } });
       setNewPath('');
       await qc.invalidateQueries({ queryKey: ['models-project'] });
       setPath(full);
-    } catch (err) { setError(err); }
+    } catch (err) { setError(err); } // the typed path stays in the field, the editor keeps its file and text
+
   }
-  const selectModel = (m: ProjectModel) => setPath(m.path);
+  const selectModel = (m: ProjectModel) => open(m.path);
 
   return (
     <div className="page" style={{ maxWidth: 1400 }}>
@@ -103,7 +125,7 @@ export function ModelsView() {
                   {files.map((f) => {
                     const m = p!.models.find((x) => x.path === f.path);
                     return (
-                      <button key={f.path} type="button" className={`${css.treeItem} ${f.path === path ? css.treeItemActive : ''}`} onClick={() => setPath(f.path)} title={f.path} data-testid={`tree-${f.path}`}>
+                      <button key={f.path} type="button" className={`${css.treeItem} ${f.path === path ? css.treeItemActive : ''}`} onClick={() => open(f.path)} title={f.path} data-testid={`tree-${f.path}`}>
                         {m && <span className={`${css.dot} ${m.last ? css[`dot_${m.last.status}`] : ''}`} title={m.last ? `last: ${m.last.status}` : 'never run'} />}
                         <span className={css.treeName}>{m ? m.name : f.path.replace(/^(models|tests|macros)\//, '')}</span>
                         {m && <span className={css.mat}>{m.materialized}</span>}
@@ -116,7 +138,7 @@ export function ModelsView() {
           </nav>
           {canEdit && (
             <form onSubmit={create} style={{ padding: '8px 14px 14px', display: 'flex', gap: 6 }}>
-              <input name="newPath" aria-label="New file path" value={newPath} onChange={(e) => setNewPath(e.target.value)} placeholder="marts/new_model.sql" style={{ minWidth: 0, flex: 1 }} />
+              <input name="newPath" aria-label="New file path" value={newPath} onChange={(e) => setNewPath(e.target.value)} placeholder="marts/new_model.sql → models/marts/new_model.sql" title="a path under models/ (the prefix is added when missing), or tests/…, macros/…, seeds/…" style={{ minWidth: 0, flex: 1 }} />
               <button type="submit" className="btn btn-small" disabled={!newPath.trim()}>New</button>
             </form>
           )}
@@ -133,7 +155,7 @@ export function ModelsView() {
               <span className={css.editorPath} data-testid="editor-path">{path ?? 'no file'}{dirty ? ' •' : ''}</span>
               {model && <span className="muted small">{model.materialized}{model.tags.length ? ` · tags ${model.tags.join(', ')}` : ''}{model.refs.length ? ` · refs ${model.refs.join(', ')}` : ''}</span>}
               {path?.endsWith('.sql') && <button type="button" className="btn btn-small" onClick={compile}>Compile</button>}
-              {canEdit ? <button type="button" className="btn btn-small btn-primary" onClick={save} disabled={!dirty}>Save</button> : <span className="muted small">read-only (viewer)</span>}
+              {canEdit ? <button type="button" className="btn btn-small btn-primary" onClick={save} disabled={!dirty || !editing}>Save</button> : <span className="muted small">read-only (viewer)</span>}
             </div>
             {path && file.data ? (
               <div className={css.editor}>
