@@ -26,7 +26,7 @@ export interface ConnectionsContext {
   builtins?: ConnectionRecord[];
 }
 
-export const CONNECTION_KINDS = ['oracle', 'postgres', 'clickhouse', 'striim', 'smtp', 'other'] as const;
+export const CONNECTION_KINDS = ['oracle', 'postgres', 'clickhouse', 'striim', 'smtp', 'webhook', 'other'] as const;
 
 export const ConnectionInputSchema = z.strictObject({
   name: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')

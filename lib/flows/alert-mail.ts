@@ -36,15 +36,23 @@ export function runLink(publicUrl: string, flowId: string, runId: string): strin
   return `${publicUrl.replace(/\/+$/, '')}/flows/${flowId}/runs/${runId}`;
 }
 
+const durationOf = (f: AlertFacts) => (f.startedAt ? formatDuration(f.endedAt.getTime() - f.startedAt.getTime()) : 'not started');
+const nodeNameOf = (f: AlertFacts) => (f.failedNode ? (f.failedNode.label && f.failedNode.label !== f.failedNode.id ? `${f.failedNode.id} (${f.failedNode.label})` : f.failedNode.id) : '');
+
+/** One line saying what happened: the mail's subject after its tag, and a webhook's `text`. */
+export function alertHeadline(f: AlertFacts): string {
+  return f.event === 'failure'
+    ? `Flow ${f.flowName} failed${f.failedNode ? ` at node ${nodeNameOf(f)}` : ''}`
+    : f.event === 'success' ? `Flow ${f.flowName} succeeded` : `Flow ${f.flowName} is still running after ${durationOf(f)}`;
+}
+
 export function buildAlertMail(f: AlertFacts): { subject: string; text: string; html: string } {
   const link = runLink(f.publicUrl, f.flowId, f.runId);
-  const duration = f.startedAt ? formatDuration(f.endedAt.getTime() - f.startedAt.getTime()) : 'not started';
+  const duration = durationOf(f);
   const started = f.startedAt ? f.startedAt.toISOString() : '—';
-  const nodeName = f.failedNode ? (f.failedNode.label && f.failedNode.label !== f.failedNode.id ? `${f.failedNode.id} (${f.failedNode.label})` : f.failedNode.id) : '';
+  const nodeName = nodeNameOf(f);
   const excerpt = f.failedNode?.error ? (f.failedNode.error.length > EXCERPT ? `${f.failedNode.error.slice(0, EXCERPT)}…` : f.failedNode.error) : '';
-  const headline = f.event === 'failure'
-    ? `Flow ${f.flowName} failed${f.failedNode ? ` at node ${nodeName}` : ''}`
-    : f.event === 'success' ? `Flow ${f.flowName} succeeded` : `Flow ${f.flowName} is still running after ${duration}`;
+  const headline = alertHeadline(f);
   const subject = `[tributary] ${headline}`;
   const lines = [
     headline,

@@ -5,7 +5,8 @@ import { enqueueJobInTransaction, enqueuePipelineJob } from '../pipelines';
 import type { Logger } from '../log';
 import { topologicalOrder } from './dag';
 import { nodeOutcome } from './outcome';
-import { buildAlertMail, type AlertEvent } from './alert-mail';
+import { buildAlertMail, type AlertEvent, type AlertFacts } from './alert-mail';
+import { alertWebhookFacts } from './alert-webhook';
 import { logFlowRun } from './run-log';
 
 /**
@@ -170,26 +171,36 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
 }
 
 /**
- * Queue the alert mail as a mail.send job in the run's closing transaction:
- * the run ends and its one mail is queued together, so a failure sends
- * exactly one mail however many workers tick.
+ * Queue the alert — one mail.send job for the mail recipients and one
+ * webhook.send job per webhook connection — in the run's closing
+ * transaction: the run ends and its alerts are queued together, so a failure
+ * alerts exactly once however many workers tick.
  */
 async function queueAlert(client: pg.PoolClient, o: ExecutorOptions, flow: Record<string, any>, run: Record<string, any>, nodes: Record<string, any>[], event: AlertEvent, failed: Record<string, any> | null): Promise<void> {
   const to: string[] = flow.alert_recipients ?? [];
-  if (!to.length) {
-    await logFlowRun(client, run.id, 'warn', `no alert recipients set: no ${event} mail`);
+  const hooks: string[] = flow.alert_webhooks ?? [];
+  if (!to.length && !hooks.length) {
+    await logFlowRun(client, run.id, 'warn', `no alert recipients or webhooks set: no ${event} alert`);
     return;
   }
-  const mail = buildAlertMail({
+  const facts: AlertFacts = {
     event, flowName: flow.name, flowId: flow.id, runId: run.id, publicUrl: o.publicUrl ?? 'http://127.0.0.1:8765',
     startedAt: run.started_at ? new Date(run.started_at) : null, endedAt: run.finished_at ? new Date(run.finished_at) : new Date(),
     scheduledFor: run.scheduled_for ? new Date(run.scheduled_for) : null,
     failedNode: failed ? { id: failed.node_id, label: failed.label, kind: failed.kind, error: failed.error } : null,
     nodes: nodes.map((n) => ({ id: n.node_id, label: n.label, status: n.status })).sort((a, b) => a.id.localeCompare(b.id)),
-  });
-  const job = await enqueueJobInTransaction(client, {
-    kind: 'mail.send', createdBy: `flow:${flow.name}`,
-    params: { to, subject: mail.subject, text: mail.text, html: mail.html, connection: flow.smtp_connection ?? undefined, flowRunId: run.id },
-  });
-  await logFlowRun(client, run.id, 'info', `${event} alert to ${to.join(', ')} queued as mail.send job ${job.runId}`);
+  };
+  if (to.length) {
+    const mail = buildAlertMail(facts);
+    const job = await enqueueJobInTransaction(client, {
+      kind: 'mail.send', createdBy: `flow:${flow.name}`,
+      params: { to, subject: mail.subject, text: mail.text, html: mail.html, connection: flow.smtp_connection ?? undefined, flowRunId: run.id },
+    });
+    await logFlowRun(client, run.id, 'info', `${event} alert to ${to.join(', ')} queued as mail.send job ${job.runId}`);
+  }
+  const hookFacts = hooks.length ? alertWebhookFacts(facts) : null;
+  for (const connection of hooks) {
+    const job = await enqueueJobInTransaction(client, { kind: 'webhook.send', createdBy: `flow:${flow.name}`, params: { connection, facts: hookFacts, flowRunId: run.id } });
+    await logFlowRun(client, run.id, 'info', `${event} alert to webhook ${connection} queued as webhook.send job ${job.runId}`);
+  }
 }

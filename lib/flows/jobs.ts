@@ -18,6 +18,29 @@ export const MailSendPayload = z.strictObject({
   backoffMs: z.number().int().min(0).max(600_000).default(2000),
 });
 
+const iso = z.string().max(40).nullable();
+/** The facts of one flow alert (see alert-webhook.ts), as the executor queues them. */
+const AlertWebhookFactsSchema = z.strictObject({
+  event: z.enum(['failure', 'success', 'long_running']),
+  text: z.string().min(1).max(4000),
+  flow: z.strictObject({ id: z.string().max(100), name: z.string().max(200) }),
+  run: z.strictObject({ id: z.string().max(100), url: z.string().max(2000), scheduledFor: iso, startedAt: iso, endedAt: z.string().max(40), durationMs: z.number().int().min(0).nullable() }),
+  failedNode: z.strictObject({ id: z.string().max(100), label: z.string().max(200).nullable(), kind: z.string().max(100), error: z.string().max(5000).nullable() }).nullable(),
+  nodes: z.array(z.strictObject({ id: z.string().max(100), label: z.string().max(200).nullable(), status: z.string().max(40) })).max(200),
+});
+
+/** Payload of `webhook.send`: one alert to a `webhook` connection (its URL and keys stay in the connection). */
+export const WebhookSendPayload = z.strictObject({
+  /** webhook connection name. */
+  connection: z.string().min(1).max(100),
+  facts: AlertWebhookFactsSchema,
+  flowRunId: z.string().uuid().optional(),
+  /** Tries in all. (Default: 5) */
+  attempts: z.number().int().min(1).max(20).default(5),
+  /** First wait between tries, doubled after each. (Default: 2000 ms) */
+  backoffMs: z.number().int().min(0).max(600_000).default(2000),
+});
+
 export const flowsJobs = [
   defineJob({
     kind: 'flows.run',
@@ -87,6 +110,36 @@ export const flowsJobs = [
       }, { attempts: 1, signal: ctx.signal });
       ctx.logger.info('test mail sent', { to: p.to, messageId: sent.messageId });
       return { messageId: sent.messageId, accepted: sent.accepted, connection: smtp.connection };
+    },
+  }),
+  defineJob({
+    kind: 'webhook.send',
+    description: 'Post one flow alert to a webhook connection (Slack, Teams, PagerDuty or any HTTP receiver), retrying with backoff',
+    role: 'admin',
+    payload: WebhookSendPayload,
+    async run(ctx, p) {
+      const { resolveWebhook, sendWebhook } = await import('../webhook');
+      const { alertWebhookBody } = await import('./alert-webhook');
+      const { logFlowRun } = await import('./run-log');
+      const note = async (level: 'info' | 'warn' | 'error', m: string) => {
+        if (p.flowRunId) await logFlowRun(ctx.pool, p.flowRunId, level, m).catch(() => {}); // best effort, as for mail
+      };
+      try {
+        const hook = await resolveWebhook({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);
+        const sent = await sendWebhook(hook, alertWebhookBody(p.facts, hook.format, hook.routingKey), {
+          attempts: p.attempts, backoffMs: p.backoffMs, signal: ctx.signal,
+          onRetry: (n, err, wait) => {
+            ctx.logger.warn(`webhook try ${n} failed, retrying in ${wait} ms: ${err.message}`);
+            void note('warn', `alert webhook try ${n} via ${hook.connection} failed: ${err.message}; retrying in ${Math.round(wait / 100) / 10} s`);
+          },
+        });
+        ctx.logger.info('webhook delivered', { connection: hook.connection, status: sent.status, attempts: sent.attempts });
+        await note('info', `alert webhook delivered via ${hook.connection} (HTTP ${sent.status}, try ${sent.attempts})`);
+        return { connection: hook.connection, status: sent.status, attempts: sent.attempts, format: hook.format };
+      } catch (e) {
+        await note('error', `alert webhook not delivered: ${(e as Error).message}`);
+        throw e;
+      }
     },
   }),
 ];

@@ -38,6 +38,8 @@ export const FlowAlertsSchema = z.strictObject({
   recipients: z.array(email).max(50).default([]),
   /** The SMTP connection to send through, by name. (Default: the first smtp connection) */
   connection: z.string().min(1).max(100).nullable().default(null),
+  /** Webhook connections (kind webhook) that get the same alerts, by name. (Default: none) */
+  webhooks: z.array(z.string().min(1).max(100)).max(10).default([]),
 });
 
 export const FlowInputSchema = z.strictObject({
@@ -57,7 +59,7 @@ export const FlowInputSchema = z.strictObject({
   overlap: z.enum(['skip', 'queue']).default('skip'),
   /** Nodes of one run that run at once. (Default: 4) */
   maxParallel: z.number().int().min(1).max(64).default(4),
-  alerts: FlowAlertsSchema.default({ onFailure: true, onSuccess: false, longRunningMinutes: null, recipients: [], connection: null }),
+  alerts: FlowAlertsSchema.default({ onFailure: true, onSuccess: false, longRunningMinutes: null, recipients: [], connection: null, webhooks: [] }),
 });
 export type FlowInput = z.input<typeof FlowInputSchema>;
 export type FlowDefinition = z.infer<typeof FlowInputSchema>;

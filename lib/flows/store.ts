@@ -44,7 +44,7 @@ function view(r: Record<string, any>, names: Map<string, string>, now = new Date
     catchup: r.catchup, overlap: r.overlap, maxParallel: r.max_parallel,
     alerts: {
       onFailure: r.alert_on_failure, onSuccess: r.alert_on_success, longRunningMinutes: r.alert_long_running_minutes,
-      recipients: r.alert_recipients, connection: r.smtp_connection,
+      recipients: r.alert_recipients, connection: r.smtp_connection, webhooks: r.alert_webhooks ?? [],
     },
     nextFires, createdBy: r.created_by, createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
   };
@@ -92,9 +92,9 @@ export async function createFlow(pool: pg.Pool, input: unknown, createdBy?: stri
   const f = await validateFlow(pool, input);
   const r = await pool.query(
     `insert into flows (id, name, description, nodes, edges, cron, timezone, enabled, catchup, overlap, max_parallel,
-        alert_on_failure, alert_on_success, alert_long_running_minutes, alert_recipients, smtp_connection, schedule_cursor, created_by)
-     values ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, now(), $17) returning *`,
-    [...columns(f), crypto.randomUUID(), createdBy ?? null],
+        alert_on_failure, alert_on_success, alert_long_running_minutes, alert_recipients, smtp_connection, schedule_cursor, created_by, alert_webhooks)
+     values ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, now(), $17, $18) returning *`,
+    [...columns(f), crypto.randomUUID(), createdBy ?? null, f.alerts.webhooks],
   ).catch((e) => conflictOnName(e, f.name));
   return view(r.rows[0], await pipelineNames(pool, r.rows));
 }
@@ -130,10 +130,10 @@ export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch): 
     const r = await client.query(
       `update flows set name = $1, description = $2, nodes = $3, edges = $4, cron = $5, timezone = $6, enabled = $7, catchup = $8,
           overlap = $9, max_parallel = $10, alert_on_failure = $11, alert_on_success = $12, alert_long_running_minutes = $13,
-          alert_recipients = $14, smtp_connection = $15, updated_at = now(),
+          alert_recipients = $14, smtp_connection = $15, alert_webhooks = $18, updated_at = now(),
           schedule_cursor = case when $17 then now() else schedule_cursor end
         where id = $16 returning *`,
-      [...columns(f), row.id, scheduleChanged],
+      [...columns(f), row.id, scheduleChanged, f.alerts.webhooks],
     ).catch((e) => conflictOnName(e, f.name));
     return r.rows[0] as Record<string, any>;
   });

@@ -45,5 +45,10 @@ export async function validateFlow(db: Pick<pg.Pool, 'query'>, input: unknown): 
     if (!r.rowCount) fail('alerts.connection', `no connection '${f.alerts.connection}'`);
     if (r.rows[0].kind !== 'smtp') fail('alerts.connection', `'${f.alerts.connection}' is a ${r.rows[0].kind} connection, not smtp`);
   }
+  for (const [i, name] of f.alerts.webhooks.entries()) {
+    const r = await db.query('select kind from connections where name = $1', [name]);
+    if (!r.rowCount) fail(`alerts.webhooks[${i}]`, `no connection '${name}'`);
+    if (r.rows[0].kind !== 'webhook') fail(`alerts.webhooks[${i}]`, `'${name}' is a ${r.rows[0].kind} connection, not webhook`);
+  }
   return f;
 }

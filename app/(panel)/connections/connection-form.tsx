@@ -184,6 +184,15 @@ export function ConnectionForm({ onCreated, onCancel, initial }: { onCreated(nam
                   <input type="checkbox" name={`params.${f.key}`} checked={params[f.key] === true} onChange={(e) => setParams({ ...params, [f.key]: e.target.checked })} />
                   <span>{f.label}</span>
                 </label>
+              ) : f.type === 'select' ? (
+                <label key={f.key} className="field">
+                  <span>{f.label}</span>
+                  <select name={`params.${f.key}`} value={(params[f.key] as string | undefined) ?? ''} onChange={(e) => setParams({ ...params, [f.key]: e.target.value })} aria-invalid={invalid(`params.${f.key}`)}>
+                    <option value="">default ({f.options?.[0]})</option>
+                    {f.options?.map((o) => <option key={o} value={o}>{o}</option>)}
+                  </select>
+                  {f.help && <small className="muted">{f.help}</small>}
+                </label>
               ) : (
                 <label key={f.key} className="field">
                   <span>{f.label}</span>

@@ -15,7 +15,7 @@ export interface NodeSpec { id: string; label?: string; pipeline?: string; pipel
 export interface FlowDoc {
   id?: string; name: string; description: string; nodes: NodeSpec[]; edges: { from: string; to: string }[];
   cron: string | null; timezone: string; enabled: boolean; catchup: 'skip' | 'once'; overlap: 'skip' | 'queue'; maxParallel: number;
-  alerts: { onFailure: boolean; onSuccess: boolean; longRunningMinutes: number | null; recipients: string[]; connection: string | null };
+  alerts: { onFailure: boolean; onSuccess: boolean; longRunningMinutes: number | null; recipients: string[]; connection: string | null; webhooks?: string[] };
   nextFires?: string[];
 }
 interface PipelineRow { id: string; name: string; kind: string }
@@ -23,7 +23,7 @@ type GNode = Node<GraphNodeData & { spec: NodeSpec }>;
 
 const EMPTY: FlowDoc = {
   name: '', description: '', nodes: [], edges: [], cron: null, timezone: 'UTC', enabled: true, catchup: 'skip', overlap: 'skip', maxParallel: 4,
-  alerts: { onFailure: true, onSuccess: false, longRunningMinutes: null, recipients: [], connection: null },
+  alerts: { onFailure: true, onSuccess: false, longRunningMinutes: null, recipients: [], connection: null, webhooks: [] },
 };
 
 const slug = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'node';
@@ -59,6 +59,7 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
   const [nodes, setNodes] = useState<GNode[]>([]);
   const [edges, setEdges] = useState<Edge[]>([]);
   const [recipients, setRecipients] = useState('');
+  const [webhooks, setWebhooks] = useState('');
   const [pick, setPick] = useState('');
   const [inlineKind, setInlineKind] = useState('');
   const [inlineParams, setInlineParams] = useState('{}');
@@ -77,6 +78,7 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
     const g = toGraph(d, pipelines.data?.pipelines ?? []);
     setNodes(g.nodes); setEdges(g.edges);
     setRecipients(d.alerts.recipients.join(', '));
+    setWebhooks((d.alerts.webhooks ?? []).join(', '));
   }, [loaded.data, doc, pipelines.data]);
 
   if (!doc) return <p className="empty">{loaded.isError ? `Could not load the flow: ${(loaded.error as Error).message}` : 'Loading…'}</p>;
@@ -92,7 +94,7 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
     edges: edges.map((e) => ({ from: e.source, to: e.target })),
     cron: doc.cron && doc.cron.trim() ? doc.cron.trim() : null, timezone: doc.timezone.trim() || 'UTC', enabled: doc.enabled,
     catchup: doc.catchup, overlap: doc.overlap, maxParallel: doc.maxParallel,
-    alerts: { ...doc.alerts, recipients: recipients.split(/[,\s]+/).map((x) => x.trim()).filter(Boolean) },
+    alerts: { ...doc.alerts, recipients: recipients.split(/[,\s]+/).map((x) => x.trim()).filter(Boolean), webhooks: webhooks.split(/[,\s]+/).map((x) => x.trim()).filter(Boolean) },
   });
 
   const uniqueId = (base: string) => {
@@ -147,7 +149,7 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
       d.alerts = { ...EMPTY.alerts, ...(d.alerts ?? {}) };
       setDoc({ ...d, id: doc.id });
       const g = toGraph(d, pipelines.data?.pipelines ?? []);
-      setNodes(g.nodes); setEdges(g.edges); setRecipients(d.alerts.recipients.join(', '));
+      setNodes(g.nodes); setEdges(g.edges); setRecipients(d.alerts.recipients.join(', ')); setWebhooks((d.alerts.webhooks ?? []).join(', '));
       setJson(null);
     } catch (e) { setError(new Error(`flow JSON: ${(e as Error).message}`)); }
   };
@@ -234,6 +236,10 @@ export function FlowEditor({ flowId }: { flowId?: string }) {
           <label className="field field-check"><input type="checkbox" name="onSuccess" checked={doc.alerts.onSuccess} onChange={(e) => setAlerts({ onSuccess: e.target.checked })} /><span>Mail on success</span></label>
           <label className="field"><span>Mail when running longer than (minutes)</span>
             <input name="longRunningMinutes" type="number" min={1} value={doc.alerts.longRunningMinutes ?? ''} onChange={(e) => setAlerts({ longRunningMinutes: e.target.value ? Number(e.target.value) : null })} placeholder="off" />
+          </label>
+          <label className="field"><span>Webhooks (webhook connections, comma-separated)</span>
+            <input name="webhooks" value={webhooks} onChange={(e) => { setWebhooks(e.target.value); setSaved(false); }} placeholder="none: alerts go by mail only" />
+            <small className="muted">the same alerts, posted as JSON (Slack, Teams, any receiver) or PagerDuty events; add one under Connections, kind Webhook</small>
           </label>
           <label className="field"><span>SMTP connection</span><input name="smtpConnection" value={doc.alerts.connection ?? ''} onChange={(e) => setAlerts({ connection: e.target.value.trim() || null })} placeholder="the first smtp connection" /></label>
           <FormError error={error} />

@@ -3,12 +3,14 @@
  * and the API's kind-specific checks. Pure data: safe to import in the browser.
  * Param names follow what the engines read (`lib/etl/branches.ts`, the TOML import).
  */
-export type ConnectionKind = 'oracle' | 'postgres' | 'clickhouse' | 'striim' | 'smtp' | 'other';
+export type ConnectionKind = 'oracle' | 'postgres' | 'clickhouse' | 'striim' | 'smtp' | 'webhook' | 'other';
 
 export interface ConnectionField {
   key: string;
   label: string;
-  type: 'text' | 'number' | 'boolean';
+  /** select: one of `options` (an enumerated setting is never free text). */
+  type: 'text' | 'number' | 'boolean' | 'select';
+  options?: readonly string[];
   placeholder?: string;
   help?: string;
 }
@@ -85,11 +87,22 @@ export const CONNECTION_KIND_SPECS: Record<ConnectionKind, ConnectionKindSpec> =
     params: [
       { key: 'host', label: 'Host', type: 'text' },
       { key: 'port', label: 'Port', type: 'number', placeholder: '587' },
-      { key: 'tls', label: 'TLS mode', type: 'text', placeholder: 'starttls', help: 'none, starttls (upgrade after connecting; port 587) or tls (TLS from the start; port 465)' },
+      { key: 'tls', label: 'TLS mode', type: 'select', options: ['starttls', 'tls', 'none'], help: 'starttls: upgrade after connecting (port 587); tls: TLS from the start (port 465); none: plain text' },
       { key: 'user', label: 'User', type: 'text', help: 'leave empty for a relay without authentication' },
       { key: 'from', label: 'From address', type: 'text', placeholder: 'tributary@example.com' },
     ],
     secrets: [{ key: 'password', label: 'Password', type: 'text' }],
+  },
+  webhook: {
+    label: 'Webhook', branchable: false,
+    params: [
+      { key: 'format', label: 'Body format', type: 'select', options: ['json', 'pagerduty'], help: 'json: the alert\'s facts with a text line (Slack, Teams, any receiver); pagerduty: an Events API v2 event' },
+    ],
+    secrets: [
+      { key: 'url', label: 'URL', type: 'text', placeholder: 'https://hooks.slack.com/services/…', help: 'where alerts are posted (a chat webhook URL is itself a credential)' },
+      { key: 'secret', label: 'Signing secret', type: 'text', help: 'optional: each post carries X-Tributary-Signature, an HMAC-SHA256 of "<timestamp>.<body>"' },
+      { key: 'routing_key', label: 'PagerDuty routing key', type: 'text', help: 'format pagerduty only' },
+    ],
   },
   other: { label: 'Other', branchable: false, params: [], secrets: [] },
 };
@@ -121,6 +134,7 @@ export function checkConnectionFields(c: { kind: string; params?: Record<string,
     if (f.type === 'number' && !(Number.isInteger(v) && (v as number) > 0)) return { field: `params.${f.key}`, message: `${f.key} must be a positive integer` };
     if (f.type === 'boolean' && typeof v !== 'boolean') return { field: `params.${f.key}`, message: `${f.key} must be true or false` };
     if (f.type === 'text' && typeof v !== 'string') return { field: `params.${f.key}`, message: `${f.key} must be a string` };
+    if (f.type === 'select' && !f.options?.includes(v as string)) return { field: `params.${f.key}`, message: `${f.key} must be one of ${f.options?.join(', ')}` };
   }
   const has = (o: Record<string, unknown>, k: string) => o[k] !== undefined && o[k] !== null && o[k] !== '';
   if (c.kind === 'oracle' && !has(params, 'dsn') && !has(secrets, 'connection_string')) {
@@ -137,6 +151,11 @@ export function checkConnectionFields(c: { kind: string; params?: Record<string,
     if (has(params, 'tls') && !SMTP_TLS_MODES.includes(params.tls as string)) return { field: 'params.tls', message: `tls must be one of ${SMTP_TLS_MODES.join(', ')}` };
     if (!has(params, 'from')) return { field: 'params.from', message: 'an SMTP connection needs a from address' };
     if (!/^[^\s@<>]+@[^\s@<>]+$/.test(String(params.from).replace(/^.*<([^>]+)>\s*$/, '$1'))) return { field: 'params.from', message: 'from must be an e-mail address (optionally "Name <addr@host>")' };
+  }
+  if (c.kind === 'webhook') {
+    if (!has(secrets, 'url')) return { field: 'secrets.url', message: 'a webhook connection needs url (in secrets)' };
+    if (secrets.url !== '*' && !/^https?:\/\/[^/\s]+/i.test(secrets.url)) return { field: 'secrets.url', message: 'url must be an http:// or https:// URL' };
+    if (params.format === 'pagerduty' && !has(secrets, 'routing_key')) return { field: 'secrets.routing_key', message: 'format pagerduty needs routing_key (in secrets)' };
   }
   if (c.kind === 'striim' && !has(params, 'node')) return { field: 'params.node', message: 'a Striim connection needs node (host:port)' };
   return null;
