@@ -39,7 +39,8 @@ async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined |
 }
 const jobsOf = async (kind: string, flowRunId: string) =>
   (await db.pool.query(`select status, result, error from job_runs where kind = $1 and params->>'flowRunId' = $2`, [kind, flowRunId])).rows;
-const failing = { kind: 'etl.run', params: { mode: 'INITIAL', tablesFile: '/nonexistent/tributary-webhook-test/tables.json' } };
+/** A node that passes every check at save and fails when it runs: testing a connection whose server is not there. */
+const failing = { kind: 'connections.test', params: { name: 'unreachable-db' } };
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -58,6 +59,7 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-webhook-'));
   const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv);
   const ctx = { pool: db.pool, keys: { secret: SECRET, dataDir } };
+  await createConnection(ctx, { name: 'unreachable-db', kind: 'postgres', params: { host: '127.0.0.1', port: 1, database: 'x', user: 'x' } });
   await createConnection(ctx, { name: 'ops-hook', kind: 'webhook', params: {}, secrets: { url: `${base}/hooks/ops`, secret: HMAC_KEY } });
   await createConnection(ctx, { name: 'pager', kind: 'webhook', params: { format: 'pagerduty' }, secrets: { url: `${base}/v2/enqueue`, routing_key: 'R0UT1NG' } });
   installJobCatalog({ jobs: jobRegistry, env });
@@ -100,10 +102,10 @@ describe('flow alerts to webhooks', () => {
     expect(body).toMatchObject({
       source: 'tributary', event: 'failure', flow: { id: flow.id, name: 'hooked' },
       run: { id: run.id, url: `http://panel.test:8765/flows/${flow.id}/runs/${run.id}` },
-      failedNode: { id: 'load', kind: 'etl.run' },
+      failedNode: { id: 'load', kind: 'connections.test' },
     });
     expect(body.text).toMatch(/^Flow hooked failed at node load/);
-    expect(body.failedNode.error).toMatch(/tables/);
+    expect(body.failedNode.error).toMatch(/unreachable-db is unreachable/);
     expect(body.nodes).toEqual([{ id: 'load', label: null, status: 'failed' }]);
     const r = await getFlowRun(db.pool, run.id);
     expect(r!.logs.map((l: { message: string }) => l.message).join('\n')).toMatch(/alert webhook delivered via ops-hook \(HTTP 200, try 2\)/);

@@ -45,7 +45,8 @@ const finished = (id: string) => waitFor(`run ${id} to finish`, async () => {
 const count = async (sql: string, args: unknown[] = []) => Number((await db.pool.query(sql, args)).rows[0].n);
 const ok = { kind: 'system.check', params: {} };
 /** A node that fails at once: etl.run reading a tables file that does not exist. */
-const failing = { kind: 'etl.run', params: { mode: 'INITIAL', tablesFile: '/nonexistent/tributary-flows-test/tables.json' } };
+/** A node that passes every check at save and fails when it runs: testing a connection whose server is not there. */
+const failing = { kind: 'connections.test', params: { name: 'unreachable-db' } };
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -53,6 +54,9 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-flows-'));
   const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv);
   smtp = await startTestSmtpServer();
+  await createConnection({ pool: db.pool, keys: { secret: SECRET, dataDir } }, {
+    name: 'unreachable-db', kind: 'postgres', params: { host: '127.0.0.1', port: 1, database: 'x', user: 'x' },
+  });
   await createConnection({ pool: db.pool, keys: { secret: SECRET, dataDir } }, {
     name: 'test-mail', kind: 'smtp', params: { host: '127.0.0.1', port: smtp.port, tls: 'none', from: 'tributary@flows.test' },
   });
@@ -78,6 +82,8 @@ describe('bad input: 400-style validation errors naming the field, nothing saved
     ['cron with 4 fields', { ...base, cron: '* * * *' }, 'cron', /5 fields/],
     ['unknown zone', { ...base, cron: '0 2 * * *', timezone: 'Europe/Atlantis' }, 'timezone', /unknown time zone/],
     ['unknown node kind', { ...base, nodes: [{ id: 'a', kind: 'nope.nothing' }] , edges: [] }, 'nodes[0].kind', /unknown job kind/],
+    ['a table tables.json does not define (checked at save, as POST /jobs does)', { ...base, nodes: [base.nodes[0], { id: 'b', kind: 'etl.run', params: { mode: 'INCREMENTAL', tables: ['NO_SUCH_TABLE'] } }] }, 'nodes[1].params.tables[0]', /unknown table "NO_SUCH_TABLE"/],
+    ['a connection that does not exist', { ...base, nodes: [base.nodes[0], { id: 'b', kind: 'connections.test', params: { name: 'ghost' } }] }, 'nodes[1].params.name', /no connection named "ghost"/],
     ['payload failing its schema', { ...base, nodes: [base.nodes[0], { id: 'b', kind: 'etl.run', params: { mode: 'SIDEWAYS' } }] }, 'nodes[1].params.mode', /.+/],
     ['unknown payload key', { ...base, nodes: [base.nodes[0], { id: 'b', kind: 'system.check', params: { bogus: 1 } }] }, 'nodes[1].params.bogus', /.+/],
     ['dangling edge', { ...base, edges: [{ from: 'a', to: 'zz' }] }, 'edges[0].to', /unknown node 'zz'/],
@@ -107,6 +113,10 @@ describe('pipeline library', () => {
     expect(p.command).toBe('tributary system check --hold-seconds 0');
     await expect(createPipeline(db.pool, { name: 'check', kind: 'system.check' })).rejects.toMatchObject({ code: 'conflict', field: 'name' });
     await expect(updatePipeline(db.pool, 'check', { params: { holdSeconds: -1 } })).rejects.toMatchObject({ field: 'params.holdSeconds' });
+    // Checked against the configuration at save, as POST /jobs checks it: a pipeline that could never run is not saved.
+    await expect(createPipeline(db.pool, { name: 'ghost-load', kind: 'etl.run', params: { mode: 'INITIAL', tables: ['NO_SUCH_TABLE'] } }))
+      .rejects.toMatchObject({ field: 'params.tables[0]', message: expect.stringMatching(/^pipelines: params\.tables\[0\]: unknown table "NO_SUCH_TABLE"/) });
+    await expect(updatePipeline(db.pool, 'check', { kind: 'connections.test', params: { name: 'ghost' } })).rejects.toMatchObject({ field: 'params.name' });
     const c = await clonePipeline(db.pool, 'check');
     expect(c.name).toBe('check-copy');
     const { runId } = await runPipeline(db.pool, 'check', 'user:alice');
@@ -138,7 +148,7 @@ describe('executor and alerts', () => {
     expect(byId.extract.status).toBe('succeeded');
     expect(byId.extract.jobRunId).toMatch(/^[0-9a-f-]{36}$/);
     expect(byId.load.status).toBe('failed');
-    expect(byId.load.error).toMatch(/nonexistent/);
+    expect(byId.load.error).toMatch(/unreachable-db is unreachable/);
     expect(byId.report).toMatchObject({ status: 'skipped', error: 'upstream failed (load)', jobRunId: null });
     expect(byId.extract.startedAt && byId.extract.finishedAt).toBeTruthy();
     // The pipeline node shows up in the pipeline's history, linked to the run.
@@ -151,8 +161,8 @@ describe('executor and alerts', () => {
     const m = mails[0];
     expect(m.to).toEqual(['ops@flows.test']);
     expect(m.subject).toBe('[tributary] Flow three failed at node load');
-    expect(m.text).toContain('Failed node: load [etl.run]');
-    expect(m.text).toMatch(/nonexistent\/tributary-flows-test/);
+    expect(m.text).toContain('Failed node: load [connections.test]');
+    expect(m.text).toMatch(/unreachable-db is unreachable/);
     expect(m.text).toContain(`http://panel.test:8765/flows/${f.id}/runs/${run.id}`);
     expect(m.raw).toMatch(/Content-Type: text\/plain/);
     expect(m.raw).toMatch(/Content-Type: text\/html/);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { AppError } from '../errors';
-import { checkJobSpec, getPipeline, parseInput } from '../pipelines';
+import { checkJobSpecWithConfig, getPipeline, parseInput } from '../pipelines';
 import { checkDag } from './dag';
 import { checkSchedule, isValidTimeZone } from './schedule';
 import { FlowInputSchema, type FlowDefinition } from './spec';
@@ -28,7 +28,7 @@ export async function validateFlow(db: Pick<pg.Pool, 'query'>, input: unknown): 
       if (!p) fail(`nodes[${i}].pipeline`, `no pipeline '${n.pipeline}'`);
       n.pipeline = p!.id;
     } else {
-      n.params = checkJobSpec(n.kind!, n.params ?? {}, `nodes[${i}]`, 'flows');
+      n.params = await checkJobSpecWithConfig(db, n.kind!, n.params ?? {}, `nodes[${i}]`, 'flows');
     }
   }
   const problem = checkDag(f.nodes.map((n) => n.id), f.edges);

@@ -1,7 +1,7 @@
 // The pipeline library: saved job specs, their run history, and the helpers
 // flows share (job-spec checks, enqueueing inside a caller's transaction).
 export { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './spec';
-export { checkJobSpec, parseInput } from './job-spec';
+export { checkJobSpec, checkJobSpecWithConfig, parseInput } from './job-spec';
 export { fieldPath } from './field-path';
 export { enqueueJobInTransaction } from './enqueue-in-transaction';
 export { withTransaction } from './transaction';

@@ -1,5 +1,6 @@
+import type pg from 'pg';
 import { z } from 'zod';
-import { AppError } from '../errors';
+import { AppError, toError } from '../errors';
 import { jobCatalog } from '../jobs/catalog';
 import { fieldPath } from './field-path';
 
@@ -23,6 +24,32 @@ export function checkJobSpec(kind: string, params: unknown, prefix = '', engine 
     throw new AppError('validation', `${engine}: ${field}: ${issue.message}`, { field, cause: z.prettifyError(r.error) });
   }
   return (params ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * `checkJobSpec`, then the kind's own checks against the configuration (a
+ * table in tables.json, a branch among connections, a run that exists), as
+ * `POST /jobs` runs them: a saved pipeline or flow node that could never run
+ * is refused when it is saved, not when its schedule fires. A check's field
+ * (`params.tables[0]`) is named under `prefix` (`nodes[1].params.tables[0]`).
+ */
+export async function checkJobSpecWithConfig(db: Pick<pg.Pool, 'query'>, kind: string, params: unknown, prefix = '', engine = 'pipelines'): Promise<Record<string, unknown>> {
+  const raw = checkJobSpec(kind, params, prefix, engine);
+  const { jobs, env } = jobCatalog();
+  const def = jobs.get(kind)!;
+  if (!def.check) return raw;
+  try {
+    await def.check({ pool: db as pg.Pool, env }, def.payload.parse(raw) as never);
+  } catch (e) {
+    const err = toError(e);
+    if (!(err instanceof AppError) || err.status !== 400) throw e;
+    const own = err.field ?? 'params';
+    const field = prefix ? `${prefix}.${own}` : own;
+    // A check's message starts with its own field name (`params.tables[0]: unknown table …`): said once, under the prefix.
+    const why = err.message.startsWith(`${own}: `) ? err.message.slice(own.length + 2) : err.message;
+    throw new AppError('validation', `${engine}: ${field}: ${why}`, { field, cause: err });
+  }
+  return raw;
 }
 
 /** Parse input with a zod schema, throwing AppError('validation') naming the field as `a[1].b`. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../errors';
-import { checkJobSpec, parseInput } from './job-spec';
+import { checkJobSpecWithConfig, parseInput } from './job-spec';
 import { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './spec';
 import { enqueueJobInTransaction } from './enqueue-in-transaction';
 import { commandLineFor, rowsOfResult } from './command-line';
@@ -68,7 +68,7 @@ export async function listPipelines(pool: pg.Pool, f: { tag?: string; kind?: str
 /** Save a new pipeline; its params are checked by the kind's own schema first. */
 export async function createPipeline(pool: pg.Pool, input: PipelineInput, createdBy?: string | null): Promise<PipelineView> {
   const p = parseInput(PipelineInputSchema, input, 'pipelines');
-  checkJobSpec(p.kind, p.params);
+  await checkJobSpecWithConfig(pool, p.kind, p.params);
   const r = await pool.query(
     `insert into pipelines (id, name, description, tags, kind, params, created_by) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
     [crypto.randomUUID(), p.name, p.description, p.tags, p.kind, JSON.stringify(p.params), createdBy ?? null],
@@ -86,7 +86,7 @@ export async function updatePipeline(pool: pg.Pool, ref: string, patch: z.input<
     name: p.name ?? cur.name, description: p.description ?? cur.description, tags: p.tags ?? cur.tags,
     kind: p.kind ?? cur.kind, params: p.params ?? cur.params,
   }, 'pipelines');
-  checkJobSpec(merged.kind, merged.params);
+  await checkJobSpecWithConfig(pool, merged.kind, merged.params);
   const r = await pool.query(
     `update pipelines set name = $2, description = $3, tags = $4, kind = $5, params = $6, updated_at = now() where id = $1 returning *`,
     [cur.id, merged.name, merged.description, merged.tags, merged.kind, JSON.stringify(merged.params)],
