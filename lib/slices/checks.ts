@@ -3,6 +3,7 @@ import type { Env } from '../config/env';
 import { builtinConnection, builtinConnections, getConnection, isBuiltinName } from '../connections';
 import { AppError } from '../errors';
 import { resolveDataPath } from './data-path';
+import { parseTemplate } from './planning/template';
 
 /**
  * Enqueue-time checks of the slices job payloads, for `JobDefinition.check`
@@ -42,6 +43,25 @@ async function checkRun(deps: SlicesCheckDeps, p: Payload): Promise<void> {
   if (!(await runExists(deps, p.runId))) throw new AppError('validation', `params.runId: slice run ${String(p.runId)} not found`, { field: 'params.runId' });
 }
 
+/**
+ * A probe or split needs its SQL template: inline (`query`, parsed now with the
+ * same parser the split uses: ~SPLIT~ placement, the driving table, no stray
+ * |TARGET) or a file (read when the job runs). Without either it could only fail later.
+ */
+function checkTemplate(p: Payload): void {
+  if (typeof p.queryFile === 'string') return;
+  if (typeof p.query !== 'string' || !p.query.trim()) {
+    throw new AppError('validation', 'params.query: a probe or split needs its SQL template: query (with ~SPLIT~, or none to split the whole table) or queryFile', { field: 'params.query' });
+  }
+  try {
+    parseTemplate(p.query, { table: String(p.table), alias: typeof p.alias === 'string' ? p.alias : undefined });
+  } catch (e) {
+    if (!(e instanceof AppError)) throw e;
+    const field = `params.${e.field ?? 'query'}`;
+    throw new AppError('validation', `${field}: ${e.message}`, { field, cause: e });
+  }
+}
+
 const common = async (deps: SlicesCheckDeps, p: Payload) => { await checkConnections(deps, p); await checkFiles(deps, p); };
 
 export const slicesChecks: Record<string, (deps: SlicesCheckDeps, payload: Payload) => Promise<void>> = {
@@ -57,7 +77,7 @@ export const slicesChecks: Record<string, (deps: SlicesCheckDeps, payload: Paylo
   'slices.reconcile': async (deps, p) => { await common(deps, p); await checkRun(deps, p); },
   'slices.board': async (deps, p) => { await common(deps, p); await checkRun(deps, p); },
   'slices.status': common,
-  'slices.probe': common,
-  'slices.split': common,
+  'slices.probe': async (deps, p) => { await common(deps, p); checkTemplate(p); },
+  'slices.split': async (deps, p) => { await common(deps, p); checkTemplate(p); },
   'slices.assort': common,
 };

@@ -167,4 +167,15 @@ describe('enqueue-time checks (for JobDefinition.check)', () => {
     expect(await field('slices.reset', { runId: 77 })).toBe('params.runId');
     await expect(slicesChecks['slices.run'](deps, { runId: 77, queryFileText, striimConnection: 'env:striim', queryFile: undefined })).resolves.toBeUndefined();
   });
+  it('refuses a probe or split without a SQL template, or with one the splitter cannot read, when it is posted', async () => {
+    const { slicesChecks } = await import('./checks');
+    const deps = { pool: db.pool, env: env() };
+    for (const kind of ['slices.split', 'slices.probe']) {
+      const noQuery = await refusal(slicesChecks[kind](deps, { table: 'public.orders', target: 'public.orders_copy' }));
+      expect(noQuery).toMatchObject({ field: 'params.query', message: expect.stringMatching(/needs its SQL template/) });
+      const wrongTable = await refusal(slicesChecks[kind](deps, { table: 'public.orders', query: 'SELECT * FROM public.customers c WHERE ~SPLIT~' }));
+      expect(wrongTable).toMatchObject({ field: 'params.table', message: expect.stringMatching(/public\.orders not found after FROM/) });
+      await expect(slicesChecks[kind](deps, { table: 'public.orders', query: 'SELECT * FROM public.orders o WHERE ~SPLIT~' })).resolves.toBeUndefined();
+    }
+  });
 });
