@@ -102,6 +102,24 @@ describe('split, then a native run, then reconcile (job handlers)', () => {
     expect(rec.total).toEqual({ source: ROWS, target: ROWS, delta: 0 });
   });
 
+  it('a run to the lake merges on the table\'s primary key when none is given; reconcile with no endpoints uses the run\'s own', async () => {
+    await split(6, 'slices.lake_pk');
+    const r = await slicesRunJob.run(ctx(), slicesRunJob.payload.parse({ runId: 6, executor: 'native', connection: 'src', targetLake: 'default', deployWait: 0 })) as { verdict: string };
+    expect(r.verdict).toBe('FINISHED');
+    expect((await db.pool.query(`select settings->'mergeKeys' k, settings->'connections'->>'source' src from slice_runs where run_id = 6`)).rows[0]).toEqual({ k: ['id'], src: 'src' });
+    // No connection, no target: the run's source (a PostgreSQL one, whose watermark is an LSN, not an SCN) and its lake.
+    const rec = await slicesReconcileJob.run(ctx(), { runId: 6 }) as ReconcileReport;
+    expect(rec.total).toEqual({ source: ROWS, target: ROWS, delta: 0 });
+    expect(rec.slices.every((x) => x.delta === 0 && !/^SELECT.*AS OF SCN/.test(x.sourceSql))).toBe(true);
+  });
+
+  it('a run to the lake over a table without a primary key asks for merge keys, naming the table', async () => {
+    await sql(src.url, 'create table public.nokey as select id, note from public.src limit 50');
+    await splitJob.run(ctx(), splitJob.payload.parse({ query: 'SELECT n.* FROM public.nokey n WHERE ~SPLIT~', table: 'public.nokey', target: 'slices.nokey', strategy: 'column', column: 'id', chunks: 2, runId: 7, connection: 'src' }));
+    const r = await slicesRunJob.run(ctx(), slicesRunJob.payload.parse({ runId: 7, executor: 'native', connection: 'src', targetLake: 'default', deployWait: 0 })).then(() => null, (e: Error) => e);
+    expect(r?.message).toMatch(/public\.nokey has no primary key: give the merge keys/);
+  });
+
   it('a physical (ctid) split against the lake: no per-slice count, said why; totals still compared', async () => {
     await split(5, 'slices.lake_phys', 'rowid');
     await slicesRunJob.run(ctx(), slicesRunJob.payload.parse({ runId: 5, executor: 'native', connection: 'src', targetLake: 'default', mergeKeys: 'id', deployWait: 0 }));

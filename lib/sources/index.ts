@@ -27,6 +27,7 @@ export { createPgExecutor, type PgExecutorOptions } from './postgres-executor';
 export { createOracleExecutor, type OracleSourceConfig } from './oracle-executor';
 export { columnPredicates, equiDepthBounds } from './column-range';
 export { captureWatermark, WATERMARK_SQL, type Watermark } from './watermark';
+export { primaryKeyOf, primaryKeySql } from './primary-key';
 export { oracleColumnType } from './oracle-types';
 export { pgColumnType } from './pg-types';
 export { createSyntheticSource, SYNTHETIC_TABLES } from './synthetic-source';

@@ -8,7 +8,7 @@ import { lakeTarget, reconcileRun, type ReconcileReport, type ReconcileTarget } 
 import { openSource } from '../run/source';
 import { getRun } from '../run/state';
 import { createStriimClient, type StriimClient } from '../run/striim-client';
-import { lakeOf, type SlicesContext } from './context';
+import { lakeOf, namedConnection, type SlicesContext } from './context';
 import { settingsOf } from './run';
 
 async function cleanupClient(ctx: SlicesContext, r: { runId: number; withStriimCleanup?: boolean; striimConnection?: string }): Promise<{ client: StriimClient | null; prefix: string }> {
@@ -52,18 +52,42 @@ export async function executeBoard(ctx: SlicesContext, r: BoardRequest): Promise
 }
 
 /**
+ * A reconcile compares what the run loaded: the source, Postgres target or
+ * lake the run was started with (stored with its settings), unless the
+ * request names its own. A remembered connection that no longer resolves (a
+ * CLI run's transient `--source-url`, or one deleted since) is left out, so
+ * the defaults apply as before.
+ */
+async function withRunEndpoints(ctx: SlicesContext, r: ReconcileRequest): Promise<ReconcileRequest> {
+  const saved = (await getRun(ctx.pool, r.runId))?.settings as { connections?: { source?: string; target?: string }; targetLake?: string | null } | undefined;
+  if (!saved) return r;
+  const usable = async (name: string | undefined) => (name && (await namedConnection(ctx, name, 'connection').then(() => true, () => false)) ? name : undefined);
+  const out = { ...r };
+  if (!out.connection && !out.sourceEngine) out.connection = await usable(saved.connections?.source);
+  if (!out.targetConnection && !out.targetLake) {
+    if (saved.targetLake) out.targetLake = saved.targetLake === ctx.env.warehouse ? 'default' : saved.targetLake;
+    else out.targetConnection = await usable(saved.connections?.target);
+  }
+  return out;
+}
+
+/**
  * `slices reconcile` / `slices.reconcile`: per-slice source counts (AS OF SCN
  * on Oracle) against the target. An unreachable source is logged and its
  * counts left empty, with the SQL to run by hand.
  */
-export async function executeReconcile(ctx: SlicesContext, r: ReconcileRequest): Promise<ReconcileReport> {
+export async function executeReconcile(ctx: SlicesContext, req: ReconcileRequest): Promise<ReconcileReport> {
+  const r = await withRunEndpoints(ctx, req);
   const s = await settingsOf(ctx, { runId: r.runId, connection: r.connection, sourceEngine: r.sourceEngine, targetConnection: r.targetConnection, targetLake: lakeOf(ctx, r.targetLake) });
   const source = await openSource(s).catch((e) => { ctx.logger.warn(`source unreachable: ${(e as Error).message}`); return null; });
   const tpool = s.targetUrl && !s.targetLake ? createPool(s.targetUrl, { max: 2 }) : null;
   const target: ReconcileTarget = tpool ? { kind: 'postgres', pool: tpool }
     : s.targetLake ? lakeTarget(lakeCounter(ctx.pool, s.targetLake === 'default' ? ctx.env.warehouse : s.targetLake, ctx.env.s3)) : null;
   try {
-    return await reconcileRun(ctx.pool, r.runId, { source, engine: s.sourceEngine, target });
+    // The engine the run's source had, unless this request names another source.
+    const run = await getRun(ctx.pool, r.runId);
+    const engine = r.connection || r.sourceEngine || !run?.source_engine ? s.sourceEngine : (run.source_engine as 'oracle' | 'postgres');
+    return await reconcileRun(ctx.pool, r.runId, { source, engine, target });
   } finally {
     // Closing errors after the counts are in change nothing the caller can act on; log them.
     await source?.close().catch((e) => ctx.logger.debug(`reconcile: closing the source failed: ${(e as Error).message}`));

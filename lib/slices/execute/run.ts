@@ -1,5 +1,6 @@
 import type { RunRequest } from '../requests';
 import { lakeTargetFromSettings } from '../run/lake-writer';
+import { defaultMergeKeys } from '../run/merge-keys';
 import { createNativeExecutor } from '../run/native-executor';
 import { createFanoutExecutor } from '../run/fanout-executor';
 import { runSlices, type RunResult } from '../run/orchestrator';
@@ -35,6 +36,7 @@ export async function settingsOf(ctx: SlicesContext, r: Partial<RunRequest> & { 
   }
   if (r.targetConnection) s.targetUrl = await postgresUrlOf(ctx, r.targetConnection, 'targetConnection');
   s.striim = { ...s.striim, ...(await striimOf(ctx, r.striimConnection)) };
+  s.connections = { source: r.connection, target: r.targetConnection, striim: r.striimConnection };
   if (r.logDir && !ctx.local) s.logDir = await writePathOf(ctx, r.logDir, 'logDir');
   return s;
 }
@@ -54,11 +56,18 @@ export async function executeRun(ctx: SlicesContext, r: RunRequest): Promise<Run
     templateText: r.templateText ?? t?.text ?? null,
     print: ctx.print, progress: ctx.progress,
     nativeExecutor: async (x) => {
+      if (s.targetLake && !s.mergeKeys.length) {
+        s.mergeKeys = await defaultMergeKeys(ctx.pool, s, { oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
+        x.log.info(`lake merge keys: ${s.mergeKeys.join(', ')} (the primary key of the table the slices read)`);
+        await ctx.pool.query(`update slice_runs set settings = jsonb_set(settings, '{mergeKeys}', $2::jsonb) where run_id = $1`, [s.runId, JSON.stringify(s.mergeKeys)]);
+      }
       const local = await createNativeExecutor({ ...x, lakeWriter: s.targetLake ? await lakeTargetFromSettings(ctx.pool, s, ctx.env.warehouse, ctx.env.s3) : null });
       if (!ctx.fanout) return local;
       // Slices go to every worker; this one keeps the snapshot and the run's state. Inline files stay here.
-      const { queryFileText, templateText, ...request } = r;
+      const { queryFileText, templateText, ...rest } = r;
       void queryFileText; void templateText;
+      // Merge keys looked up above travel with the slices, so every worker's lake writer merges on the same key.
+      const request = { ...rest, mergeKeys: s.mergeKeys.length ? s.mergeKeys.join(',') : rest.mergeKeys };
       // No signal: the orchestrator's stop is graceful (in-flight slices finish); close() cancels what is left.
       return createFanoutExecutor({ ...ctx.fanout, pool: ctx.pool, env: ctx.env, logger: ctx.logger, request, local });
     },

@@ -14,6 +14,8 @@ export interface BoardFeed {
   started: boolean;
   /** The lake warehouse the last start wrote to ("default" or a path), or null (a Postgres target / not started). */
   targetLake: string | null;
+  /** The named source and Postgres target connections of the last start (a reconcile uses them by default), and the lake merge keys. */
+  endpoints: { source: string | null; target: string | null; mergeKeys: string[] };
   verdict: string | null;
   /** Some orchestrator holds the run lock right now. */
   active: boolean;
@@ -61,6 +63,7 @@ export async function buildBoard(pool: pg.Pool, runId: number, opts: { striim?: 
     generation: run?.generation ?? null,
     started: run ? await hasStarted(pool, runId, run.generation) : false,
     targetLake: typeof run?.settings?.targetLake === 'string' && run.settings.targetLake ? run.settings.targetLake : null,
+    endpoints: endpointsOf(run?.settings),
     verdict: run?.verdict ?? null,
     active: await isRunLocked(pool, runId),
     lockHolder: run?.lock_holder ?? null,
@@ -93,4 +96,10 @@ export async function buildBoard(pool: pg.Pool, runId: number, opts: { striim?: 
     api: { retries: run?.api_retries ?? 0, reauths: run?.api_reauths ?? 0 },
     striimReachable,
   };
+}
+
+function endpointsOf(settings: Record<string, unknown> | undefined): { source: string | null; target: string | null; mergeKeys: string[] } {
+  const c = (settings?.connections ?? {}) as { source?: unknown; target?: unknown };
+  const keys = Array.isArray(settings?.mergeKeys) ? settings.mergeKeys.map(String) : [];
+  return { source: typeof c.source === 'string' ? c.source : null, target: typeof c.target === 'string' ? c.target : null, mergeKeys: keys };
 }

@@ -95,7 +95,8 @@ export async function reconcileRun(pool: pg.Pool, runId: number, opts: { source:
   const engine = opts.source?.engine ?? opts.engine ?? ((run.source_engine as 'oracle' | 'postgres' | null) ?? 'postgres');
   const slices = await getSlices(pool, runId, { generation: run.generation });
   const tgt = opts.target ?? null;
-  const wm = engine === 'oracle' ? run.watermark_value : null;
+  // Only an Oracle SCN anchors a count (AS OF SCN); a PostgreSQL LSN cannot, so Postgres counts are live.
+  const wm = engine === 'oracle' && run.watermark_value && /^\d+$/.test(run.watermark_value) ? run.watermark_value : null;
   const out: ReconcileSlice[] = [];
   for (const sl of slices) {
     const sourceSql = sourceCountSql(sl.query, engine, wm);

@@ -28,6 +28,11 @@ export interface StriimSettings {
 
 export interface RunSettings {
   runId: number;
+  /**
+   * The named connections a run was started with, stored with its settings so
+   * a later reconcile (or resume) of the run uses the same source and target by default. (Default: none named)
+   */
+  connections?: { source?: string; target?: string; striim?: string };
   /** `striim` (one Striim app per slice) or `native` (Tributary copies). (Default: striim) */
   executor: 'striim' | 'native';
   /** CONCURRENT_APPS_MAX: slices in flight. (Default: 5) */

@@ -13,6 +13,7 @@ export type BoardAction = 'run' | 'reset' | 'reconcile' | 'clear';
 /** What the actions need of the board feed. */
 export interface BoardState {
   runId: number; executor: string | null; started: boolean; active: boolean; total: number; targetLake: string | null;
+  endpoints?: { source: string | null; target: string | null; mergeKeys: string[] };
   counts: Record<string, number>;
 }
 
@@ -64,8 +65,9 @@ export function BoardActions({ board }: { board: BoardState }) {
 
 function ConfirmAction({ action, board, onCancel, onStarted }: { action: BoardAction; board: BoardState; onCancel(): void; onStarted(id: string): void }) {
   const [executor, setExecutor] = useState<'native' | 'striim'>((board.executor as 'native' | 'striim' | null) === 'striim' && board.started ? 'striim' : 'native');
-  const [connection, setConnection] = useState('');
-  const [targetConnection, setTargetConnection] = useState('');
+  // A reconcile (or a resume) starts from what the run was started with.
+  const [connection, setConnection] = useState(board.endpoints?.source ?? '');
+  const [targetConnection, setTargetConnection] = useState(board.endpoints?.target ?? '');
   const [striimConnection, setStriimConnection] = useState('');
   const [lake, setLake] = useState(board.targetLake !== null);
   const [mergeKeys, setMergeKeys] = useState('');
@@ -151,7 +153,8 @@ function ConfirmAction({ action, board, onCancel, onStarted }: { action: BoardAc
                 {lake && (
                   <label className="field">
                     <span>Merge keys</span>
-                    <input name="mergeKeys" value={mergeKeys} onChange={(e) => setMergeKeys(e.target.value)} placeholder="id (comma-separated)" />
+                    <input name="mergeKeys" value={mergeKeys} onChange={(e) => setMergeKeys(e.target.value)} placeholder={board.endpoints?.mergeKeys.length ? board.endpoints.mergeKeys.join(', ') : 'the table\'s primary key'} />
+                    <span className="hint">columns the lake merges on, comma-separated; empty: the primary key of the table the slices read</span>
                   </label>
                 )}
               </>

@@ -8,7 +8,7 @@ import { BoardActions } from './board-actions';
 
 /** The feed of `GET /api/v1/slices/runs/:id/board` (lib/slices BoardFeed). */
 interface Board {
-  runId: number; generatedAt: string; executor: string | null; generation: number | null; started: boolean; targetLake: string | null;
+  runId: number; generatedAt: string; executor: string | null; generation: number | null; started: boolean; targetLake: string | null; endpoints?: { source: string | null; target: string | null; mergeKeys: string[] };
   verdict: string | null; active: boolean; lockHolder: string | null;
   total: number; percentComplete: number; counts: Record<string, number>;
   inFlight: { slice: number; target: string; namespace: string | null; appname: string | null; attempts: number; startedAt: string | null; elapsedSeconds: number; rowsPerSecond: number | null; rowsWritten: number | null }[];
