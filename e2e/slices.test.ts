@@ -126,6 +126,52 @@ describe('slices from the panel', () => {
     expect((await table.locator('tr[data-slice="total"] td').nth(2).textContent())?.replace(/\D/g, '')).toBe(String(ROWS));
   });
 
+  it('plans a split from the Slices page, runs it to the lake on its table\'s key, and reconciles it with the run\'s own source and target', async () => {
+    const LAKE_RUN = 6;
+    await page.goto(`${stack.baseUrl}/slices`);
+    await page.getByRole('button', { name: 'Plan a split' }).click();
+    const form = page.getByTestId('plan-split');
+    await form.locator('select[name="connection"] option[value="e2e-slices"]').waitFor({ state: 'attached' });
+    await form.locator('select[name="connection"]').selectOption('e2e-slices');
+    await form.locator('input[name="table"]').fill('public.e2e_src');
+    await form.locator('input[name="target"]').fill('e2e.src_lake');
+    await form.locator('select[name="strategy"]').selectOption('column');
+    await form.locator('input[name="column"]').fill('id');
+    await form.locator('input[name="chunks"]').fill('4');
+    await form.locator('input[name="runId"]').fill(String(LAKE_RUN));
+    await form.getByRole('button', { name: 'Split', exact: true }).click();
+    await form.locator('[data-testid="plan-split-status"][data-status="succeeded"]').waitFor({ timeout: 120_000 });
+    await form.getByRole('link', { name: `open run ${LAKE_RUN}` }).click();
+    await page.waitForURL(`${stack.baseUrl}/slices/${LAKE_RUN}`);
+
+    // Run to the lake with no merge keys typed: the table's primary key (id) is used.
+    await page.getByTestId('board-actions').getByRole('button', { name: 'Run', exact: true }).click();
+    const run = page.getByRole('dialog', { name: `Run run ${LAKE_RUN}` });
+    await run.locator('select[name="connection"] option[value="e2e-slices"]').waitFor({ state: 'attached' });
+    await run.locator('select[name="executor"]').selectOption('native');
+    await run.locator('select[name="connection"]').selectOption('e2e-slices');
+    await run.locator('input[name="lake"]').check();
+    expect(await run.locator('input[name="mergeKeys"]').getAttribute('placeholder')).toMatch(/primary key/);
+    await run.getByRole('button', { name: 'Confirm run' }).click();
+    await page.locator('[data-testid="action-result"][data-status="succeeded"]').waitFor({ timeout: 180_000 });
+    await page.getByText('native executor → lake').waitFor();
+
+    // Reconcile with what the dialog offers: the run's own source, and the lake it wrote.
+    await page.reload();
+    await page.getByTestId('board-actions').getByRole('button', { name: 'Reconcile' }).click();
+    const rec = page.getByRole('dialog', { name: `Reconcile run ${LAKE_RUN}` });
+    await rec.locator('select[name="connection"] option[value="e2e-slices"]').waitFor({ state: 'attached' });
+    expect(await rec.locator('select[name="connection"]').inputValue()).toBe('e2e-slices');
+    expect(await rec.locator('input[name="lake"]').isChecked()).toBe(true);
+    await rec.getByRole('button', { name: 'Confirm reconcile' }).click();
+    const table = page.getByTestId('reconcile-result');
+    await table.waitFor({ timeout: 120_000 });
+    const deltas = await table.locator('td[data-delta]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-delta')));
+    expect(deltas.length).toBe(5);
+    expect(deltas.every((d) => d === '0')).toBe(true);
+    expect((await table.locator('tr[data-slice="total"] td').nth(2).textContent())?.replace(/\D/g, '')).toBe(String(ROWS));
+  });
+
   it('a viewer sees the board without action buttons, and the actions API answers 403', async () => {
     expect((await call(page, 'POST', '/api/v1/users', { name: VIEWER.name, password: VIEWER.password, role: 'viewer' })).status).toBe(201);
     const vctx = await browser.newContext();

@@ -1,6 +1,9 @@
 'use client';
 import Link from 'next/link';
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { useCan } from '../../_components/user-context';
+import { PlanSplit } from './plan-split';
 import { api } from '../../_components/api-client';
 import { EngineBadge } from '../../_components/engine-badge';
 import { duration, formatTime, timeAgo } from '../../_components/format';
@@ -18,6 +21,8 @@ export function SliceRunsView() {
   const now = useNow();
   const q = useQuery({ queryKey: ['slice-runs'], queryFn: () => api<{ runs: SliceRunRow[] }>('/api/v1/slices/runs'), refetchInterval: 3000 });
   const runs = [...(q.data?.runs ?? [])].sort((a, b) => b.run_id - a.run_id);
+  const canRun = useCan('operator');
+  const [planning, setPlanning] = useState(false);
 
   return (
     <div className="page">
@@ -26,7 +31,9 @@ export function SliceRunsView() {
           <h1>Slices</h1>
           <p className="page-sub">Parallel initial loads: one Striim app (or the native executor) per slice, state in Postgres. Open a run for its live board.</p>
         </div>
+        {canRun && !planning && <button type="button" className="btn btn-primary" onClick={() => setPlanning(true)}>Plan a split</button>}
       </header>
+      {planning && <PlanSplit nextRunId={(runs[0]?.run_id ?? 0) + 1} onClose={() => setPlanning(false)} />}
       <section className="card card-flush">
         {q.isPending ? (
           <p className="empty">Loading runs…</p>
