@@ -2,6 +2,7 @@
 export const NAV_ITEMS = [
   { href: '/', label: 'Overview' },
   { href: '/connections', label: 'Connections' },
+  { href: '/tables', label: 'Tables' },
   { href: '/pipelines', label: 'Pipelines' },
   { href: '/flows', label: 'Flows' },
   { href: '/runs', label: 'Runs' },

@@ -5,6 +5,7 @@ export { connectionUsers, type ConnectionUser } from './connection-usage';
 export { connectionsToToml } from './export-toml';
 export { importConnections, type ImportOutcome } from './import-connections';
 export { testConnection, type ConnectionTestResult, type TestConnectionOptions } from './test-connection';
+export { browseCatalog, type CatalogBrowse } from './browse-catalog';
 export { connectionsFromToml, readConnectionsToml, interpolateEnv } from './import-toml';
 export { seal, open, deriveKey, loadKeyMaterial, type KeySource } from './secret-box';
 export { sourceDescriptorOf, branchDescriptorOf, resolveSourceByName, sourceFromEnv } from './source-descriptor';

@@ -16,6 +16,14 @@ export const ConnectionTestRequest = z.strictObject({
 });
 export type ConnectionTestRequest = z.infer<typeof ConnectionTestRequest>;
 
+export const CatalogRequest = z.strictObject({
+  /** The source connection (postgres or oracle), by name. */
+  name: z.string().min(1).max(100),
+  /** A schema (Oracle: owner) to list the tables of. (Default: list the schemas) */
+  schema: z.string().min(1).max(128).regex(/^[A-Za-z0-9_$#]+$/, 'a schema name of [A-Za-z0-9_$#]').optional(),
+});
+export type CatalogRequest = z.infer<typeof CatalogRequest>;
+
 const keysOf = (env: Env) => ({ secret: env.TRIBUTARY_SECRET, dataDir: env.dataDir });
 
 /** `connections.test`: reachability, server version, latency and, for branches, which tables of tables.json exist. */
@@ -54,6 +62,26 @@ export const connectionsJobs = [
       }
       // Unreachable is the test's answer and fails the run, carrying the result for the page.
       throw Object.assign(new Error(`connections: ${p.name} is unreachable: ${r.error}`), { result: r });
+    },
+  },
+  {
+    kind: 'connections.catalog',
+    description: "Browse a source connection's catalog: its schemas, or one schema's tables with columns, primary keys and watermark candidates",
+    role: 'operator' as const,
+    payload: CatalogRequest,
+    async check(deps: JobDeps, p: CatalogRequest): Promise<void> {
+      const { builtinConnections } = await import('./builtin');
+      const { connectionExists } = await import('./store');
+      if (!(await connectionExists({ pool: deps.pool, keys: keysOf(deps.env), builtins: builtinConnections(deps.env) }, p.name))) {
+        throw new AppError('validation', `params.name: no connection named ${JSON.stringify(p.name)}`, { field: 'params.name' });
+      }
+    },
+    async run(ctx: RunContext, p: CatalogRequest): Promise<unknown> {
+      const { builtinConnections } = await import('./builtin');
+      const { browseCatalog } = await import('./browse-catalog');
+      const r = await browseCatalog({ pool: ctx.pool, keys: keysOf(ctx.env), builtins: builtinConnections(ctx.env) }, p.name, { schema: p.schema, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
+      ctx.logger.info(p.schema ? `${p.name}: ${r.tables?.length ?? 0} tables and views in ${p.schema}` : `${p.name}: ${r.schemas?.length ?? 0} schemas`);
+      return r;
     },
   },
 ];

@@ -35,3 +35,4 @@ export { SlotPool, sleep, waitForSlot } from './backoff';
 export { ColumnBuilder, assembleBatch, constantColumn } from './batch-builder';
 export { RowAssembler } from './row-assembler';
 export { formatMicros, parseTimestampMicros, wallClockMicros, scaledToText } from './values';
+export { listSchemas, listCatalogTables, watermarkCandidates, type CatalogTable, type CatalogColumn } from './catalog';

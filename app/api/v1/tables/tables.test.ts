@@ -1,0 +1,87 @@
+// GET|PUT /api/v1/tables against a real migrated Postgres and a real tables.json
+// file: roles, validation naming the entry and field, optimistic versions,
+// an atomic write the CLI's loader reads back, and an audit row.
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
+import { closeServerDeps, getServerDeps } from '@/lib/api';
+import { createApiToken, createUser } from '@/lib/auth';
+import { loadTablesConfig } from '@/lib/config/tables-json';
+import * as tables from './route';
+import { callRoute as call } from '../test-call';
+
+const SECRET = 'tables-api-test-secret-0123456789';
+let db: TestDatabase;
+let dir: string;
+let file: string;
+const tok = { admin: '', operator: '', viewer: '' };
+const savedEnv = { ...process.env };
+const KEYS = ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_TABLES_FILE'];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-tables-api-'));
+  file = path.join(dir, 'tables.json');
+  fs.writeFileSync(file, JSON.stringify([{ table: 'public.customers', unique_key: 'id', cdc_column: 'updated_at' }]));
+  Object.assign(process.env, { DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dir, TRIBUTARY_TABLES_FILE: file });
+  const { prisma } = getServerDeps();
+  await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
+  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
+  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
+  tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
+  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
+  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+});
+
+afterAll(async () => {
+  await closeServerDeps();
+  await db.drop();
+  fs.rmSync(dir, { recursive: true, force: true });
+  for (const k of KEYS) { if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k]; }
+});
+
+describe('/api/v1/tables', () => {
+  it('reads the file: entries as written, their lake tables, a version', async () => {
+    const r = await call(tables.GET, 'GET', '/api/v1/tables', { token: tok.viewer });
+    expect(r.status).toBe(200);
+    expect(r.body.entries).toEqual([{ table: 'public.customers', unique_key: 'id', cdc_column: 'updated_at' }]);
+    expect(r.body.tables).toEqual([{ lakeName: 'customers', source: 'public.customers', category: 'masters', uniqueKey: ['ID'] }]);
+    expect(r.body.version).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('only admins write it; a bad entry is a 400 naming it and the file is untouched', async () => {
+    const before = fs.readFileSync(file, 'utf8');
+    const { version } = (await call(tables.GET, 'GET', '/api/v1/tables', { token: tok.viewer })).body;
+    const entries = [{ table: 'public.customers', unique_key: 'id' }];
+    for (const who of ['viewer', 'operator'] as const) expect((await call(tables.PUT, 'PUT', '/api/v1/tables', { token: tok[who], body: { entries, version } })).status).toBe(403);
+    const bad = await call(tables.PUT, 'PUT', '/api/v1/tables', { token: tok.admin, body: { entries: [...entries, { table: 'public.orders', unique_key: 'id', where_operator: 'LIKE', where_date_column: 'd', where_value_of_initial_run: '2026-01-01' }], version } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.field).toBe('tables[1].where_operator');
+    const unknown = await call(tables.PUT, 'PUT', '/api/v1/tables', { token: tok.admin, body: { entries: [{ table: 'public.a', unique_key: 'id', watermark: 'x' }], version } });
+    expect(unknown.body.error.field).toBe('tables[0].watermark');
+    const dup = await call(tables.PUT, 'PUT', '/api/v1/tables', { token: tok.admin, body: { entries: [{ table: 'a.t', unique_key: 'id' }, { table: 'b.t', unique_key: 'id' }], version } });
+    expect(dup.body.error).toMatchObject({ field: 'tables[1].name', message: expect.stringMatching(/duplicate lake table name "t"/) });
+    expect(fs.readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('saves atomically what the CLI then loads, refuses a stale version, and audits the change', async () => {
+    const { version } = (await call(tables.GET, 'GET', '/api/v1/tables', { token: tok.admin })).body;
+    const entries = [
+      { table: 'public.customers', unique_key: 'id', cdc_column: 'updated_at' },
+      { table: 'public.payment', unique_key: ['payment_id', 'payment_date'], cdc_column: 'payment_date', where_date_column: 'payment_date', where_operator: '>=', where_value_of_initial_run: '2022-01-01' },
+    ];
+    const ok = await call(tables.PUT, 'PUT', '/api/v1/tables', { token: tok.admin, body: { entries, version } });
+    expect(ok.status).toBe(200);
+    expect(ok.body.version).not.toBe(version);
+    expect((await loadTablesConfig(file)).map((d) => d.lakeName)).toEqual(['customers', 'payment']);
+    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    // The editor that read the first version must reload: its save would drop the other change.
+    const stale = await call(tables.PUT, 'PUT', '/api/v1/tables', { token: tok.admin, body: { entries: entries.slice(0, 1), version } });
+    expect(stale.status).toBe(409);
+    expect((await loadTablesConfig(file)).length).toBe(2);
+    const audit = (await db.pool.query(`select actor, after from audit_events where action = 'tables.update'`)).rows;
+    expect(audit).toEqual([{ actor: expect.stringMatching(/root/), after: { tables: ['customers', 'payment'] } }]);
+  });
+});
