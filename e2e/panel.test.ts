@@ -13,7 +13,7 @@ import { signIn } from './sign-in';
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 const VIEWER = { name: 'vera', password: 'viewer-e2e-password' };
 const SHOTS = path.join(os.tmpdir(), 'tributary-e2e-shots');
-const NAV = ['Overview', 'Connections', 'Pipelines', 'Flows', 'Runs', 'Lake', 'Data quality', 'Slices', 'Models', 'Settings'];
+const NAV = ['Overview', 'Connections', 'Tables', 'Pipelines', 'Flows', 'Runs', 'Lake', 'Data quality', 'Slices', 'Models', 'Settings'];
 
 let stack: Stack;
 let browser: Browser;

@@ -1,0 +1,92 @@
+// The Tables page in Chromium against the real stack (`tributary serve` with
+// its worker): build tables.json from a branch's own catalog — browse schemas,
+// pick a table with its suggested key and watermark, save — then run an ETL
+// with the saved file and find the rows in the lake.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import pg from 'pg';
+import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
+import { signIn } from './sign-in';
+
+const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
+let stack: Stack; let browser: Browser; let page: Page; let dir: string; let tablesFile: string; let url = '';
+const pageErrors: string[] = [];
+
+const call = (method: string, p: string, body?: unknown) => page.evaluate(async ([m, u, b]) => {
+  const r = await fetch(u as string, { method: m as string, headers: { 'content-type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
+  return { status: r.status, body: await r.json() };
+}, [method, p, body] as const);
+
+beforeAll(async () => {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`e2e: ${CHROMIUM} is missing — apt-get install -y chromium`);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-e2e-tables-'));
+  tablesFile = path.join(dir, 'tables.json');
+  fs.writeFileSync(tablesFile, '[]\n');
+  stack = await startStack({ admin: ADMIN, env: { TRIBUTARY_TABLES_FILE: tablesFile } });
+  // The branch: a schema in the stack's own embedded Postgres.
+  const rec = JSON.parse(fs.readFileSync(`${stack.dataDir}/pg.json`, 'utf8')) as { port: number; user: string; password: string };
+  url = `postgres://${rec.user}:${encodeURIComponent(rec.password)}@127.0.0.1:${rec.port}/tributary`;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`create schema shop;
+    create table shop.customers (customer_id int primary key, name text not null, last_update timestamptz not null default now());
+    insert into shop.customers (customer_id, name) select g, 'customer ' || g from generate_series(1, 25) g;
+    create table shop.notes (body text)`);
+  await c.end();
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  page = await (await browser.newContext()).newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.setDefaultTimeout(30_000);
+  await signIn(page, stack.baseUrl, ADMIN);
+}, 20 * 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+}, 120_000);
+
+describe('Tables page', () => {
+  it('builds tables.json from the branch catalog, and an ETL run loads what it names', async () => {
+    expect((await call('POST', '/api/v1/connections', { name: 'b1', kind: 'postgres', isBranch: true, branchKey: 'b1', params: {}, secrets: { url } })).status).toBe(201);
+    await page.goto(`${stack.baseUrl}/tables`);
+    await page.getByRole('heading', { name: 'Tables' }).waitFor();
+    const browse = page.getByTestId('tables-browse');
+    await browse.locator('select[name="connection"] option[value="b1"]').waitFor({ state: 'attached' });
+    await browse.locator('select[name="connection"]').selectOption('b1');
+    await browse.getByRole('button', { name: 'Browse schemas' }).click();
+    await browse.locator('select[name="schema"] option[value="shop"]').waitFor({ state: 'attached', timeout: 60_000 });
+    await browse.locator('select[name="schema"]').selectOption('shop');
+    const row = browse.getByTestId('catalog-tables').locator('tr[data-table="shop.customers"]');
+    await row.waitFor({ timeout: 60_000 });
+    // Suggested: the primary key, and the change-time column as the watermark.
+    expect(await row.getByLabel('key of shop.customers').inputValue()).toBe('customer_id');
+    expect(await row.getByLabel('watermark of shop.customers').inputValue()).toBe('last_update');
+    // A table without a primary key asks for one.
+    expect(await browse.getByLabel('key of shop.notes').getAttribute('placeholder')).toMatch(/no primary key/);
+    await row.getByLabel('add shop.customers').check();
+    await browse.getByRole('button', { name: 'Add selected' }).click();
+    await page.getByRole('button', { name: 'Save tables.json' }).click();
+    await expect.poll(() => page.getByTestId('tables-note').textContent()).toBe('Saved.');
+    expect(JSON.parse(fs.readFileSync(tablesFile, 'utf8'))).toEqual([{ table: 'shop.customers', unique_key: 'customer_id', cdc_column: 'last_update', category: 'masters' }]);
+    await page.getByTestId('tables-entries').locator('tr[data-table="shop.customers"]').waitFor();
+
+    // The saved file drives the loader.
+    const job = await call('POST', '/api/v1/jobs', { kind: 'etl.run', params: { mode: 'INITIAL', branch: ['b1'] } });
+    expect(job.status).toBe(202);
+    let run: { status: string; error: string | null } = { status: 'queued', error: null };
+    for (const deadline = Date.now() + 180_000; ['queued', 'running'].includes(run.status);) {
+      if (Date.now() > deadline) throw new Error('etl run did not finish');
+      await new Promise((r) => setTimeout(r, 500));
+      run = (await call('GET', `/api/v1/jobs/${job.body.id}?logLimit=0`)).body;
+    }
+    expect(run.error ?? '').toBe('');
+    expect(run.status).toBe('succeeded');
+    const lake = (await call('GET', '/api/v1/lake/tables')).body as { tables: { name: string; liveRecords: number | null }[] };
+    expect(lake.tables.find((t) => t.name === 'customers')?.liveRecords).toBe(25);
+    expect(pageErrors).toEqual([]);
+  });
+});
