@@ -41,7 +41,7 @@ const noContent = (status = 204) => new Response(null, { status });
  * namespaces and tables (list, load, exists), metrics accepted and dropped;
  * every write answers 406 UnsupportedOperationException. Bearer API tokens
  * only (viewer role or higher); secrets of an s3:// warehouse go only to
- * tokens created with `vendCredentials`.
+ * tokens created with `vendCredentials` whose user is an admin at the time of the request.
  */
 export async function handleIcebergRest(req: Request, deps: IcebergRestDeps): Promise<Response> {
   try {
@@ -63,7 +63,9 @@ export async function handleIcebergRest(req: Request, deps: IcebergRestDeps): Pr
     const who = await authenticateApiToken(deps.prisma, bearer[1]);
     if (!who) return notAuthorized('API token is unknown or revoked');
     if (!roleAtLeast(who.role, 'viewer')) return icebergError(403, 'ForbiddenException', `the viewer role is needed; the token has ${who.role}`);
-    const storage = () => storageProperties(deps.env.warehouse, deps.env.s3, who.vendCredentials);
+    // Only an admin may create a vending token, so only a token whose user is an admin NOW gets the
+    // keys: `who.role` is read from the user row on every request, and a demoted admin's token stops vending.
+    const storage = () => storageProperties(deps.env.warehouse, deps.env.s3, who.vendCredentials && who.role === 'admin');
 
     if (parts.length === 1 && parts[0] === 'config') {
       if (method !== 'GET') return unsupported(`${method} /v1/config`);
