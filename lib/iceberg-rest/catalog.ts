@@ -5,6 +5,8 @@ import { authenticateApiToken, roleAtLeast } from '../auth';
 import { openLake, type Lake } from '../lake';
 import { icebergError, notAuthorized, unsupported } from './errors';
 import { storageProperties } from './storage-properties';
+import { AppError } from '../errors';
+import { assertCleanUrl } from '../errors/bad-bytes';
 
 /** What the catalog works with: the web process's handles (lib/api's ServerDeps fits). */
 export interface IcebergRestDeps { env: Env; pool: pg.Pool; prisma: Db }
@@ -48,6 +50,11 @@ export async function handleIcebergRest(req: Request, deps: IcebergRestDeps): Pr
     const url = new URL(req.url);
     const m = /^(?:.*?\/iceberg)?\/v1(\/.*)?$/.exec(url.pathname);
     if (!m) return icebergError(404, 'NotFoundException', `no route ${url.pathname} (the catalog lives under /iceberg/v1)`);
+    // A segment or query value that does not decode (a broken escape, invalid UTF-8, NUL) is the client's error.
+    try { assertCleanUrl(req.url); } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      return Response.json({ error: { message: `iceberg-rest: ${e.message}`, type: 'BadRequestException', code: 400, field: e.field } }, { status: 400 });
+    }
     const parts = (m[1] ?? '').split('/').filter(Boolean).map(decodeURIComponent);
     const method = req.method.toUpperCase();
 
