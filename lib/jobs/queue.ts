@@ -48,3 +48,14 @@ export async function ensureQueue(pool: pg.Pool): Promise<void> {
     c.release();
   }
 }
+
+/**
+ * ensureQueue on a short-lived pool of `url`: what a starter hands to
+ * connectDatabase as its owner-only `setup`, since installing pg-boss's schema
+ * takes DDL the application role may not run.
+ */
+export async function installQueue(url: string): Promise<void> {
+  const { createPool } = await import('../db/pool');
+  const pool = createPool(url, { max: 2 });
+  try { await ensureQueue(pool); } finally { await pool.end(); }
+}
