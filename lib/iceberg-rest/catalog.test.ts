@@ -95,6 +95,9 @@ describe('REST catalog handlers (no HTTP)', () => {
     // Made admin again, the token vends again (it was never revoked).
     await prisma.user.update({ where: { id: u.id }, data: { role: 'admin' } });
     expect((await (await call('GET', '/config', { token: t })).json()).defaults['s3.secret-access-key']).toBe('S3RVER');
+    // A service account an admin gave a vending token (`tokens create --user spark --vend-credentials`) keeps it while it keeps its role.
+    const svc = (await createApiToken(prisma, { user: 'vera', name: 'spark-svc', vendCredentials: true })).token;
+    expect((await (await call('GET', '/config', { token: svc })).json()).defaults['s3.secret-access-key']).toBe('S3RVER');
   });
 
   it('namespaces: list, load, HEAD, 404', async () => {

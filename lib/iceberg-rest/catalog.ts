@@ -43,7 +43,7 @@ const noContent = (status = 204) => new Response(null, { status });
  * namespaces and tables (list, load, exists), metrics accepted and dropped;
  * every write answers 406 UnsupportedOperationException. Bearer API tokens
  * only (viewer role or higher); secrets of an s3:// warehouse go only to
- * tokens created with `vendCredentials` whose user is an admin at the time of the request.
+ * tokens created with `vendCredentials` whose user still has the role the token was made with.
  */
 export async function handleIcebergRest(req: Request, deps: IcebergRestDeps): Promise<Response> {
   try {
@@ -70,9 +70,9 @@ export async function handleIcebergRest(req: Request, deps: IcebergRestDeps): Pr
     const who = await authenticateApiToken(deps.prisma, bearer[1]);
     if (!who) return notAuthorized('API token is unknown or revoked');
     if (!roleAtLeast(who.role, 'viewer')) return icebergError(403, 'ForbiddenException', `the viewer role is needed; the token has ${who.role}`);
-    // Only an admin may create a vending token, so only a token whose user is an admin NOW gets the
-    // keys: `who.role` is read from the user row on every request, and a demoted admin's token stops vending.
-    const storage = () => storageProperties(deps.env.warehouse, deps.env.s3, who.vendCredentials && who.role === 'admin');
+    // `who` is read from the token and its user on every request: a vending token whose user has
+    // since been demoted (an admin made a viewer) has vendCredentials false here (lib/auth/tokens.ts).
+    const storage = () => storageProperties(deps.env.warehouse, deps.env.s3, who.vendCredentials);
 
     if (parts.length === 1 && parts[0] === 'config') {
       if (method !== 'GET') return unsupported(`${method} /v1/config`);
