@@ -1,5 +1,5 @@
 // GET /api/v1/flows - every flow with its schedule, next fires and last run
-// POST /api/v1/flows - save a flow: { name, nodes, edges, cron?, timezone?, catchup?, overlap?, maxParallel?, alerts? } (operator; the highest role of its nodes)
+// POST /api/v1/flows - save a flow: { name, nodes, edges, cron?, timezone?, catchup?, overlap?, maxParallel?, alerts? } (operator)
 import { z } from 'zod';
 import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';

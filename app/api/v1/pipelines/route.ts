@@ -1,5 +1,5 @@
 // GET /api/v1/pipelines - the pipeline library (?tag=&kind=)
-// POST /api/v1/pipelines - save a pipeline: { name, description?, tags?, kind, params } (operator; an admin-only kind needs admin)
+// POST /api/v1/pipelines - save a pipeline: { name, description?, tags?, kind, params } (operator)
 import { z } from 'zod';
 import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';

@@ -1,7 +1,7 @@
 // GET /api/v1/flows/:id - one flow (id or name) with its recent runs
-// PUT /api/v1/flows/:id - replace the definition (validated whole) (operator; the highest role of its nodes, before and after)
-// PATCH /api/v1/flows/:id - change some fields, e.g. { enabled: false } or { cron, timezone } (operator; likewise)
-// DELETE /api/v1/flows/:id - delete a flow and its run history; 409 while a run is going (operator; likewise)
+// PUT /api/v1/flows/:id - replace the definition (validated whole) (operator)
+// PATCH /api/v1/flows/:id - change some fields, e.g. { enabled: false } or { cron, timezone } (operator)
+// DELETE /api/v1/flows/:id - delete a flow and its run history; 409 while a run is going (operator)
 import { z } from 'zod';
 import { apiHandler, auditActor } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';

@@ -1,6 +1,6 @@
 // GET /api/v1/pipelines/:id - one pipeline (id or name) with its run history and command line
-// PATCH /api/v1/pipelines/:id - change name, description, tags, kind or params (operator; a pipeline of an admin-only kind, before or after, needs admin)
-// DELETE /api/v1/pipelines/:id - delete; 409 naming the flows that still use it (operator; an admin-only kind needs admin)
+// PATCH /api/v1/pipelines/:id - change name, description, tags, kind or params (operator)
+// DELETE /api/v1/pipelines/:id - delete; 409 naming the flows that still use it (operator)
 import { z } from 'zod';
 import { apiHandler, auditActor } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';

@@ -1,4 +1,4 @@
-// POST /api/v1/flows/:id/pause - stop the flow's schedule firing (operator; the highest role of its nodes)
+// POST /api/v1/flows/:id/pause - stop the flow's schedule firing (operator)
 import { z } from 'zod';
 import { apiHandler, auditActor } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';

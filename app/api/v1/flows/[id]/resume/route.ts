@@ -1,4 +1,4 @@
-// POST /api/v1/flows/:id/resume - let the flow's schedule fire again, from now on (operator; the highest role of its nodes)
+// POST /api/v1/flows/:id/resume - let the flow's schedule fire again, from now on (operator)
 import { z } from 'zod';
 import { apiHandler, auditActor } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';

@@ -1,4 +1,4 @@
-// POST /api/v1/flows/:id/run - start a run now → 202 the flow run (operator; the highest role of its nodes)
+// POST /api/v1/flows/:id/run - start a run now → 202 the flow run (operator)
 import { z } from 'zod';
 import { apiHandler, json, principalLabel } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';

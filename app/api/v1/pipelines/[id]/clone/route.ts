@@ -1,4 +1,4 @@
-// POST /api/v1/pipelines/:id/clone - copy a pipeline: { name? } (default `<name>-copy`) (operator; an admin-only kind needs admin)
+// POST /api/v1/pipelines/:id/clone - copy a pipeline: { name? } (default `<name>-copy`) (operator)
 import { z } from 'zod';
 import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';

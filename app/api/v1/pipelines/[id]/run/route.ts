@@ -1,4 +1,4 @@
-// POST /api/v1/pipelines/:id/run - run a pipeline now → 202 { id } of the job run (operator; an admin-only kind needs admin)
+// POST /api/v1/pipelines/:id/run - run a pipeline now → 202 { id } of the job run (operator)
 import { z } from 'zod';
 import { apiHandler, json, principalLabel } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';

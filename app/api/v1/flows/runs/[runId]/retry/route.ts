@@ -1,4 +1,4 @@
-// POST /api/v1/flows/runs/:runId/retry - re-run a failed or cancelled run from its failed nodes (operator; the highest role of its nodes)
+// POST /api/v1/flows/runs/:runId/retry - re-run a failed or cancelled run from its failed nodes (operator)
 import { z } from 'zod';
 import { apiHandler, principalLabel } from '@/lib/api';
 import { assertMayRetryFlowRun } from '@/lib/api/presenters/job-role';
