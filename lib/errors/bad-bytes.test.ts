@@ -43,3 +43,13 @@ describe('bad bytes', () => {
     expect(parseCleanJson('{"a":"\\ud83d\\ude00"}')).toEqual({ a: '😀' });
   });
 });
+
+describe('bad bytes below the API', () => {
+  it('job params and pipeline/flow input are refused by the engines too (CLI files, flows)', async () => {
+    const { createJobRegistry, validateJob, systemJobs } = await import('../jobs');
+    const jobs = createJobRegistry(systemJobs);
+    expect(fieldOf(() => validateJob(jobs, { kind: 'system.check', params: { note: 'a\u0000' } }))).toBe('params.note');
+    const { parseInput, PipelineInputSchema } = await import('../pipelines');
+    expect(fieldOf(() => parseInput(PipelineInputSchema, { name: 'p', description: 'x\u0000', kind: 'system.check', params: {} }, 'pipelines'))).toBe('description');
+  });
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { assertCleanJson } from '../errors/bad-bytes';
 import { jobCatalog } from '../jobs/catalog';
 import { fieldPath } from './field-path';
 
@@ -27,6 +28,8 @@ export function checkJobSpec(kind: string, params: unknown, prefix = '', engine 
 
 /** Parse input with a zod schema, throwing AppError('validation') naming the field as `a[1].b`. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, engine: string): z.infer<S> {
+  // Saved as text and jsonb, which hold no NUL: refused for every caller (API, CLI files), naming the field.
+  assertCleanJson(input);
   const r = schema.safeParse(input);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
