@@ -5,6 +5,8 @@ import { getPipeline } from '../pipelines';
 
 type Db = Pick<pg.Pool, 'query'>;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
  * Wrappers can nest (a pipeline of kind `pipelines.run`, a flow node running
  * `flows.run` of another flow…); deeper than this, or a cycle, is treated as
@@ -57,7 +59,6 @@ export async function roleOfNodes(db: Db, nodes: unknown, depth = 0): Promise<Ro
 /** A stored flow's role, by id or name. Operator when there is no such flow. */
 export async function roleOfFlow(db: Db, ref: string, depth = 0): Promise<Role> {
   if (depth > MAX_DEPTH) return 'admin';
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   const r = UUID.test(ref)
     ? await db.query('select nodes from flows where id = $1 or name = $1::text', [ref])
     : await db.query('select nodes from flows where name = $1', [ref]);
@@ -66,7 +67,6 @@ export async function roleOfFlow(db: Db, ref: string, depth = 0): Promise<Role> 
 
 /** A flow run's role: the highest role of the nodes it snapshotted (what a retry runs again). */
 export async function roleOfFlowRun(db: Db, runId: string): Promise<Role> {
-  const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
   if (!UUID.test(runId)) return 'operator';
   const r = await db.query('select kind, params from flow_run_nodes where flow_run_id = $1', [runId]);
   return roleOfNodes(db, r.rows.map((x) => ({ kind: x.kind, params: x.params })), 1);

@@ -124,6 +124,12 @@ describe('a pipeline of an admin-only kind', () => {
     const r = await callRoute(jobRetry.POST, 'POST', `/api/v1/jobs/${a.body.id}/retry`, { token: tok.admin, params: { id: a.body.id } });
     expect(r.status).toBe(202);
   });
+  it('wrappers are followed through nesting: pipelines.run of a pipeline that runs the admin pipeline', async () => {
+    const w = await callRoute(pipelines.POST, 'POST', '/api/v1/pipelines', { token: tok.admin, body: { name: 'wrap1', kind: 'pipelines.run', params: { pipeline: 'mailer' } } });
+    expect(w.status).toBe(201);
+    expect((await callRoute(jobs.POST, 'POST', '/api/v1/jobs', { token: tok.operator, body: { kind: 'pipelines.run', params: { pipeline: 'wrap1' } } })).status).toBe(403);
+    expect((await callRoute(pipelineRun.POST, 'POST', '/api/v1/pipelines/wrap1/run', { token: tok.operator, params: { id: 'wrap1' } })).status).toBe(403);
+  });
 });
 
 describe('a flow has the highest role of its nodes', () => {
