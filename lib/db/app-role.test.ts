@@ -127,6 +127,15 @@ describe('the application role of the embedded database', () => {
     } finally { c.release(); }
   });
 
+  it('a second start on the same data folder (a CLI while serve runs) finds the server and the same role', async () => {
+    const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv);
+    const again = await connectDatabase(env, { setup: installQueue });
+    expect(again.embedded?.owned).toBe(false);
+    expect(again.url).toBe(url);
+    expect((await app.query('select count(*)::int as n from audit_events')).rows[0].n).toBeGreaterThan(0);
+    expect((await refused('DELETE FROM audit_events')).code).toBe('42501');
+  });
+
   it('a table a later migration creates is usable at once (default privileges)', async () => {
     const owner = new pg.Client({ connectionString: ownerUrl });
     await owner.connect();

@@ -58,6 +58,7 @@ export function appRoleUrl(ownerUrl: string, password: string, role = APP_ROLE):
 export function appRoleGrants(role = APP_ROLE, auditRole = AUDIT_ROLE): string {
   const r = pg.escapeIdentifier(role);
   const a = pg.escapeIdentifier(auditRole);
+  const auditLit = pg.escapeLiteral(auditRole);
   return `
 DO $$
 DECLARE s text;
@@ -70,7 +71,10 @@ BEGIN
     EXECUTE format('GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA %I TO ${r}', s);
   END LOOP;
   IF to_regclass('public.audit_events') IS NOT NULL THEN
-    ALTER TABLE public.audit_events OWNER TO ${a};
+    -- Only when needed: ALTER TABLE takes an exclusive lock, and this runs at every start.
+    IF (SELECT r.rolname FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE c.oid = 'public.audit_events'::regclass) <> ${auditLit} THEN
+      ALTER TABLE public.audit_events OWNER TO ${a};
+    END IF;
     REVOKE ALL ON public.audit_events FROM ${r};
     GRANT SELECT, INSERT ON public.audit_events TO ${r};
   END IF;
