@@ -1,5 +1,6 @@
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
+import { createPool } from '../db/pool';
 
 /** The one pg-boss queue every job kind goes through; the payload names the kind. */
 export const QUEUE = 'tributary-jobs';
@@ -55,7 +56,6 @@ export async function ensureQueue(pool: pg.Pool): Promise<void> {
  * takes DDL the application role may not run.
  */
 export async function installQueue(url: string): Promise<void> {
-  const { createPool } = await import('../db/pool');
   const pool = createPool(url, { max: 2 });
   try { await ensureQueue(pool); } finally { await pool.end(); }
 }
