@@ -1,6 +1,6 @@
 import { parseEnv } from '../lib/config/env';
 import { connectDatabase, createPool, createPrisma } from '../lib/db';
-import { createJobRegistry, ensureQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
+import { createJobRegistry, installQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
 import { consoleSink, createLogger } from '../lib/log';
 import { jobDefinitions } from './jobs';
 import { startFlowScheduler } from '../lib/flows';
@@ -14,10 +14,10 @@ import { startFlowScheduler } from '../lib/flows';
 export async function runWorkerProcess(opts: { concurrency?: number; jobs?: readonly JobDefinition[] } = {}): Promise<void> {
   const env = parseEnv();
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
-  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m) });
+  // The queue's schema is installed by the tables' owner (a no-op when `serve` already did); the worker runs as the application role.
+  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m), setup: installQueue });
   const pool = createPool(url, { max: 20, application: 'tributary-worker' });
   const prisma = createPrisma(url, { max: 4 });
-  await ensureQueue(pool);
   // SIGTERM drains (running jobs finish, none are taken; a second signal stops at once); SIGINT stops at once.
   // Listened for before the worker starts: it may claim a job before startWorker returns.
   const signalled = new Promise<'drain' | 'stop'>((resolve) => {

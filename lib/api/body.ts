@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { decodeUtf8, parseCleanJson } from '../errors/bad-bytes';
 
 /** Largest JSON body a route accepts unless it says otherwise. (Default: 1 MiB) */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -6,7 +7,8 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /**
  * Read a request body as JSON, refusing more than `maxBytes` before parsing
  * (Content-Length is checked first, the stream is counted too, since chunked
- * bodies have none). An empty body reads as `{}`.
+ * bodies have none). An empty body reads as `{}`. Bytes no field may hold
+ * (lib/errors/bad-bytes.ts) are refused before any handler sees them.
  */
 export async function readJsonBody(req: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<unknown> {
   const tooBig = () => new AppError('payload_too_large', `request body is larger than ${maxBytes} bytes`, { field: 'body' });
@@ -26,11 +28,8 @@ export async function readJsonBody(req: Request, maxBytes = DEFAULT_MAX_BODY_BYT
     }
     chunks.push(value);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  // Invalid UTF-8, nesting deeper than 64, NUL bytes and lone surrogates in any string: 400 naming the field.
+  const text = decodeUtf8(Buffer.concat(chunks));
   if (!text.trim()) return {};
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new AppError('bad_request', `malformed JSON body: ${(e as Error).message}`, { field: 'body', cause: e });
-  }
+  return parseCleanJson(text);
 }

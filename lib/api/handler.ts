@@ -3,6 +3,7 @@ import { AppError } from '../errors';
 import { roleAtLeast, type Role } from '../auth/roles';
 import { authenticate, type Principal } from './authenticate';
 import { readJsonBody, DEFAULT_MAX_BODY_BYTES } from './body';
+import { assertCleanRequestHead } from '../errors/bad-bytes';
 import { getServerDeps, type ServerDeps } from './deps';
 import { toErrorResponse, zodField } from './errors';
 
@@ -71,6 +72,8 @@ export function apiHandler<
 >(spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>) {
   const handle = async function handle(req: Request, routeCtx?: NextRouteContext): Promise<Response> {
     try {
+      // Path segments, query and cookies before anything reads them (the session reader decodes cookies).
+      assertCleanRequestHead(req);
       // Opened on first use: a public route that needs no database (the OpenAPI document) answers without one.
       let opened: ServerDeps | undefined;
       const getDeps = () => (opened ??= getServerDeps());

@@ -20,3 +20,8 @@ export function roleAtLeast(role: Role, least: Role): boolean {
 export function minRole(a: Role, b: Role): Role {
   return RANK[a] <= RANK[b] ? a : b;
 }
+
+/** The stronger of two roles (a flow needs the highest role of its nodes). */
+export function maxRole(a: Role, b: Role): Role {
+  return RANK[a] >= RANK[b] ? a : b;
+}

@@ -115,7 +115,9 @@ function parseCookies(header: string | null | undefined): Map<string, string> {
     const i = part.indexOf('=');
     if (i < 0) continue;
     const k = part.slice(0, i).trim();
-    if (k) out.set(k, decodeURIComponent(part.slice(i + 1).trim()));
+    if (!k) continue;
+    // Another site's broken cookie (`foo=%E0%A4%A`) is no session of ours: skipped, never a URIError.
+    try { out.set(k, decodeURIComponent(part.slice(i + 1).trim())); } catch { /* not ours to read */ }
   }
   return out;
 }

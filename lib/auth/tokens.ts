@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { AppError } from '../errors';
 import { recordAudit, type AuditActor } from '../audit';
-import { isRole, minRole, type Role } from './roles';
+import { isRole, minRole, roleAtLeast, type Role } from './roles';
 import { findUser } from './users';
 
 /** Every API token starts with this, so leaked tokens are recognisable by secret scanners. */
@@ -109,5 +109,8 @@ export async function authenticateApiToken(prisma: Db, token: string): Promise<{
   }
   const tokenRole: Role = isRole(row.role) ? row.role : 'viewer';
   const userRole: Role = isRole(row.user.role) ? row.user.role : 'viewer';
-  return { userId: row.userId, userName: row.user.name, role: minRole(tokenRole, userRole), tokenId: row.id, tokenName: row.name, vendCredentials: row.vendCredentials };
+  // Vending was granted to the user as they were when the token was made: a user since demoted
+  // (an admin made a viewer) loses it at once, on this very request, without revoking the token.
+  const vendCredentials = row.vendCredentials && roleAtLeast(userRole, tokenRole);
+  return { userId: row.userId, userName: row.user.name, role: minRole(tokenRole, userRole), tokenId: row.id, tokenName: row.name, vendCredentials };
 }

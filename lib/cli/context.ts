@@ -15,6 +15,8 @@ import { cliAssembly } from './assembly';
 export interface CliContext {
   env: Env;
   url: string;
+  /** The URL of the tables' owner, for migrations: the embedded superuser, or DATABASE_URL. */
+  ownerUrl: string;
   pool: pg.Pool;
   prisma: Db;
   /** Every job kind, for commands that validate or enqueue jobs. */
@@ -36,7 +38,7 @@ export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<
   prismaModule.catch(() => {}); // observed below; not an unhandled rejection if connecting fails first
   const env = parseEnv();
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL });
-  const { url, embedded } = await connectDatabase(env, { migrate: opts.migrate, log: (m) => logger.debug(m) });
+  const { url, ownerUrl, embedded } = await connectDatabase(env, { migrate: opts.migrate, log: (m) => logger.debug(m) });
   const { createPrisma } = await prismaModule;
   const pool = createPool(url, { application: 'tributary-cli' });
   const prisma = createPrisma(url, { max: 4 });
@@ -47,7 +49,7 @@ export async function openCliContext(opts: { migrate?: boolean } = {}): Promise<
   process.once('SIGINT', onSig);
   process.once('SIGTERM', onSig);
   return {
-    env, url, pool, prisma, logger, signal: ac.signal,
+    env, url, ownerUrl, pool, prisma, logger, signal: ac.signal,
     // Read when a command needs it: a command registered on its own (tests) has no assembly and no use for it.
     get jobs() { return cliAssembly().jobs; },
     close: async () => {

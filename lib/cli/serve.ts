@@ -2,8 +2,8 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseEnv, processEnvironment } from '../config/env';
 import { resolveSecret } from '../config/secret';
-import { connectDatabase, createPool, createPrisma } from '../db';
-import { ensureQueue } from '../jobs/queue';
+import { connectDatabase, createPrisma } from '../db';
+import { installQueue } from '../jobs/queue';
 import { ensureAdminUser } from '../auth/users';
 import { consoleSink, createLogger } from '../log';
 import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
@@ -18,11 +18,9 @@ import { buildCli, freshCliEntry } from './cli-build.mjs';
 export async function serve(opts: { build?: boolean; worker?: boolean } = {}): Promise<void> {
   const env = parseEnv();
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
-  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m) });
+  // The job queue's schema is installed by the tables' owner; web and worker then connect as the application role.
+  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m), setup: installQueue });
   if (embedded?.owned) logger.info('embedded PostgreSQL started', { dataDir: env.dataDir });
-  const pool = createPool(url, { max: 2 });
-  await ensureQueue(pool);
-  await pool.end();
   const prisma = createPrisma(url, { max: 2 });
   if (env.TRIBUTARY_ADMIN_USER && env.TRIBUTARY_ADMIN_PASSWORD) {
     const r = await ensureAdminUser(prisma, { name: env.TRIBUTARY_ADMIN_USER, password: env.TRIBUTARY_ADMIN_PASSWORD });

@@ -3,7 +3,7 @@ import { cliAssembly, withCli } from './context';
 import { AppError } from '../errors';
 import { serve } from './serve';
 import { migrate } from '../db/migrate';
-import { ensureQueue } from '../jobs/queue';
+import { installQueue } from '../jobs/queue';
 import { createUser, listUsers } from '../auth/users';
 import { createApiToken, listApiTokens, revokeApiToken } from '../auth/tokens';
 import { ROLES, type Role } from '../auth/roles';
@@ -41,8 +41,8 @@ export function registerSystemCommands(program: Command): void {
   program.command('migrate')
     .description('Apply pending database migrations (idempotent)')
     .action(async () => withCli(async (ctx) => {
-      const r = await migrate(ctx.url);
-      await ensureQueue(ctx.pool);
+      const r = await migrate(ctx.ownerUrl);
+      await installQueue(ctx.ownerUrl);
       console.log(r.applied.length ? `applied: ${r.applied.join(', ')}` : 'database is up to date');
     }));
 

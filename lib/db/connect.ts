@@ -1,5 +1,6 @@
 import type { Env } from '../config/env';
 import { ensureDataDir } from '../config/secret';
+import { appRolePassword, ensureAppRole } from './app-role';
 import { ensureEmbeddedPostgres, type EmbeddedHandle } from './embedded-postgres';
 import { migrate } from './migrate';
 
@@ -7,16 +8,31 @@ import { migrate } from './migrate';
  * Resolve the database a process should use: DATABASE_URL, else the embedded
  * server of the data folder (found when running, started when not), and apply
  * pending migrations.
+ *
+ * On the embedded server the migrations and `setup` run as its owner (a
+ * superuser), and the process then connects as the application role
+ * `tributary_app` (lib/db/app-role.ts): no superuser, owns nothing, may only
+ * read and append `audit_events`. With DATABASE_URL everything uses that URL
+ * (README, "Database roles", says which grants to give it).
+ *
+ * @param opts.setup owner-only set-up after the migrations, e.g. installing the job queue's schema (Default: none)
+ * @returns `url` to connect with, and `ownerUrl` for migrations (the same URL under DATABASE_URL)
  */
-export async function connectDatabase(env: Env, opts: { migrate?: boolean; log?: (m: string) => void } = {}): Promise<{ url: string; embedded: EmbeddedHandle | null }> {
+export async function connectDatabase(
+  env: Env,
+  opts: { migrate?: boolean; log?: (m: string) => void; setup?: (ownerUrl: string) => Promise<void> } = {},
+): Promise<{ url: string; ownerUrl: string; embedded: EmbeddedHandle | null }> {
   // Every process (serve, worker, CLI) starts here: the data folder is created private (0700).
   ensureDataDir(env.dataDir);
-  let url = env.DATABASE_URL;
-  let embedded: EmbeddedHandle | null = null;
-  if (!url) {
-    embedded = await ensureEmbeddedPostgres(env.dataDir, { log: env.LOG_LEVEL === 'debug' ? opts.log : undefined });
-    url = embedded.url;
+  if (env.DATABASE_URL) {
+    if (opts.migrate !== false) await migrate(env.DATABASE_URL, { log: opts.log });
+    await opts.setup?.(env.DATABASE_URL);
+    return { url: env.DATABASE_URL, ownerUrl: env.DATABASE_URL, embedded: null };
   }
-  if (opts.migrate !== false) await migrate(url, { log: opts.log });
-  return { url, embedded };
+  const embedded = await ensureEmbeddedPostgres(env.dataDir, { log: env.LOG_LEVEL === 'debug' ? opts.log : undefined });
+  const ownerUrl = embedded.url;
+  if (opts.migrate !== false) await migrate(ownerUrl, { log: opts.log });
+  await opts.setup?.(ownerUrl);
+  const url = await ensureAppRole(ownerUrl, { password: appRolePassword(env.dataDir) });
+  return { url, ownerUrl, embedded };
 }

@@ -26,8 +26,17 @@ export async function migrate(url: string, opts: { dir?: string; log?: (m: strin
   const dir = opts.dir ?? MIGRATIONS_DIR;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  // Nothing pending: answer from a read, taking no lock and running no DDL, so a
+  // process connected as the application role (which may create nothing) starts too.
+  let locked = false;
   try {
+    const known = (await client.query(`select to_regclass('_tributary_migrations') is not null as e`)).rows[0].e as boolean;
+    if (known) {
+      const seen = new Set((await client.query('select name from _tributary_migrations')).rows.map((r) => r.name as string));
+      if ((await listMigrations(dir)).every((n) => seen.has(n))) return { applied: [], alreadyApplied: seen.size };
+    }
     await client.query('select pg_advisory_lock($1)', [MIGRATE_LOCK]);
+    locked = true;
     await client.query(`create table if not exists _tributary_migrations (
       name text primary key, applied_at timestamptz not null default now())`);
     const done = new Set((await client.query('select name from _tributary_migrations')).rows.map((r) => r.name as string));
@@ -43,7 +52,9 @@ export async function migrate(url: string, opts: { dir?: string; log?: (m: strin
         await client.query('commit');
       } catch (e) {
         await client.query('rollback');
-        throw new Error(`db: migration ${name} failed: ${(e as Error).message}`, { cause: e });
+        // The application role may create nothing: migrations need the tables' owner.
+        const hint = (e as { code?: string }).code === '42501' ? ' — migrations run as the owner of the tables (see README, "Database roles")' : '';
+        throw new Error(`db: migration ${name} failed: ${(e as Error).message}${hint}`, { cause: e });
       }
       opts.log?.(`applied migration ${name}`);
       applied.push(name);
@@ -51,7 +62,7 @@ export async function migrate(url: string, opts: { dir?: string; log?: (m: strin
     return { applied, alreadyApplied: done.size };
   } finally {
     // Session-scoped lock: if unlocking fails the connection is gone and the lock with it.
-    await client.query('select pg_advisory_unlock($1)', [MIGRATE_LOCK]).catch(() => {});
+    if (locked) await client.query('select pg_advisory_unlock($1)', [MIGRATE_LOCK]).catch(() => {});
     await client.end();
   }
 }

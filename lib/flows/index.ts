@@ -13,3 +13,4 @@ export { startFlowScheduler, fireDue, SCHEDULER_LOCK_KEY, type SchedulerOptions,
 export { planFire, planOverlap } from './fire-plan';
 export { nodeOutcome } from './outcome';
 export { buildAlertMail, runLink, formatDuration, type AlertFacts, type AlertEvent } from './alert-mail';
+export { roleOfWork, roleOfPipeline, roleOfFlow, roleOfNodes, roleOfNode, roleOfFlowRun } from './work-role';

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../errors';
+import { recordAudit, type AuditActor } from '../audit';
 import { parseInput, withTransaction } from '../pipelines';
 import { FlowPatchSchema, type FlowDefinition, type FlowPatch } from './spec';
 import { validateFlow } from './validate';
@@ -88,14 +89,18 @@ function conflictOnName(e: unknown, name: string): never {
 }
 
 /** Save a new flow. Its schedule counts from now: no fire before its creation runs. */
-export async function createFlow(pool: pg.Pool, input: unknown, createdBy?: string | null): Promise<FlowView> {
+export async function createFlow(pool: pg.Pool, input: unknown, createdBy?: string | null, audit?: AuditActor): Promise<FlowView> {
   const f = await validateFlow(pool, input);
-  const r = await pool.query(
-    `insert into flows (id, name, description, nodes, edges, cron, timezone, enabled, catchup, overlap, max_parallel,
-        alert_on_failure, alert_on_success, alert_long_running_minutes, alert_recipients, smtp_connection, schedule_cursor, created_by, alert_webhooks)
-     values ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, now(), $17, $18) returning *`,
-    [...columns(f), crypto.randomUUID(), createdBy ?? null, f.alerts.webhooks],
-  ).catch((e) => conflictOnName(e, f.name));
+  const r = await withTransaction(pool, async (client) => {
+    const ins = await client.query(
+      `insert into flows (id, name, description, nodes, edges, cron, timezone, enabled, catchup, overlap, max_parallel,
+          alert_on_failure, alert_on_success, alert_long_running_minutes, alert_recipients, smtp_connection, schedule_cursor, created_by, alert_webhooks)
+       values ($16, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, now(), $17, $18) returning *`,
+      [...columns(f), crypto.randomUUID(), createdBy ?? null, f.alerts.webhooks],
+    ).catch((e) => conflictOnName(e, f.name));
+    if (audit) await recordAudit(client, { ...audit, action: 'flow.create', target: `flow:${f.name}`, after: f });
+    return ins;
+  });
   return view(r.rows[0], await pipelineNames(pool, r.rows));
 }
 
@@ -115,7 +120,7 @@ export function definitionOf(v: FlowView): FlowDefinition {
  * schedule from now (the scheduler re-reads flows every tick, so it applies
  * without a restart, and never catches up fires from before the change).
  */
-export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch): Promise<FlowView> {
+export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch, audit?: AuditActor, action = 'flow.update'): Promise<FlowView> {
   const p = parseInput(FlowPatchSchema, patch, 'flows');
   const row2 = await withTransaction(pool, async (client) => {
     const row = await rowOf(client, ref, true);
@@ -135,18 +140,19 @@ export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch): 
         where id = $16 returning *`,
       [...columns(f), row.id, scheduleChanged, f.alerts.webhooks],
     ).catch((e) => conflictOnName(e, f.name));
+    if (audit) await recordAudit(client, { ...audit, action, target: `flow:${f.name}`, before: cur, after: f });
     return r.rows[0] as Record<string, any>;
   });
   return view(row2, await pipelineNames(pool, [row2]));
 }
 
 /** Pause (false) or resume (true) a flow's schedule. */
-export async function setFlowEnabled(pool: pg.Pool, ref: string, enabled: boolean): Promise<FlowView> {
-  return updateFlow(pool, ref, { enabled });
+export async function setFlowEnabled(pool: pg.Pool, ref: string, enabled: boolean, audit?: AuditActor): Promise<FlowView> {
+  return updateFlow(pool, ref, { enabled }, audit, enabled ? 'flow.resume' : 'flow.pause');
 }
 
 /** Delete a flow; refused while one of its runs is going. Its run history goes with it. */
-export async function deleteFlow(pool: pg.Pool, ref: string): Promise<FlowView> {
+export async function deleteFlow(pool: pg.Pool, ref: string, audit?: AuditActor): Promise<FlowView> {
   return withTransaction(pool, async (client) => {
     const row = await rowOf(client, ref, true);
     if (!row) throw new AppError('not_found', `flows: no flow '${ref}'`);
@@ -154,6 +160,8 @@ export async function deleteFlow(pool: pg.Pool, ref: string): Promise<FlowView> 
     if (active.rowCount) throw new AppError('conflict', `flows: '${row.name}' has a run going; cancel it first`);
     await client.query('delete from flow_runs where flow_id = $1', [row.id]);
     await client.query('delete from flows where id = $1', [row.id]);
-    return view(row, new Map());
+    const v = view(row, new Map());
+    if (audit) await recordAudit(client, { ...audit, action: 'flow.delete', target: `flow:${v.name}`, before: definitionOf(v) });
+    return v;
   });
 }

@@ -81,6 +81,25 @@ describe('REST catalog handlers (no HTTP)', () => {
     expect(v.defaults).toMatchObject({ 's3.access-key-id': 'S3RVER', 's3.secret-access-key': 'S3RVER' });
   });
 
+  it("a vending token of an admin later made a viewer gets no keys: the user's current role is checked on every request", async () => {
+    const prisma = deps.prisma;
+    const u = await createUser(prisma, { name: 'dora', password: 'admin-pass-2', role: 'admin' });
+    const t = (await createApiToken(prisma, { user: 'dora', name: 'vend', vendCredentials: true })).token;
+    expect((await (await call('GET', '/config', { token: t })).json()).defaults['s3.secret-access-key']).toBe('S3RVER');
+    await prisma.user.update({ where: { id: u.id }, data: { role: 'viewer' } });
+    const c = await (await call('GET', '/config', { token: t })).json();
+    expect(c.defaults['s3.secret-access-key']).toBeUndefined();
+    expect(c.defaults['s3.access-key-id']).toBeUndefined();
+    const tbl = await (await call('GET', '/namespaces/sales/tables/orders', { token: t })).json();
+    expect(tbl.config['s3.secret-access-key']).toBeUndefined();
+    // Made admin again, the token vends again (it was never revoked).
+    await prisma.user.update({ where: { id: u.id }, data: { role: 'admin' } });
+    expect((await (await call('GET', '/config', { token: t })).json()).defaults['s3.secret-access-key']).toBe('S3RVER');
+    // A service account an admin gave a vending token (`tokens create --user spark --vend-credentials`) keeps it while it keeps its role.
+    const svc = (await createApiToken(prisma, { user: 'vera', name: 'spark-svc', vendCredentials: true })).token;
+    expect((await (await call('GET', '/config', { token: svc })).json()).defaults['s3.secret-access-key']).toBe('S3RVER');
+  });
+
   it('namespaces: list, load, HEAD, 404', async () => {
     expect(await (await call('GET', '/namespaces')).json()).toEqual({ namespaces: [['ops'], ['sales']] });
     const ns = await (await call('GET', '/namespaces/sales')).json();

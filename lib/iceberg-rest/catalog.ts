@@ -5,6 +5,8 @@ import { authenticateApiToken, roleAtLeast } from '../auth';
 import { openLake, type Lake } from '../lake';
 import { icebergError, notAuthorized, unsupported } from './errors';
 import { storageProperties } from './storage-properties';
+import { AppError } from '../errors';
+import { assertCleanUrl } from '../errors/bad-bytes';
 
 /** What the catalog works with: the web process's handles (lib/api's ServerDeps fits). */
 export interface IcebergRestDeps { env: Env; pool: pg.Pool; prisma: Db }
@@ -41,13 +43,18 @@ const noContent = (status = 204) => new Response(null, { status });
  * namespaces and tables (list, load, exists), metrics accepted and dropped;
  * every write answers 406 UnsupportedOperationException. Bearer API tokens
  * only (viewer role or higher); secrets of an s3:// warehouse go only to
- * tokens created with `vendCredentials`.
+ * tokens created with `vendCredentials` whose user still has the role the token was made with.
  */
 export async function handleIcebergRest(req: Request, deps: IcebergRestDeps): Promise<Response> {
   try {
     const url = new URL(req.url);
     const m = /^(?:.*?\/iceberg)?\/v1(\/.*)?$/.exec(url.pathname);
     if (!m) return icebergError(404, 'NotFoundException', `no route ${url.pathname} (the catalog lives under /iceberg/v1)`);
+    // A segment or query value that does not decode (a broken escape, invalid UTF-8, NUL) is the client's error.
+    try { assertCleanUrl(req.url); } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      return Response.json({ error: { message: `iceberg-rest: ${e.message}`, type: 'BadRequestException', code: 400, field: e.field } }, { status: 400 });
+    }
     const parts = (m[1] ?? '').split('/').filter(Boolean).map(decodeURIComponent);
     const method = req.method.toUpperCase();
 
@@ -63,6 +70,8 @@ export async function handleIcebergRest(req: Request, deps: IcebergRestDeps): Pr
     const who = await authenticateApiToken(deps.prisma, bearer[1]);
     if (!who) return notAuthorized('API token is unknown or revoked');
     if (!roleAtLeast(who.role, 'viewer')) return icebergError(403, 'ForbiddenException', `the viewer role is needed; the token has ${who.role}`);
+    // `who` is read from the token and its user on every request: a vending token whose user has
+    // since been demoted (an admin made a viewer) has vendCredentials false here (lib/auth/tokens.ts).
     const storage = () => storageProperties(deps.env.warehouse, deps.env.s3, who.vendCredentials);
 
     if (parts.length === 1 && parts[0] === 'config') {

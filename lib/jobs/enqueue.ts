@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { parseRequest } from '../config/request';
 import { AppError } from '../errors';
+import { assertCleanJson } from '../errors/bad-bytes';
 import { withTransaction } from '../db/with-transaction';
 import type { Env } from '../config/env';
 import { recordAudit, type AuditActor } from '../audit';
@@ -52,6 +53,8 @@ export function validateJob(jobs: JobRegistry, req: EnqueueRequest): { kind: str
   // Params are stored and shown to every viewer: no credential may ride in them.
   const secret = findSecret(req.params ?? {}, 'params');
   if (secret) throw new AppError('validation', `${secret.field}: refused — ${secret.reason}; name a connection instead`, { field: secret.field });
+  // Params are stored as jsonb, which holds no NUL: refused here for every caller (API, CLI, flows), naming the field.
+  assertCleanJson(req.params ?? {}, 'params');
   return { kind: req.kind, params: parseRequest(def.payload, req.params ?? {}, 'params') };
 }
 

@@ -5,7 +5,7 @@ export { retryJobRun, retryableRun } from './retry';
 export { recordCliRun, type CliRun, type CliRunOptions, type CliRunOutcome } from './record-cli-run';
 export { createJobRegistry, type JobRegistry, type JobKindInfo } from './registry';
 export { systemJobs } from './system-check';
-export { ensureQueue, QUEUE } from './queue';
+export { ensureQueue, installQueue, QUEUE } from './queue';
 export { startWorker, type WorkerHandle, type WorkerOptions } from './worker';
 export { reapStaleRuns } from './reaper';
 export { findSecret, isSecretKey, credentialInText, redactSecrets, redactText, REDACTED } from '../log/secret-scan';

@@ -13,7 +13,10 @@ export function jobLogSink(pool: pg.Pool, runId: string, opts: { flushMs?: numbe
     const batch = buf; buf = [];
     const values: unknown[] = [];
     const rows = batch.map((r, i) => {
-      values.push(runId, r.ts, r.level, r.message.slice(0, 10_000), Object.keys(r.fields).length ? JSON.stringify(r.fields) : null);
+      // Postgres stores no NUL in text or jsonb, and one refused line would lose its whole batch:
+      // a NUL is written as the visible escape `\0` (message) or the text `\u0000` (fields).
+      const fields = Object.keys(r.fields).length ? JSON.stringify(r.fields).replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\\\u0000') : null;
+      values.push(runId, r.ts, r.level, r.message.slice(0, 10_000).replace(/\u0000/g, '\\0'), fields);
       const b = i * 5;
       return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5})`;
     });

@@ -1,5 +1,6 @@
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
+import { createPool } from '../db/pool';
 
 /** The one pg-boss queue every job kind goes through; the payload names the kind. */
 export const QUEUE = 'tributary-jobs';
@@ -47,4 +48,14 @@ export async function ensureQueue(pool: pg.Pool): Promise<void> {
     await c.query('select pg_advisory_unlock(7401337002)').catch(() => {});
     c.release();
   }
+}
+
+/**
+ * ensureQueue on a short-lived pool of `url`: what a starter hands to
+ * connectDatabase as its owner-only `setup`, since installing pg-boss's schema
+ * takes DDL the application role may not run.
+ */
+export async function installQueue(url: string): Promise<void> {
+  const pool = createPool(url, { max: 2 });
+  try { await ensureQueue(pool); } finally { await pool.end(); }
 }

@@ -114,11 +114,23 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     await logs.close();
     running.delete(runId);
     if (lost) return true; // another worker already recorded this run's end
-    await o.pool.query(
+    const finish = (st: string, err: string | null, res: unknown) => o.pool.query(
       `update job_runs set status = $3, error = $4, result = $5, finished_at = now(), heartbeat_at = now(),
               progress_done = $6, progress_total = coalesce($7, progress_total)
         where id = $1 and worker_id = $2 and status = 'running'`,
-      [runId, id, status, error, result === null ? null : JSON.stringify(result), done, total]);
+      [runId, id, st, err, res === null ? null : JSON.stringify(res), done, total]);
+    try {
+      await finish(status, error, result);
+    } catch (e) {
+      // A result or message Postgres cannot store (NUL in text or jsonb: 22021 / 22P05) must
+      // not leave the run "running" until the reaper calls its worker dead: it fails now, saying why.
+      const code = (e as { code?: string }).code;
+      if (code !== '22021' && code !== '22P05' && code !== '22P02' && code !== '54000') throw e;
+      const why = `jobs: the run's ${status === 'succeeded' ? 'result' : 'outcome'} could not be stored (${(e as Error).message}, SQLSTATE ${code})`;
+      const before = error ? `; its error was: ${error.replace(/\u0000/g, '\\0')}` : '';
+      o.logger.warn(why, { runId });
+      await finish(status === 'cancelled' ? 'cancelled' : 'failed', why + before, null);
+    }
     return true;
   };
 

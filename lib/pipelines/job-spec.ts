@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { z } from 'zod';
 import { AppError, toError } from '../errors';
+import { assertCleanJson } from '../errors/bad-bytes';
 import { jobCatalog } from '../jobs/catalog';
 import { fieldPath } from './field-path';
 
@@ -54,6 +55,8 @@ export async function checkJobSpecWithConfig(db: Pick<pg.Pool, 'query'>, kind: s
 
 /** Parse input with a zod schema, throwing AppError('validation') naming the field as `a[1].b`. */
 export function parseInput<S extends z.ZodType>(schema: S, input: unknown, engine: string): z.infer<S> {
+  // Saved as text and jsonb, which hold no NUL: refused for every caller (API, CLI files), naming the field.
+  assertCleanJson(input);
   const r = schema.safeParse(input);
   if (r.success) return r.data;
   const issue = r.error.issues[0];

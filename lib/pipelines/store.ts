@@ -8,6 +8,7 @@ import { commandLineFor, rowsOfResult } from './command-line';
 import { withTransaction } from './transaction';
 import { z } from 'zod';
 import { jobCatalog } from '../jobs/catalog';
+import { recordAudit, type AuditActor } from '../audit';
 
 /**
  * The pipeline library (table `pipelines`): named, saved job specs. A
@@ -27,6 +28,9 @@ export interface PipelineRunView {
   createdAt: string; startedAt: string | null; finishedAt: string | null;
   durationMs: number | null; rows: number | null; error: string | null;
 }
+
+/** What an audit event keeps of a pipeline (params hold no secrets: credentials come only from connections). */
+const auditView = (p: PipelineView) => ({ name: p.name, description: p.description, tags: p.tags, kind: p.kind, params: p.params });
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -66,18 +70,22 @@ export async function listPipelines(pool: pg.Pool, f: { tag?: string; kind?: str
 }
 
 /** Save a new pipeline; its params are checked by the kind's own schema first. */
-export async function createPipeline(pool: pg.Pool, input: PipelineInput, createdBy?: string | null): Promise<PipelineView> {
+export async function createPipeline(pool: pg.Pool, input: PipelineInput, createdBy?: string | null, audit?: AuditActor, action = 'pipeline.create'): Promise<PipelineView> {
   const p = parseInput(PipelineInputSchema, input, 'pipelines');
   await checkJobSpecWithConfig(pool, p.kind, p.params);
-  const r = await pool.query(
-    `insert into pipelines (id, name, description, tags, kind, params, created_by) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-    [crypto.randomUUID(), p.name, p.description, p.tags, p.kind, JSON.stringify(p.params), createdBy ?? null],
-  ).catch((e) => conflictOnName(e, p.name));
-  return view(r.rows[0]);
+  return withTransaction(pool, async (client) => {
+    const r = await client.query(
+      `insert into pipelines (id, name, description, tags, kind, params, created_by) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+      [crypto.randomUUID(), p.name, p.description, p.tags, p.kind, JSON.stringify(p.params), createdBy ?? null],
+    ).catch((e) => conflictOnName(e, p.name));
+    const v = view(r.rows[0]);
+    if (audit) await recordAudit(client, { ...audit, action, target: `pipeline:${v.name}`, after: auditView(v) });
+    return v;
+  });
 }
 
 /** Change a pipeline; the merged result is validated as a whole. */
-export async function updatePipeline(pool: pg.Pool, ref: string, patch: z.input<typeof PipelinePatchSchema>): Promise<PipelineView> {
+export async function updatePipeline(pool: pg.Pool, ref: string, patch: z.input<typeof PipelinePatchSchema>, audit?: AuditActor): Promise<PipelineView> {
   const cur = await mustGet(pool, ref);
   const parsed = parseInput(PipelinePatchSchema, patch, 'pipelines');
   // Only the keys the client sent: the schema's defaults must not overwrite stored values.
@@ -87,15 +95,19 @@ export async function updatePipeline(pool: pg.Pool, ref: string, patch: z.input<
     kind: p.kind ?? cur.kind, params: p.params ?? cur.params,
   }, 'pipelines');
   await checkJobSpecWithConfig(pool, merged.kind, merged.params);
-  const r = await pool.query(
-    `update pipelines set name = $2, description = $3, tags = $4, kind = $5, params = $6, updated_at = now() where id = $1 returning *`,
-    [cur.id, merged.name, merged.description, merged.tags, merged.kind, JSON.stringify(merged.params)],
-  ).catch((e) => conflictOnName(e, merged.name));
-  return view(r.rows[0]);
+  return withTransaction(pool, async (client) => {
+    const r = await client.query(
+      `update pipelines set name = $2, description = $3, tags = $4, kind = $5, params = $6, updated_at = now() where id = $1 returning *`,
+      [cur.id, merged.name, merged.description, merged.tags, merged.kind, JSON.stringify(merged.params)],
+    ).catch((e) => conflictOnName(e, merged.name));
+    const v = view(r.rows[0]);
+    if (audit) await recordAudit(client, { ...audit, action: 'pipeline.update', target: `pipeline:${v.name}`, before: auditView(cur), after: auditView(v) });
+    return v;
+  });
 }
 
 /** A copy under a new name (default `<name>-copy`, `<name>-copy-2`, …). */
-export async function clonePipeline(pool: pg.Pool, ref: string, name?: string, createdBy?: string | null): Promise<PipelineView> {
+export async function clonePipeline(pool: pg.Pool, ref: string, name?: string, createdBy?: string | null, audit?: AuditActor): Promise<PipelineView> {
   const cur = await mustGet(pool, ref);
   let target = name;
   if (!target) {
@@ -104,7 +116,7 @@ export async function clonePipeline(pool: pg.Pool, ref: string, name?: string, c
       if (!(await getPipeline(pool, target))) break;
     }
   }
-  return createPipeline(pool, { name: target, description: cur.description, tags: cur.tags, kind: cur.kind, params: cur.params }, createdBy);
+  return createPipeline(pool, { name: target, description: cur.description, tags: cur.tags, kind: cur.kind, params: cur.params }, createdBy, audit, 'pipeline.clone');
 }
 
 /** Names of the flows whose nodes use a pipeline. */
@@ -115,7 +127,7 @@ export async function flowsUsingPipeline(pool: Pick<pg.Pool, 'query'>, id: strin
 }
 
 /** Delete a pipeline; refused (conflict) while a flow uses it, naming the flows. */
-export async function deletePipeline(pool: pg.Pool, ref: string): Promise<PipelineView> {
+export async function deletePipeline(pool: pg.Pool, ref: string, audit?: AuditActor): Promise<PipelineView> {
   return withTransaction(pool, async (client) => {
     const cur = await mustGet(client, ref);
     // Lock out a concurrent flow save adding a use between the check and the delete.
@@ -125,6 +137,7 @@ export async function deletePipeline(pool: pg.Pool, ref: string): Promise<Pipeli
       throw new AppError('conflict', `pipelines: '${cur.name}' is used by flow${users.length > 1 ? 's' : ''} ${users.map((u) => `'${u}'`).join(', ')}; remove it from them first`);
     }
     await client.query('delete from pipelines where id = $1', [cur.id]);
+    if (audit) await recordAudit(client, { ...audit, action: 'pipeline.delete', target: `pipeline:${cur.name}`, before: auditView(cur) });
     return cur;
   });
 }

@@ -1,7 +1,8 @@
 // GET|POST /api/auth/* - next-auth: credentials sign-in (throttled: 429 + Retry-After), sign-out, session, CSRF
 import NextAuth from 'next-auth';
 import { clientAddress, createAuthOptions, LOCKED_ERROR, recordRefusedLogin } from '@/lib/auth';
-import { getServerDeps, publicOrigin } from '@/lib/api';
+import { getServerDeps, publicOrigin, toErrorResponse } from '@/lib/api';
+import { assertCleanRequestHead, decodeComponent, decodeUtf8 } from '@/lib/errors/bad-bytes';
 import { consoleSink, createLogger, type Logger } from '@/lib/log';
 
 type Ctx = { params: Promise<{ nextauth: string[] }> };
@@ -30,13 +31,36 @@ function tooMany(retryAfterSeconds: number): Response {
   });
 }
 
-export async function GET(req: Request, ctx: Ctx) { return authHandler()(req, ctx); }
+/**
+ * The sign-in form (`application/x-www-form-urlencoded`) checked strictly: a
+ * field that does not decode or holds NUL (`username=%00`) is a 400 naming it,
+ * before the throttle and the user lookup send it to Postgres.
+ */
+async function cleanForm(req: Request): Promise<URLSearchParams> {
+  const text = decodeUtf8(new Uint8Array(await req.clone().arrayBuffer()));
+  for (const pair of text.split('&')) {
+    if (!pair) continue;
+    const eq = pair.indexOf('=');
+    const name = decodeComponent(eq < 0 ? pair : pair.slice(0, eq), 'body', true);
+    if (eq >= 0) decodeComponent(pair.slice(eq + 1), name, true);
+  }
+  return new URLSearchParams(text);
+}
+
+export async function GET(req: Request, ctx: Ctx) {
+  try { assertCleanRequestHead(req); } catch (e) { return toErrorResponse(e); }
+  return authHandler()(req, ctx);
+}
 
 export async function POST(req: Request, ctx: Ctx) {
   const { nextauth } = await ctx.params;
+  let form: URLSearchParams;
+  try {
+    assertCleanRequestHead(req);
+    form = await cleanForm(req);
+  } catch (e) { return toErrorResponse(e); }
   if (nextauth?.[0] !== 'callback' || nextauth[1] !== 'credentials') return authHandler()(req, ctx);
   // A locked account or address is answered 429 before next-auth (and bcrypt) runs.
-  const form = new URLSearchParams(await req.clone().text());
   const name = form.get('username') ?? '';
   const address = clientAddress(req.headers);
   const { throttle, prisma } = getServerDeps();

@@ -1,8 +1,8 @@
 // GET /api/v1/flows - every flow with its schedule, next fires and last run
 // POST /api/v1/flows - save a flow: { name, nodes, edges, cron?, timezone?, catchup?, overlap?, maxParallel?, alerts? } (operator)
 import { z } from 'zod';
-import { apiHandler, json, principalLabel } from '@/lib/api';
-import { assertMayRunFlowNodes } from '@/lib/api/presenters/job-role';
+import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
+import { assertMayUseFlow } from '@/lib/api/presenters/job-role';
 import { createFlow, listFlows, listFlowRuns } from '@/lib/flows';
 
 export const GET = apiHandler({}, async ({ deps }) => {
@@ -12,8 +12,8 @@ export const GET = apiHandler({}, async ({ deps }) => {
   return { flows: out };
 });
 
-export const POST = apiHandler({ role: 'operator', body: z.record(z.string(), z.unknown()), maxBodyBytes: 512 * 1024 }, async ({ deps, body, principal }) => {
-  assertMayRunFlowNodes(principal.role, body);
-  const f = await createFlow(deps.pool, body, principalLabel(principal));
+export const POST = apiHandler({ role: 'operator', body: z.record(z.string(), z.unknown()), maxBodyBytes: 512 * 1024 }, async ({ req, deps, body, principal }) => {
+  await assertMayUseFlow(deps.pool, { principal, req }, { action: 'flow.create', target: `flow:${String(body.name ?? '')}`, verb: 'saving' }, { nodes: body.nodes ?? [] });
+  const f = await createFlow(deps.pool, body, principalLabel(principal), auditActor(principal, req));
   return json(f, 201, { Location: `/api/v1/flows/${f.id}` });
 });

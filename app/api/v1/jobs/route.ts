@@ -2,8 +2,7 @@
 // POST /api/v1/jobs - start a job: { kind, params } → 202 { id }
 import { z } from 'zod';
 import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
-import { roleAtLeast } from '@/lib/auth';
-import { AppError } from '@/lib/errors';
+import { assertMayRunWork } from '@/lib/api/presenters/job-role';
 import { enqueueJob, JOB_SOURCES, listJobRuns } from '@/lib/jobs';
 import { jobs } from '@/app/_server/jobs';
 
@@ -31,13 +30,12 @@ export const GET = apiHandler({ query: ListQuery }, async ({ deps, query }) => {
 
 // Any signed-in role may call it; each kind's own role (the table /job-kinds reports) decides.
 export const POST = apiHandler({ role: 'viewer', body: StartBody }, async ({ req, deps, body, principal }) => {
-  const least = jobs.roleOf(body.kind);
-  if (!roleAtLeast(principal.role, least)) {
-    throw new AppError('forbidden', `starting ${body.kind} needs the ${least} role; you are ${principal.role}`);
-  }
+  const params = body.params ?? body.payload ?? {};
+  // The role of the work, not of the wrapper: `pipelines.run` of an admin-kind pipeline needs admin.
+  await assertMayRunWork(deps.pool, { principal, req }, body.kind, params, { action: 'job.start', target: `kind:${body.kind}` });
   const { runId } = await enqueueJob({ pool: deps.pool, jobs, env: deps.env }, {
     kind: body.kind,
-    params: body.params ?? body.payload ?? {},
+    params,
     createdBy: principalLabel(principal),
     audit: auditActor(principal, req),
   });

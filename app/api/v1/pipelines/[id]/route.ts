@@ -2,25 +2,40 @@
 // PATCH /api/v1/pipelines/:id - change name, description, tags, kind or params (operator)
 // DELETE /api/v1/pipelines/:id - delete; 409 naming the flows that still use it (operator)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
-import { assertMayRunKind } from '@/lib/api/presenters/job-role';
+import { apiHandler, auditActor } from '@/lib/api';
+import { assertMayRunWork } from '@/lib/api/presenters/job-role';
 import { AppError } from '@/lib/errors';
 import { deletePipeline, getPipeline, pipelineHistory, updatePipeline, flowsUsingPipeline } from '@/lib/pipelines';
 
 const Params = z.object({ id: z.string().min(1).max(200) });
 
+async function mustGet(pool: Parameters<typeof getPipeline>[0], id: string) {
+  const p = await getPipeline(pool, id);
+  if (!p) throw new AppError('not_found', `pipelines: no pipeline '${id}'`);
+  return p;
+}
+
 export const GET = apiHandler({ params: Params }, async ({ deps, params }) => {
-  const p = await getPipeline(deps.pool, params.id);
-  if (!p) throw new AppError('not_found', `pipelines: no pipeline '${params.id}'`);
+  const p = await mustGet(deps.pool, params.id);
   return { ...p, usedBy: await flowsUsingPipeline(deps.pool, p.id), runs: await pipelineHistory(deps.pool, p.id, 50) };
 });
 
-export const PATCH = apiHandler({ role: 'operator', params: Params, body: z.record(z.string(), z.unknown()), maxBodyBytes: 256 * 1024 }, async ({ deps, params, body, principal }) => {
-  if (typeof body.kind === 'string') assertMayRunKind(principal.role, body.kind);
-  return updatePipeline(deps.pool, params.id, body as never);
+export const PATCH = apiHandler({ role: 'operator', params: Params, body: z.record(z.string(), z.unknown()), maxBodyBytes: 256 * 1024 }, async ({ req, deps, params, body, principal }) => {
+  const cur = await mustGet(deps.pool, params.id);
+  const what = { action: 'pipeline.update', target: `pipeline:${cur.name}`, verb: 'changing a pipeline of' };
+  // The role of what it runs now and of what it would run after the change: an
+  // operator may neither edit an admin's pipeline nor turn one into admin work.
+  await assertMayRunWork(deps.pool, { principal, req }, cur.kind, cur.params, what);
+  if (typeof body.kind === 'string' || body.params !== undefined) {
+    const kind = typeof body.kind === 'string' ? body.kind : cur.kind;
+    await assertMayRunWork(deps.pool, { principal, req }, kind, body.params ?? cur.params, what);
+  }
+  return updatePipeline(deps.pool, cur.id, body as never, auditActor(principal, req));
 });
 
-export const DELETE = apiHandler({ role: 'operator', params: Params }, async ({ deps, params }) => {
-  const p = await deletePipeline(deps.pool, params.id);
+export const DELETE = apiHandler({ role: 'operator', params: Params }, async ({ req, deps, params, principal }) => {
+  const cur = await mustGet(deps.pool, params.id);
+  await assertMayRunWork(deps.pool, { principal, req }, cur.kind, cur.params, { action: 'pipeline.delete', target: `pipeline:${cur.name}`, verb: 'deleting a pipeline of' });
+  const p = await deletePipeline(deps.pool, cur.id, auditActor(principal, req));
   return { deleted: p.id, name: p.name };
 });

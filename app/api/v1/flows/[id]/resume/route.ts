@@ -1,6 +1,11 @@
 // POST /api/v1/flows/:id/resume - let the flow's schedule fire again, from now on (operator)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
-import { setFlowEnabled } from '@/lib/flows';
+import { apiHandler, auditActor } from '@/lib/api';
+import { assertMayUseFlow } from '@/lib/api/presenters/job-role';
+import { mustGetFlow, setFlowEnabled } from '@/lib/flows';
 
-export const POST = apiHandler({ role: 'operator', params: z.object({ id: z.string().min(1).max(200) }) }, async ({ deps, params }) => setFlowEnabled(deps.pool, params.id, true));
+export const POST = apiHandler({ role: 'operator', params: z.object({ id: z.string().min(1).max(200) }) }, async ({ req, deps, params, principal }) => {
+  const cur = await mustGetFlow(deps.pool, params.id);
+  await assertMayUseFlow(deps.pool, { principal, req }, { action: 'flow.resume', target: `flow:${cur.name}`, verb: 'resuming' }, { ref: cur.id });
+  return setFlowEnabled(deps.pool, cur.id, true, auditActor(principal, req));
+});
