@@ -15,6 +15,8 @@ import { GENERATOR_TABLE_FUNCTIONS, HOST_SCALARS, KNOWN_TABLE_FUNCTIONS, LAKE_TA
 import { checkSql, lakeRoots, SQL_REFUSED } from './sql-guard';
 import { readOnlyQuery } from './read-only-query';
 import type { Target } from './target';
+import { executeProject } from './execute';
+import { parseProject } from './project';
 
 let target: Target; let stateDir: string;
 const cwd = process.cwd();
@@ -173,5 +175,27 @@ describe('the SQL allow-list (ClickHouse parser)', () => {
     expect(() => parseAstDump(['SelectWithUnionQuery (children 1)', ' Function a', 'b (children 1)'])).toThrow(/unreadable/);
     expect(() => parseAstDump(['SelectWithUnionQuery (children 2)', ' ExpressionList'])).toThrow(/unreadable/);
     expect(() => parseAstDump(['SelectWithUnionQuery', ' ExpressionList'])).toThrow(/rows after the root/);
+  });
+
+  it('a build checks every model and test before it runs: refused ones are errors naming the function or table, and nothing is created', async () => {
+    const files = {
+      'dbt_project.yml': 'name: guard\n',
+      'models/ok.sql': 'SELECT number AS n FROM numbers(3)',
+      'models/downstream.sql': "{{ config(materialized='table') }}\nSELECT n FROM {{ ref('ok') }}",
+      'models/evil_table.sql': "{{ config(materialized='table') }}\nSELECT * FROM `file`('/etc/passwd', 'LineAsString')",
+      'models/evil_view.sql': "SELECT * FROM (SELECT 1) AS a JOIN url('http://127.0.0.1:1/x', CSV, 'a String') AS b ON 1",
+      'models/evil_dict.sql': "WITH d AS (SELECT dictGet('x', 'y', 1) AS v) SELECT * FROM d",
+      'tests/peek_users.sql': 'SELECT * FROM system.users',
+    };
+    const s = await executeProject(parseProject('/nonexistent-guard-project', files, {}), target, { command: 'build', resolveSource: async () => { throw new Error('no sources here'); } });
+    const r = Object.fromEntries(s.results.map((x) => [x.name, x]));
+    expect(r.ok.status).toBe('success');
+    expect(r.downstream.status).toBe('success');
+    expect(r.evil_table).toMatchObject({ status: 'error', error: expect.stringMatching(/refused by the SQL allow-list: table function file\(\)/) });
+    expect(r.evil_view).toMatchObject({ status: 'error', error: expect.stringMatching(/table function url\(\)/) });
+    expect(r.evil_dict).toMatchObject({ status: 'error', error: expect.stringMatching(/function dictGet\(\)/) });
+    expect(r.peek_users).toMatchObject({ status: 'error', error: expect.stringMatching(/table system\.users/) });
+    const made = (await target.query("SELECT name FROM system.tables WHERE database = 'models' ORDER BY name")).rows.map((x) => x.name);
+    expect(made).toEqual(['downstream', 'ok']);
   });
 });
