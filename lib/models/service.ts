@@ -158,7 +158,10 @@ export async function queryModels(d: ModelsDeps, i: { sql: string; target?: stri
   const spec = await resolveTarget(d, i.target);
   const target = await spec.open();
   try {
-    await checkSql(target, wrapped, { database: spec.database, lakeRoots: lakeRoots(spec.lake, [d.env.warehouse]), use: 'query' }, d.signal);
+    const policy = { database: spec.database, lakeRoots: lakeRoots(spec.lake, [d.env.warehouse]), use: 'query' as const };
+    // the statement as written (so INSERT, FORMAT… are named), then exactly what runs
+    await checkSql(target, i.sql, policy, d.signal);
+    await checkSql(target, wrapped, policy, d.signal);
     const r = await target.query(`${wrapped}\n${queryLimits()}`, d.signal);
     const truncated = r.rows.length > QUERY_ROW_LIMIT;
     return { columns: r.columns, rows: r.rows.slice(0, QUERY_ROW_LIMIT), truncated, target: spec.name };
