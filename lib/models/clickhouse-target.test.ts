@@ -1,7 +1,12 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { openChdbTarget } from './chdb-target';
 import { openClickHouseTarget } from './clickhouse-target';
+import type { Target } from './target';
 import { executeProject } from './execute';
 import { parseProject } from './project';
 import { SHOP_PROJECT } from './test-project';
@@ -9,13 +14,17 @@ import { SHOP_PROJECT } from './test-project';
 // No ClickHouse server runs here: the @clickhouse/client code path is tested
 // against a local HTTP server speaking ClickHouse's HTTP interface, which
 // checks each request (method, auth, SQL) and keeps just enough catalog state
-// (which tables exist) to answer the engine's questions.
+// (which tables exist) to answer the engine's questions. The SQL allow-list's
+// parse requests (formatQuerySingleLine, EXPLAIN AST) are answered by a real
+// ClickHouse parser: the embedded one, in this process.
 
 interface Req { method: string; url: string; auth: string; sql: string }
 let server: http.Server; let url = ''; const reqs: Req[] = [];
+let parser: Target; let parserDir = '';
 const tables = new Map<string, string>();
 
-function answer(sql: string): { meta: { name: string; type: string }[]; data: Record<string, unknown>[] } | null {
+async function answer(sql: string): Promise<{ meta: { name: string; type: string }[]; data: Record<string, unknown>[] } | null> {
+  if (/^(SELECT formatQuerySingleLine\(|EXPLAIN AST )/.test(sql)) { const r = await parser.query(sql); return { meta: r.columns, data: r.rows }; }
   let m = /^SELECT engine FROM system\.tables WHERE database = '(\w+)' AND name = '(\w+)'/.exec(sql);
   if (m) { const e = tables.get(`${m[1]}.${m[2]}`); return { meta: [{ name: 'engine', type: 'String' }], data: e ? [{ engine: e }] : [] }; }
   // a test's failing-row count (none fail) / a built table's row count
@@ -31,17 +40,19 @@ function answer(sql: string): { meta: { name: string; type: string }[]; data: Re
 }
 
 beforeAll(async () => {
+  parserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-parser-'));
+  parser = await openChdbTarget({ stateDir: parserDir, cwd: process.cwd() });
   server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const sql = body.replace(/\s*\nFORMAT JSON$/, '').trim();
       reqs.push({ method: req.method!, url: req.url!, auth: req.headers.authorization ?? '', sql });
       try {
         if (req.headers.authorization !== `Basic ${Buffer.from('modeler:s3cret').toString('base64')}`) {
           res.writeHead(401, { 'X-ClickHouse-Exception-Code': '516' }); res.end('Code: 516. DB::Exception: modeler: Authentication failed. (AUTHENTICATION_FAILED)'); return;
         }
-        const a = answer(sql);
+        const a = await answer(sql);
         res.writeHead(200, { 'content-type': 'application/json', 'X-ClickHouse-Summary': '{"read_rows":"0"}' });
         res.end(a ? JSON.stringify({ ...a, rows: a.data.length }) : '');
       } catch (e) {
@@ -52,7 +63,11 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(async () => { await new Promise((r) => server.close(r)); });
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  await parser?.close();
+  if (parserDir) fs.rmSync(parserDir, { recursive: true, force: true });
+});
 
 const WH = '/srv/tributary/warehouse';
 const project = () => parseProject('/p', SHOP_PROJECT);

@@ -32,6 +32,7 @@ export async function checkSql(target: Pick<Target, 'query'>, sql: string, polic
   if (text.includes('\0')) throw refuse('a NUL byte');
   const parsed = async (q: string) => {
     try { return await target.query(q, signal); } catch (e) {
+      if (e instanceof AppError && e.code !== 'validation') throw e; // an unreachable server stays transient
       throw new AppError('validation', (e as Error).message.replace(/\s*: In scope SELECT formatQuerySingleLine[\s\S]*$/, ''), { field: 'sql', cause: e });
     }
   };
