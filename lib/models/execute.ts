@@ -4,7 +4,7 @@ import { assertParsed } from './project';
 import { renderModel, renderTest, type RenderEnv } from './render';
 import { selectNodes } from './selector';
 import { renderSource } from './source-sql';
-import { checkSql, lakeRoots } from './sql-guard';
+import { checkModelConfig, checkSql, lakeRoots } from './sql-guard';
 import type { Target } from './target';
 import type { Command, NodeResult, Project, RunSummary } from './types';
 import { silentLogger, type Logger } from '../log';
@@ -72,7 +72,8 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
     }
   };
   // Every model's and test's rendered SQL passes the allow-list before it runs.
-  const check = (sql: string) => checkSql(target, sql, { database: target.database, lakeRoots: lakeRoots(target.lake, [...locations]), use: 'model' }, o.signal);
+  const policy = () => ({ database: target.database, lakeRoots: lakeRoots(target.lake, [...locations]), use: 'model' as const });
+  const check = async (sql: string) => { await checkSql(target, sql, policy(), o.signal); };
   const env: RenderEnv = { database: target.database, source: (ident) => { const r = resolved.get(ident); if (!r) throw new Error(`models: source ${ident} was not resolved`); return r; } };
 
   const results = new Map<string, NodeResult>();
@@ -89,6 +90,7 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
       let sql: string | undefined;
       try {
         await prepare(m.sources);
+        await checkModelConfig(target, m.name, m.config, policy(), o.signal);
         const out = await materialize(target, m, {
           fullRefresh: !!o.fullRefresh, signal: o.signal,
           render: (inc) => (sql = renderModel(p, m, env, inc)),

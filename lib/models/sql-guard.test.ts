@@ -186,6 +186,10 @@ describe('the SQL allow-list (ClickHouse parser)', () => {
       'models/evil_view.sql': "SELECT * FROM (SELECT 1) AS a JOIN url('http://127.0.0.1:1/x', CSV, 'a String') AS b ON 1",
       'models/evil_dict.sql': "WITH d AS (SELECT dictGet('x', 'y', 1) AS v) SELECT * FROM d",
       'tests/peek_users.sql': 'SELECT * FROM system.users',
+      'models/evil_engine.sql': "{{ config(materialized='table', engine=\"File(CSV)\") }}\nSELECT 1 AS a",
+      'models/evil_order.sql': "{{ config(materialized='table', order_by=\"length(file('/etc/passwd'))\") }}\nSELECT 1 AS a",
+      'models/evil_key.sql': "{{ config(materialized='incremental', unique_key=\"a FROM system.users\") }}\nSELECT 1 AS a",
+      'models/fine_config.sql': "{{ config(materialized='table', engine='ReplacingMergeTree(v)', order_by=['a', 'cityHash64(a)'], partition_by='a % 2') }}\nSELECT 1 AS a, 2 AS v",
     };
     const s = await executeProject(parseProject('/nonexistent-guard-project', files, {}), target, { command: 'build', resolveSource: async () => { throw new Error('no sources here'); } });
     const r = Object.fromEntries(s.results.map((x) => [x.name, x]));
@@ -195,7 +199,11 @@ describe('the SQL allow-list (ClickHouse parser)', () => {
     expect(r.evil_view).toMatchObject({ status: 'error', error: expect.stringMatching(/table function url\(\)/) });
     expect(r.evil_dict).toMatchObject({ status: 'error', error: expect.stringMatching(/function dictGet\(\)/) });
     expect(r.peek_users).toMatchObject({ status: 'error', error: expect.stringMatching(/table system\.users/) });
+    expect(r.evil_engine).toMatchObject({ status: 'error', error: expect.stringMatching(/engine File\(CSV\)/) });
+    expect(r.evil_order).toMatchObject({ status: 'error', error: expect.stringMatching(/function file\(\)/) });
+    expect(r.evil_key).toMatchObject({ status: 'error', error: expect.stringMatching(/table system\.users/) });
+    expect(r.fine_config).toMatchObject({ status: 'success' });
     const made = (await target.query("SELECT name FROM system.tables WHERE database = 'models' ORDER BY name")).rows.map((x) => x.name);
-    expect(made).toEqual(['downstream', 'ok']);
+    expect(made).toEqual(['downstream', 'fine_config', 'ok']);
   });
 });

@@ -1,5 +1,6 @@
 import { AppError } from '../errors';
-import { astRefusals, countWithElements, cteNames, parseAstDump, quotedNameProblem, type SqlPolicy, type SqlUse } from './sql-allow-list';
+import { astRefusals, countWithElements, cteNames, parseAstDump, quotedNameProblem, type AstNode, type SqlPolicy, type SqlUse } from './sql-allow-list';
+import type { ModelConfig } from './types';
 import { lakeRead, lit, type LakeAccess, type LakeRead } from './source-sql';
 import type { Target } from './target';
 
@@ -25,7 +26,7 @@ export function lakeRoots(access: LakeAccess, locations: string[]): LakeRead[] {
  * nor touches a table function: both only parse. Throws a validation
  * AppError (field `sql`) naming every refused function and table.
  */
-export async function checkSql(target: Pick<Target, 'query'>, sql: string, policy: SqlPolicy, signal?: AbortSignal): Promise<void> {
+export async function checkSql(target: Pick<Target, 'query'>, sql: string, policy: SqlPolicy, signal?: AbortSignal): Promise<AstNode> {
   const refuse = (what: string) => new AppError('validation', `${SQL_REFUSED}: ${what}. ${WHAT_IS_ALLOWED}`, { field: 'sql' });
   const text = sql.replace(/[\s;]+$/, '');
   if (!text.trim()) throw new AppError('validation', 'models: the query is empty', { field: 'sql' });
@@ -51,6 +52,32 @@ export async function checkSql(target: Pick<Target, 'query'>, sql: string, polic
   const ctes = new Set(names.length === countWithElements(tree) ? names : []);
   const refusals = astRefusals(tree, policy, ctes);
   if (refusals.length) throw refuse(refusals.join('; '));
+  return tree;
+}
+
+/** Engines a model may be materialised with: in-database ones (File, URL, S3, MySQL… engines would reach the host or the network). */
+const MODEL_ENGINE = /^\s*((Replacing|Summing|Aggregating|Collapsing|VersionedCollapsing|Coalescing)?MergeTree|Memory|Log|TinyLog|StripeLog|Null)\s*(\(\s*([A-Za-z_][A-Za-z0-9_]*|`[A-Za-z0-9_$-]+`)?(\s*,\s*([A-Za-z_][A-Za-z0-9_]*|`[A-Za-z0-9_$-]+`))*\s*\))?\s*$/;
+
+/**
+ * A model's config lands in its DDL (`ENGINE = …`, `ORDER BY …`, `PARTITION BY …`,
+ * the incremental key): the engine must be an in-database one, and each
+ * expression must parse alone as one expression (no FROM, SETTINGS or a
+ * bracket closing early) that passes the allow-list.
+ */
+export async function checkModelConfig(target: Pick<Target, 'query'>, name: string, c: ModelConfig, policy: SqlPolicy, signal?: AbortSignal): Promise<void> {
+  if (c.materialized === 'view') return;
+  if (c.engine !== undefined && !MODEL_ENGINE.test(c.engine)) throw new AppError('validation', `${SQL_REFUSED}: model ${name}: engine ${c.engine.slice(0, 60)} (allowed: the MergeTree family, Memory, Log, TinyLog, StripeLog, Null, with column names as arguments)`, { field: 'engine' });
+  const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+  for (const [field, v] of [['order_by', list(c.order_by)], ['partition_by', list(c.partition_by)], ['unique_key', list(c.unique_key)]] as const) {
+    for (const expr of v) {
+      if (/;|--|\/\*|#/.test(expr)) throw new AppError('validation', `${SQL_REFUSED}: model ${name}: ${field} ${expr.slice(0, 60)} (comments and ; are not allowed)`, { field });
+      const tree = await checkSql(target, `SELECT ${expr}`, policy, signal);
+      const select = tree.children[0]?.children[0];
+      if (tree.children.length !== 1 || tree.children[0].children.length !== 1 || select?.type !== 'SelectQuery' || select.children.length !== 1) {
+        throw new AppError('validation', `${SQL_REFUSED}: model ${name}: ${field} ${expr.slice(0, 60)} is not one expression`, { field });
+      }
+    }
+  }
 }
 
 export type { SqlPolicy, SqlUse };
