@@ -160,6 +160,12 @@ export async function openChdbTarget(opts: ChdbTargetOptions): Promise<Target> {
         return { columns: j.meta, rows: j.data };
       } catch (e) { throw wrap(e, sql); }
     },
+    async explainAst(sql, signal) {
+      try {
+        const r = await session.queryAsync(`EXPLAIN AST ${sql}`, { format: 'TabSeparatedRaw', signal });
+        return r.text().replace(/\n$/, '').split('\n');
+      } catch (e) { throw wrap(e, sql); }
+    },
     async close() { if (!closed) { closed = true; release(); } },
   };
 }

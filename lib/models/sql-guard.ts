@@ -26,22 +26,22 @@ export function lakeRoots(access: LakeAccess, locations: string[]): LakeRead[] {
  * nor touches a table function: both only parse. Throws a validation
  * AppError (field `sql`) naming every refused function and table.
  */
-export async function checkSql(target: Pick<Target, 'query'>, sql: string, policy: SqlPolicy, signal?: AbortSignal): Promise<AstNode> {
+export async function checkSql(target: Pick<Target, 'query' | 'explainAst'>, sql: string, policy: SqlPolicy, signal?: AbortSignal): Promise<AstNode> {
   const refuse = (what: string) => new AppError('validation', `${SQL_REFUSED}: ${what}. ${WHAT_IS_ALLOWED}`, { field: 'sql' });
   const text = sql.replace(/[\s;]+$/, '');
   if (!text.trim()) throw new AppError('validation', 'models: the query is empty', { field: 'sql' });
   if (text.includes('\0')) throw refuse('a NUL byte');
-  const parsed = async (q: string) => {
-    try { return await target.query(q, signal); } catch (e) {
+  const parsed = async <T>(run: () => Promise<T>) => {
+    try { return await run(); } catch (e) {
       if (e instanceof AppError && e.code !== 'validation') throw e; // an unreachable server stays transient
       throw new AppError('validation', (e as Error).message.replace(/\s*: In scope SELECT formatQuerySingleLine[\s\S]*$/, ''), { field: 'sql', cause: e });
     }
   };
-  const f = await parsed(`SELECT formatQuerySingleLine(${lit(text)}) AS q ${PARSE_SETTINGS}`);
+  const f = await parsed(() => target.query(`SELECT formatQuerySingleLine(${lit(text)}) AS q ${PARSE_SETTINGS}`, signal));
   const formatted = String(f.rows[0]?.q ?? '');
   const nameProblem = quotedNameProblem(formatted);
   if (nameProblem) throw refuse(nameProblem);
-  const rows = (await parsed(`EXPLAIN AST ${text}`)).rows.map((r) => String(r.explain ?? Object.values(r)[0] ?? ''));
+  const rows = await parsed(() => target.explainAst(text, signal));
   const first = /^[A-Za-z]+/.exec(rows[0] ?? '')?.[0] ?? 'unknown';
   if (first !== 'SelectWithUnionQuery') throw refuse(`${first.replace(/Query$/, '') || 'this'} statements (only one SELECT runs here)`);
   if (rows.some((r) => /[\r\n]/.test(r))) throw refuse('a name with a line break');
@@ -64,7 +64,7 @@ const MODEL_ENGINE = /^\s*((Replacing|Summing|Aggregating|Collapsing|VersionedCo
  * expression must parse alone as one expression (no FROM, SETTINGS or a
  * bracket closing early) that passes the allow-list.
  */
-export async function checkModelConfig(target: Pick<Target, 'query'>, name: string, c: ModelConfig, policy: SqlPolicy, signal?: AbortSignal): Promise<void> {
+export async function checkModelConfig(target: Pick<Target, 'query' | 'explainAst'>, name: string, c: ModelConfig, policy: SqlPolicy, signal?: AbortSignal): Promise<void> {
   if (c.materialized === 'view') return;
   if (c.engine !== undefined && !MODEL_ENGINE.test(c.engine)) throw new AppError('validation', `${SQL_REFUSED}: model ${name}: engine ${c.engine.slice(0, 60)} (allowed: the MergeTree family, Memory, Log, TinyLog, StripeLog, Null, with column names as arguments)`, { field: 'engine' });
   const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
