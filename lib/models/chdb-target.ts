@@ -158,7 +158,13 @@ export async function openChdbTarget(opts: ChdbTargetOptions): Promise<Target> {
         const r = await session.queryAsync(sql, { format: 'JSON', signal });
         const j = r.json<{ meta: { name: string; type: string }[]; data: Record<string, unknown>[] }>();
         return { columns: j.meta, rows: j.data };
-      } catch (e) { throw wrap(e, sql); }
+      } catch (e) {
+        // Measured with chdb 3.x: a query that fails after its output began (a time or memory
+        // limit) leaves that output to be prepended to the session's next result, which then
+        // is not JSON. A throw-away query takes it.
+        try { await session.queryAsync('SELECT 1', { format: 'Null' }); } catch { /* the error below is the one to report */ }
+        throw wrap(e, sql);
+      }
     },
     async explainAst(sql, signal) {
       try {

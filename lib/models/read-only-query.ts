@@ -31,7 +31,7 @@ export function readOnlyQuery(sql: string): string {
  * ClickHouse counts their table functions as temporary tables), a row and
  * byte cap that stop reading rather than fail, a time and a memory limit.
  */
-export function queryLimits(): string {
-  const l = QUERY_LIMITS;
+export function queryLimits(overrides: Partial<typeof QUERY_LIMITS> = {}): string {
+  const l = { ...QUERY_LIMITS, ...overrides };
   return `SETTINGS readonly = 2, max_result_rows = ${QUERY_ROW_LIMIT + 1}, max_result_bytes = ${l.maxResultBytes}, result_overflow_mode = 'break', max_execution_time = ${l.maxExecutionTime}, max_memory_usage = ${l.maxMemoryUsage}`;
 }

@@ -13,7 +13,7 @@ import { serverLakeAccess } from './clickhouse-target';
 import { renderSource } from './source-sql';
 import { GENERATOR_TABLE_FUNCTIONS, HOST_SCALARS, KNOWN_TABLE_FUNCTIONS, LAKE_TABLE_FUNCTIONS, parseAstDump, type SqlPolicy } from './sql-allow-list';
 import { checkSql, lakeRoots, SQL_REFUSED } from './sql-guard';
-import { readOnlyQuery } from './read-only-query';
+import { queryLimits, readOnlyQuery } from './read-only-query';
 import type { Target } from './target';
 import { executeProject } from './execute';
 import { parseProject } from './project';
@@ -168,6 +168,18 @@ describe('the SQL allow-list (ClickHouse parser)', () => {
     const p: SqlPolicy = { database: 'm', lakeRoots: lakeRoots(server, ['s3://lake/wh']), use: 'model' };
     expect(await refusal(`SELECT * FROM ${renderSource('s3://lake/wh/shop/orders', server)}`, p)).toBeNull();
     expect(await refusal("SELECT * FROM icebergS3('http://minio:9000/lake/elsewhere/')", p)).toMatch(/icebergS3/);
+  });
+
+  it('the query box runs with its limits: rows cut, time and memory bounded, no writes', async () => {
+    const run = (sql: string, o: Parameters<typeof queryLimits>[0] = {}) => target.query(`${readOnlyQuery(sql)}\n${queryLimits(o)}`);
+    expect((await run('SELECT number FROM system.numbers')).rows).toHaveLength(1001);
+    await expect(run('SELECT count() FROM system.numbers', { maxExecutionTime: 1 })).rejects.toThrow(/TIMEOUT_EXCEEDED|Timeout exceeded/);
+    // the session's next result is whole (chdb keeps a failed query's started output otherwise)
+    expect((await target.query('SELECT 1 AS a')).rows).toEqual([{ a: 1 }]);
+    await expect(run('SELECT groupArray(number) FROM numbers(50000000)', { maxMemoryUsage: 20_000_000 })).rejects.toThrow(/MEMORY_LIMIT_EXCEEDED|memory limit/i);
+    expect((await target.query('SELECT 2 AS a')).rows).toEqual([{ a: 2 }]);
+    // readonly = 2 as ClickHouse applies it: no DDL even from inside a query
+    await expect(target.query(`CREATE TABLE models.rw (a Int8) ENGINE = Memory ${queryLimits()}`)).rejects.toThrow(/READONLY|readonly/i);
   });
 
   it('reads back only well-formed trees', () => {
