@@ -103,7 +103,7 @@ function readRow(row: string): { depth: number; type: string; name?: string; cou
   if (c) { count = Number(c[1]); rest = rest.slice(0, c.index); }
   const a = / \(alias [A-Za-z0-9_$-]+\)$/.exec(rest);
   if (a) rest = rest.slice(0, a.index);
-  const m = /^( *)([A-Za-z][A-Za-z0-9_]*)(?: (.+))?$/.exec(rest);
+  const m = /^( *)([A-Za-z][A-Za-z0-9_]*(?:::[A-Za-z][A-Za-z0-9_]*)?)(?: (.+))?$/.exec(rest);
   return m ? { depth: m[1].length, type: m[2], name: m[3], count } : null;
 }
 
@@ -200,6 +200,8 @@ export function astRefusals(root: AstNode, policy: SqlPolicy, ctes: Set<string>)
   for (const c of root.children.slice(1)) add(c.type === 'Literal' ? 'INTO OUTFILE' : c.type === 'Set' ? 'SETTINGS' : 'FORMAT');
   const walk = (n: AstNode, parent: AstNode | undefined) => {
     if (n.type === 'Set' && policy.use === 'query') add('SETTINGS (the query box runs with its own limits)');
+    // the tree does not show what APPLY calls: refused rather than trusted
+    if (n.type === 'ColumnsApplyTransformer') add('APPLY (write the function call per column)');
     if (n.type === 'TableIdentifier' && n.name) { const p = tableProblem(n.name, policy, ctes); if (p) add(p); }
     if (n.type === 'Function' && n.name) {
       const lower = n.name.toLowerCase();
@@ -238,6 +240,32 @@ export function quotedNameProblem(formatted: string): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Second look, on the text: every `name(` call in the re-formatted query (its
+ * strings blanked) whose name is refused anywhere — a host-reaching scalar or
+ * a table function that is not allowed — whatever the tree showed. A node
+ * whose printout hides its arguments cannot then hide such a call. Lake
+ * readers are counted: more calls in the text than checked nodes in the tree
+ * is a refusal too.
+ */
+export function textCallRefusals(formatted: string, tree: AstNode): string[] {
+  const bare = formatted.replace(/'(?:[^'\\]|\\.)*'/g, "''");
+  const out: string[] = [];
+  const lakeInText = new Map<string, number>();
+  for (const m of bare.matchAll(/(?<![A-Za-z0-9_$.`])(?:`([A-Za-z0-9_$-]+)`|([A-Za-z_][A-Za-z0-9_]*))\s*\(/g)) {
+    const name = m[1] ?? m[2];
+    const lower = name.toLowerCase();
+    if (HOST_SCALARS.includes(lower) || HOST_SCALAR_PREFIX.test(lower)) out.push(`function ${name}()`);
+    else if (KNOWN_TABLE_FUNCTIONS.includes(lower)) out.push(`table function ${name}()`);
+    else if (LAKE_TABLE_FUNCTIONS.includes(lower)) lakeInText.set(lower, (lakeInText.get(lower) ?? 0) + 1);
+  }
+  const inTree = new Map<string, number>();
+  const count = (n: AstNode) => { if (n.type === 'Function' && n.name && LAKE_TABLE_FUNCTIONS.includes(n.name.toLowerCase())) inTree.set(n.name.toLowerCase(), (inTree.get(n.name.toLowerCase()) ?? 0) + 1); n.children.forEach(count); };
+  count(tree);
+  for (const [name, k] of lakeInText) if (k > (inTree.get(name) ?? 0)) out.push(`${name}() where the parse tree does not show it`);
+  return [...new Set(out)];
 }
 
 /** The names a re-formatted query defines with `WITH name AS (…)`. */

@@ -104,6 +104,23 @@ describe('the SQL allow-list (ClickHouse parser)', () => {
     expect(await refusal(readOnlyQuery("SELECT * FROM `file`('/proc/self/environ','RawBLOB')"))).toMatch(/table function file\(\)/);
   });
 
+  it('sees calls in every clause, including those whose parse-tree printout hides them (APPLY)', async () => {
+    const misses: string[] = [];
+    for (const sql of [
+      'SELECT * APPLY(file) FROM models.t', 'SELECT * APPLY(x -> file(x)) FROM models.t', 'SELECT COLUMNS(\'a\') APPLY(dictGet) FROM models.t',
+      "SELECT * REPLACE(file(a) AS a) FROM models.t", "SELECT a FROM models.t ORDER BY a WITH FILL FROM length(file('x')) TO 10",
+      "SELECT a, b FROM models.t ORDER BY a WITH FILL INTERPOLATE (b AS file('y'))", "SELECT sum(a) OVER (PARTITION BY file('x')) FROM models.t",
+      "SELECT sum(a) OVER w FROM models.t WINDOW w AS (ORDER BY file('z'))", "SELECT quantile(length(file('p')))(a) FROM models.t",
+      "SELECT count() FILTER (WHERE file('q') = '') FROM models.t", "SELECT a FROM models.t LIMIT 1 BY file('l')", "SELECT a FROM models.t QUALIFY file('qq') = ''",
+      "SELECT a FROM models.t GROUP BY GROUPING SETS ((a), (file('g')))", "SELECT a FROM models.t PREWHERE file('w') = '' HAVING file('h') = ''",
+      "SELECT CAST(file('c') AS String)", "SELECT map('k', file('m'))", "SELECT [file('arr')]", "SELECT (1, file('tup'))", "SELECT a FROM models.t SAMPLE 1 / 2 ORDER BY file('o') LIMIT 1 OFFSET 0",
+    ]) {
+      const msg = await refusal(sql);
+      if (!msg || !/function (file|dictGet)\(\)|APPLY/.test(msg)) misses.push(`${sql}: ${msg}`);
+    }
+    expect(misses).toEqual([]);
+  });
+
   it('refuses tables outside the models database, and unqualified names that are not WITH names', async () => {
     for (const [sql, what] of [
       ['SELECT * FROM system.tables', 'table system.tables'], ['SELECT * FROM `system`.`tables`', 'table system.tables'],

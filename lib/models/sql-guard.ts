@@ -1,5 +1,5 @@
 import { AppError } from '../errors';
-import { astRefusals, countWithElements, cteNames, parseAstDump, quotedNameProblem, type AstNode, type SqlPolicy, type SqlUse } from './sql-allow-list';
+import { astRefusals, countWithElements, cteNames, parseAstDump, quotedNameProblem, textCallRefusals, type AstNode, type SqlPolicy, type SqlUse } from './sql-allow-list';
 import type { ModelConfig } from './types';
 import { lakeRead, lit, type LakeAccess, type LakeRead } from './source-sql';
 import type { Target } from './target';
@@ -50,7 +50,7 @@ export async function checkSql(target: Pick<Target, 'query' | 'explainAst'>, sql
   const names = cteNames(formatted);
   // The tree does not print WITH names; when the text's count differs, trust none (unqualified names are then refused).
   const ctes = new Set(names.length === countWithElements(tree) ? names : []);
-  const refusals = astRefusals(tree, policy, ctes);
+  const refusals = [...new Set([...astRefusals(tree, policy, ctes), ...textCallRefusals(formatted, tree)])];
   if (refusals.length) throw refuse(refusals.join('; '));
   return tree;
 }
