@@ -82,7 +82,7 @@ const HOST_SCALAR_PREFIX = /^(dict|region(to|in$|hierarchy$))/;
 /** Functions whose right side, when a bare name, is a table (`x IN models.t`). */
 const IN_FUNCTIONS = /^(global)?(not)?(null)?in(ignoreset)?$/;
 
-export interface AstNode { type: string; name?: string; children: AstNode[] }
+export interface AstNode { type: string; name?: string; alias?: string; children: AstNode[] }
 
 /** Where the SQL comes from: the query box refuses SETTINGS too (it runs with its own limits). */
 export type SqlUse = 'query' | 'model';
@@ -96,15 +96,15 @@ export interface SqlPolicy {
 }
 
 /** One row: indent, type, then an optional name, ` (alias x)`, ` (children N)`; taken apart from the end. */
-function readRow(row: string): { depth: number; type: string; name?: string; count: number } | null {
+function readRow(row: string): { depth: number; type: string; name?: string; alias?: string; count: number } | null {
   let rest = row;
   let count = 0;
   const c = / \(children (\d+)\)$/.exec(rest);
   if (c) { count = Number(c[1]); rest = rest.slice(0, c.index); }
-  const a = / \(alias [A-Za-z0-9_$-]+\)$/.exec(rest);
+  const a = / \(alias ([A-Za-z0-9_$-]+)\)$/.exec(rest);
   if (a) rest = rest.slice(0, a.index);
   const m = /^( *)([A-Za-z][A-Za-z0-9_]*(?:::[A-Za-z][A-Za-z0-9_]*)?)(?: (.+))?$/.exec(rest);
-  return m ? { depth: m[1].length, type: m[2], name: m[3], count } : null;
+  return m ? { depth: m[1].length, type: m[2], name: m[3], alias: a?.[1], count } : null;
 }
 
 /**
@@ -121,6 +121,7 @@ export function parseAstDump(rows: string[]): AstNode {
     if (!r || r.depth !== depth) throw new Error(`unreadable parse tree at row ${i + 1}: ${String(row).slice(0, 80)}`);
     i++;
     const n: AstNode = { type: r.type, name: r.name, children: [] };
+    if (r.alias) n.alias = r.alias;
     for (let k = 0; k < r.count; k++) n.children.push(node(depth + 1));
     return n;
   };
@@ -196,6 +197,10 @@ export function astRefusals(root: AstNode, policy: SqlPolicy, ctes: Set<string>)
   const out: string[] = [];
   const add = (s: string) => { if (!out.includes(s)) out.push(s); };
   if (root.type !== 'SelectWithUnionQuery') return [`${root.type.replace(/Query$/, '')} statements (only SELECT)`];
+  // `x IN name` may name an alias (`WITH [1, 2] AS name`) as well as a table
+  const aliases = new Set<string>();
+  const collect = (n: AstNode) => { if (n.alias) aliases.add(n.alias); n.children.forEach(collect); };
+  collect(root);
   // a second or third child of the root is INTO OUTFILE '…', FORMAT or SETTINGS
   for (const c of root.children.slice(1)) add(c.type === 'Literal' ? 'INTO OUTFILE' : c.type === 'Set' ? 'SETTINGS' : 'FORMAT');
   const walk = (n: AstNode, parent: AstNode | undefined) => {
@@ -212,7 +217,7 @@ export function astRefusals(root: AstNode, policy: SqlPolicy, ctes: Set<string>)
       else if (KNOWN_TABLE_FUNCTIONS.includes(lower) || LAKE_TABLE_FUNCTIONS.includes(lower)) add(`table function ${n.name}()`);
       if (IN_FUNCTIONS.test(lower)) {
         const right = args(n)[1];
-        if (right?.type === 'Identifier' && right.name) { const p = tableProblem(right.name, policy, ctes); if (p) add(p); }
+        if (right?.type === 'Identifier' && right.name && !aliases.has(right.name)) { const p = tableProblem(right.name, policy, ctes); if (p) add(p); }
       }
     }
     for (const c of n.children) walk(c, n);
