@@ -94,7 +94,7 @@ export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] =
   { path: "/api/v1/me", methods: { GET: r33.GET }, summaries: {"GET":"who the request is authenticated as"} },
   { path: "/api/v1/models/compile", methods: { POST: r34.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
   { path: "/api/v1/models/files", methods: { GET: r35.GET, PUT: r35.PUT, DELETE: r35.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
-  { path: "/api/v1/models/query", methods: { POST: r36.POST }, summaries: {"POST":"queue a read-only SELECT on the models target as a models.query job: { sql, target? } → 202 { id }"} },
+  { path: "/api/v1/models/query", methods: { POST: r36.POST }, summaries: {"POST":"run a SELECT on the models target as a models.query job and answer its outcome: { sql, target? }, ?wait=<s> → 200 { id, status, result } | 400 (refused: names the function or table) | 202 { id } (still running)"} },
   { path: "/api/v1/models/results", methods: { GET: r37.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
   { path: "/api/v1/models", methods: { GET: r38.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
   { path: "/api/v1/openapi.json", methods: { GET: r39.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },

@@ -1,5 +1,6 @@
 export { defineJob, type JobDefinition, type JobContext, type JobCheckDeps } from './types';
 export { enqueueJob, validateJob, type EnqueueRequest, type EnqueueDeps } from './enqueue';
+export { waitForJobRun } from './wait-for-run';
 export { getJobRun, listJobRuns, requestCancel, JOB_SOURCES, type JobRunView, type JobLogLine, type JobStatus, type JobSource } from './runs';
 export { retryJobRun, retryableRun } from './retry';
 export { recordCliRun, type CliRun, type CliRunOptions, type CliRunOutcome } from './record-cli-run';

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { AppError } from '../errors';
 import { lit, type LakeAccess, type S3Settings } from './source-sql';
 import type { QueryResult, Target } from './target';
@@ -61,6 +62,7 @@ async function acquire(dir: string, waitMs: number, signal?: AbortSignal): Promi
     for (;;) {
       try {
         const session = new Session(dir) as unknown as ChdbSession;
+        dropStaleKeys(session, dir);
         shared = { dir, session, users: 1 };
         return session;
       } catch (e) {
@@ -99,16 +101,38 @@ export function chdbLakeAccess(cwd: string, s3?: S3Settings): LakeAccess {
   return { mode: 'relative', cwd, s3: accessKeyId && secretAccessKey ? { ...rest, collection: S3_COLLECTION } : rest };
 }
 
+/**
+ * The folder where ClickHouse keeps named collections (`<state>/named_collections`,
+ * one `<name>.sql` per collection, the keys in clear): created or narrowed to
+ * 0700 before the keys are written, so no other local user can read them.
+ */
+function lockCollectionsFolder(stateDir: string): string {
+  const folder = path.join(stateDir, 'named_collections');
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  fs.chmodSync(folder, 0o700);
+  return folder;
+}
+
+/** The keys' collection file a process that died while holding it left behind. */
+function dropStaleKeys(session: ChdbSession, stateDir: string): void {
+  if (!fs.existsSync(path.join(stateDir, 'named_collections', `${S3_COLLECTION}.sql`))) return;
+  try { session.query(`DROP NAMED COLLECTION IF EXISTS ${S3_COLLECTION}`, 'Null'); } catch { /* the next ensureKeys drops it too */ }
+}
+
 /** (Re)create the keys' named collection once per session and set of keys. */
 async function ensureKeys(s3: S3Settings | undefined, signal?: AbortSignal): Promise<void> {
   if (!shared || !s3?.accessKeyId || !s3.secretAccessKey) return;
   const of = `${s3.accessKeyId}\0${s3.secretAccessKey}`;
   if (shared.keys?.of !== of) {
     const session = shared.session;
+    const dir = shared.dir;
     const p: Promise<void> & { of?: string } = (async () => {
       // a collection left by an earlier session may hold other keys
       await session.queryAsync(`DROP NAMED COLLECTION IF EXISTS ${S3_COLLECTION}`, { format: 'Null', signal });
+      const folder = lockCollectionsFolder(dir);
       await session.queryAsync(`CREATE NAMED COLLECTION ${S3_COLLECTION} AS access_key_id = ${lit(s3.accessKeyId!)}, secret_access_key = ${lit(s3.secretAccessKey!)}`, { format: 'Null', signal });
+      // ClickHouse writes the file 0644 (the folder, 0700 above, already keeps others out)
+      for (const f of fs.readdirSync(folder)) fs.chmodSync(path.join(folder, f), 0o600);
     })();
     p.of = of;
     shared.keys = p;
@@ -134,6 +158,18 @@ export async function openChdbTarget(opts: ChdbTargetOptions): Promise<Target> {
         const r = await session.queryAsync(sql, { format: 'JSON', signal });
         const j = r.json<{ meta: { name: string; type: string }[]; data: Record<string, unknown>[] }>();
         return { columns: j.meta, rows: j.data };
+      } catch (e) {
+        // Measured with chdb 3.x: a query that fails after its output began (a time or memory
+        // limit) leaves that output to be prepended to the session's next result, which then
+        // is not JSON. A throw-away query takes it.
+        try { await session.queryAsync('SELECT 1', { format: 'Null' }); } catch { /* the error below is the one to report */ }
+        throw wrap(e, sql);
+      }
+    },
+    async explainAst(sql, signal) {
+      try {
+        const r = await session.queryAsync(`EXPLAIN AST ${sql}`, { format: 'TabSeparatedRaw', signal });
+        return r.text().replace(/\n$/, '').split('\n');
       } catch (e) { throw wrap(e, sql); }
     },
     async close() { if (!closed) { closed = true; release(); } },

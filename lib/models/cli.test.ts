@@ -51,7 +51,7 @@ describe('tributary models', () => {
     expect(csv.out).toBe('customer_id,name\n1,c1\n2,c2\n');
     const ro = await cli('query', 'DROP TABLE models.customer_orders');
     expect(ro.code).toBe(2);
-    expect(ro.err).toMatch(/only SELECT queries/);
+    expect(ro.err).toMatch(/refused by the SQL allow-list: Drop statements \(only one SELECT/);
     const rows = await db.pool.query(`SELECT node, status, rows FROM model_results WHERE node = 'customer_orders'`);
     expect(rows.rows).toEqual([{ node: 'customer_orders', status: 'success', rows: '3' }]);
   });

@@ -1,7 +1,13 @@
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { openChdbTarget } from './chdb-target';
 import { openClickHouseTarget } from './clickhouse-target';
+import type { Target } from './target';
+import { checkSql, lakeRoots } from './sql-guard';
 import { executeProject } from './execute';
 import { parseProject } from './project';
 import { SHOP_PROJECT } from './test-project';
@@ -9,13 +15,17 @@ import { SHOP_PROJECT } from './test-project';
 // No ClickHouse server runs here: the @clickhouse/client code path is tested
 // against a local HTTP server speaking ClickHouse's HTTP interface, which
 // checks each request (method, auth, SQL) and keeps just enough catalog state
-// (which tables exist) to answer the engine's questions.
+// (which tables exist) to answer the engine's questions. The SQL allow-list's
+// parse requests (formatQuerySingleLine, EXPLAIN AST) are answered by a real
+// ClickHouse parser: the embedded one, in this process.
 
 interface Req { method: string; url: string; auth: string; sql: string }
 let server: http.Server; let url = ''; const reqs: Req[] = [];
+let parser: Target; let parserDir = '';
 const tables = new Map<string, string>();
 
-function answer(sql: string): { meta: { name: string; type: string }[]; data: Record<string, unknown>[] } | null {
+async function answer(sql: string): Promise<{ meta: { name: string; type: string }[]; data: Record<string, unknown>[] } | null> {
+  if (/^SELECT formatQuerySingleLine\(/.test(sql)) { const r = await parser.query(sql); return { meta: r.columns, data: r.rows }; }
   let m = /^SELECT engine FROM system\.tables WHERE database = '(\w+)' AND name = '(\w+)'/.exec(sql);
   if (m) { const e = tables.get(`${m[1]}.${m[2]}`); return { meta: [{ name: 'engine', type: 'String' }], data: e ? [{ engine: e }] : [] }; }
   // a test's failing-row count (none fail) / a built table's row count
@@ -31,17 +41,24 @@ function answer(sql: string): { meta: { name: string; type: string }[]; data: Re
 }
 
 beforeAll(async () => {
+  parserDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-parser-'));
+  parser = await openChdbTarget({ stateDir: parserDir, cwd: process.cwd() });
   server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const sql = body.replace(/\s*\nFORMAT JSON$/, '').trim();
       reqs.push({ method: req.method!, url: req.url!, auth: req.headers.authorization ?? '', sql });
       try {
         if (req.headers.authorization !== `Basic ${Buffer.from('modeler:s3cret').toString('base64')}`) {
           res.writeHead(401, { 'X-ClickHouse-Exception-Code': '516' }); res.end('Code: 516. DB::Exception: modeler: Authentication failed. (AUTHENTICATION_FAILED)'); return;
         }
-        const a = answer(sql);
+        if (sql.startsWith('EXPLAIN AST ')) {
+          // sent raw (no FORMAT appended), answered as raw text
+          if (/FORMAT JSON$/.test(body) || !/default_format=TabSeparatedRaw/.test(req.url!)) throw new Error(`EXPLAIN AST must be sent raw: ${req.url} ${body}`);
+          res.writeHead(200, { 'content-type': 'text/tab-separated-values' }); res.end((await parser.explainAst(sql.slice('EXPLAIN AST '.length))).join('\n') + '\n'); return;
+        }
+        const a = await answer(sql);
         res.writeHead(200, { 'content-type': 'application/json', 'X-ClickHouse-Summary': '{"read_rows":"0"}' });
         res.end(a ? JSON.stringify({ ...a, rows: a.data.length }) : '');
       } catch (e) {
@@ -52,7 +69,11 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(async () => { await new Promise((r) => server.close(r)); });
+afterAll(async () => {
+  await new Promise((r) => server.close(r));
+  await parser?.close();
+  if (parserDir) fs.rmSync(parserDir, { recursive: true, force: true });
+});
 
 const WH = '/srv/tributary/warehouse';
 const project = () => parseProject('/p', SHOP_PROJECT);
@@ -79,6 +100,17 @@ describe('ClickHouse server target (@clickhouse/client over HTTP)', () => {
       const tmp2 = /`(customer_orders__tmp_[0-9a-f]{8})`/.exec(reqs.map((r) => r.sql).find((x) => x.startsWith('CREATE TABLE'))!)![1];
       expect(reqs.map((r) => r.sql)).toContain(`EXCHANGE TABLES \`analytics\`.\`${tmp2}\` AND \`analytics\`.\`customer_orders\``);
       expect(reqs.map((r) => r.sql)).toContain(`DROP TABLE IF EXISTS \`analytics\`.\`${tmp2}\` SYNC`);
+    } finally { await t.close(); }
+  });
+
+  test('the SQL allow-list runs through the server\'s parser: FORMAT the client appends does not reach the explained query', async () => {
+    const t = await openClickHouseTarget({ url, user: 'modeler', password: 's3cret', database: 'analytics', warehouse: `file://${WH}`, serverWarehouse: '/var/lib/clickhouse/user_files/lake' });
+    try {
+      const policy = { database: 'analytics', lakeRoots: lakeRoots(t.lake, [`file://${WH}`]), use: 'query' as const };
+      await checkSql(t, "SELECT * FROM analytics.x JOIN icebergLocal('/var/lib/clickhouse/user_files/lake/shop/orders') AS o ON 1", policy);
+      await expect(checkSql(t, "SELECT * FROM `file`('/etc/passwd', 'LineAsString')", policy)).rejects.toThrow(/table function file\(\)/);
+      await expect(checkSql(t, "SELECT * FROM icebergLocal('/var/lib/clickhouse/user_files/other')", policy)).rejects.toThrow(/icebergLocal/);
+      await expect(checkSql(t, 'SELECT 1 FORMAT CSV', policy)).rejects.toThrow(/FORMAT/);
     } finally { await t.close(); }
   });
 

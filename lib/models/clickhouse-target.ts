@@ -61,6 +61,15 @@ export async function openClickHouseTarget(opts: ClickHouseTargetOptions): Promi
         return { columns: (j.meta ?? []) as QueryResult['columns'], rows: j.data };
       } catch (e) { throw wrap(e); }
     },
+    async explainAst(sql, signal) {
+      try {
+        // exec, not query: the client would append FORMAT, which the parser attaches to the explained SELECT
+        const r = await client.exec({ query: `EXPLAIN AST ${sql}`, clickhouse_settings: { default_format: 'TabSeparatedRaw' }, abort_signal: signal });
+        let text = '';
+        for await (const chunk of r.stream) text += chunk.toString();
+        return text.replace(/\n$/, '').split('\n');
+      } catch (e) { throw wrap(e); }
+    },
     async close() { await client.close(); },
   };
 }

@@ -4,6 +4,7 @@ import { assertParsed } from './project';
 import { renderModel, renderTest, type RenderEnv } from './render';
 import { selectNodes } from './selector';
 import { renderSource } from './source-sql';
+import { checkModelConfig, checkSql, lakeRoots } from './sql-guard';
 import type { Target } from './target';
 import type { Command, NodeResult, Project, RunSummary } from './types';
 import { silentLogger, type Logger } from '../log';
@@ -17,6 +18,11 @@ export interface ExecuteOptions {
   fullRefresh?: boolean;
   /** Models/tests run at once. (Default: 4) */
   threads?: number;
+  /**
+   * The warehouse URI (file:// or s3://): lake readers in model SQL may read
+   * below it. (Default: none — only the locations of this run's sources)
+   */
+  warehouse?: string;
   /** Lake table identifier → its location (file:// or s3://); the lake's loadTable. */
   resolveSource(ident: string): Promise<string>;
   logger?: Logger;
@@ -56,12 +62,18 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
 
   const sourceCache = new Map<string, Promise<string>>();
   const resolved = new Map<string, string>();
+  const locations = new Set<string>(o.warehouse ? [o.warehouse] : []);
   const prepare = async (sources: string[]) => {
     for (const s of sources) {
       if (!sourceCache.has(s)) sourceCache.set(s, o.resolveSource(s));
-      resolved.set(s, renderSource(await sourceCache.get(s)!, target.lake));
+      const location = await sourceCache.get(s)!;
+      locations.add(location);
+      resolved.set(s, renderSource(location, target.lake));
     }
   };
+  // Every model's and test's rendered SQL passes the allow-list before it runs.
+  const policy = () => ({ database: target.database, lakeRoots: lakeRoots(target.lake, [...locations]), use: 'model' as const });
+  const check = async (sql: string) => { await checkSql(target, sql, policy(), o.signal); };
   const env: RenderEnv = { database: target.database, source: (ident) => { const r = resolved.get(ident); if (!r) throw new Error(`models: source ${ident} was not resolved`); return r; } };
 
   const results = new Map<string, NodeResult>();
@@ -78,9 +90,11 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
       let sql: string | undefined;
       try {
         await prepare(m.sources);
+        await checkModelConfig(target, m.name, m.config, policy(), o.signal);
         const out = await materialize(target, m, {
           fullRefresh: !!o.fullRefresh, signal: o.signal,
           render: (inc) => (sql = renderModel(p, m, env, inc)),
+          check,
           onStatement: (s) => statements.push(s),
         });
         return { name: m.name, kind: 'model', status: 'success', materialized: m.config.materialized, rows: out.rows, durationMs: Date.now() - start, sql: out.sql };
@@ -93,6 +107,7 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
     try {
       await prepare(t.sources);
       sql = renderTest(p, t, env);
+      await check(sql);
       const [cnt, rows] = await Promise.all([
         target.query(`SELECT count() AS n FROM (\n${sql}\n)`, o.signal),
         target.query(`SELECT * FROM (\n${sql}\n) LIMIT ${FAILING_ROWS}`, o.signal),

@@ -9,5 +9,6 @@ export { listResults, lastResults, type StoredResult } from './results-store';
 export { projectView, type ProjectView } from './project-view';
 export { layoutDag, type DagLayout } from './dag-layout';
 export { ModelsPayload, ModelsQueryPayload } from './jobs';
-export { readOnlyQuery, QUERY_ROW_LIMIT } from './read-only-query';
+export { readOnlyQuery, queryLimits, QUERY_ROW_LIMIT, QUERY_LIMITS } from './read-only-query';
+export { checkSql, lakeRoots, SQL_REFUSED } from './sql-guard';
 export type { NodeResult, RunSummary, Command as ModelsCommand } from './types';

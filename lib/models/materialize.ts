@@ -67,6 +67,8 @@ export interface MaterializeOptions {
   signal?: AbortSignal;
   /** Render the model's SQL; `incremental` says what is_incremental() returns. */
   render(incremental: boolean): string;
+  /** Refuse the rendered SQL before anything is created from it (the SQL allow-list). (Default: none) */
+  check?(sql: string): Promise<void>;
   /** Every statement sent, for the result's SQL and the log. */
   onStatement?(sql: string): void;
 }
@@ -81,6 +83,7 @@ export async function materialize(target: Target, m: ModelNode, o: MaterializeOp
   const c = m.config;
   if (c.materialized === 'view') {
     const sql = bodySql(o.render(false));
+    await o.check?.(sql);
     if (now === 'table') await run(`DROP TABLE ${rel} SYNC`);
     await run(`CREATE OR REPLACE VIEW ${rel} AS\n${sql}`);
     return { rows: null, sql };
@@ -91,6 +94,7 @@ export async function materialize(target: Target, m: ModelNode, o: MaterializeOp
   const cleanup = async (...names: string[]) => { for (const n of names) await target.command(`DROP TABLE IF EXISTS ${relationName(db, n)} SYNC`).catch(() => {}); }; // cleanup of side tables: a failure here must not hide the build's own error
   const incremental = c.materialized === 'incremental' && now === 'table' && !o.fullRefresh;
   const sql = bodySql(o.render(incremental));
+  await o.check?.(sql);
   try {
     if (!incremental) {
       await run(`CREATE TABLE ${tmpRel} ${engineClause(c)} AS\n${sql}`);

@@ -109,6 +109,26 @@ describe('models on an s3:// warehouse', () => {
     ]);
   });
 
+  test('while a job uses them the keys sit in a file only the owner reads (0600, folder 0700); it is removed when the job ends', async () => {
+    const chdbDir = path.join(env.dataDir, 'chdb');
+    const keyFiles = () => fs.readdirSync(chdbDir, { recursive: true }).map(String).filter((f) => f.includes('tributary_lake_s3'));
+    const seen: string[] = [];
+    const s = await runModelsCommand(deps(), {
+      command: 'run', project: proj.root, runId: 'run-s3-modes',
+      onResult: () => {
+        for (const f of keyFiles()) {
+          const full = path.join(chdbDir, f);
+          const text = fs.readFileSync(full, 'utf8');
+          seen.push(`${f} ${(fs.statSync(full).mode & 0o777).toString(8)} dir ${(fs.statSync(path.dirname(full)).mode & 0o777).toString(8)} key ${text.includes(KEY)}`);
+        }
+      },
+    });
+    expect(s.ok).toBe(true);
+    expect(seen.length).toBeGreaterThan(0);
+    expect([...new Set(seen)]).toEqual([expect.stringMatching(/tributary_lake_s3\.sql 600 dir 700 key true$/)]);
+    expect(keyFiles()).toEqual([]);
+  });
+
   test('a new lake snapshot on s3 is what the next build reads; compile renders icebergS3 at the endpoint', async () => {
     const t = await lake.loadTable('shop.orders');
     const more = [...orders('b1', 1000, 9), ...orders('b3', 1, 4)];

@@ -11,7 +11,8 @@ import { compileProject, type CompiledNode } from './compile';
 import { executeProject } from './execute';
 import { parseProject } from './project';
 import { readProjectFiles, writeCompiled } from './project-dir';
-import { QUERY_ROW_LIMIT, readOnlyQuery } from './read-only-query';
+import { QUERY_ROW_LIMIT, queryLimits, readOnlyQuery } from './read-only-query';
+import { checkSql, lakeRoots } from './sql-guard';
 import { saveResult } from './results-store';
 import type { LakeAccess, S3Settings } from './source-sql';
 import { ensureStarterProject } from './starter';
@@ -119,7 +120,7 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
   let saves: Promise<unknown> = Promise.resolve();
   try {
     const summary = await executeProject(project, target, {
-      command: i.command, select: i.select, exclude: i.exclude, fullRefresh: i.fullRefresh, threads: d.env.TRIBUTARY_MODELS_THREADS,
+      command: i.command, select: i.select, exclude: i.exclude, fullRefresh: i.fullRefresh, threads: d.env.TRIBUTARY_MODELS_THREADS, warehouse: d.env.warehouse,
       logger: d.logger, signal: d.signal,
       resolveSource: async (ident) => (await lake.loadTable(ident).catch((e) => { throw new AppError('not_found', `models: lake table ${ident}: ${(e as Error).message}`); })).location,
       onResult: (r, done, total) => {
@@ -147,15 +148,22 @@ export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclu
   return { nodes, written };
 }
 
-/** The query box: one read-only SELECT on the target, first 1,000 rows. */
+/**
+ * The query box: one SELECT on the target, checked against the SQL allow-list
+ * by the target's own parser, run with readonly and the query limits; first
+ * 1,000 rows.
+ */
 export async function queryModels(d: ModelsDeps, i: { sql: string; target?: string }): Promise<QueryResult & { truncated: boolean; target: string }> {
   const wrapped = readOnlyQuery(i.sql);
   const spec = await resolveTarget(d, i.target);
   const target = await spec.open();
   try {
-    const r = await target.query(wrapped, d.signal);
+    const policy = { database: spec.database, lakeRoots: lakeRoots(spec.lake, [d.env.warehouse]), use: 'query' as const };
+    // the statement as written (so INSERT, FORMAT… are named), then exactly what runs
+    await checkSql(target, i.sql, policy, d.signal);
+    await checkSql(target, wrapped, policy, d.signal);
+    const r = await target.query(`${wrapped}\n${queryLimits()}`, d.signal);
     const truncated = r.rows.length > QUERY_ROW_LIMIT;
     return { columns: r.columns, rows: r.rows.slice(0, QUERY_ROW_LIMIT), truncated, target: spec.name };
   } finally { await target.close(); }
 }
-

@@ -31,8 +31,17 @@ export type LakeAccess =
 /** A ClickHouse string literal. */
 export const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
-/** The ClickHouse table function reading one lake table at `location` (file:// or s3://). */
-export function renderSource(location: string, access: LakeAccess): string {
+/**
+ * What `renderSource` reads for one lake location (file:// or s3://): a folder
+ * for `icebergLocal` (relative to the cwd, or absolute for a server), or an
+ * object-store URL for `icebergS3`. The SQL allow-list uses the same function
+ * on the warehouse root, so it allows exactly what Tributary itself renders.
+ */
+export type LakeRead =
+  | { fn: 'icebergLocal'; path: string }
+  | { fn: 'icebergS3'; url: string; collection?: string; keys?: [string, string] };
+
+export function lakeRead(location: string, access: LakeAccess): LakeRead {
   if (location.startsWith('s3://') || location.startsWith('s3a://')) {
     const u = new URL(location.replace(/^s3a:/, 's3:'));
     const bucket = u.hostname; const key = u.pathname.replace(/^\/+/, '').replace(/\/?$/, '/');
@@ -40,9 +49,8 @@ export function renderSource(location: string, access: LakeAccess): string {
     const url = s3.endpoint
       ? `${s3.endpoint.replace(/\/+$/, '')}/${bucket}/${key}`
       : `https://${bucket}.s3${s3.region ? `.${s3.region}` : ''}.amazonaws.com/${key}`;
-    if (s3.collection) return `icebergS3(${s3.collection}, url = ${lit(url)})`;
-    const creds = s3.accessKeyId && s3.secretAccessKey ? `, ${lit(s3.accessKeyId)}, ${lit(s3.secretAccessKey)}` : '';
-    return `icebergS3(${lit(url)}${creds})`;
+    if (s3.collection) return { fn: 'icebergS3', url, collection: s3.collection };
+    return { fn: 'icebergS3', url, ...(s3.accessKeyId && s3.secretAccessKey ? { keys: [s3.accessKeyId, s3.secretAccessKey] as [string, string] } : {}) };
   }
   const abs = location.startsWith('file://') ? decodeURIComponent(new URL(location).pathname) : location;
   if (!path.isAbsolute(abs)) throw new AppError('validation', `models: lake table location ${location} is neither file:// nor s3://`);
@@ -51,7 +59,7 @@ export function renderSource(location: string, access: LakeAccess): string {
     if (rel.startsWith('..') || path.isAbsolute(rel)) {
       throw new AppError('validation', `models: the embedded ClickHouse reads files only below its working directory ${access.cwd}, and the lake table folder ${abs} is outside it; start the worker/CLI from a folder containing the warehouse (TRIBUTARY_DATA_DIR under it) or use a ClickHouse server target`);
     }
-    return `icebergLocal(${lit(rel || '.')})`;
+    return { fn: 'icebergLocal', path: rel || '.' };
   }
   let p = abs;
   if (access.serverWarehouse && access.warehouse) {
@@ -59,5 +67,13 @@ export function renderSource(location: string, access: LakeAccess): string {
     const rel = path.relative(root, abs);
     if (!rel.startsWith('..')) p = path.posix.join(access.serverWarehouse, rel.split(path.sep).join('/'));
   }
-  return `icebergLocal(${lit(p)})`;
+  return { fn: 'icebergLocal', path: p };
+}
+
+/** The ClickHouse table function reading one lake table at `location` (file:// or s3://). */
+export function renderSource(location: string, access: LakeAccess): string {
+  const r = lakeRead(location, access);
+  if (r.fn === 'icebergLocal') return `icebergLocal(${lit(r.path)})`;
+  if (r.collection) return `icebergS3(${r.collection}, url = ${lit(r.url)})`;
+  return `icebergS3(${lit(r.url)}${r.keys ? `, ${lit(r.keys[0])}, ${lit(r.keys[1])}` : ''})`;
 }

@@ -20,5 +20,11 @@ export interface Target {
   command(sql: string, signal?: AbortSignal): Promise<void>;
   /** A query, its rows as objects. */
   query(sql: string, signal?: AbortSignal): Promise<QueryResult>;
+  /**
+   * `EXPLAIN AST <sql>`: ClickHouse's parse tree, one row per node. Sent as is
+   * (no `FORMAT` appended: one would attach to the explained query), read as
+   * raw text. Parses only; runs nothing.
+   */
+  explainAst(sql: string, signal?: AbortSignal): Promise<string[]>;
   close(): Promise<void>;
 }

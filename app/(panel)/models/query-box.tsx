@@ -12,19 +12,23 @@ export function QueryBox({ initial }: { initial: string }) {
   const [sql, setSql] = useState(initial);
   const [runId, setRunId] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
+  // the route answers when the worker has checked and run the query (or 202 while it still runs)
+  const [posting, setPosting] = useState(false);
   const job = useJobTail(runId);
-  const running = !!runId && (!job.data || ACTIVE.includes(job.data.status));
+  const running = posting || (!!runId && (!job.data || ACTIVE.includes(job.data.status)));
   const result = job.data?.status === 'succeeded' ? (job.data.result as QueryResult) : null;
 
   async function run(e: React.FormEvent) {
     e.preventDefault();
     setError(null);
-    try { setRunId((await api<{ id: string }>('/api/v1/models/query', { method: 'POST', body: { sql } })).id); } catch (err) { setError(err); }
+    setRunId(null);
+    setPosting(true);
+    try { setRunId((await api<{ id: string }>('/api/v1/models/query', { method: 'POST', body: { sql } })).id); } catch (err) { setError(err); } finally { setPosting(false); }
   }
 
   return (
     <section className="card card-flush" data-testid="query-box">
-      <div className="card-head"><h2>Query</h2><span className="muted small">read-only SELECT on the target, first 1,000 rows (tables are <code>models.&lt;name&gt;</code>)</span></div>
+      <div className="card-head"><h2>Query</h2><span className="muted small">read-only SELECT on the target, first 1,000 rows (tables are <code>models.&lt;name&gt;</code>; the lake through what <code>source()</code> renders)</span></div>
       <form className={css.queryBox} onSubmit={run}>
         <textarea name="sql" aria-label="SQL query" value={sql} onChange={(e) => setSql(e.target.value)} spellCheck={false} />
         <div className="form-actions"><button type="submit" className="btn btn-primary" disabled={running}>{running ? 'Running…' : 'Run query'}</button></div>
