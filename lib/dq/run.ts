@@ -104,7 +104,7 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
     const res = base(def, branch);
     const ident = `${ns}.${def.lakeName}`;
     if (!(await deps.lake.tableExists(ident))) return { ...res, status: 'SKIPPED', errorDetails: `lake table ${ident} does not exist (never loaded)` };
-    const wm = (await getWatermarks(deps.pool, def.lakeName, [branch])).get(branch) ?? null;
+    const wm = (await getWatermarks(deps.pool, { namespace: ns, table: def.lakeName }, [branch])).get(branch) ?? null;
     if (!wm && !o.until) return { ...res, status: 'SKIPPED', errorDetails: `no control_state watermark for ${def.lakeName} on ${branch} (never loaded on this branch); pass --until to check anyway` };
     const table = await deps.lake.loadTable(ident);
     const snapshotId = table.currentSnapshotId();

@@ -1,0 +1,174 @@
+import type * as arrow from 'apache-arrow';
+import { takeBatch, valueAt } from '../lake';
+
+/**
+ * Duplicate unique_key values in one unit's extract, found before anything is
+ * committed. A merge keeps one row per key (the last), and a full replace
+ * adopts every row, so a key that is not unique either loses rows silently or
+ * leaves the lake with two rows a later merge replaces by one.
+ *
+ * While the unit streams, each row's key is hashed to 64 bits into an
+ * open-addressing table of typed arrays (about 20 bytes per row, no object or
+ * string per row). Rows whose hash was seen before are only suspects (a
+ * collision of 64-bit hashes is possible, if unlikely): when there are any,
+ * the staged rows are read back once and the suspects compared by their exact
+ * values. A unit with unique keys pays the hashing only.
+ */
+export class KeyTracker {
+  private cap = 1 << 12;
+  private h1 = new Int32Array(this.cap);
+  private h2 = new Int32Array(this.cap);
+  private used = new Uint8Array(this.cap);
+  private size = 0;
+  /** Hashes (`h1:h2`) seen more than once. */
+  readonly suspects = new Set<string>();
+
+  constructor(readonly keyIdx: number[]) {}
+
+  /** The key columns' positions in `schema` (names compared without regard to case); throws naming a missing one. */
+  static forSchema(schema: arrow.Schema, keys: string[], where: string): KeyTracker {
+    const idx = keys.map((k) => {
+      const i = schema.fields.findIndex((f) => f.name.toUpperCase() === k.toUpperCase());
+      if (i < 0) throw Object.assign(new Error(`etl: ${where}: unique_key column ${k} is not a column of the extract (columns: ${schema.fields.map((f) => f.name).join(', ')})`), { fatal: true });
+      return i;
+    });
+    return new KeyTracker(idx);
+  }
+
+  add(batch: arrow.RecordBatch): void {
+    const cols = this.keyIdx.map((c) => batch.data.children[c]);
+    const views = cols.map(columnBytes);
+    for (let i = 0; i < batch.numRows; i++) {
+      hashRow(cols, views, i);
+      this.insert(H[0], H[1]);
+    }
+  }
+
+  private insert(a: number, b: number): void {
+    if ((this.size + 1) * 2 > this.cap) this.grow();
+    const mask = this.cap - 1;
+    let s = a & mask;
+    while (this.used[s]) {
+      if (this.h1[s] === a && this.h2[s] === b) { this.suspects.add(`${a}:${b}`); return; }
+      s = (s + 1) & mask;
+    }
+    this.used[s] = 1; this.h1[s] = a; this.h2[s] = b; this.size++;
+  }
+
+  private grow(): void {
+    const { h1, h2, used, cap } = this;
+    this.cap = cap * 2;
+    this.h1 = new Int32Array(this.cap); this.h2 = new Int32Array(this.cap); this.used = new Uint8Array(this.cap);
+    const mask = this.cap - 1;
+    for (let i = 0; i < cap; i++) {
+      if (!used[i]) continue;
+      let s = h1[i] & mask;
+      while (this.used[s]) s = (s + 1) & mask;
+      this.used[s] = 1; this.h1[s] = h1[i]; this.h2[s] = h2[i];
+    }
+  }
+}
+
+type ColumnBytes = { kind: 'var'; offsets: ArrayLike<number | bigint>; bytes: Uint8Array } | { kind: 'fixed'; bytes: Uint8Array; width: number } | { kind: 'other' };
+
+function columnBytes(d: arrow.Data): ColumnBytes {
+  const v = d.values as unknown as ArrayBufferView & { BYTES_PER_ELEMENT?: number } | undefined;
+  if (!v || !ArrayBuffer.isView(v)) return { kind: 'other' };
+  const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (d.valueOffsets) return { kind: 'var', offsets: d.valueOffsets as unknown as ArrayLike<number | bigint>, bytes };
+  const typeId = (d.type as { typeId: number }).typeId;
+  if (typeId === 6 /* Bool: bit-packed */) return { kind: 'other' };
+  // arrow-js keeps fixed-width `values` offset to the Data's first element; decimals and
+  // fixed-size binaries span `stride` elements per value
+  return { kind: 'fixed', bytes, width: (v.BYTES_PER_ELEMENT ?? 1) * (d.stride || 1) };
+}
+
+const H = new Int32Array(2);
+
+/** Two 32-bit hashes (FNV-1a and a murmur-style mix, different seeds) of row `i`'s key into H. */
+function hashRow(cols: arrow.Data[], views: ColumnBytes[], i: number): void {
+  let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
+  const byte = (x: number) => {
+    a = Math.imul(a ^ x, 0x01000193);
+    b = Math.imul(b ^ x, 0x5bd1e995); b ^= b >>> 15;
+  };
+  for (let c = 0; c < cols.length; c++) {
+    const d = cols[c];
+    byte(0xfe); // column separator
+    if (d.nullCount > 0 && !d.getValid(i)) { byte(0xff); byte(0x00); continue; }
+    const v = views[c];
+    if (v.kind === 'var') {
+      const lo = Number(v.offsets[i]), hi = Number(v.offsets[i + 1]);
+      for (let k = lo; k < hi; k++) byte(v.bytes[k]);
+      byte(hi - lo & 0xff); byte(hi - lo >>> 8 & 0xff);
+    } else if (v.kind === 'fixed') {
+      const lo = i * v.width;
+      for (let k = lo; k < lo + v.width; k++) byte(v.bytes[k]);
+    } else {
+      const s = String(valueAt(d, i));
+      for (let k = 0; k < s.length; k++) { const ch = s.charCodeAt(k); byte(ch & 0xff); byte(ch >>> 8); }
+    }
+  }
+  a ^= a >>> 16; a = Math.imul(a, 0x85ebca6b); a ^= a >>> 13;
+  b ^= b >>> 16; b = Math.imul(b, 0xc2b2ae35); b ^= b >>> 16;
+  H[0] = a; H[1] = b;
+}
+
+/** A duplicated key: its values as text and where its rows are (file index, row within the file, in read order). */
+export interface DuplicateKey { key: string; rows: { file: number; row: number; order: unknown }[] }
+
+/**
+ * Read the staged files back (one at a time, through `read`) and group the suspect rows by their exact key
+ * values: the keys that really occur more than once. `order` is the value of
+ * column `orderIdx` (the CDC column, for `dedupe: latest`) of each such row.
+ */
+export async function exactDuplicates(fileCount: number, read: (f: number) => Promise<arrow.RecordBatch[]>, tracker: KeyTracker, orderIdx: number | null): Promise<DuplicateKey[]> {
+  const groups = new Map<string, DuplicateKey>();
+  for (let f = 0; f < fileCount; f++) {
+    let base = 0;
+    for (const batch of await read(f)) {
+      const cols = tracker.keyIdx.map((c) => batch.data.children[c]);
+      const views = cols.map(columnBytes);
+      for (let i = 0; i < batch.numRows; i++) {
+        hashRow(cols, views, i);
+        if (!tracker.suspects.has(`${H[0]}:${H[1]}`)) continue;
+        const key = cols.map((d) => { const v = valueAt(d, i); return v === null ? 'NULL' : String(v); }).join(', ');
+        let g = groups.get(key);
+        if (!g) groups.set(key, (g = { key, rows: [] }));
+        g.rows.push({ file: f, row: base + i, order: orderIdx === null ? null : valueAt(batch.data.children[orderIdx], i) });
+      }
+      base += batch.numRows;
+    }
+  }
+  return [...groups.values()].filter((g) => g.rows.length > 1);
+}
+
+/** The rows `dedupe: latest` drops: all but the one with the greatest `order` per key (the last read of equals; NULL is oldest). */
+export function olderRows(dups: DuplicateKey[]): Map<number, Set<number>> {
+  const drop = new Map<number, Set<number>>();
+  for (const g of dups) {
+    let best = g.rows[0];
+    for (const r of g.rows.slice(1)) if (best.order === null || (r.order !== null && (r.order as number) >= (best.order as number))) best = r;
+    for (const r of g.rows) {
+      if (r === best) continue;
+      let s = drop.get(r.file);
+      if (!s) drop.set(r.file, (s = new Set()));
+      s.add(r.row);
+    }
+  }
+  return drop;
+}
+
+/** A file's batches without the rows in `drop` (row numbers over the whole file). */
+export function withoutRows(batches: arrow.RecordBatch[], drop: Set<number>): arrow.RecordBatch[] {
+  const out: arrow.RecordBatch[] = [];
+  let base = 0;
+  for (const b of batches) {
+    const keep: number[] = [];
+    for (let i = 0; i < b.numRows; i++) if (!drop.has(base + i)) keep.push(i);
+    base += b.numRows;
+    if (keep.length === b.numRows) out.push(b);
+    else if (keep.length) out.push(takeBatch(b, keep));
+  }
+  return out;
+}
