@@ -215,12 +215,20 @@ describe('a query source without a key', () => {
 });
 
 describe('a failed first write leaves no table behind', () => {
-  it('a merge key that is not a column fails the unit before any write, and the table the run created is dropped', async () => {
+  it('a unique_key that is not a column is refused at planning: no table is created', async () => {
     const bad = { table: 'PUBLIC.CATEGORY', unique_key: 'CAT_ID', cdc_column: 'LAST_UPDATE', category: 'masters' };
     const r = await run([bad], { mode: 'INITIAL', namespace: 'probe', branches: ['b0'] });
-    expect(r.units.map((u) => u.status)).toEqual(['FAILED']);
-    expect(r.units[0].error).toMatch(/unique_key column CAT_ID is not a column of the extract/);
+    expect(r.units.map((u) => u.status)).toEqual(['REFUSED']);
+    // the source's column names as described (their case follows the naming convention)
+    expect(r.units[0].error).toMatch(/^etl: tables.json entry 'category': unique_key column CAT_ID is not a column of the source \(it has category_id, name, last_update\)$/i);
     expect(await lake.tableExists('probe.category')).toBe(false);
-    expect(r.records.some((x) => x.level === 'warn' && /dropped the table this run created/.test(x.message))).toBe(true);
+    expect(r.records.some((x) => x.level === 'warn' && /table not loaded: no unit of it succeeded/.test(x.message))).toBe(true);
+  });
+
+  it('a table whose first load fails (duplicate keys in every unit) is dropped, saying so at warn', async () => {
+    const r = await run([{ table: 'PUBLIC.FILM_ACTOR', unique_key: 'ACTOR_ID', cdc_column: 'LAST_UPDATE', category: 'masters' }], { mode: 'INITIAL', namespace: 'first' });
+    expect(r.units.map((u) => u.status)).toEqual(['FAILED', 'FAILED']);
+    expect(await lake.tableExists('first.film_actor')).toBe(false);
+    expect(r.records.some((x) => x.level === 'warn' && /dropped the table this run created: its first load wrote nothing/.test(x.message))).toBe(true);
   });
 });

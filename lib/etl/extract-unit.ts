@@ -4,7 +4,7 @@ import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-column
 import { isTransient, toError, withRetry } from '../errors';
 import type { Logger } from '../log';
 import { fromArrowType, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
-import { watermarkTypeProblem } from './plan-checks';
+import { describedUnitProblem } from './plan-checks';
 import { renderUnit } from './render-unit';
 import type { RunContext, TableState, Unit } from './run-types';
 import { dataColumns, describeUnit, widenTable } from './schema-step';
@@ -54,7 +54,7 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     if (!u.columns || u.attempts > 1 && u.describeError) {
       u.columns = await describeUnit(ctx, u);
       u.describeError = undefined;
-      const why = watermarkTypeProblem(u.def, u.columns);
+      const why = describedUnitProblem(u.def, u.columns);
       if (why) throw Object.assign(new Error(why), { fatal: true });
     }
     if (!st.schema || !dataColumns(u.columns).every((c) => st.schema!.fields.some((f) => f.name === c.name))) await widenTable(ctx, st, [u]);

@@ -38,6 +38,18 @@ export function watermarkTypeProblem(def: TableDef, columns: SourceColumn[]): st
   return null;
 }
 
+/** Every unique_key column must be one the source projects (names compared without regard to case), or null. */
+export function keyColumnProblem(def: TableDef, columns: SourceColumn[]): string | null {
+  const missing = def.uniqueKey.filter((k) => !columns.some((c) => c.name.toUpperCase() === k.toUpperCase()));
+  if (!missing.length) return null;
+  return `etl: tables.json entry '${def.lakeName}': unique_key column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are not columns' : 'is not a column'} of the source (it has ${columns.map((c) => c.name).join(', ')})`;
+}
+
+/** What refuses a described unit at planning: its key columns, then its watermark columns. */
+export function describedUnitProblem(def: TableDef, columns: SourceColumn[]): string | null {
+  return keyColumnProblem(def, columns) ?? watermarkTypeProblem(def, columns);
+}
+
 /**
  * A subquery entry without unique_key has nothing to merge on: it is loaded
  * by a full replace only, i.e. an INITIAL over every configured branch. Any
