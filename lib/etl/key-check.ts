@@ -1,4 +1,4 @@
-import type * as arrow from 'apache-arrow';
+import * as arrow from 'apache-arrow';
 import { takeBatch, valueAt } from '../lake';
 
 /**
@@ -8,7 +8,7 @@ import { takeBatch, valueAt } from '../lake';
  * leaves the lake with two rows a later merge replaces by one.
  *
  * While the unit streams, each row's key is hashed to 64 bits into an
- * open-addressing table of typed arrays (about 20 bytes per row, no object or
+ * open-addressing table of typed arrays (16–32 bytes per row, no object or
  * string per row). Rows whose hash was seen before are only suspects (a
  * collision of 64-bit hashes is possible, if unlikely): when there are any,
  * the staged rows are read back once and the suspects compared by their exact
@@ -16,9 +16,8 @@ import { takeBatch, valueAt } from '../lake';
  */
 export class KeyTracker {
   private cap = 1 << 12;
-  private h1 = new Int32Array(this.cap);
-  private h2 = new Int32Array(this.cap);
-  private used = new Uint8Array(this.cap);
+  /** Interleaved (h1, h2) per slot; h1 is never 0, so 0 marks an empty slot (one cache line per probe). */
+  private slots = new Int32Array(2 * this.cap);
   private size = 0;
   /** Hashes (`h1:h2`) seen more than once. */
   readonly suspects = new Set<string>();
@@ -47,71 +46,93 @@ export class KeyTracker {
   private insert(a: number, b: number): void {
     if ((this.size + 1) * 2 > this.cap) this.grow();
     const mask = this.cap - 1;
+    const sl = this.slots;
     let s = a & mask;
-    while (this.used[s]) {
-      if (this.h1[s] === a && this.h2[s] === b) { this.suspects.add(`${a}:${b}`); return; }
+    for (;;) {
+      const x = sl[2 * s];
+      if (x === 0) break;
+      if (x === a && sl[2 * s + 1] === b) { this.suspects.add(`${a}:${b}`); return; }
       s = (s + 1) & mask;
     }
-    this.used[s] = 1; this.h1[s] = a; this.h2[s] = b; this.size++;
+    sl[2 * s] = a; sl[2 * s + 1] = b; this.size++;
   }
 
   private grow(): void {
-    const { h1, h2, used, cap } = this;
-    this.cap = cap * 2;
-    this.h1 = new Int32Array(this.cap); this.h2 = new Int32Array(this.cap); this.used = new Uint8Array(this.cap);
+    const old = this.slots;
+    this.cap *= 2;
+    this.slots = new Int32Array(2 * this.cap);
     const mask = this.cap - 1;
-    for (let i = 0; i < cap; i++) {
-      if (!used[i]) continue;
-      let s = h1[i] & mask;
-      while (this.used[s]) s = (s + 1) & mask;
-      this.used[s] = 1; this.h1[s] = h1[i]; this.h2[s] = h2[i];
+    for (let i = 0; i < old.length; i += 2) {
+      const a = old[i];
+      if (a === 0) continue;
+      let s = a & mask;
+      while (this.slots[2 * s] !== 0) s = (s + 1) & mask;
+      this.slots[2 * s] = a; this.slots[2 * s + 1] = old[i + 1];
     }
   }
 }
 
-type ColumnBytes = { kind: 'var'; offsets: ArrayLike<number | bigint>; bytes: Uint8Array } | { kind: 'fixed'; bytes: Uint8Array; width: number } | { kind: 'other' };
+type ColumnBytes = { nulls?: boolean } & ({ kind: 'var'; offsets: ArrayLike<number | bigint>; bytes: Uint8Array }
+  | { kind: 'words'; words: Int32Array; width: number } | { kind: 'fixed'; bytes: Uint8Array; width: number } | { kind: 'other' });
 
+/** How to read one key column's values in place (once per batch), and whether it has nulls to test. */
 function columnBytes(d: arrow.Data): ColumnBytes {
+  return { ...valueBytes(d), nulls: d.nullCount > 0 };
+}
+
+function valueBytes(d: arrow.Data): ColumnBytes {
   const v = d.values as unknown as ArrayBufferView & { BYTES_PER_ELEMENT?: number } | undefined;
   if (!v || !ArrayBuffer.isView(v)) return { kind: 'other' };
   const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
   if (d.valueOffsets) return { kind: 'var', offsets: d.valueOffsets as unknown as ArrayLike<number | bigint>, bytes };
-  const typeId = (d.type as { typeId: number }).typeId;
-  if (typeId === 6 /* Bool: bit-packed */) return { kind: 'other' };
+  // bit-packed booleans, and dictionaries (whose indices mean different values in different batches): by value
+  if (arrow.DataType.isBool(d.type) || arrow.DataType.isDictionary(d.type)) return { kind: 'other' };
   // arrow-js keeps fixed-width `values` offset to the Data's first element; decimals and
   // fixed-size binaries span `stride` elements per value
-  return { kind: 'fixed', bytes, width: (v.BYTES_PER_ELEMENT ?? 1) * (d.stride || 1) };
+  const width = (v.BYTES_PER_ELEMENT ?? 1) * (d.stride || 1);
+  // ints, dates, timestamps, decimals: hashed a 32-bit word at a time
+  if (width % 4 === 0 && v.byteOffset % 4 === 0) return { kind: 'words', words: new Int32Array(v.buffer, v.byteOffset, v.byteLength >> 2), width: width >> 2 };
+  return { kind: 'fixed', bytes, width };
 }
 
 const H = new Int32Array(2);
+let A = 0, B = 0;
 
-/** Two 32-bit hashes (FNV-1a and a murmur-style mix, different seeds) of row `i`'s key into H. */
+/** One 32-bit word (or byte) into both hashes: murmur3's block step, with different seeds and rotations. */
+function mix(x: number): void {
+  let k = Math.imul(x, 0xcc9e2d51); k = (k << 15) | (k >>> 17); k = Math.imul(k, 0x1b873593);
+  A ^= k; A = (A << 13) | (A >>> 19); A = (Math.imul(A, 5) + 0xe6546b64) | 0;
+  let j = Math.imul(x, 0x85ebca6b); j = (j << 11) | (j >>> 21); j = Math.imul(j, 0xc2b2ae35);
+  B ^= j; B = (B << 17) | (B >>> 15); B = (Math.imul(B, 9) + 0x38b34ae5) | 0;
+}
+
+/** Two 32-bit hashes (murmur3-style, different seeds and constants) of row `i`'s key into H; allocates nothing for fixed- and variable-width keys. */
 function hashRow(cols: arrow.Data[], views: ColumnBytes[], i: number): void {
-  let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
-  const byte = (x: number) => {
-    a = Math.imul(a ^ x, 0x01000193);
-    b = Math.imul(b ^ x, 0x5bd1e995); b ^= b >>> 15;
-  };
+  A = 0x811c9dc5 | 0; B = 0x9747b28c | 0;
   for (let c = 0; c < cols.length; c++) {
     const d = cols[c];
-    byte(0xfe); // column separator
-    if (d.nullCount > 0 && !d.getValid(i)) { byte(0xff); byte(0x00); continue; }
+    mix(0xfe); // column separator
     const v = views[c];
+    if (v.nulls && !d.getValid(i)) { mix(0xff); mix(0x00); continue; }
     if (v.kind === 'var') {
       const lo = Number(v.offsets[i]), hi = Number(v.offsets[i + 1]);
-      for (let k = lo; k < hi; k++) byte(v.bytes[k]);
-      byte(hi - lo & 0xff); byte(hi - lo >>> 8 & 0xff);
+      for (let k = lo; k < hi; k++) mix(v.bytes[k]);
+      mix((hi - lo) & 0xff); mix(((hi - lo) >>> 8) & 0xff);
+    } else if (v.kind === 'words') {
+      const lo = i * v.width;
+      for (let k = lo; k < lo + v.width; k++) mix(v.words[k]);
     } else if (v.kind === 'fixed') {
       const lo = i * v.width;
-      for (let k = lo; k < lo + v.width; k++) byte(v.bytes[k]);
+      for (let k = lo; k < lo + v.width; k++) mix(v.bytes[k]);
     } else {
       const s = String(valueAt(d, i));
-      for (let k = 0; k < s.length; k++) { const ch = s.charCodeAt(k); byte(ch & 0xff); byte(ch >>> 8); }
+      for (let k = 0; k < s.length; k++) { const ch = s.charCodeAt(k); mix(ch & 0xff); mix(ch >>> 8); }
     }
   }
-  a ^= a >>> 16; a = Math.imul(a, 0x85ebca6b); a ^= a >>> 13;
-  b ^= b >>> 16; b = Math.imul(b, 0xc2b2ae35); b ^= b >>> 16;
-  H[0] = a; H[1] = b;
+  let a = A, b = B;
+  a ^= a >>> 16; a = Math.imul(a, 0x85ebca6b); a ^= a >>> 13; a = Math.imul(a, 0xc2b2ae35); a ^= a >>> 16;
+  b ^= b >>> 15; b = Math.imul(b, 0x2c1b3c6d); b ^= b >>> 12; b = Math.imul(b, 0x297a2d39); b ^= b >>> 15;
+  H[0] = a || 1; H[1] = b;
 }
 
 /** A duplicated key: its values as text and where its rows are (file index, row within the file, in read order). */
