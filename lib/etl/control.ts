@@ -84,9 +84,9 @@ export async function listEtlControl(pool: pg.Pool, f: { table?: string; branch?
 }
 
 /** Read side for `/api/v1/etl/runs`: newest first. */
-export async function listEtlRuns(pool: pg.Pool, f: { runId?: string; table?: string; branch?: string; status?: string; limit?: number } = {}): Promise<Record<string, unknown>[]> {
+export async function listEtlRuns(pool: pg.Pool, f: { runId?: string; table?: string; branch?: string; namespace?: string; status?: string; limit?: number } = {}): Promise<Record<string, unknown>[]> {
   const r = await pool.query(`SELECT * FROM etl_meta.etl_run_log WHERE ($1::text IS NULL OR pipeline_run_id = $1) AND ($2::text IS NULL OR table_name = $2)
-      AND ($3::text IS NULL OR branch_id = $3) AND ($4::text IS NULL OR status = $4) ORDER BY id DESC LIMIT $5`,
-  [f.runId ?? null, f.table ?? null, f.branch ?? null, f.status ?? null, Math.min(f.limit ?? 200, 5000)]);
+      AND ($3::text IS NULL OR branch_id = $3) AND ($4::text IS NULL OR status = $4) AND ($6::text IS NULL OR namespace = $6) ORDER BY id DESC LIMIT $5`,
+  [f.runId ?? null, f.table ?? null, f.branch ?? null, f.status ?? null, Math.min(f.limit ?? 200, 5000), f.namespace ?? null]);
   return r.rows;
 }

@@ -8,6 +8,7 @@ import { createScratchDatabase, createTestDatabase, type TestDatabase } from '..
 import { createLogger, type LogRecord } from '../log';
 import { openLake, type Lake } from '../lake';
 import { createPostgresSource } from '../sources';
+import { listEtlControl, listEtlRuns } from './control';
 import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle, type EtlRunSummary } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
@@ -111,6 +112,9 @@ describe('control state per lake table', () => {
     expect(ctl.rows).toEqual([{ namespace: 'etl', status: 'SUCCESS' }, { namespace: 'probe', status: 'SUCCESS' }]);
     const log = await db.pool.query(`SELECT DISTINCT namespace FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1`, [probe.runId]);
     expect(log.rows).toEqual([{ namespace: 'probe' }]);
+    // GET /api/v1/etl/control and /etl/runs filter by namespace
+    expect((await listEtlControl(db.pool, { namespace: 'probe', table: 'country' })).map((x) => `${x.namespace}/${x.branch_id}`)).toEqual(['probe/b0', 'probe/b1']);
+    expect((await listEtlRuns(db.pool, { namespace: 'probe' })).map((x) => x.pipeline_run_id)).toEqual([probe.runId, probe.runId]);
   });
 
   it('a text watermark column is refused when the run is planned, naming the entry and the type; nothing is created', async () => {
