@@ -8,7 +8,7 @@ import { takeBatch, valueAt } from '../lake';
  * leaves the lake with two rows a later merge replaces by one.
  *
  * While the unit streams, each row's key is hashed to 64 bits into an
- * open-addressing table of typed arrays (16–32 bytes per row, no object or
+ * open-addressing table of typed arrays (11–21 bytes per row, no object or
  * string per row). Rows whose hash was seen before are only suspects (a
  * collision of 64-bit hashes is possible, if unlikely): when there are any,
  * the staged rows are read back once and the suspects compared by their exact
@@ -44,7 +44,7 @@ export class KeyTracker {
   }
 
   private insert(a: number, b: number): void {
-    if ((this.size + 1) * 2 > this.cap) this.grow();
+    if ((this.size + 1) * 4 > this.cap * 3) this.grow(); // at most 3/4 full: 11–21 bytes per row
     const mask = this.cap - 1;
     const sl = this.slots;
     let s = a & mask;
