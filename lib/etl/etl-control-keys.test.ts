@@ -191,6 +191,12 @@ describe('duplicate keys are caught before a commit', () => {
     const got = chdbRows(t, (f) => `SELECT ${col(t, 'fid')} AS fid, ${col(t, 'title')} AS title FROM ${f} WHERE ${col(t, 'BRANCH_ID')} = 'b0' ORDER BY fid`).map((x) => `${x.fid}:${x.title}`);
     expect(got).toEqual(want);
     expect((await icebirdRows(t)).length).toBe(2 * d);
+    // one row per staged file: the files holding only older rows are dropped whole
+    const tiny = await run([view], { mode: 'INITIAL', namespace: 'tiny', stagingRowsPerFile: 1 });
+    expect(failures(tiny)).toEqual([]);
+    expect(tiny.units.find((u) => u.branch === 'b0')!.droppedDuplicates).toBe(n - d);
+    const t2 = await lake.loadTable('tiny.film_list');
+    expect(chdbRows(t2, (f) => `SELECT ${col(t2, 'fid')} AS fid, ${col(t2, 'title')} AS title FROM ${f} WHERE ${col(t2, 'BRANCH_ID')} = 'b0' ORDER BY fid`).map((x) => `${x.fid}:${x.title}`)).toEqual(want);
   });
 });
 

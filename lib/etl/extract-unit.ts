@@ -124,16 +124,19 @@ async function settleDuplicates(ctx: ExtractContext, u: Unit, st: TableState, ke
       + `(${extra} extra row${extra === 1 ? '' : 's'}), first: ${first}${dups.length > 5 ? ', …' : ''}; nothing of this unit was committed. `
       + `Declare the full key in tables.json, or set "dedupe": "latest" to keep the newest row of each key by its cdc_column`), { fatal: true });
   }
+  const emptied = new Set<number>();
   for (const [f, drop] of olderRows(dups)) {
     const file = u.files[f];
     const kept = withoutRows(await read(f), drop);
     const rows = kept.reduce((a, b) => a + b.numRows, 0);
     if (file.batches) { file.batches = kept; file.rows = rows; continue; }
+    if (!rows) { emptied.add(f); await fs.rm(file.path, { force: true }); continue; }
     const tmp = `${file.path}.dedupe`;
     file.bytes = await ctx.encoder!.write(tmp, kept);
     await fs.rename(tmp, file.path);
     file.rows = rows;
   }
+  if (emptied.size) u.files = u.files.filter((_, i) => !emptied.has(i));
   u.rows -= extra;
   u.dropped = extra;
   ulog.warn('dropped older rows of duplicated keys (dedupe: latest)', { dropped: extra, keys: dups.length, first });
