@@ -123,10 +123,12 @@ describe('control state per lake table', () => {
     const planned = await run([textWm], { mode: 'INITIAL', namespace: 'probe2', plan: true });
     expect(planned.units.map((u) => [u.branch, u.status, u.error])).toEqual([['b0', 'REFUSED', msg], ['b1', 'REFUSED', msg]]);
     const before = await wm('etl', 'country', 'b0');
-    const r = await run([textWm], { mode: 'INITIAL', namespace: 'probe2' });
-    expect(r.units.map((u) => [u.status, u.error])).toEqual([['REFUSED', msg], ['REFUSED', msg]]);
+    // a refusal is not fatal: the transactions phase after it still runs
+    const facts = { table: 'PUBLIC.FILM_ACTOR', unique_key: ['ACTOR_ID', 'FILM_ID'], cdc_column: 'LAST_UPDATE', category: 'transactions' };
+    const r = await run([textWm, facts], { mode: 'INITIAL', namespace: 'probe2' });
+    expect(r.units.map((u) => [u.table, u.status, u.error])).toEqual([['country', 'REFUSED', msg], ['country', 'REFUSED', msg], ['film_actor', 'SUCCESS', null], ['film_actor', 'SUCCESS', null]]);
     expect(await lake.tableExists('probe2.country')).toBe(false);
-    expect((await db.pool.query(`SELECT count(*)::int n FROM etl_meta.control_state WHERE namespace = 'probe2'`)).rows[0].n).toBe(0);
+    expect((await db.pool.query(`SELECT count(*)::int n FROM etl_meta.control_state WHERE namespace = 'probe2' AND table_name = 'country'`)).rows[0].n).toBe(0);
     expect(await wm('etl', 'country', 'b0')).toBe(before);
   });
 
