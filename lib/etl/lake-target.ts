@@ -150,7 +150,8 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       let bytes = 0;
       const flush = async () => {
         if (!group.length) return;
-        const r = await tbl.merge(batchesOf(group), { keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT] });
+        // each unit checked its keys (key-check.ts): a repeat here is a bug, never a silent collapse
+        const r = await tbl.merge(batchesOf(group), { keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT], duplicateKeys: 'error' });
         if (r.snapshotId !== null) snapshotId = String(r.snapshotId);
         inserted += r.inserted; updated += r.updated;
         group = []; bytes = 0;
