@@ -98,7 +98,7 @@ async function measure(pool: pg.Pool, srcUrls: string[], lake: ReturnType<typeof
   const def = tables[0];
   const src = await openPostgresDqSource({ branch: 'b0', connectionString: srcUrls[0] });
   const table = await lake.loadTable('etl.orders');
-  const wm = (await getWatermarks(pool, def.lakeName, ['b0'])).get('b0') ?? null;
+  const wm = (await getWatermarks(pool, { namespace: 'etl', table: def.lakeName }, ['b0'])).get('b0') ?? null;
   const plan = planUnit(def, 'postgres', await src.describe(`SELECT t.* FROM ${fromClause(def)}`), null, table.arrowSchema(), { since: '2024-01-01', watermark: wm });
   void HELPER_DATE;
   plan.query.digest = src.digest;

@@ -30,23 +30,32 @@ const HelperSchema = z.strictObject({
 export const TableEntrySchema = z.strictObject({
   table: z.string().min(1),
   name: z.string().min(1).optional(),
-  unique_key: z.union([ident, z.array(ident).min(1)]),
+  /** Required, except on a subquery entry, which without it is loaded by full replace only. */
+  unique_key: z.union([ident, z.array(ident).min(1)]).optional(),
   cdc_column: ident.nullish(),
   where_date_column: ident.nullish(),
   where_operator: z.enum(WHERE_OPERATORS, { message: `must be one of ${WHERE_OPERATORS.join(' ')}` }).nullish(),
   where_value_of_initial_run: z.union([z.string(), z.number()]).nullish(),
   category: z.enum(['masters', 'transactions']).optional(),
   helper: HelperSchema.nullish(),
+  // --- duplicate keys (issue 21) ---
+  /**
+   * Rows of one extract sharing a unique_key: `fail` fails the unit naming the keys (nothing is
+   * committed for it); `latest` keeps the row with the greatest CDC column, as dlt's and PeerDB's
+   * dedup do, and the run reports how many it dropped. (Default: fail)
+   */
+  dedupe: z.enum(['fail', 'latest'], { message: 'must be fail or latest' }).optional(),
 });
 
 export type TableEntry = z.infer<typeof TableEntrySchema>;
 
 /** A validated table definition, ready for planning. */
 export interface TableDef {
-  /** Lake table name (lower snake case), also the control tables' table_name. */
+  /** Lake table name (lower snake case), also the control tables' table_name (with the run's namespace). */
   lakeName: string;
   /** The entry's `table` text (OWNER.TABLE or the subquery). */
   source: string;
+  /** Empty only for a subquery entry without unique_key: loaded by full replace only. */
   uniqueKey: string[];
   category: 'masters' | 'transactions';
   spec: QuerySpec;
@@ -100,7 +109,10 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
       local.push('field where_value_of_initial_run: must be a date (YYYY-MM-DD[ HH:MM:SS]) or a number');
     }
     if (e.helper && (e.cdc_column || e.where_date_column)) local.push('field helper: a helper-driven entry leaves its own cdc_column / where_date_column null');
-    const uniqueKey = Array.isArray(e.unique_key) ? e.unique_key : [e.unique_key];
+    const uniqueKey = e.unique_key === undefined ? [] : Array.isArray(e.unique_key) ? e.unique_key : [e.unique_key];
+    if (!uniqueKey.length && !sub) local.push('field unique_key: required (only a subquery entry may leave it out, and is then loaded by full replace only)');
+    if (e.dedupe === 'latest' && !uniqueKey.length) local.push('field dedupe: needs a unique_key (duplicates are rows sharing it)');
+    if (e.dedupe === 'latest' && !(e.helper ? e.helper.cdc_column : e.cdc_column)) local.push(`field dedupe: latest needs a CDC column (${e.helper ? 'helper.cdc_column' : 'cdc_column'}): the newest row is the one with its greatest value`);
     if (uniqueKey.some((k) => k.toUpperCase() === BRANCH_ID)) local.push(`field unique_key: ${BRANCH_ID} is added to the key by Tributary`);
     const lakeName = sub ? snakeCase(e.name ?? '') : snakeCase(e.table.split('.').pop() ?? '');
     if (!local.length && !lakeName) local.push('field name: gives an empty lake table name');

@@ -7,8 +7,12 @@ import type pg from 'pg';
  */
 export interface Watermark { cdc: string | null; date: string | null }
 
-/** The committed watermark of `table` on each of `branches` that has one. */
-export async function getWatermarks(pool: pg.Pool, table: string, branches: string[]): Promise<Map<string, Watermark>> {
-  const r = await pool.query('SELECT branch_id, last_cdc_value, last_date_value FROM etl_meta.control_state WHERE table_name = $1 AND branch_id = ANY($2)', [table, branches]);
+/** A lake table: control state is kept per namespace + name, so a load into another namespace never moves this one's watermarks. */
+export interface LakeTableRef { namespace: string; table: string }
+
+/** The committed watermark of the lake table on each of `branches` that has one. */
+export async function getWatermarks(pool: pg.Pool, t: LakeTableRef, branches: string[]): Promise<Map<string, Watermark>> {
+  const r = await pool.query('SELECT branch_id, last_cdc_value, last_date_value FROM etl_meta.control_state WHERE namespace = $1 AND table_name = $2 AND branch_id = ANY($3)',
+    [t.namespace, t.table, branches]);
   return new Map(r.rows.map((x) => [x.branch_id as string, { cdc: x.last_cdc_value, date: x.last_date_value }]));
 }

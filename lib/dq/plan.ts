@@ -46,6 +46,8 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
   const common = [...srcByName.keys()].filter((n) => lakeByName.has(n)).sort();
   const columnsOnlyInSource = [...srcByName.keys()].filter((n) => !lakeByName.has(n)).sort();
   const columnsOnlyInLake = [...lakeByName.keys()].filter((n) => !srcByName.has(n)).sort();
+  // a subquery entry may have no unique_key (loaded by full replace only): there is nothing to join the two sides on
+  if (!def.uniqueKey.length) throw new Error(`dq: tables.json entry '${def.lakeName}' has no unique_key: the row-hash check joins source and lake rows on it`);
   for (const k of def.uniqueKey) {
     if (!common.includes(k.toUpperCase())) throw new Error(`dq: unique key column ${k} is not on both sides (source has ${srcByName.has(k.toUpperCase())}, lake has ${lakeByName.has(k.toUpperCase())})`);
   }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { toError } from '../errors';
 import { getWatermarks } from '../db';
+import { repairWarning } from './repair-warning';
 import type { Lake } from '../lake';
 import type { Logger } from '../log';
 import { HELPER_DATE, renderDescribe, type SourceColumn } from '../sources';
@@ -104,7 +105,7 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
     const res = base(def, branch);
     const ident = `${ns}.${def.lakeName}`;
     if (!(await deps.lake.tableExists(ident))) return { ...res, status: 'SKIPPED', errorDetails: `lake table ${ident} does not exist (never loaded)` };
-    const wm = (await getWatermarks(deps.pool, def.lakeName, [branch])).get(branch) ?? null;
+    const wm = (await getWatermarks(deps.pool, { namespace: ns, table: def.lakeName }, [branch])).get(branch) ?? null;
     if (!wm && !o.until) return { ...res, status: 'SKIPPED', errorDetails: `no control_state watermark for ${def.lakeName} on ${branch} (never loaded on this branch); pass --until to check anyway` };
     const table = await deps.lake.loadTable(ident);
     const snapshotId = table.currentSnapshotId();
@@ -138,6 +139,8 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
       const outcome: RepairOutcome = await repairUnit({ src, table, def, branch, plan, diff, deletes: !!o.repairDeletes, logger: log.child({ table: def.lakeName, branch }), signal: deps.signal })
         .catch((e) => ({ status: 'FAILED' as const, error: toError(e).message, remaining: true }));
       res.repair = { found_status: 'MISMATCH', ...outcome };
+      const why = repairWarning(outcome);
+      if (why) log.warn(outcome.status === 'REPAIRED' ? 'repair did nothing' : `repair ${outcome.status.toLowerCase()}`, { table: def.lakeName, branch, reason: why });
       if (!outcome.remaining) res.status = 'OK';
     }
     return res;

@@ -8,6 +8,8 @@ import { withTransaction, type Watermark } from '../db';
  * idempotent, so the rerun re-reads and converges). `etl_control` is its
  * queryable twin with the last outcome; `etl_run_log` is append-only.
  * Reading the watermarks is lib/db's `getWatermarks` (the reconciler reads them too).
+ * Every row is keyed by the LAKE table (namespace + name) and branch: the same
+ * source table loaded into two namespaces has two independent watermarks.
  */
 
 export type { Watermark };
@@ -24,63 +26,67 @@ export function laterWatermark(a: string | null, b: string | null): string | nul
 }
 
 export interface SuccessRecord {
-  table: string; branch: string; runId: string; mode: string; watermark: Watermark; snapshotId: string | null;
+  namespace: string; table: string; branch: string; runId: string; mode: string; watermark: Watermark; snapshotId: string | null;
   rows: number; startedAt: Date; finishedAt: Date;
 }
 
 /** After a lake commit: advance control_state and upsert etl_control, in one transaction. */
 export async function recordSuccess(pool: pg.Pool, s: SuccessRecord): Promise<void> {
   await withTransaction(pool, async (c) => {
-    await c.query(`INSERT INTO etl_meta.control_state (table_name, branch_id, last_cdc_value, last_date_value, last_run_id, last_mode, snapshot_id, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $6, $7, now())
-      ON CONFLICT (table_name, branch_id) DO UPDATE SET last_cdc_value = EXCLUDED.last_cdc_value, last_date_value = EXCLUDED.last_date_value,
+    await c.query(`INSERT INTO etl_meta.control_state (table_name, branch_id, last_cdc_value, last_date_value, last_run_id, last_mode, snapshot_id, namespace, updated_at)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+      ON CONFLICT (namespace, table_name, branch_id) DO UPDATE SET last_cdc_value = EXCLUDED.last_cdc_value, last_date_value = EXCLUDED.last_date_value,
         last_run_id = EXCLUDED.last_run_id, last_mode = EXCLUDED.last_mode, snapshot_id = EXCLUDED.snapshot_id, updated_at = now()`,
-    [s.table, s.branch, s.watermark.cdc, s.watermark.date, s.runId, s.mode, s.snapshotId]);
+    [s.table, s.branch, s.watermark.cdc, s.watermark.date, s.runId, s.mode, s.snapshotId, s.namespace]);
     await c.query(`INSERT INTO etl_meta.etl_control (table_name, branch_id, last_cdc_value, last_date_value, status, row_count, duration_ms, pipeline_run_id,
-        last_run_started_at, last_run_finished_at, last_success_at, error_details, updated_at)
-      VALUES ($1, $2, $3, $4, 'SUCCESS', $5, $6, $7, $8, $9, $9, NULL, now())
-      ON CONFLICT (table_name, branch_id) DO UPDATE SET last_cdc_value = EXCLUDED.last_cdc_value, last_date_value = EXCLUDED.last_date_value,
+        last_run_started_at, last_run_finished_at, last_success_at, error_details, namespace, updated_at)
+      VALUES ($1, $2, $3, $4, 'SUCCESS', $5, $6, $7, $8, $9, $9, NULL, $10, now())
+      ON CONFLICT (namespace, table_name, branch_id) DO UPDATE SET last_cdc_value = EXCLUDED.last_cdc_value, last_date_value = EXCLUDED.last_date_value,
         status = 'SUCCESS', row_count = EXCLUDED.row_count, duration_ms = EXCLUDED.duration_ms, pipeline_run_id = EXCLUDED.pipeline_run_id,
         last_run_started_at = EXCLUDED.last_run_started_at, last_run_finished_at = EXCLUDED.last_run_finished_at,
         last_success_at = EXCLUDED.last_success_at, error_details = NULL, updated_at = now()`,
-    [s.table, s.branch, s.watermark.cdc, s.watermark.date, s.rows, s.finishedAt.getTime() - s.startedAt.getTime(), s.runId, s.startedAt, s.finishedAt]);
+    [s.table, s.branch, s.watermark.cdc, s.watermark.date, s.rows, s.finishedAt.getTime() - s.startedAt.getTime(), s.runId, s.startedAt, s.finishedAt, s.namespace]);
   });
 }
 
 /** A failed or refused unit: etl_control shows it, watermarks stay. */
-export async function recordFailure(pool: pg.Pool, f: { table: string; branch: string; runId: string; status: UnitStatus; error: string; startedAt: Date; finishedAt: Date }): Promise<void> {
-  await pool.query(`INSERT INTO etl_meta.etl_control (table_name, branch_id, status, row_count, duration_ms, pipeline_run_id, last_run_started_at, last_run_finished_at, error_details, updated_at)
-    VALUES ($1, $2, $3, 0, $4, $5, $6, $7, $8, now())
-    ON CONFLICT (table_name, branch_id) DO UPDATE SET status = EXCLUDED.status, row_count = 0, duration_ms = EXCLUDED.duration_ms,
+export async function recordFailure(pool: pg.Pool, f: { namespace: string; table: string; branch: string; runId: string; status: UnitStatus; error: string; startedAt: Date; finishedAt: Date }): Promise<void> {
+  await pool.query(`INSERT INTO etl_meta.etl_control (table_name, branch_id, status, row_count, duration_ms, pipeline_run_id, last_run_started_at, last_run_finished_at, error_details, namespace, updated_at)
+    VALUES ($1, $2, $3, 0, $4, $5, $6, $7, $8, $9, now())
+    ON CONFLICT (namespace, table_name, branch_id) DO UPDATE SET status = EXCLUDED.status, row_count = 0, duration_ms = EXCLUDED.duration_ms,
       pipeline_run_id = EXCLUDED.pipeline_run_id, last_run_started_at = EXCLUDED.last_run_started_at, last_run_finished_at = EXCLUDED.last_run_finished_at,
       error_details = EXCLUDED.error_details, updated_at = now()`,
-  [f.table, f.branch, f.status, f.finishedAt.getTime() - f.startedAt.getTime(), f.runId, f.startedAt, f.finishedAt, f.error]);
+  [f.table, f.branch, f.status, f.finishedAt.getTime() - f.startedAt.getTime(), f.runId, f.startedAt, f.finishedAt, f.error, f.namespace]);
 }
 
 export interface RunLogRow {
-  runId: string; table: string; branch: string; mode: string; category: string; status: UnitStatus; rows: number;
+  runId: string; namespace: string; table: string; branch: string; mode: string; category: string; status: UnitStatus; rows: number;
   startedAt: Date; finishedAt: Date; attempts: number; writeDisposition: string | null; schemaDiscrepancy: unknown; error: string | null;
+  /** Rows dropped as duplicate keys (`dedupe: latest`). (Default: 0) */
+  droppedDuplicates?: number;
 }
 
 export async function appendRunLog(pool: pg.Pool, r: RunLogRow): Promise<void> {
   await pool.query(`INSERT INTO etl_meta.etl_run_log (pipeline_run_id, table_name, branch_id, mode, category, status, row_count, started_at, finished_at,
-      duration_ms, attempts, write_disposition, schema_discrepancy, error_details)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      duration_ms, attempts, write_disposition, schema_discrepancy, error_details, namespace, dropped_duplicates)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
   [r.runId, r.table, r.branch, r.mode, r.category, r.status, r.rows, r.startedAt, r.finishedAt, r.finishedAt.getTime() - r.startedAt.getTime(),
-    r.attempts, r.writeDisposition, r.schemaDiscrepancy === null || r.schemaDiscrepancy === undefined ? null : JSON.stringify(r.schemaDiscrepancy), r.error]);
+    r.attempts, r.writeDisposition, r.schemaDiscrepancy === null || r.schemaDiscrepancy === undefined ? null : JSON.stringify(r.schemaDiscrepancy), r.error,
+    r.namespace, r.droppedDuplicates ?? 0]);
 }
 
 /** Read side for `/api/v1/etl/control`. */
-export async function listEtlControl(pool: pg.Pool, f: { table?: string; branch?: string } = {}): Promise<Record<string, unknown>[]> {
+export async function listEtlControl(pool: pg.Pool, f: { table?: string; branch?: string; namespace?: string } = {}): Promise<Record<string, unknown>[]> {
   const r = await pool.query(`SELECT * FROM etl_meta.etl_control WHERE ($1::text IS NULL OR table_name = $1) AND ($2::text IS NULL OR branch_id = $2)
-    ORDER BY table_name, branch_id`, [f.table ?? null, f.branch ?? null]);
+      AND ($3::text IS NULL OR namespace = $3)
+    ORDER BY namespace, table_name, branch_id`, [f.table ?? null, f.branch ?? null, f.namespace ?? null]);
   return r.rows;
 }
 
 /** Read side for `/api/v1/etl/runs`: newest first. */
-export async function listEtlRuns(pool: pg.Pool, f: { runId?: string; table?: string; branch?: string; status?: string; limit?: number } = {}): Promise<Record<string, unknown>[]> {
+export async function listEtlRuns(pool: pg.Pool, f: { runId?: string; table?: string; branch?: string; namespace?: string; status?: string; limit?: number } = {}): Promise<Record<string, unknown>[]> {
   const r = await pool.query(`SELECT * FROM etl_meta.etl_run_log WHERE ($1::text IS NULL OR pipeline_run_id = $1) AND ($2::text IS NULL OR table_name = $2)
-      AND ($3::text IS NULL OR branch_id = $3) AND ($4::text IS NULL OR status = $4) ORDER BY id DESC LIMIT $5`,
-  [f.runId ?? null, f.table ?? null, f.branch ?? null, f.status ?? null, Math.min(f.limit ?? 200, 5000)]);
+      AND ($3::text IS NULL OR branch_id = $3) AND ($4::text IS NULL OR status = $4) AND ($6::text IS NULL OR namespace = $6) ORDER BY id DESC LIMIT $5`,
+  [f.runId ?? null, f.table ?? null, f.branch ?? null, f.status ?? null, Math.min(f.limit ?? 200, 5000), f.namespace ?? null]);
   return r.rows;
 }

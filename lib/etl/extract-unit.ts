@@ -1,12 +1,15 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isTransient, toError, withRetry } from '../errors';
 import type { Logger } from '../log';
 import { fromArrowType, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
+import { describedUnitProblem } from './plan-checks';
 import { renderUnit } from './render-unit';
 import type { RunContext, TableState, Unit } from './run-types';
 import { dataColumns, describeUnit, widenTable } from './schema-step';
-import { StagingWriter } from './staging';
+import { exactDuplicates, KeyTracker, olderRows, withoutRows } from './key-check';
+import { StagingWriter, stagedBatches } from './staging';
 
 type ExtractContext = Pick<RunContext, 'runId' | 'settings' | 'target' | 'log' | 'signal' | 'plan' | 'summary' | 'stagingRoot' | 'loadTime' | 'encoder' | 'hold'>;
 
@@ -51,6 +54,8 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     if (!u.columns || u.attempts > 1 && u.describeError) {
       u.columns = await describeUnit(ctx, u);
       u.describeError = undefined;
+      const why = describedUnitProblem(u.def, u.columns);
+      if (why) throw Object.assign(new Error(why), { fatal: true });
     }
     if (!st.schema || !dataColumns(u.columns).every((c) => st.schema!.fields.some((f) => f.name === c.name))) await widenTable(ctx, st, [u]);
     const q = renderUnit(u, s.mode);
@@ -70,19 +75,69 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     writer = new StagingWriter(path.join(ctx.stagingRoot, ctx.runId, u.def.lakeName, u.branch.key, u.stagingSub ?? ''), ctx.encoder!, { rowsPerFile: s.stagingRowsPerFile, hold: ctx.hold });
     await writer.init();
     ulog.info('extracting', { attempt: u.attempts, sql: q.sql, binds: q.binds.map((b) => b.value) });
+    const keys = u.def.uniqueKey.length ? KeyTracker.forSchema(st.schema!, u.def.uniqueKey, `${u.def.lakeName} on branch ${u.branch.key}`) : null;
     for await (const b of u.branch.source.read(q, u.columns, target, { batchSize: u.branch.fetchBatchSize ?? s.fetchBatchSize, signal: ctx.signal, stats })) {
+      keys?.add(b);
       await writer.add(b);
     }
     u.files = await writer.finish();
     u.staged = writer;
     u.rows = stats.rows;
+    u.dropped = 0;
+    if (keys?.suspects.size) await settleDuplicates(ctx, u, st, keys, ulog);
     u.stats = stats;
     u.status = 'SUCCESS';
     u.finishedAt = new Date();
-    ulog.info('extracted', { rows: u.rows, files: u.files.length, attempts: u.attempts });
+    if (u.rows === 0) ulog.warn('extracted no rows: nothing to load for this unit', { reason: noRowsReason(u, s.mode) });
+    ulog.info('extracted', { rows: u.rows, files: u.files.length, attempts: u.attempts, ...(u.dropped ? { droppedDuplicates: u.dropped } : {}) });
   } catch (e) {
     // the attempt's error decides the retry; a failed clean-up only leaves files the run's final rm removes
     await writer?.discard().catch((d) => ulog.warn('could not discard the failed attempt\'s staging', { error: toError(d).message }));
     throw e;
   }
+}
+
+/** Why a unit read nothing, for its warning. */
+function noRowsReason(u: Unit, mode: string): string {
+  if (mode === 'INCREMENTAL') return `no row changed at the source since the watermark (cdc ${u.watermark?.cdc ?? 'none'}, date ${u.watermark?.date ?? 'none'})`;
+  return u.def.spec.initial ? `the source has no row with ${u.def.spec.helper?.dateColumn ?? u.def.spec.dateColumn} ${u.def.spec.initial.operator} ${u.def.spec.initial.value}` : 'the source table is empty';
+}
+
+/**
+ * The extract has rows sharing a unique_key (suspected while streaming, confirmed
+ * here on the exact values). Without `dedupe: latest` the unit fails naming them and
+ * nothing of it is committed; with it, the older rows of each key (by the CDC column)
+ * are dropped from the staged files and counted.
+ */
+async function settleDuplicates(ctx: ExtractContext, u: Unit, st: TableState, keys: KeyTracker, ulog: Logger): Promise<void> {
+  const def = u.def;
+  const latest = def.entry.dedupe === 'latest';
+  const cdcIdx = latest && def.spec.cdcColumn ? st.schema!.fields.findIndex((f) => f.name.toUpperCase() === def.spec.cdcColumn!.toUpperCase()) : -1;
+  const read = (f: number) => stagedBatches(u.files[f]);
+  const dups = await exactDuplicates(u.files.length, read, keys, cdcIdx >= 0 ? cdcIdx : null);
+  if (!dups.length) return;
+  const extra = dups.reduce((a, g) => a + g.rows.length - 1, 0);
+  const first = dups.slice(0, 5).map((g) => `(${g.key})`).join(', ');
+  const keyNames = keys.keyIdx.map((i) => st.schema!.fields[i].name).join(', ');
+  if (!latest) {
+    throw Object.assign(new Error(`etl: ${def.lakeName} on branch ${u.branch.key}: ${dups.length} unique_key value${dups.length === 1 ? '' : 's'} of (${keyNames}) occur more than once in the extract `
+      + `(${extra} extra row${extra === 1 ? '' : 's'}), first: ${first}${dups.length > 5 ? ', …' : ''}; nothing of this unit was committed. `
+      + `Declare the full key in tables.json, or set "dedupe": "latest" to keep the newest row of each key by its cdc_column`), { fatal: true });
+  }
+  const emptied = new Set<number>();
+  for (const [f, drop] of olderRows(dups)) {
+    const file = u.files[f];
+    const kept = withoutRows(await read(f), drop);
+    const rows = kept.reduce((a, b) => a + b.numRows, 0);
+    if (file.batches) { file.batches = kept; file.rows = rows; continue; }
+    if (!rows) { emptied.add(f); await fs.rm(file.path, { force: true }); continue; }
+    const tmp = `${file.path}.dedupe`;
+    file.bytes = await ctx.encoder!.write(tmp, kept);
+    await fs.rename(tmp, file.path);
+    file.rows = rows;
+  }
+  if (emptied.size) u.files = u.files.filter((_, i) => !emptied.has(i));
+  u.rows -= extra;
+  u.dropped = extra;
+  ulog.warn('dropped older rows of duplicated keys (dedupe: latest)', { dropped: extra, keys: dups.length, first });
 }

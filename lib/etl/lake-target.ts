@@ -32,6 +32,11 @@ export interface LakeTarget {
    * than `maxDeleteFiles` delete files. Returns the partitions compacted.
    */
   compact(table: string, opts: { deletedRatio: number; maxDeleteFiles: number }): Promise<string[]>;
+  /**
+   * Drop the table when it holds no snapshot: a table this run created whose first write
+   * failed (or never came) must not be left behind empty. Returns whether it dropped it.
+   */
+  dropIfEmpty(table: string): Promise<boolean>;
 }
 
 /** The lake schema for a table: data columns, then BRANCH_ID, insert_at, Recorded_updated_at. */
@@ -145,7 +150,8 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       let bytes = 0;
       const flush = async () => {
         if (!group.length) return;
-        const r = await tbl.merge(batchesOf(group), { keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT] });
+        // each unit checked its keys (key-check.ts): a repeat here is a bug, never a silent collapse
+        const r = await tbl.merge(batchesOf(group), { keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT], duplicateKeys: 'error' });
         if (r.snapshotId !== null) snapshotId = String(r.snapshotId);
         inserted += r.inserted; updated += r.updated;
         group = []; bytes = 0;
@@ -159,6 +165,14 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       if (!opts.keepStaging) for (const f of files) if (isRemoteStaged(f)) await lake.storage.delete(f.path);
       if (snapshotId === null && tbl.currentSnapshotId() !== null) snapshotId = String(tbl.currentSnapshotId());
       return { snapshotId, disposition: 'merge', inserted, updated };
+    },
+    async dropIfEmpty(t) {
+      if (!(await lake.tableExists(ident(t)))) return false;
+      const tbl = await load(t);
+      if (tbl.currentSnapshotId() !== null) return false;
+      await lake.dropTable(ident(t), { purge: true });
+      cache.delete(t);
+      return true;
     },
     async expire(t, o) {
       const tbl = await load(t);

@@ -28,7 +28,12 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
   let disposition: string | null = replace ? 'replace' : 'merge';
   let snapshotId: string | null = null;
   let loadError: string | null = null;
-  if (ok.length) {
+  if (ok.length && !replace && !def.uniqueKey.length) {
+    // a keyless (subquery) entry is loaded by a full replace only: with a branch missing there is nothing to merge on
+    loadError = `etl: tables.json entry '${def.lakeName}' has no unique_key, so only a full replace over every branch loads it; `
+      + `${bad.map((u) => u.branch.key).join(', ') || 'some branches'} did not succeed, so nothing was loaded`;
+    tlog.warn('not loaded', { reason: loadError });
+  } else if (ok.length) {
     const files = ok.flatMap((u) => u.files);
     try {
       tlog.info('loading', { disposition, branches: ok.map((u) => u.branch.key), rows: ok.reduce((a, u) => a + u.rows, 0), files: files.length });
@@ -41,10 +46,16 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     }
   }
   const finishedAt = new Date();
+  if (!ok.length) tlog.warn('table not loaded: no unit of it succeeded', { units: bad.map((u) => `${u.branch.key}: ${u.status}${u.error ? ` (${u.error})` : ''}`) });
+  if ((loadError || !ok.length) && st.lakeColumns === null) {
+    // the schema step created the table for this load: a failed first write leaves no empty table behind
+    const dropped = await ctx.target.dropIfEmpty(def.lakeName).catch((e) => { tlog.warn('could not drop the empty table its failed first load left', { error: toError(e).message }); return false; });
+    if (dropped) tlog.warn('dropped the table this run created: its first load wrote nothing', { reason: loadError ?? 'no unit succeeded' });
+  }
   for (const u of ok) {
     if (loadError) {
       u.status = 'FAILED'; u.fatal = true; u.error = loadError;
-      await recordFailure(ctx.pool, { table: def.lakeName, branch: u.branch.key, runId, status: 'FAILED', error: loadError, startedAt: u.startedAt, finishedAt });
+      await recordFailure(ctx.pool, { namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, status: 'FAILED', error: loadError, startedAt: u.startedAt, finishedAt });
     } else {
       const tr = trackedColumns(def.spec);
       const old = s.mode === 'INCREMENTAL' ? u.watermark ?? { cdc: null, date: null } : { cdc: null, date: null };
@@ -53,24 +64,25 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
         date: laterWatermark(old.date, tr.date ? u.stats?.max[tr.date]?.text ?? null : null),
       };
       u.watermark = wm;
-      await recordSuccess(ctx.pool, { table: def.lakeName, branch: u.branch.key, runId, mode: s.mode, watermark: wm, snapshotId, rows: u.rows, startedAt: u.startedAt, finishedAt });
+      await recordSuccess(ctx.pool, { namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, mode: s.mode, watermark: wm, snapshotId, rows: u.rows, startedAt: u.startedAt, finishedAt });
     }
     await appendRunLog(ctx.pool, {
-      runId, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status!, rows: loadError ? 0 : u.rows,
+      runId, namespace: s.namespace, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status!, rows: loadError ? 0 : u.rows,
       startedAt: u.startedAt, finishedAt, attempts: u.attempts, writeDisposition: disposition, schemaDiscrepancy: st.drift.length ? st.drift : null, error: u.error,
+      droppedDuplicates: loadError ? 0 : u.dropped ?? 0,
     });
   }
   for (const u of bad) {
-    await recordFailure(ctx.pool, { table: def.lakeName, branch: u.branch.key, runId, status: u.status as UnitStatus, error: u.error ?? 'failed', startedAt: u.startedAt, finishedAt: u.finishedAt ?? finishedAt });
+    await recordFailure(ctx.pool, { namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, status: u.status as UnitStatus, error: u.error ?? 'failed', startedAt: u.startedAt, finishedAt: u.finishedAt ?? finishedAt });
     await appendRunLog(ctx.pool, {
-      runId, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status as UnitStatus, rows: 0,
+      runId, namespace: s.namespace, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status as UnitStatus, rows: 0,
       startedAt: u.startedAt, finishedAt: u.finishedAt ?? finishedAt, attempts: u.attempts, writeDisposition: ok.length ? disposition : null,
       schemaDiscrepancy: st.drift.length ? st.drift : null, error: u.error,
     });
   }
   for (const u of st.units) {
     ctx.summary.units.push({ table: def.lakeName, branch: u.branch.key, phase: u.phase, status: u.status!, rows: u.status === 'SUCCESS' ? u.rows : 0, attempts: u.attempts,
-      writeDisposition: u.status === 'SUCCESS' ? disposition : null, error: u.error, watermark: u.watermark, sql: u.query?.sql, binds: u.query?.binds, ...(u.workerId ? { worker: u.workerId } : {}) });
+      writeDisposition: u.status === 'SUCCESS' ? disposition : null, error: u.error, watermark: u.watermark, ...(u.status === 'SUCCESS' && u.dropped ? { droppedDuplicates: u.dropped } : {}), sql: u.query?.sql, binds: u.query?.binds, ...(u.workerId ? { worker: u.workerId } : {}) });
   }
   if (!loadError && ok.length && disposition === 'merge' && s.compactDeletedRatio > 0) {
     const parts = await ctx.target.compact(def.lakeName, { deletedRatio: s.compactDeletedRatio, maxDeleteFiles: 16 })

@@ -58,6 +58,12 @@ export class MemoryTarget implements LakeTarget {
     return { snapshotId: String(++this.snap), disposition: 'merge', inserted, updated };
   }
 
+  async dropIfEmpty(t: string): Promise<boolean> {
+    if (!this.tables.has(t) || this.writes.some((w) => w.table === t)) return false;
+    this.tables.delete(t);
+    return true;
+  }
+
   async expire(): Promise<void> {}
   async compact(): Promise<string[]> { return []; }
 }

@@ -37,6 +37,8 @@ export interface UnitResult {
   attempts: number;
   writeDisposition: string | null;
   error: string | null;
+  /** Rows dropped as older duplicates of a key (`dedupe: latest`); absent when none. */
+  droppedDuplicates?: number;
   watermark?: Watermark;
   sql?: string;
   binds?: Bind[];
@@ -67,6 +69,8 @@ export interface Unit {
   attempts: number;
   error: string | null;
   rows: number;
+  /** Rows dropped as older duplicates of a key (`dedupe: latest`). */
+  dropped?: number;
   files: StagedFile[];
   /** The writer of `files` (gives held rows back to the run's memory budget once loaded). */
   staged?: StagingWriter;

@@ -10,6 +10,7 @@ import type { LakeTarget } from './lake-target';
 import { loadTable } from './load-table';
 import { ParquetEncoderPool } from './parquet-encoder';
 import { applyCutover, planPhase, planRun } from './plan-run';
+import { refuseKeylessMerges } from './plan-checks';
 import { WorkQueue, runPool } from './pool-runner';
 import { renderUnit } from './render-unit';
 import type { BranchHandle, EtlRunSummary, Phase, RunContext, TableState, Unit } from './run-types';
@@ -106,9 +107,10 @@ async function runPhase(ctx: RunContext, deps: RunEtlDeps, phase: Phase, defs: T
 
   if (s.mode === 'INCREMENTAL') {
     const wms = new Map<string, Map<string, Watermark>>();
-    for (const st of states.values()) wms.set(st.def.lakeName, await getWatermarks(ctx.pool, st.def.lakeName, branches.map((b) => b.key)));
+    for (const st of states.values()) wms.set(st.def.lakeName, await getWatermarks(ctx.pool, { namespace: s.namespace, table: st.def.lakeName }, branches.map((b) => b.key)));
     applyCutover(states, s.mode, wms);
   }
+  refuseKeylessMerges(states, s.mode, ctx.allBranches);
   const live = units.filter((u) => !u.status);
   let phaseFatal = await prepareSchemas(ctx, plog, branches, states, live);
 

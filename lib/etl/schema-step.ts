@@ -4,6 +4,7 @@ import type { Logger } from '../log';
 import { HELPER_CDC, HELPER_DATE, fromArrowType, renderDescribe, typeToString, type SourceColumn } from '../sources';
 import { renderUnit } from './render-unit';
 import type { BranchHandle, RunContext, TableState, Unit } from './run-types';
+import { describedUnitProblem } from './plan-checks';
 import { runPool } from './pool-runner';
 import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
 
@@ -70,13 +71,16 @@ export async function prepareSchemas(ctx: SchemaContext, plog: Logger, branches:
       const t = Date.now();
       try { u.columns = await describeUnit(ctx, u); } catch (e) { u.describeError = toError(e); }
       ctx.log.debug('described', { table: u.def.lakeName, branch: u.branch.key, ms: Date.now() - t, error: u.describeError?.message });
+      const why = u.columns ? describedUnitProblem(u.def, u.columns) : null;
+      if (why) { u.status = 'REFUSED'; u.error = why; u.attempts = 1; u.finishedAt = new Date(); plog.warn('unit refused', { table: u.def.lakeName, branch: u.branch.key, error: why }); }
     });
   });
   let failed = false;
   for (const st of states.values()) {
     try {
       st.lakeColumns = ctx.plan ? null : await ctx.target.columns(st.def.lakeName);
-      const described = st.units.filter((u) => u.columns);
+      // a refused unit's columns never reach the lake: a table all of whose units are refused is not created
+      const described = st.units.filter((u) => u.columns && !u.status);
       if (!described.length && !st.lakeColumns) continue; // nothing known yet: the units' own retries decide
       await widenTable(ctx, st, described);
     } catch (e) {

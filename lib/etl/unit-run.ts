@@ -29,6 +29,8 @@ export interface UnitOutcome {
   error: string | null;
   attempts: number;
   rows: number;
+  /** Rows dropped as older duplicates of a key (`dedupe: latest`). */
+  dropped?: number;
   files: { path: string; rows: number; bytes: number }[];
   /** Maxima of the tracked (watermark) columns, as text. */
   max: Record<string, string | null>;
@@ -48,7 +50,7 @@ const frozenTarget = (table: string, branch: string): LakeTarget => {
   const refuse = async (): Promise<never> => {
     throw Object.assign(new Error(`etl: ${table} on branch ${branch} projects columns the run's schema step did not see (the branch changed during the run); run again`), { fatal: true });
   };
-  return { columns: refuse, prepare: refuse, replace: refuse, merge: refuse, expire: refuse, compact: refuse };
+  return { columns: refuse, prepare: refuse, replace: refuse, merge: refuse, expire: refuse, compact: refuse, dropIfEmpty: refuse };
 };
 
 async function openBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number): Promise<BranchHandle> {
@@ -113,7 +115,7 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
       }
     }, { signal: ctx.signal });
     const out: UnitOutcome = {
-      final: true, status: u.status === 'SUCCESS' ? 'SUCCESS' : 'FAILED', fatal: !!u.fatal, error: u.error, attempts: u.attempts, rows: u.rows,
+      final: true, status: u.status === 'SUCCESS' ? 'SUCCESS' : 'FAILED', fatal: !!u.fatal, error: u.error, attempts: u.attempts, rows: u.rows, dropped: u.dropped ?? 0,
       files: u.files.map((f) => ({ path: f.path, rows: f.rows, bytes: f.bytes })),
       max: Object.fromEntries(Object.entries(u.stats?.max ?? {}).map(([k, v]) => [k, v?.text ?? null])),
       columns: u.columns ?? null, sql: u.query?.sql ?? null, binds: u.query?.binds ?? null,

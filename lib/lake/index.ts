@@ -27,6 +27,8 @@ export type { Catalog, TableIdent } from './catalog';
 export type { TableRequirement, TableUpdate } from './table-update';
 export { parseIdent } from './catalog';
 export { csvCell, csvToBatch, plainRow, plainValue } from './format';
+// row access for engines that check or filter staged batches (lib/etl's duplicate-key check)
+export { takeBatch, valueAt } from './arrow-util';
 export { encodeParquet, readParquetBatches } from './parquet';
 export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
 export { FIELD_ID } from './schema';

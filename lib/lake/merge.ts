@@ -63,6 +63,9 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
       const types = matchCols.map((c) => String(schema.fields[c].type));
       let probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
       if (probe.size !== input.numRows) {
+        if (opts.duplicateKeys === 'error') {
+          throw new AppError('validation', `lake: merge into ${t.ident}: ${input.numRows - probe.size} incoming row(s) share their key (${opts.keys.join(', ')}) with another incoming row; nothing was written`, { field: 'keys' });
+        }
         // Last row wins for keys repeated in the input (the probe maps each key to its last row).
         const find = probe.bind(matchCols.map((c) => input.data.children[c]));
         const lastRows: number[] = [];

@@ -101,6 +101,12 @@ export interface MergeOptions {
   carryForward?: string[];
   /** Return, for each updated row, its keys and the previous values of these columns. */
   returnPrevious?: string[];
+  /**
+   * Incoming rows sharing a key: `last` keeps the last of them (an upsert stream's
+   * semantics), `error` refuses the merge before anything is written (a loader whose
+   * input must be unique per key, lib/etl). (Default: last)
+   */
+  duplicateKeys?: 'last' | 'error';
 }
 
 export interface MergeResult extends CommitResult {

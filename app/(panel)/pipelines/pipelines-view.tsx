@@ -12,17 +12,21 @@ import { PipelineLibrary } from './pipeline-library';
 
 type Row = Record<string, unknown>;
 interface ControlRow extends Row {
+  /** Lake namespace (control state is per lake table); `etl` is shown bare. */
+  namespace?: string;
   table_name: string; branch_id: string; status: string; last_cdc_value: string | null; last_date_value: string | null;
   row_count: string | number; duration_ms: string | number; pipeline_run_id: string | null;
   last_run_finished_at: string | null; last_success_at: string | null; error_details: string | null;
 }
 interface RunLogRow extends Row {
-  id: string | number; pipeline_run_id: string; table_name: string; branch_id: string; mode: string; category: string | null; status: string;
+  id: string | number; pipeline_run_id: string; namespace?: string; table_name: string; branch_id: string; mode: string; category: string | null; status: string;
   row_count: string | number; started_at: string; duration_ms: string | number | null; attempts: number; write_disposition: string | null;
   schema_discrepancy: unknown; error_details: string | null;
 }
 
 /** `etl-c384e754-0315-…` → `etl-c384e754…` (the full id in the cell's title). */
+/** A lake table as control rows name it: `namespace.table`, or the bare table in the default namespace `etl`. */
+const lakeName = (r: { namespace?: string; table_name: string }) => (r.namespace && r.namespace !== 'etl' ? `${r.namespace}.${r.table_name}` : r.table_name);
 const shortRun = (id: string | null) => (!id ? '—' : id.length > 14 ? `${id.slice(0, 12)}…` : id);
 
 function Drift({ value }: { value: unknown }) {
@@ -123,8 +127,8 @@ export function PipelinesView() {
               </thead>
               <tbody>
                 {rows.map((r) => (
-                  <tr key={`${r.table_name}|${r.branch_id}`}>
-                    <td className="mono strong">{r.table_name}</td>
+                  <tr key={`${r.namespace ?? ''}|${r.table_name}|${r.branch_id}`}>
+                    <td className="mono strong">{lakeName(r)}</td>
                     <td>{r.branch_id}</td>
                     <td><EngineBadge status={r.status} title={r.error_details ?? undefined} />{r.error_details && <div className="cell-error" title={r.error_details}>{r.error_details}</div>}</td>
                     <td className="mono small">
@@ -160,7 +164,7 @@ export function PipelinesView() {
                   <tr key={String(r.id)}>
                     <td title={formatTime(r.started_at)}>{timeAgo(r.started_at, now)}</td>
                     <td className="mono small" title={r.pipeline_run_id}>{shortRun(r.pipeline_run_id)}</td>
-                    <td className="mono">{r.table_name}</td>
+                    <td className="mono">{lakeName(r)}</td>
                     <td>{r.branch_id}</td>
                     <td className="small">{r.mode}{r.category ? <span className="muted"> · {r.category}</span> : null}</td>
                     <td><EngineBadge status={r.status} title={r.error_details ?? undefined} />{r.error_details && <div className="cell-error" title={r.error_details}>{r.error_details}</div>}</td>

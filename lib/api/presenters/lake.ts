@@ -191,14 +191,14 @@ export interface FreshnessCell {
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v === null || v === undefined ? null : String(v));
 
-/** Every table × branch ETL knows (etl_control joined with control_state), oldest load first within a table. */
+/** Every table × branch ETL knows (etl_control joined with control_state), oldest load first within a table; a table outside the default namespace `etl` shows as `namespace.table`. */
 export async function lakeFreshness(pool: pg.Pool): Promise<{ cells: FreshnessCell[]; tables: string[]; branches: string[] }> {
   const r = await pool.query(`
-    SELECT coalesce(c.table_name, s.table_name) AS table_name, coalesce(c.branch_id, s.branch_id) AS branch_id, c.status,
+    SELECT CASE coalesce(c.namespace, s.namespace) WHEN 'etl' THEN '' ELSE coalesce(c.namespace, s.namespace) || '.' END || coalesce(c.table_name, s.table_name) AS table_name, coalesce(c.branch_id, s.branch_id) AS branch_id, c.status,
            c.last_run_finished_at, coalesce(c.last_success_at, s.updated_at) AS last_success_at,
            coalesce(s.last_cdc_value, c.last_cdc_value) AS watermark, coalesce(s.last_date_value, c.last_date_value) AS watermark_date,
            extract(epoch FROM now() - coalesce(c.last_success_at, s.updated_at))::float8 AS age, c.row_count, c.error_details
-      FROM etl_meta.etl_control c FULL JOIN etl_meta.control_state s ON s.table_name = c.table_name AND s.branch_id = c.branch_id
+      FROM etl_meta.etl_control c FULL JOIN etl_meta.control_state s ON s.namespace = c.namespace AND s.table_name = c.table_name AND s.branch_id = c.branch_id
      ORDER BY 1, 2`);
   const cells: FreshnessCell[] = r.rows.map((x) => ({
     table: x.table_name, branch: x.branch_id, status: x.status ?? null,

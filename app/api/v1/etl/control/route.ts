@@ -1,4 +1,4 @@
-// GET /api/v1/etl/control - etl_meta.etl_control: last outcome and watermarks per table × branch (?table=&branch=)
+// GET /api/v1/etl/control - etl_meta.etl_control: last outcome and watermarks per lake table × branch (?table=&branch=&namespace=)
 import { z } from 'zod';
 import { apiHandler } from '@/lib/api';
 import { listEtlControl } from '@/lib/etl';
@@ -6,6 +6,7 @@ import { listEtlControl } from '@/lib/etl';
 const Query = z.object({
   table: z.string().min(1).max(200).optional(),
   branch: z.string().min(1).max(200).optional(),
+  namespace: z.string().min(1).max(200).optional(),
 });
 
 export const GET = apiHandler({ query: Query }, async ({ deps, query }) => {

@@ -1,4 +1,4 @@
-// GET /api/v1/etl/runs - etl_meta.etl_run_log, newest first (?pipeline_run_id=&table=&branch=&status=&limit=)
+// GET /api/v1/etl/runs - etl_meta.etl_run_log, newest first (?pipeline_run_id=&table=&branch=&namespace=&status=&limit=)
 import { z } from 'zod';
 import { apiHandler } from '@/lib/api';
 import { listEtlRuns } from '@/lib/etl';
@@ -7,6 +7,7 @@ const Query = z.object({
   pipeline_run_id: z.string().min(1).max(200).optional(),
   table: z.string().min(1).max(200).optional(),
   branch: z.string().min(1).max(200).optional(),
+  namespace: z.string().min(1).max(200).optional(),
   status: z.enum(['SUCCESS', 'FAILED', 'REFUSED']).optional(),
   /** (Default: 200, at most 5000) */
   limit: z.coerce.number().int().min(1).max(5000).optional(),
@@ -14,6 +15,6 @@ const Query = z.object({
 
 export const GET = apiHandler({ query: Query }, async ({ deps, query }) => {
   return {
-    runs: await listEtlRuns(deps.pool, { runId: query.pipeline_run_id, table: query.table, branch: query.branch, status: query.status, limit: query.limit }),
+    runs: await listEtlRuns(deps.pool, { runId: query.pipeline_run_id, table: query.table, branch: query.branch, namespace: query.namespace, status: query.status, limit: query.limit }),
   };
 });

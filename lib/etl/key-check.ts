@@ -1,0 +1,195 @@
+import * as arrow from 'apache-arrow';
+import { takeBatch, valueAt } from '../lake';
+
+/**
+ * Duplicate unique_key values in one unit's extract, found before anything is
+ * committed. A merge keeps one row per key (the last), and a full replace
+ * adopts every row, so a key that is not unique either loses rows silently or
+ * leaves the lake with two rows a later merge replaces by one.
+ *
+ * While the unit streams, each row's key is hashed to 64 bits into an
+ * open-addressing table of typed arrays (11–21 bytes per row, no object or
+ * string per row). Rows whose hash was seen before are only suspects (a
+ * collision of 64-bit hashes is possible, if unlikely): when there are any,
+ * the staged rows are read back once and the suspects compared by their exact
+ * values. A unit with unique keys pays the hashing only.
+ */
+export class KeyTracker {
+  private cap = 1 << 12;
+  /** Interleaved (h1, h2) per slot; h1 is never 0, so 0 marks an empty slot (one cache line per probe). */
+  private slots = new Int32Array(2 * this.cap);
+  private size = 0;
+  /** Hashes (`h1:h2`) seen more than once. */
+  readonly suspects = new Set<string>();
+
+  constructor(readonly keyIdx: number[]) {}
+
+  /** The key columns' positions in `schema` (names compared without regard to case); throws naming a missing one. */
+  static forSchema(schema: arrow.Schema, keys: string[], where: string): KeyTracker {
+    const idx = keys.map((k) => {
+      const i = schema.fields.findIndex((f) => f.name.toUpperCase() === k.toUpperCase());
+      if (i < 0) throw Object.assign(new Error(`etl: ${where}: unique_key column ${k} is not a column of the extract (columns: ${schema.fields.map((f) => f.name).join(', ')})`), { fatal: true });
+      return i;
+    });
+    return new KeyTracker(idx);
+  }
+
+  add(batch: arrow.RecordBatch): void {
+    const cols = this.keyIdx.map((c) => batch.data.children[c]);
+    const views = cols.map(columnBytes);
+    for (let i = 0; i < batch.numRows; i++) {
+      hashRow(cols, views, i);
+      this.insert(H[0], H[1]);
+    }
+  }
+
+  private insert(a: number, b: number): void {
+    if ((this.size + 1) * 4 > this.cap * 3) this.grow(); // at most 3/4 full: 11–21 bytes per row
+    const mask = this.cap - 1;
+    const sl = this.slots;
+    let s = a & mask;
+    for (;;) {
+      const x = sl[2 * s];
+      if (x === 0) break;
+      if (x === a && sl[2 * s + 1] === b) { this.suspects.add(`${a}:${b}`); return; }
+      s = (s + 1) & mask;
+    }
+    sl[2 * s] = a; sl[2 * s + 1] = b; this.size++;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    this.cap *= 2;
+    this.slots = new Int32Array(2 * this.cap);
+    const mask = this.cap - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const a = old[i];
+      if (a === 0) continue;
+      let s = a & mask;
+      while (this.slots[2 * s] !== 0) s = (s + 1) & mask;
+      this.slots[2 * s] = a; this.slots[2 * s + 1] = old[i + 1];
+    }
+  }
+}
+
+type ColumnBytes = { nulls?: boolean } & ({ kind: 'var'; offsets: ArrayLike<number | bigint>; bytes: Uint8Array }
+  | { kind: 'words'; words: Int32Array; width: number } | { kind: 'fixed'; bytes: Uint8Array; width: number } | { kind: 'other' });
+
+/** How to read one key column's values in place (once per batch), and whether it has nulls to test. */
+function columnBytes(d: arrow.Data): ColumnBytes {
+  return { ...valueBytes(d), nulls: d.nullCount > 0 };
+}
+
+function valueBytes(d: arrow.Data): ColumnBytes {
+  const v = d.values as unknown as ArrayBufferView & { BYTES_PER_ELEMENT?: number } | undefined;
+  if (!v || !ArrayBuffer.isView(v)) return { kind: 'other' };
+  const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+  if (d.valueOffsets) return { kind: 'var', offsets: d.valueOffsets as unknown as ArrayLike<number | bigint>, bytes };
+  // bit-packed booleans, and dictionaries (whose indices mean different values in different batches): by value
+  if (arrow.DataType.isBool(d.type) || arrow.DataType.isDictionary(d.type)) return { kind: 'other' };
+  // arrow-js keeps fixed-width `values` offset to the Data's first element; decimals and
+  // fixed-size binaries span `stride` elements per value
+  const width = (v.BYTES_PER_ELEMENT ?? 1) * (d.stride || 1);
+  // ints, dates, timestamps, decimals: hashed a 32-bit word at a time
+  if (width % 4 === 0 && v.byteOffset % 4 === 0) return { kind: 'words', words: new Int32Array(v.buffer, v.byteOffset, v.byteLength >> 2), width: width >> 2 };
+  return { kind: 'fixed', bytes, width };
+}
+
+const H = new Int32Array(2);
+let A = 0, B = 0;
+
+/** One 32-bit word (or byte) into both hashes: murmur3's block step, with different seeds and rotations. */
+function mix(x: number): void {
+  let k = Math.imul(x, 0xcc9e2d51); k = (k << 15) | (k >>> 17); k = Math.imul(k, 0x1b873593);
+  A ^= k; A = (A << 13) | (A >>> 19); A = (Math.imul(A, 5) + 0xe6546b64) | 0;
+  let j = Math.imul(x, 0x85ebca6b); j = (j << 11) | (j >>> 21); j = Math.imul(j, 0xc2b2ae35);
+  B ^= j; B = (B << 17) | (B >>> 15); B = (Math.imul(B, 9) + 0x38b34ae5) | 0;
+}
+
+/** Two 32-bit hashes (murmur3-style, different seeds and constants) of row `i`'s key into H; allocates nothing for fixed- and variable-width keys. */
+function hashRow(cols: arrow.Data[], views: ColumnBytes[], i: number): void {
+  A = 0x811c9dc5 | 0; B = 0x9747b28c | 0;
+  for (let c = 0; c < cols.length; c++) {
+    const d = cols[c];
+    mix(0xfe); // column separator
+    const v = views[c];
+    if (v.nulls && !d.getValid(i)) { mix(0xff); mix(0x00); continue; }
+    if (v.kind === 'var') {
+      const lo = Number(v.offsets[i]), hi = Number(v.offsets[i + 1]);
+      for (let k = lo; k < hi; k++) mix(v.bytes[k]);
+      mix((hi - lo) & 0xff); mix(((hi - lo) >>> 8) & 0xff);
+    } else if (v.kind === 'words') {
+      const lo = i * v.width;
+      for (let k = lo; k < lo + v.width; k++) mix(v.words[k]);
+    } else if (v.kind === 'fixed') {
+      const lo = i * v.width;
+      for (let k = lo; k < lo + v.width; k++) mix(v.bytes[k]);
+    } else {
+      const s = String(valueAt(d, i));
+      for (let k = 0; k < s.length; k++) { const ch = s.charCodeAt(k); mix(ch & 0xff); mix(ch >>> 8); }
+    }
+  }
+  let a = A, b = B;
+  a ^= a >>> 16; a = Math.imul(a, 0x85ebca6b); a ^= a >>> 13; a = Math.imul(a, 0xc2b2ae35); a ^= a >>> 16;
+  b ^= b >>> 15; b = Math.imul(b, 0x2c1b3c6d); b ^= b >>> 12; b = Math.imul(b, 0x297a2d39); b ^= b >>> 15;
+  H[0] = a || 1; H[1] = b;
+}
+
+/** A duplicated key: its values as text and where its rows are (file index, row within the file, in read order). */
+export interface DuplicateKey { key: string; rows: { file: number; row: number; order: unknown }[] }
+
+/**
+ * Read the staged files back (one at a time, through `read`) and group the suspect rows by their exact key
+ * values: the keys that really occur more than once. `order` is the value of
+ * column `orderIdx` (the CDC column, for `dedupe: latest`) of each such row.
+ */
+export async function exactDuplicates(fileCount: number, read: (f: number) => Promise<arrow.RecordBatch[]>, tracker: KeyTracker, orderIdx: number | null): Promise<DuplicateKey[]> {
+  const groups = new Map<string, DuplicateKey>();
+  for (let f = 0; f < fileCount; f++) {
+    let base = 0;
+    for (const batch of await read(f)) {
+      const cols = tracker.keyIdx.map((c) => batch.data.children[c]);
+      const views = cols.map(columnBytes);
+      for (let i = 0; i < batch.numRows; i++) {
+        hashRow(cols, views, i);
+        if (!tracker.suspects.has(`${H[0]}:${H[1]}`)) continue;
+        const key = cols.map((d) => { const v = valueAt(d, i); return v === null ? 'NULL' : String(v); }).join(', ');
+        let g = groups.get(key);
+        if (!g) groups.set(key, (g = { key, rows: [] }));
+        g.rows.push({ file: f, row: base + i, order: orderIdx === null ? null : valueAt(batch.data.children[orderIdx], i) });
+      }
+      base += batch.numRows;
+    }
+  }
+  return [...groups.values()].filter((g) => g.rows.length > 1);
+}
+
+/** The rows `dedupe: latest` drops: all but the one with the greatest `order` per key (the last read of equals; NULL is oldest). */
+export function olderRows(dups: DuplicateKey[]): Map<number, Set<number>> {
+  const drop = new Map<number, Set<number>>();
+  for (const g of dups) {
+    let best = g.rows[0];
+    for (const r of g.rows.slice(1)) if (best.order === null || (r.order !== null && (r.order as number) >= (best.order as number))) best = r;
+    for (const r of g.rows) {
+      if (r === best) continue;
+      let s = drop.get(r.file);
+      if (!s) drop.set(r.file, (s = new Set()));
+      s.add(r.row);
+    }
+  }
+  return drop;
+}
+
+/** A file's batches without the rows in `drop` (row numbers over the whole file). */
+export function withoutRows(batches: arrow.RecordBatch[], drop: Set<number>): arrow.RecordBatch[] {
+  const out: arrow.RecordBatch[] = [];
+  let base = 0;
+  for (const b of batches) {
+    const keep: number[] = [];
+    for (let i = 0; i < b.numRows; i++) if (!drop.has(base + i)) keep.push(i);
+    base += b.numRows;
+    if (keep.length === b.numRows) out.push(b);
+    else if (keep.length) out.push(takeBatch(b, keep));
+  }
+  return out;
+}
