@@ -77,8 +77,8 @@ function stringMethod(b: Budget, s: string, name: string): Fn | undefined {
     case 'replace': return m((a, k) => replaceAll(b, s, needString(a[0], 'replace()'), needString(a[1], 'replace()'), needInt(arg(a, k, 2, 'count', -1), 'replace()')));
     case 'startswith': return m((a) => (isList(a[0]) ? a[0] : [a[0]]).some((p) => s.startsWith(needString(p, 'startswith()'))));
     case 'endswith': return m((a) => (isList(a[0]) ? a[0] : [a[0]]).some((p) => s.endsWith(needString(p, 'endswith()'))));
-    case 'find': return m((a) => s.indexOf(needString(a[0], 'find()')));
-    case 'count': return m((a) => { const d = needString(a[0], 'count()'); return d === '' ? s.length + 1 : s.split(d).length - 1; });
+    case 'find': return m((a) => { b.work(s.length >> 6); return s.indexOf(needString(a[0], 'find()')); });
+    case 'count': return m((a) => { b.work(s.length >> 6); const d = needString(a[0], 'count()'); return d === '' ? s.length + 1 : s.split(d).length - 1; });
     case 'join': return m((a) => join(b, a[0], s));
     case 'isdigit': return m(() => /^\d+$/.test(s));
     case 'isalpha': return m(() => /^[A-Za-z]+$/.test(s));
@@ -91,9 +91,9 @@ function listMethod(b: Budget, l: Value[], name: string): Fn | undefined {
   const m = (f: (args: Value[], kw: Map<string, Value>) => Value) => new Fn(`list.${name}`, f);
   switch (name) {
     case 'append': return m((a) => { b.items(l.length + 1); l.push(a[0] ?? null); return null; });
-    case 'extend': return m((a) => { const more = iterate(a[0], 'extend()'); b.items(l.length + more.length); l.push(...more); return null; });
-    case 'index': return m((a) => { const i = l.findIndex((x) => equal(x, a[0] ?? null)); if (i < 0) throw new TemplateError('list.index(): value not in list'); return i; });
-    case 'count': return m((a) => l.filter((x) => equal(x, a[0] ?? null)).length);
+    case 'extend': return m((a) => { const more = iterate(a[0], 'extend()', b); b.items(l.length + more.length); l.push(...more); return null; });
+    case 'index': return m((a) => { const i = l.findIndex((x) => equal(x, a[0] ?? null, b)); if (i < 0) throw new TemplateError('list.index(): value not in list'); return i; });
+    case 'count': return m((a) => l.filter((x) => equal(x, a[0] ?? null, b)).length);
     case 'pop': return m((a) => { if (!l.length) throw new TemplateError('pop from an empty list'); const i = a.length ? needInt(a[0], 'pop()') : l.length - 1; return l.splice(i < 0 ? l.length + i : i, 1)[0] ?? null; });
     default: return undefined;
   }
@@ -136,16 +136,17 @@ export function getAttr(b: Budget, obj: Value, key: Value, label: string): Value
 }
 
 /** The items a `for` or a filter walks: a list, a string's characters, a dict's keys. */
-export function iterate(v: Value | undefined, what: string): Value[] {
-  if (Array.isArray(v)) return v;
-  if (typeof v === 'string') return [...v];
-  if (v instanceof Dict) return [...v.m.keys()];
+export function iterate(v: Value | undefined, what: string, b: Budget): Value[] {
+  // Walking n items is n steps: a filter over a long list inside a long loop stays bounded.
+  if (Array.isArray(v)) { b.work(v.length); return v; }
+  if (typeof v === 'string') { b.work(v.length); return [...v]; }
+  if (v instanceof Dict) { b.work(v.m.size); return [...v.m.keys()]; }
   if (v instanceof Undef) throw undefinedError(v);
   throw new TemplateError(`${what}: cannot iterate over a ${v === undefined ? 'missing value' : typeName(v)}`);
 }
 
 function join(b: Budget, v: Value | undefined, sep: string, attribute?: Value): string {
-  const items = iterate(v, 'join');
+  const items = iterate(v, 'join', b);
   const parts = items.map((x) => str(attribute === undefined || attribute === null ? x : getAttr(b, x, attribute, 'item'), b));
   b.chars(parts.reduce((n, p) => n + p.length, 0) + Math.max(0, parts.length - 1) * sep.length);
   return parts.join(sep);
@@ -160,7 +161,8 @@ function compare(a: Value, c: Value, caseSensitive = false): number {
 }
 
 /** Jinja's tests (`x is defined`), by name. */
-export const TESTS: ReadonlyMap<string, (v: Value, args: Value[]) => boolean> = new Map<string, (v: Value, args: Value[]) => boolean>([
+export type Test = (v: Value, args: Value[], b: Budget) => boolean;
+export const TESTS: ReadonlyMap<string, Test> = new Map<string, Test>([
   ['defined', (v) => !(v instanceof Undef)], ['undefined', (v) => v instanceof Undef], ['none', (v) => v === null],
   ['boolean', (v) => typeof v === 'boolean'], ['true', (v) => v === true], ['false', (v) => v === false],
   ['number', (v) => typeof v === 'number'], ['integer', (v) => typeof v === 'number' && Number.isInteger(v)], ['float', (v) => typeof v === 'number' && !Number.isInteger(v)],
@@ -168,22 +170,22 @@ export const TESTS: ReadonlyMap<string, (v: Value, args: Value[]) => boolean> = 
   ['iterable', (v) => Array.isArray(v) || typeof v === 'string' || v instanceof Dict], ['sequence', (v) => Array.isArray(v) || typeof v === 'string' || v instanceof Dict],
   ['odd', (v) => typeof v === 'number' && Math.abs(v % 2) === 1], ['even', (v) => typeof v === 'number' && v % 2 === 0],
   ['lower', (v) => typeof v === 'string' && v === v.toLowerCase()], ['upper', (v) => typeof v === 'string' && v === v.toUpperCase()],
-  ['eq', (v, a) => equal(v, a[0] ?? null)], ['equalto', (v, a) => equal(v, a[0] ?? null)], ['ne', (v, a) => !equal(v, a[0] ?? null)],
-  ['in', (v, a) => contains(a[0] ?? null, v)],
+  ['eq', (v, a, b) => equal(v, a[0] ?? null, b)], ['equalto', (v, a, b) => equal(v, a[0] ?? null, b)], ['ne', (v, a, b) => !equal(v, a[0] ?? null, b)],
+  ['in', (v, a, b) => contains(a[0] ?? null, v, b)],
 ]);
 
-export function contains(container: Value, item: Value): boolean {
-  if (typeof container === 'string') return typeof item === 'string' && container.includes(item);
-  if (Array.isArray(container)) return container.some((x) => equal(x, item));
+export function contains(container: Value, item: Value, b: Budget): boolean {
+  if (typeof container === 'string') { b.work(container.length >> 6); return typeof item === 'string' && container.includes(item); }
+  if (Array.isArray(container)) return container.some((x) => equal(x, item, b));
   if (container instanceof Dict) return typeof item === 'string' && container.m.has(item);
   if (container instanceof Undef) throw undefinedError(container);
   throw new TemplateError(`'in' needs a string, list or dict on its right (got ${typeName(container)})`);
 }
 
-function runTest(name: Value | undefined, v: Value, args: Value[]): boolean {
+function runTest(b: Budget, name: Value | undefined, v: Value, args: Value[]): boolean {
   const t = TESTS.get(needString(name, 'a test name'));
   if (!t) throw new TemplateError(`no test named '${String(name)}'`, String(name));
-  return t(v, args);
+  return t(v, args, b);
 }
 
 function pyFormat(b: Budget, fmt: string, args: Value[]): string {
@@ -223,8 +225,8 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
     return [...v.m].map(([x, y]) => [x, y] as Value[]).sort((p, q) => (rev ? -1 : 1) * compare(p[byValue ? 1 : 0], q[byValue ? 1 : 0], cs));
   }],
   ['escape', onString('escape', (s, _a, _k, b) => { const o = s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&#34;').replace(/'/g, '&#39;'); b.chars(o.length); return o; })],
-  ['first', (_b, v) => { const l = iterate(v, 'first'); return l.length ? l[0] : new Undef('first'); }],
-  ['last', (_b, v) => { const l = iterate(v, 'last'); return l.length ? l[l.length - 1] : new Undef('last'); }],
+  ['first', (b, v) => { const l = iterate(v, 'first', b); return l.length ? l[0] : new Undef('first'); }],
+  ['last', (b, v) => { const l = iterate(v, 'last', b); return l.length ? l[l.length - 1] : new Undef('last'); }],
   ['float', (_b, v, a) => { const n = typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : typeof v === 'string' ? parseFloat(v) : NaN; return Number.isNaN(n) ? (a[0] ?? 0) : n; }],
   ['int', (_b, v, a) => { const n = typeof v === 'number' ? Math.trunc(v) : typeof v === 'boolean' ? Number(v) : typeof v === 'string' ? parseInt(v, 10) : NaN; return Number.isNaN(n) ? (a[0] ?? 0) : n; }],
   ['format', onString('format', (s, a, _k, b) => pyFormat(b, s, a))],
@@ -236,12 +238,12 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   })],
   ['items', (_b, v) => { if (!(v instanceof Dict)) throw new TemplateError(`filter items: takes a dict (got ${typeName(v)})`); return [...v.m].map(([x, y]) => [x, y]); }],
   ['join', (b, v, a, k) => join(b, v, str(arg(a, k, 0, 'd', '') ?? '', b), arg(a, k, 1, 'attribute'))],
-  ['list', (b, v) => { const l = [...iterate(v, 'list')]; b.items(l.length); return l; }],
+  ['list', (b, v) => { const l = [...iterate(v, 'list', b)]; b.items(l.length); return l; }],
   ['lower', onString('lower', (s) => s.toLowerCase())], ['upper', onString('upper', (s) => s.toUpperCase())],
   ['title', onString('title', (s) => title(s))],
   ['trim', onString('trim', (s, a, k) => stripChars(s, arg(a, k, 0, 'chars'), 'both'))],
   ['replace', onString('replace', (s, a, k, b) => replaceAll(b, s, str(a[0] ?? '', b), str(a[1] ?? '', b), needInt(arg(a, k, 2, 'count', -1), 'replace')))],
-  ['reverse', (_b, v) => (typeof v === 'string' ? [...v].reverse().join('') : [...iterate(v, 'reverse')].reverse())],
+  ['reverse', (b, v) => (typeof v === 'string' ? [...v].reverse().join('') : [...iterate(v, 'reverse', b)].reverse())],
   ['round', (_b, v, a, k) => {
     const p = needInt(arg(a, k, 0, 'precision', 0), 'round'); const how = arg(a, k, 1, 'method', 'common'); const f = 10 ** p;
     if (typeof v !== 'number') throw new TemplateError(`filter round: takes a number (got ${typeName(v)})`);
@@ -249,12 +251,12 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
     return (how === 'floor' ? Math.floor(n * f) : how === 'ceil' ? Math.ceil(n * f) : Math.round(n * f)) / f;
   }],
   ['safe', (_b, v) => v],
-  ['select', (_b, v, a) => iterate(v, 'select').filter((x) => (a.length ? runTest(a[0], x, a.slice(1)) : truthy(x)))],
-  ['reject', (_b, v, a) => iterate(v, 'reject').filter((x) => !(a.length ? runTest(a[0], x, a.slice(1)) : truthy(x)))],
-  ['selectattr', (b, v, a) => iterate(v, 'selectattr').filter((x) => { const y = getAttr(b, x, needString(a[0], 'selectattr'), 'item'); return a.length > 1 ? runTest(a[1], y, a.slice(2)) : truthy(y); })],
-  ['rejectattr', (b, v, a) => iterate(v, 'rejectattr').filter((x) => { const y = getAttr(b, x, needString(a[0], 'rejectattr'), 'item'); return !(a.length > 1 ? runTest(a[1], y, a.slice(2)) : truthy(y)); })],
+  ['select', (b, v, a) => iterate(v, 'select', b).filter((x) => (a.length ? runTest(b, a[0], x, a.slice(1)) : truthy(x)))],
+  ['reject', (b, v, a) => iterate(v, 'reject', b).filter((x) => !(a.length ? runTest(b, a[0], x, a.slice(1)) : truthy(x)))],
+  ['selectattr', (b, v, a) => iterate(v, 'selectattr', b).filter((x) => { const y = getAttr(b, x, needString(a[0], 'selectattr'), 'item'); return a.length > 1 ? runTest(b, a[1], y, a.slice(2)) : truthy(y); })],
+  ['rejectattr', (b, v, a) => iterate(v, 'rejectattr', b).filter((x) => { const y = getAttr(b, x, needString(a[0], 'rejectattr'), 'item'); return !(a.length > 1 ? runTest(b, a[1], y, a.slice(2)) : truthy(y)); })],
   ['map', (b, v, a, k) => {
-    const items = iterate(v, 'map');
+    const items = iterate(v, 'map', b);
     if (k.has('attribute')) { const at = k.get('attribute')!; const d = k.get('default'); return items.map((x) => { const y = getAttr(b, x, at, 'item'); return y instanceof Undef && d !== undefined ? d : y; }); }
     const f = FILTERS.get(needString(a[0], 'map'));
     if (!f) throw new TemplateError(`map: no filter named '${String(a[0])}'`);
@@ -263,15 +265,16 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   ['sort', (b, v, a, k) => {
     const rev = truthy(arg(a, k, 0, 'reverse', false) ?? false); const cs = truthy(arg(a, k, 1, 'case_sensitive', false) ?? false); const at = arg(a, k, 2, 'attribute');
     const key = (x: Value) => (at === undefined || at === null ? x : getAttr(b, x, at, 'item'));
-    return [...iterate(v, 'sort')].sort((x, y) => (rev ? -1 : 1) * compare(key(x), key(y), cs));
+    const l = [...iterate(v, 'sort', b)]; b.work(l.length * Math.ceil(Math.log2(l.length + 1)));
+    return l.sort((x, y) => (rev ? -1 : 1) * compare(key(x), key(y), cs));
   }],
   ['string', (b, v) => str(v, b)],
-  ['sum', (b, v, a, k) => { const at = arg(a, k, 0, 'attribute'); let t = needInt(arg(a, k, 1, 'start', 0), 'sum'); for (const x of iterate(v, 'sum')) { const y = at === undefined || at === null ? x : getAttr(b, x, at, 'item'); if (typeof y !== 'number') throw new TemplateError(`filter sum: takes numbers (got ${typeName(y)})`); t += y; } return t; }],
-  ['min', (_b, v) => { const l = iterate(v, 'min'); return l.length ? l.reduce((x, y) => (compare(y, x) < 0 ? y : x)) : new Undef('min'); }],
-  ['max', (_b, v) => { const l = iterate(v, 'max'); return l.length ? l.reduce((x, y) => (compare(y, x) > 0 ? y : x)) : new Undef('max'); }],
+  ['sum', (b, v, a, k) => { const at = arg(a, k, 0, 'attribute'); let t = needInt(arg(a, k, 1, 'start', 0), 'sum'); for (const x of iterate(v, 'sum', b)) { const y = at === undefined || at === null ? x : getAttr(b, x, at, 'item'); if (typeof y !== 'number') throw new TemplateError(`filter sum: takes numbers (got ${typeName(y)})`); t += y; } return t; }],
+  ['min', (b, v) => { const l = iterate(v, 'min', b); return l.length ? l.reduce((x, y) => (compare(y, x) < 0 ? y : x)) : new Undef('min'); }],
+  ['max', (b, v) => { const l = iterate(v, 'max', b); return l.length ? l.reduce((x, y) => (compare(y, x) > 0 ? y : x)) : new Undef('max'); }],
   ['tojson', (b, v) => toJson(v, b)],
   ['truncate', onString('truncate', (s, a, k, b) => { const n = needInt(arg(a, k, 0, 'length', 255), 'truncate'); const end = str(arg(a, k, 2, 'end', '...') ?? '...', b); return s.length <= n ? s : s.slice(0, Math.max(0, n - end.length)) + end; })],
-  ['unique', (_b, v) => { const out: Value[] = []; for (const x of iterate(v, 'unique')) if (!out.some((y) => equal(x, y))) out.push(x); return out; }],
+  ['unique', (b, v) => { const out: Value[] = []; for (const x of iterate(v, 'unique', b)) if (!out.some((y) => equal(x, y, b))) out.push(x); return out; }],
   ['wordcount', onString('wordcount', (s) => (s.trim() ? s.trim().split(/\s+/).length : 0))],
   // dbt's native-type filters
   ['as_text', (b, v) => str(v, b)], ['as_bool', (_b, v) => (typeof v === 'string' ? v.trim().toLowerCase() === 'true' : truthy(v))],
@@ -300,6 +303,7 @@ export function globals(b: Budget): Map<string, Value> {
     if (step === 0) throw new TemplateError('range(): step must not be zero');
     const count = Math.max(0, Math.ceil((stop - start) / step));
     b.items(count, 'range()');
+    b.work(count);
     return Array.from({ length: count }, (_x, i) => start + i * step);
   }));
   g.set('namespace', new Fn('namespace', (a, k) => {

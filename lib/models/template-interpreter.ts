@@ -109,7 +109,7 @@ export class Interpreter {
   private assign(target: Node, v: Value, scope: Scope): void {
     if (target.type === 'Identifier') { scope.set(target.value, v); return; }
     if (target.type === 'TupleLiteral') {
-      const items = iterate(v, 'set');
+      const items = iterate(v, 'set', this.budget);
       if (items.length !== target.value.length) throw new TemplateError(`set: ${target.value.length} names for ${items.length} values`);
       target.value.forEach((t: Node, i: number) => this.assign(t, items[i], scope));
       return;
@@ -125,7 +125,7 @@ export class Interpreter {
 
   private forLoop(n: Node, scope: Scope): string {
     const select = n.iterable.type === 'SelectExpression' ? n.iterable : null;
-    const source = iterate(this.eval(select ? select.lhs : n.iterable, scope), `for ${this.label(select ? select.lhs : n.iterable)}`);
+    const source = iterate(this.eval(select ? select.lhs : n.iterable, scope), `for ${this.label(select ? select.lhs : n.iterable)}`, this.budget);
     let items = source;
     if (select) {
       items = source.filter((item) => { this.budget.iterate(); const s = new Scope(scope); this.assign(n.loopvar, item, s); return truthy(this.eval(select.test, s)); });
@@ -190,7 +190,7 @@ export class Interpreter {
     const args: Value[] = []; const kw = new Map<string, Value>();
     for (const a of nodes) {
       if (a.type === 'KeywordArgumentExpression') kw.set(a.key.value, this.eval(a.value, scope));
-      else if (a.type === 'SpreadExpression') { const l = iterate(this.eval(a.argument, scope), '*args'); this.budget.items(args.length + l.length, 'an argument list'); args.push(...l); }
+      else if (a.type === 'SpreadExpression') { const l = iterate(this.eval(a.argument, scope), '*args', this.budget); this.budget.items(args.length + l.length, 'an argument list'); args.push(...l); }
       else if (a.type === 'KeywordSpreadExpression') {
         const d = this.eval(a.argument, scope);
         if (!(d instanceof Dict)) throw new TemplateError(`**kwargs takes a dict (got ${typeName(d)})`);
@@ -203,7 +203,14 @@ export class Interpreter {
   private call(fn: Value, args: Value[], kw: Map<string, Value>, label: string, caller?: Fn): Value {
     if (fn instanceof Undef) throw new TemplateError(`'${label}' is undefined, so it cannot be called`, hintOf(label));
     if (!(fn instanceof Fn)) throw new TemplateError(`'${label}' is a ${typeName(fn)}, not something to call`, hintOf(label));
-    return fn.call(args, kw, caller);
+    return this.charged(fn.call(args, kw, caller));
+  }
+
+  /** What a function or filter built is charged to the budget (a method on a 4 MB string in a long loop). */
+  private charged(v: Value): Value {
+    if (typeof v === 'string') this.budget.chars(v.length);
+    else if (Array.isArray(v)) { this.budget.items(v.length); this.budget.work(v.length); }
+    return v;
   }
 
   private filter(v: Value, f: Node, scope: Scope): Value {
@@ -212,7 +219,7 @@ export class Interpreter {
     if (!impl) throw new TemplateError(`no filter named '${name}'`, name);
     const [args, kw] = f.type === 'CallExpression' ? this.args(f.args, scope) : [[], new Map<string, Value>()];
     if (v instanceof Fn || v instanceof Obj) throw new TemplateError(`filter ${name}: cannot take a ${typeName(v)}`, name);
-    return impl(this.budget, v, args, kw);
+    return this.charged(impl(this.budget, v, args, kw));
   }
 
   eval(n: Node, scope: Scope): Value {
@@ -254,7 +261,7 @@ export class Interpreter {
         case 'TestExpression': {
           const t = TESTS.get(n.test.value);
           if (!t) throw new TemplateError(`no test named '${n.test.value}'`, n.test.value);
-          const r = t(this.eval(n.operand, scope), []);
+          const r = t(this.eval(n.operand, scope), [], this.budget);
           return n.negate ? !r : r;
         }
         case 'SelectExpression': return truthy(this.eval(n.test, scope)) ? this.eval(n.lhs, scope) : '';
@@ -286,10 +293,10 @@ export class Interpreter {
     const r = this.eval(n.right, scope);
     const b = this.budget;
     switch (op) {
-      case '==': return equal(l, r);
-      case '!=': return !equal(l, r);
-      case 'in': return contains(r, l);
-      case 'not in': return !contains(r, l);
+      case '==': return equal(l, r, b);
+      case '!=': return !equal(l, r, b);
+      case 'in': return contains(r, l, b);
+      case 'not in': return !contains(r, l, b);
       case '~': { const a = str(l, b); const c = str(r, b); b.chars(a.length + c.length); return a + c; }
     }
     if (l instanceof Undef) throw undefinedError(l);

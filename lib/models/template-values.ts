@@ -51,7 +51,9 @@ export const DEFAULT_LIMITS: TemplateLimits = {
 export class Budget {
   steps = 0; iterations = 0; allocated = 0; calls = 0; nesting = 0;
   constructor(readonly limits: TemplateLimits) {}
-  step(): void { if (++this.steps > this.limits.maxSteps) throw new TemplateError(`the template did more than ${this.limits.maxSteps} evaluation steps`); }
+  step(): void { this.work(1); }
+  /** Work proportional to `n` (items walked, characters scanned), counted as steps. */
+  work(n: number): void { this.steps += n; if (this.steps > this.limits.maxSteps) throw new TemplateError(`the template did more than ${this.limits.maxSteps} evaluation steps`); }
   iterate(): void { if (++this.iterations > this.limits.maxIterations) throw new TemplateError(`the template's loops ran more than ${this.limits.maxIterations} iterations`); }
   /** Before building a string of `n` characters. */
   chars(n: number): void {
@@ -149,10 +151,13 @@ export function toJson(v: Value, b: Budget): string {
   return s;
 }
 
-export function equal(a: Value, b: Value): boolean {
+/** Deep equality; each node compared is a step, so two large shared structures cannot stall a render. */
+export function equal(a: Value, b: Value, bud: Budget): boolean {
+  bud.step();
   if (a === b) return true;
-  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => equal(x, b[i]));
-  if (a instanceof Dict && b instanceof Dict) return a.m.size === b.m.size && [...a.m].every(([k, v]) => b.m.has(k) && equal(v, b.m.get(k)!));
+  if (typeof a === 'string' && typeof b === 'string') { bud.work(a.length >> 6); return a === b; }
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => equal(x, b[i], bud));
+  if (a instanceof Dict && b instanceof Dict) return a.m.size === b.m.size && [...a.m].every(([k, v]) => b.m.has(k) && equal(v, b.m.get(k)!, bud));
   return false;
 }
 

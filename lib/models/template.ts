@@ -72,6 +72,7 @@ function compile(text: string): Compiled {
   } catch (e) {
     const at = tokens[Math.min(reached, tokens.length - 1)];
     const msg = (e as Error).message.replace(/^Parser Error: /, '').replace(/\. \w+ !== \w+\.$/, '');
+    if (e instanceof RangeError) throw new TemplateSyntaxError('the template is nested too deeply', at?.line);
     throw new TemplateSyntaxError(e instanceof TypeError ? 'unexpected end of the template' : msg, at?.line);
   }
 }
