@@ -80,7 +80,8 @@ export async function buildCli(root = findRoot()) {
   fs.rmSync(tmp, { recursive: true, force: true });
   await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { cli: 'workers/cli.ts' },
+    // models-render: the process model templates are rendered in (bin/models-render.mjs).
+    entryPoints: { cli: 'workers/cli.ts', 'models-render': 'lib/models/render-child-main.ts' },
     outdir: tmp,
     bundle: true,
     splitting: true,
