@@ -28,7 +28,7 @@ export function renderInChild<T extends RenderResult>(req: RenderRequest, o: Ren
   const mem = o.maxOldSpaceMb ?? 256;
   const root = o.root ?? process.cwd();
   return new Promise<T>((resolve, reject) => {
-    const child = spawn(process.execPath, [`--max-old-space-size=${mem}`, path.join(root, 'bin', 'models-render.mjs')], {
+    const child = spawn(process.execPath, [`--max-old-space-size=${mem}`, path.join(/*turbopackIgnore: true*/ root, 'bin', 'models-render.mjs')], {
       cwd: root,
       // Only what node and tsx need to start: none of the web process's secrets.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NODE_ENV: process.env.NODE_ENV ?? 'production', ...(process.env.TRIBUTARY_CLI_SOURCES ? { TRIBUTARY_CLI_SOURCES: process.env.TRIBUTARY_CLI_SOURCES } : {}) },

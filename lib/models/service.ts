@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import type { Env } from '../config/env';
@@ -69,7 +70,8 @@ export async function loadModelsProject(d: ModelsDeps, o: { project?: string; va
 /** The default project's folder, with the starter written first when it does not exist yet (renders nothing). */
 export async function ensureModelsProject(d: ModelsDeps): Promise<string> {
   const root = projectDir(d.env);
-  await writeStarterIfMissing(d, root);
+  // Only a missing folder needs the lake's first table for the starter: the page asks every few seconds.
+  if (!fs.existsSync(root)) await writeStarterIfMissing(d, root);
   return root;
 }
 
