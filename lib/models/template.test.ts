@@ -29,6 +29,7 @@ describe('template subset', () => {
     expect(render('{% for x in range(10) if x is odd %}{{ x }}{% endfor %}')).toBe('13579');
     expect(render('{% for x in range(3) %}{{ loop.index0 }}{{ loop.revindex }}{{ loop.first }}{{ loop.length }}{{ loop.cycle("a", "b") }};{% endfor %}')).toBe('03True3a;12False3b;21False3a;');
     expect(render('{% for k, v in var("m").items() %}{{ k }}={{ v }} {% endfor %}')).toBe("k=v n=[1, 2] ");
+    expect(render("a  {{- ' b ' -}}  c {% filter upper %}x{{ 'y' }}{% endfilter %} {{ '%s-%d' | format('q', 3) }}")).toBe('a b c XY q-3');
     expect(render('{% for x in range(5) %}{% if x == 1 %}{% continue %}{% endif %}{% if x == 3 %}{% break %}{% endif %}{{ x }}{% endfor %}')).toBe('02');
   });
 
@@ -66,6 +67,22 @@ describe('template subset', () => {
     expect(() => render("{% include '/etc/passwd' %}")).toThrow('{% include %} is not supported');
     expect(() => render("{% import 'macros.sql' as m %}")).toThrow('{% import %} is not supported');
     expect(() => render("SELECT '{{ oops ")).toThrow(/line 1: unexpected end/);
+  });
+
+  test('an error in a macro file names that file and its own line', () => {
+    const p = parseProject('/p', {
+      'macros/a.sql': '{% macro ok() %}1{% endmacro %}\n',
+      'macros/b.sql': '{% macro broken() %}\n  {{ nope_in_macro }}\n{% endmacro %}\n',
+      'macros/c.sql': '\n\n{% macro open() %}\n',
+      'models/m.sql': 'SELECT {{ ok() }}',
+    });
+    expect(p.errors[0].message).toBe('models: models/m.sql: in macros/c.sql: line 3: {% macro %} is never closed (expected {% endmacro %})');
+    const q = parseProject('/p', {
+      'macros/a.sql': '{% macro ok() %}1{% endmacro %}\n',
+      'macros/b.sql': '{% macro broken() %}\n  {{ nope_in_macro }}\n{% endmacro %}\n',
+      'models/m.sql': 'SELECT {{ ok() }}, {{ broken() }}',
+    });
+    expect(q.errors[0].message).toBe("models: models/m.sql: 'nope_in_macro' is undefined (in macros/b.sql, line 2)");
   });
 
   test('a project whose model reaches for the process is refused at parse, naming the file', () => {

@@ -85,6 +85,20 @@ function compileMacros(text: string): Compiled {
   return c;
 }
 
+/**
+ * Where line `line` of a project's joined macros comes from: the file named
+ * by the nearest marker comment above it (project.ts's macroFileMarker),
+ * and the line within that file.
+ */
+function macroSource(preamble: string, line: number): { file?: string; line: number } {
+  const lines = preamble.split('\n');
+  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
+    const m = /^\{# file: (.*) #\}$/.exec(lines[i]);
+    if (m) return { file: m[1], line: line - (i + 1) };
+  }
+  return { line };
+}
+
 /** The line where a name first appears inside a tag, for run-time errors. */
 function lineOfName(tokens: Token[], name: string | undefined): number | undefined {
   if (!name) return undefined;
@@ -158,9 +172,19 @@ export function renderTemplate(source: string, ctx: TemplateContext, opts: { fil
     let line: number | undefined;
     let msg = (e as Error).message ?? String(e);
     if (e instanceof TemplateSyntaxError) line = e.line;
-    else if (e instanceof TemplateError) line = lineOfName(tokens, e.hint);
-    else if (e instanceof RangeError) msg = 'the template is nested too deeply';
+    else if (e instanceof TemplateError) {
+      line = lineOfName(tokens, e.hint);
+      // A run-time error inside a project macro: its name is in the macros, not in this file.
+      if (line === undefined && where === opts.file && opts.preamble && e.hint) {
+        const inMacros = lineOfName(compileMacros(opts.preamble).tokens, e.hint);
+        if (inMacros !== undefined) { const at = macroSource(opts.preamble, inMacros); if (at.file) msg = `${msg} (in ${at.file}, line ${at.line})`; }
+      }
+    } else if (e instanceof RangeError) msg = 'the template is nested too deeply';
     else msg = `template error: ${msg}`;
+    if (where !== opts.file && line !== undefined) {
+      const at = macroSource(opts.preamble ?? '', line);
+      if (at.file) { where = `${opts.file}: in ${at.file}`; line = at.line; }
+    }
     throw new AppError('validation', `models: ${where}: ${line ? `line ${line}: ` : ''}${msg}`, { cause: e });
   }
 }
