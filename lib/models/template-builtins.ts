@@ -37,17 +37,25 @@ function replaceAll(b: Budget, s: string, old: string, neu: string, count = -1):
 }
 
 function split(b: Budget, s: string, sep: Value | undefined, max: number): string[] {
+  b.work(s.length >> 6);
   let out: string[];
   if (sep === undefined || sep === null) {
-    out = s.trim() === '' ? [] : s.trim().split(/\s+/);
+    const t = s.trim();
+    // Count before splitting: a 4 MB string must not become millions of pieces first.
+    let n = t === '' ? 0 : 1;
+    for (let i = 0; i < t.length && n <= b.limits.maxItems; i++) if (/\s/.test(t[i]) && !/\s/.test(t[i + 1] ?? ' ')) n++;
+    b.items(n, 'split()');
+    out = t === '' ? [] : t.split(/\s+/);
     if (max >= 0 && out.length > max + 1) out = [...out.slice(0, max), out.slice(max).join(' ')];
   } else {
     const d = needString(sep, 'split()');
     if (d === '') throw new TemplateError('split(): empty separator');
+    let n = 1;
+    for (let i = s.indexOf(d); i >= 0 && n <= b.limits.maxItems; i = s.indexOf(d, i + d.length)) n++;
+    b.items(n, 'split()');
     out = s.split(d);
     if (max >= 0 && out.length > max + 1) out = [...out.slice(0, max), out.slice(max).join(d)];
   }
-  b.items(out.length);
   return out;
 }
 
@@ -139,7 +147,7 @@ export function getAttr(b: Budget, obj: Value, key: Value, label: string): Value
 export function iterate(v: Value | undefined, what: string, b: Budget): Value[] {
   // Walking n items is n steps: a filter over a long list inside a long loop stays bounded.
   if (Array.isArray(v)) { b.work(v.length); return v; }
-  if (typeof v === 'string') { b.work(v.length); return [...v]; }
+  if (typeof v === 'string') { b.items(v.length, 'a string walked as a list'); b.work(v.length); return [...v]; }
   if (v instanceof Dict) { b.work(v.m.size); return [...v.m.keys()]; }
   if (v instanceof Undef) throw undefinedError(v);
   throw new TemplateError(`${what}: cannot iterate over a ${v === undefined ? 'missing value' : typeName(v)}`);
@@ -231,7 +239,9 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   ['int', (_b, v, a) => { const n = typeof v === 'number' ? Math.trunc(v) : typeof v === 'boolean' ? Number(v) : typeof v === 'string' ? parseInt(v, 10) : NaN; return Number.isNaN(n) ? (a[0] ?? 0) : n; }],
   ['format', onString('format', (s, a, _k, b) => pyFormat(b, s, a))],
   ['indent', onString('indent', (s, a, k, b) => {
-    const w = arg(a, k, 0, 'width', 4); const pad = typeof w === 'string' ? w : ' '.repeat(needInt(w, 'indent'));
+    const w = arg(a, k, 0, 'width', 4);
+    if (typeof w !== 'string') b.chars(Math.max(0, needInt(w, 'indent')));
+    const pad = typeof w === 'string' ? w : ' '.repeat(Math.max(0, needInt(w, 'indent')));
     const first = truthy(arg(a, k, 1, 'first', false) ?? false); const blank = truthy(arg(a, k, 2, 'blank', false) ?? false);
     const lines = s.split('\n'); b.chars(s.length + lines.length * pad.length);
     return lines.map((l, i) => ((i === 0 && !first) || (!blank && l === '') ? l : pad + l)).join('\n');
@@ -243,7 +253,7 @@ export const FILTERS: ReadonlyMap<string, Filter> = new Map<string, Filter>([
   ['title', onString('title', (s) => title(s))],
   ['trim', onString('trim', (s, a, k) => stripChars(s, arg(a, k, 0, 'chars'), 'both'))],
   ['replace', onString('replace', (s, a, k, b) => replaceAll(b, s, str(a[0] ?? '', b), str(a[1] ?? '', b), needInt(arg(a, k, 2, 'count', -1), 'replace')))],
-  ['reverse', (b, v) => (typeof v === 'string' ? [...v].reverse().join('') : [...iterate(v, 'reverse', b)].reverse())],
+  ['reverse', (b, v) => (typeof v === 'string' ? (b.work(v.length), [...v].reverse().join('')) : [...iterate(v, 'reverse', b)].reverse())],
   ['round', (_b, v, a, k) => {
     const p = needInt(arg(a, k, 0, 'precision', 0), 'round'); const how = arg(a, k, 1, 'method', 'common'); const f = 10 ** p;
     if (typeof v !== 'number') throw new TemplateError(`filter round: takes a number (got ${typeName(v)})`);

@@ -116,6 +116,10 @@ describe('denials of service end with the limit they hit', () => {
     ['two exponential structures compared', '{% set ns = namespace(a=[1], b=[1]) %}{% for i in range(60) %}{% set ns.a = [ns.a, ns.a] %}{% set ns.b = [ns.b, ns.b] %}{% endfor %}{{ ns.a == ns.b }}', /more than 5000000 evaluation steps/],
     ['a filter over a long list in a long loop', '{% set l = range(100000) %}{% for i in range(100000) %}{{ l | sum }}{% endfor %}', /evaluation steps|more than 64000000 characters|string of more than/],
     ['many large strings', '{% set s = "x" * 3000000 %}{% for i in range(100) %}{{ s | upper }}{% endfor %}', /characters/],
+    ['two self-containing lists compared', '{% set a = [] %}{% set b = [] %}{% set _ = a.append(a) %}{% set _ = b.append(b) %}{{ a == b }}', /nested too deeply|evaluation steps/],
+    ['a long string split into pieces', "{{ ('x,' * 1000000).split(',') | length }}", /split\(\) of 100001 items is over the limit/],
+    ['a huge indent', "{{ 'a\\nb' | indent(500000000) }}", /string of more than/],
+    ['a long string walked as a list', "{% for c in 'x' * 1000000 %}{% endfor %}", /a string walked as a list of 1000000 items/],
     ['deep nesting', `{{ ${'('.repeat(5000)}1${')'.repeat(5000)} }}`, /nested too deeply|nests more than/],
     ['a long run of whitespace lexes in linear time', `${' '.repeat(512 * 1024)}{{ nope }}`, /'nope' is undefined/],
   ])('%s', (_name, t, limit) => {
