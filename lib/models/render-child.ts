@@ -14,6 +14,16 @@ export interface RenderChildOptions {
 }
 
 const MAX_OUTPUT = 64 * 1024 * 1024;
+/** Rendering processes one web process runs at once; more requests wait their turn. */
+const MAX_CHILDREN = 4;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function turn<T>(f: () => Promise<T>): Promise<T> {
+  // A finishing render hands its slot straight to the next waiting one.
+  if (running >= MAX_CHILDREN) await new Promise<void>((r) => waiting.push(r)); else running++;
+  try { return await f(); } finally { const next = waiting.shift(); if (next) next(); else running--; }
+}
 
 /**
  * Run a RenderRequest in a short-lived child process: templates are user
@@ -24,6 +34,10 @@ const MAX_OUTPUT = 64 * 1024 * 1024;
  * the web process nor read its keys from the environment.
  */
 export function renderInChild<T extends RenderResult>(req: RenderRequest, o: RenderChildOptions = {}, resolveSource?: (ident: string) => Promise<string>): Promise<T> {
+  return turn(() => spawnRender<T>(req, o, resolveSource));
+}
+
+function spawnRender<T extends RenderResult>(req: RenderRequest, o: RenderChildOptions, resolveSource?: (ident: string) => Promise<string>): Promise<T> {
   const timeoutMs = o.timeoutMs ?? 30_000;
   const mem = o.maxOldSpaceMb ?? 256;
   const root = o.root ?? process.cwd();
