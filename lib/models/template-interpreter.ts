@@ -93,7 +93,7 @@ export class Interpreter {
           const params: Node[] = n.callerArgs ?? [];
           const caller = new Fn('caller', (a, k) => {
             const s = new Scope(scope);
-            this.bind('caller', params, a, k, s);
+            this.bind(params, a, k, s);
             return this.block(n.body, s);
           }, 'macro');
           return str(this.call(callee, args, kw, this.label(n.call.callee), caller), this.budget);
@@ -153,7 +153,7 @@ export class Interpreter {
     return parts.join('');
   }
 
-  private bind(name: string, params: Node[], args: Value[], kw: Map<string, Value>, s: Scope): void {
+  private bind(params: Node[], args: Value[], kw: Map<string, Value>, s: Scope): void {
     const rest = new Map(kw);
     params.forEach((p, i) => {
       const pname: string = p.type === 'Identifier' ? p.value : p.key.value;
@@ -164,7 +164,6 @@ export class Interpreter {
     });
     s.set('varargs', args.slice(params.length));
     s.set('kwargs', new Dict(rest));
-    void name;
   }
 
   private macro(name: string, params: Node[], body: Node[], defScope: Scope): Fn {
@@ -172,7 +171,7 @@ export class Interpreter {
       if (++this.callDepth > this.budget.limits.maxCallDepth) { this.callDepth--; throw new TemplateError(`macro ${name}: calls nest more than ${this.budget.limits.maxCallDepth} deep (runaway recursion?)`, name); }
       try {
         const s = new Scope(defScope);
-        this.bind(name, params, args, kw, s);
+        this.bind(params, args, kw, s);
         s.set('caller', caller ?? new Undef('caller'));
         try { return this.block(body, s); } catch (e) { if (e instanceof ReturnSignal) return e.value; throw e; }
       } finally { this.callDepth--; }
