@@ -1,7 +1,9 @@
 // The rendering child process: a real `node bin/models-render.mjs` started as
 // the web process starts it, answering parse and compile requests, asking its
 // parent for lake locations, and stopped when it overruns its time.
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { renderInChild } from './render-child';
 import type { ParsedProject } from './render-request';
@@ -40,6 +42,31 @@ describe('renderInChild', () => {
 
   test('a child over its time is killed and reported', async () => {
     await expect(renderInChild({ op: 'parse', root: '/p', files, vars: {} }, { timeoutMs: 1 })).rejects.toMatchObject({ status: 400, message: 'models: rendering was stopped after 0.001 s (a template that never ends?)' });
+  });
+
+  // Stand-in launchers in a temp root: what the spawner gives any child, whatever it runs.
+  function fakeRoot(script: string): string {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tributary-render-child-'));
+    fs.mkdirSync(path.join(root, 'bin'));
+    fs.writeFileSync(path.join(root, 'bin', 'models-render.mjs'), script);
+    return root;
+  }
+
+  test('the child gets none of the web process\'s environment', async () => {
+    const root = fakeRoot("process.stdout.write(JSON.stringify({ ok: true, result: Object.keys(process.env) }) + '\\n');");
+    process.env.TRIBUTARY_RENDER_CHILD_CANARY = 'x';
+    try {
+      const keys = await renderInChild({ op: 'parse', root: '/p', files: {}, vars: {} }, { root }) as unknown as string[];
+      expect(keys.filter((k) => k !== 'PATH' && k !== 'NODE_ENV' && !k.startsWith('TRIBUTARY_CLI'))).toEqual([]);
+      expect(Object.keys(process.env).length).toBeGreaterThan(3);
+    } finally { delete process.env.TRIBUTARY_RENDER_CHILD_CANARY; fs.rmSync(root, { recursive: true, force: true }); }
+  });
+
+  test('a child over its memory cap is stopped and reported', async () => {
+    const root = fakeRoot('const keep = []; for (;;) keep.push(new Array(1e6).fill(Math.random()));');
+    try {
+      await expect(renderInChild({ op: 'parse', root: '/p', files: {}, vars: {} }, { root, maxOldSpaceMb: 32 })).rejects.toMatchObject({ status: 400, message: 'models: rendering ran out of its 32 MB of memory' });
+    } finally { fs.rmSync(root, { recursive: true, force: true }); }
   });
 
   test('a child that cannot start is an internal error, not a hang', async () => {
