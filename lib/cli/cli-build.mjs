@@ -68,6 +68,17 @@ export function freshCliEntry(root = findRoot()) {
 }
 
 /**
+ * The bundle's entries: the CLI, and `models-render`, the process model
+ * templates are rendered in (bin/models-render.mjs), when its source is there.
+ */
+function entryPointsOf(root) {
+  const entries = { cli: 'workers/cli.ts' };
+  const render = 'lib/models/render-child-main.ts';
+  if (fs.existsSync(path.join(root, render))) entries['models-render'] = render;
+  return entries;
+}
+
+/**
  * Bundle the CLI with esbuild (the stamp is taken before bundling, so a source
  * edited meanwhile makes the result stale rather than wrongly current).
  * @returns the stamp written
@@ -80,7 +91,7 @@ export async function buildCli(root = findRoot()) {
   fs.rmSync(tmp, { recursive: true, force: true });
   await esbuild.build({
     absWorkingDir: root,
-    entryPoints: { cli: 'workers/cli.ts' },
+    entryPoints: entryPointsOf(root),
     outdir: tmp,
     bundle: true,
     splitting: true,

@@ -58,7 +58,7 @@ describe('the compiled CLI (dist/cli)', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('Usage: tributary connections');
     expect(r.stdout).toMatch(/^\s+import\b/m);
-    for (const p of ['apache-arrow', 'parquet-wasm', 'oracledb', 'chdb', 'nunjucks', '@clickhouse/client']) expect(r.packages).not.toContain(p);
+    for (const p of ['apache-arrow', 'parquet-wasm', 'oracledb', 'chdb', '@huggingface/jinja', '@clickhouse/client']) expect(r.packages).not.toContain(p);
   });
 
   it('an unknown command is a usage error naming the nearest one', () => {

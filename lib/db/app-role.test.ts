@@ -118,7 +118,7 @@ describe('the application role of the embedded database', () => {
     await t.append([batchOf(schema, [{ BRANCH_ID: 'b1', id: 1n }, { BRANCH_ID: 'b1', id: 2n }])]);
     expect((await lake.listTables('sales'))).toContain('sales.orders');
     const now = new Date();
-    await recordSuccess(app, { table: 'orders', branch: 'b1', runId: 'r1', mode: 'full', watermark: { cdc: '2', date: null }, snapshotId: null, rows: 2, startedAt: now, finishedAt: now });
+    await recordSuccess(app, { namespace: 'sales', table: 'orders', branch: 'b1', runId: 'r1', mode: 'full', watermark: { cdc: '2', date: null }, snapshotId: null, rows: 2, startedAt: now, finishedAt: now });
     expect((await app.query('select last_cdc_value from etl_meta.control_state')).rows[0].last_cdc_value).toBe('2');
     const c = await app.connect();
     try {

@@ -3,7 +3,7 @@
  * server): dbt's project format, template subset, selection syntax and
  * run / test / build / compile. Public entry of `lib/models/`.
  */
-export { compileModels, loadModelsProject, projectDir, queryModels, resolveTarget, runModelsCommand, chdbStateDir, EMBEDDED, type ModelsDeps } from './service';
+export { compileModels, compileModelsConfined, ensureModelsProject, loadModelsProject, loadModelsProjectConfined, projectDir, queryModels, resolveTarget, runModelsCommand, chdbStateDir, EMBEDDED, type ModelsDeps } from './service';
 export { readProjectFiles, writeProjectFile, deleteProjectFile, checkProjectPath } from './project-dir';
 export { listResults, lastResults, type StoredResult } from './results-store';
 export { projectView, type ProjectView } from './project-view';

@@ -46,7 +46,8 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
     try { const p = parseProjectYml(files['dbt_project.yml'], 'dbt_project.yml'); name = p.name ?? name; projectVars = p.vars; defaults = p.defaults; } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
   }
   const allVars = { ...projectVars, ...vars };
-  const macros = paths.filter((p) => p.startsWith('macros/') && p.endsWith('.sql')).map((p) => files[p]).join('\n');
+  // Each macro file is preceded by a marker comment, so an error in the joined text can name its file and line.
+  const macros = paths.filter((p) => p.startsWith('macros/') && p.endsWith('.sql')).map((p) => `${macroFileMarker(p)}\n${files[p]}`).join('\n');
 
   const yml = new Map<string, { description?: string; config: Partial<ModelConfig>; tests: TestNode[] }>();
   for (const p of paths.filter((x) => x.startsWith('models/') && /\.ya?ml$/.test(x))) {
@@ -103,6 +104,11 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
   for (const m of models.values()) for (const r of m.refs) if (!models.has(r)) errors.push({ path: m.path, message: `models: ${m.name} refs ${r}, which is no model` });
   for (const t of tests.values()) for (const r of t.refs) if (!models.has(r)) errors.push({ path: t.path, message: `models: test ${t.name} refs ${r}, which is no model` });
   return { root, name, models, tests, macros, vars: allVars, errors };
+}
+
+/** The comment that opens each macro file in a project's joined macros (see template.ts). */
+export function macroFileMarker(path: string): string {
+  return `{# file: ${path.replace(/#}/g, '')} #}`;
 }
 
 /** Render with a context that records instead of resolving (dbt's parse phase). */

@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import type { Env } from '../config/env';
@@ -11,6 +13,8 @@ import { compileProject, type CompiledNode } from './compile';
 import { executeProject } from './execute';
 import { parseProject } from './project';
 import { readProjectFiles, writeCompiled } from './project-dir';
+import { renderInChild, type RenderChildOptions } from './render-child';
+import { fromParsed, type ParsedProject } from './render-request';
 import { QUERY_ROW_LIMIT, queryLimits, readOnlyQuery } from './read-only-query';
 import { checkSql, lakeRoots } from './sql-guard';
 import { saveResult } from './results-store';
@@ -31,6 +35,8 @@ export interface ModelsDeps {
   signal?: AbortSignal;
   /** Working directory of this process: chdb reads lake files only below it. */
   cwd: string;
+  /** Limits of the rendering child process, for the `…Confined` functions. (Default: render-child.ts's) */
+  render?: RenderChildOptions;
 }
 
 export const EMBEDDED = 'embedded';
@@ -60,6 +66,53 @@ export async function loadModelsProject(d: ModelsDeps, o: { project?: string; va
   if (!o.project) await writeStarterIfMissing(d, root);
   // overrides: unsaved editor buffers, for a compile preview
   return parseProject(root, { ...readProjectFiles(root), ...o.overrides }, o.vars ?? {});
+}
+
+/** The default project's folder, with the starter written first when it does not exist yet (renders nothing). */
+export async function ensureModelsProject(d: ModelsDeps): Promise<string> {
+  const root = projectDir(d.env);
+  // Only a missing folder needs the lake's first table for the starter: the page asks every few seconds.
+  if (!fs.existsSync(root)) await writeStarterIfMissing(d, root);
+  return root;
+}
+
+// Parses by content: the Models page asks again on every load, the child runs only when a file or var changed.
+const parsedCache = new Map<string, Promise<ParsedProject>>();
+function parseConfined(d: ModelsDeps, root: string, files: Record<string, string>, vars: Record<string, unknown>): Promise<ParsedProject> {
+  const key = crypto.createHash('sha256').update(JSON.stringify([root, files, vars])).digest('hex');
+  let p = parsedCache.get(key);
+  if (!p) {
+    p = renderInChild<ParsedProject>({ op: 'parse', root, files, vars }, d.render);
+    p.catch(() => parsedCache.delete(key));
+    if (parsedCache.size >= 8) parsedCache.delete(parsedCache.keys().next().value!);
+    parsedCache.set(key, p);
+  }
+  return p;
+}
+
+/**
+ * loadModelsProject for the web process: the templates are rendered (dbt's
+ * parse phase) in a short-lived child process, never here.
+ */
+export async function loadModelsProjectConfined(d: ModelsDeps, o: { vars?: Record<string, unknown>; overrides?: Record<string, string> } = {}): Promise<Project & { errors: { path: string; message: string }[] }> {
+  const root = await ensureModelsProject(d);
+  return fromParsed(await parseConfined(d, root, { ...readProjectFiles(root), ...o.overrides }, o.vars ?? {}));
+}
+
+/**
+ * compileModels for the web process (the editor's preview of unsaved
+ * buffers): this process reads the lake tables' locations, the child
+ * renders; nothing is written.
+ */
+export async function compileModelsConfined(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; overrides?: Record<string, string> }): Promise<{ nodes: CompiledNode[] }> {
+  const root = await ensureModelsProject(d);
+  const files = { ...readProjectFiles(root), ...i.overrides };
+  const vars = i.vars ?? {};
+  const spec = await resolveTarget(d, i.target);
+  const lake = lakeOf(d);
+  const nodes = await renderInChild<CompiledNode[]>({ op: 'compile', root, files, vars, database: spec.database, lake: spec.lake, select: i.select, exclude: i.exclude }, d.render,
+    async (ident) => (await lake.loadTable(ident)).location);
+  return { nodes };
 }
 
 async function writeStarterIfMissing(d: ModelsDeps, root: string): Promise<void> {

@@ -1,54 +1,20 @@
-import nunjucks from 'nunjucks';
+import { parse } from '@huggingface/jinja';
 import { AppError } from '../errors';
+import { Interpreter, Scope } from './template-interpreter';
+import { TemplateSyntaxError, tokenize, type Token } from './template-lexer';
+import { DEFAULT_LIMITS, Dict, Fn, Namespace, TemplateError, fromHost, str, toHost, type TemplateLimits, type Value } from './template-values';
 
 /**
- * The sandboxed Jinja (nunjucks) environment model SQL is rendered in.
- *
- * A template sees only what the caller puts in its context (ref, source,
- * config, var, this, is_incremental) plus nunjucks' control flow (`if`,
- * `for`, `set`, `macro`, filters) and its three harmless globals (`range`,
- * `cycler`, `joiner`). There is no loader, so `include`, `import`, `extends`
- * and `from` find nothing: no file access. Nunjucks is not a sandbox by
- * itself: `range.constructor("return process")()` reaches the Function
- * constructor through a member lookup. Every member lookup therefore goes
- * through `guardedLookup`, which refuses the prototype-chain keys and any
- * inherited property that is not a plain string/array/number method.
+ * Model, test and macro templates: Jinja read by a linear lexer
+ * (template-lexer.ts) and @huggingface/jinja's parser, then run by our own
+ * interpreter (template-interpreter.ts), whose values are its own. A
+ * template sees only the functions below (ref, source, config, var,
+ * is_incremental, this) and Jinja's globals; there is no loader, so
+ * include/import/extends do not exist; and every render runs under
+ * TemplateLimits. Rendering happens outside the web process (see
+ * render-child.ts): the limits bound a template's work, the child's time
+ * and memory caps bound the process.
  */
-
-const DENIED = new Set([
-  'constructor', '__proto__', 'prototype', '__defineGetter__', '__defineSetter__', '__lookupGetter__', '__lookupSetter__',
-  'caller', 'callee', 'arguments', 'call', 'apply', 'bind', 'valueOf', 'toLocaleString',
-]);
-
-// Inherited methods a template may call: the everyday string/array helpers dbt users reach for.
-const STRING_METHODS = new Set(['split', 'trim', 'toUpperCase', 'toLowerCase', 'startsWith', 'endsWith', 'includes', 'indexOf', 'replace', 'slice', 'padStart', 'padEnd', 'length', 'toString']);
-const ARRAY_METHODS = new Set(['join', 'length', 'includes', 'indexOf', 'slice', 'concat', 'map', 'filter']);
-const NUMBER_METHODS = new Set(['toFixed', 'toString']);
-
-type Runtime = { memberLookup(obj: unknown, val: unknown, autoescape?: boolean): unknown };
-const runtime = (nunjucks as unknown as { runtime: Runtime }).runtime;
-const originalLookup = runtime.memberLookup;
-
-function allowed(obj: unknown, key: string): boolean {
-  if (DENIED.has(key)) return false;
-  if (typeof obj === 'string') return STRING_METHODS.has(key) || /^\d+$/.test(key);
-  if (typeof obj === 'number') return NUMBER_METHODS.has(key);
-  if (Array.isArray(obj)) return ARRAY_METHODS.has(key) || /^\d+$/.test(key);
-  if (typeof obj === 'function') return false;
-  if (obj !== null && typeof obj === 'object') return Object.prototype.hasOwnProperty.call(obj, key);
-  return false;
-}
-
-function guardedLookup(obj: unknown, val: unknown, autoescape?: boolean): unknown {
-  if (obj === undefined || obj === null) return undefined;
-  const key = String(val);
-  if (!allowed(obj, key)) throw new Error(`models: template may not read .${key} of a ${Array.isArray(obj) ? 'list' : typeof obj}`);
-  return originalLookup(obj, val, autoescape);
-}
-
-// The runtime object is shared by every nunjucks template of the process; only
-// the models engine uses nunjucks, so guarding it here guards all of them.
-runtime.memberLookup = guardedLookup;
 
 /** Functions (and values) a template may use; everything else is undefined. */
 export interface TemplateContext {
@@ -60,44 +26,165 @@ export interface TemplateContext {
   this: string;
 }
 
-let env: nunjucks.Environment | null = null;
-function environment(): nunjucks.Environment {
-  if (env) return env;
-  // No loader: include/import/extends have nothing to read from.
-  env = new nunjucks.Environment([], { autoescape: false, throwOnUndefined: true, trimBlocks: false, lstripBlocks: false });
-  return env;
+type Program = { type: 'Program'; body: unknown[] };
+
+const BLOCKS = new Map([['if', 'endif'], ['for', 'endfor'], ['macro', 'endmacro'], ['call', 'endcall'], ['filter', 'endfilter'], ['set', 'endset']]);
+
+/**
+ * Tag-level structure check before parsing, so an unclosed or mismatched
+ * block is reported with the line of its opening tag (the parser only sees
+ * the end of the input).
+ */
+function checkBlocks(tokens: Token[]): void {
+  const open: { tag: string; line: number }[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i].type !== 'OpenStatement' || tokens[i + 1]?.type !== 'Identifier') continue;
+    const tag = tokens[i + 1].value; const line = tokens[i].line;
+    if (tag === 'set') {
+      // `{% set x %}…{% endset %}` is a block; `{% set x = … %}` is not.
+      let j = i + 2; while (j < tokens.length && tokens[j].type !== 'CloseStatement' && tokens[j].type !== 'Equals') j++;
+      if (tokens[j]?.type === 'CloseStatement') open.push({ tag, line });
+    } else if (BLOCKS.has(tag)) open.push({ tag, line });
+    else if (tag.startsWith('end')) {
+      const top = open.pop();
+      if (!top) throw new TemplateSyntaxError(`{% ${tag} %} closes nothing`, line);
+      if (BLOCKS.get(top.tag) !== tag) throw new TemplateSyntaxError(`{% ${tag} %} where {% ${BLOCKS.get(top.tag)} %} was expected for the {% ${top.tag} %} of line ${top.line}`, line);
+    } else if (['include', 'import', 'from', 'extends', 'block', 'raw', 'do', 'with', 'autoescape'].includes(tag)) {
+      throw new TemplateSyntaxError(`{% ${tag} %} is not supported in model templates`, line);
+    }
+  }
+  const top = open.pop();
+  if (top) throw new TemplateSyntaxError(`{% ${top.tag} %} is never closed (expected {% ${BLOCKS.get(top.tag)} %})`, top.line);
+}
+
+interface Compiled { program: Program; tokens: Token[] }
+
+function compile(text: string): Compiled {
+  const tokens = tokenize(text);
+  checkBlocks(tokens);
+  // The parser reads tokens by index; the highest index it touched is where it stopped.
+  let reached = 0;
+  const watched = new Proxy(tokens, {
+    get(t, k, r) { if (typeof k === 'string' && /^\d+$/.test(k)) reached = Math.max(reached, Number(k)); return Reflect.get(t, k, r); },
+  });
+  try {
+    return { program: parse(watched as never) as unknown as Program, tokens };
+  } catch (e) {
+    const at = tokens[Math.min(reached, tokens.length - 1)];
+    const msg = (e as Error).message.replace(/^Parser Error: /, '').replace(/\. \w+ !== \w+\.$/, '');
+    if (e instanceof RangeError) throw new TemplateSyntaxError('the template is nested too deeply', at?.line);
+    throw new TemplateSyntaxError(e instanceof TypeError ? 'unexpected end of the template' : msg, at?.line);
+  }
+}
+
+// The project's macros are the same text for every file of a parse: compile them once.
+const macroCache = new Map<string, Compiled>();
+function compileMacros(text: string): Compiled {
+  let c = macroCache.get(text);
+  if (!c) { c = compile(text); if (macroCache.size > 16) macroCache.clear(); macroCache.set(text, c); }
+  return c;
 }
 
 /**
- * Render one template. `preamble` (the project's macros) is prepended so its
- * macros are in scope, as dbt makes project macros global. Errors become an
- * AppError naming the file and line.
+ * Where line `line` of a project's joined macros comes from: the file named
+ * by the nearest marker comment above it (project.ts's macroFileMarker),
+ * and the line within that file.
  */
-export function renderTemplate(source: string, ctx: TemplateContext, opts: { file: string; preamble?: string }): string {
-  const pre = opts.preamble ?? '';
-  const preLines = pre ? pre.split('\n').length - 1 : 0;
-  // config() keyword arguments arrive as one object flagged __keywords by nunjucks.
-  const kw = (fn: (o: Record<string, unknown>) => string) => (...args: unknown[]) => {
-    const last = args[args.length - 1] as Record<string, unknown> | undefined;
-    const o = last && typeof last === 'object' && (last as { __keywords?: boolean }).__keywords ? { ...last } : {};
-    delete (o as { __keywords?: boolean }).__keywords;
-    return fn(o);
-  };
-  const context = {
-    ref: (name: unknown) => ctx.ref(String(name)),
-    source: (a: unknown, b?: unknown) => ctx.source(String(a), b === undefined ? undefined : String(b)),
-    config: kw((o) => ctx.config(o)),
-    var: (name: unknown, fallback?: unknown) => ctx.var(String(name), fallback),
-    is_incremental: () => ctx.is_incremental(),
-    this: ctx.this,
-  };
+function macroSource(preamble: string, line: number): { file?: string; line: number } {
+  const lines = preamble.split('\n');
+  for (let i = Math.min(line, lines.length) - 1; i >= 0; i--) {
+    const m = /^\{# file: (.*) #\}$/.exec(lines[i]);
+    if (m) return { file: m[1], line: line - (i + 1) };
+  }
+  return { line };
+}
+
+/** The line where a name first appears inside a tag, for run-time errors. */
+function lineOfName(tokens: Token[], name: string | undefined): number | undefined {
+  if (!name) return undefined;
+  let inTag = false;
+  for (const t of tokens) {
+    if (t.type === 'OpenExpression' || t.type === 'OpenStatement') inTag = true;
+    else if (t.type === 'CloseExpression' || t.type === 'CloseStatement') inTag = false;
+    else if (inTag && t.type === 'Identifier' && t.value === name) return t.line;
+  }
+  return undefined;
+}
+
+function hostFn(name: string, f: (a: Value[], kw: Map<string, Value>) => Value): Fn {
+  return new Fn(name, (a, kw) => {
+    try { return f(a, kw); } catch (e) {
+      if (e instanceof TemplateError || e instanceof AppError) throw e;
+      // the product's own errors (an unset var, a bad source name) keep their text
+      throw new TemplateError((e as Error).message.replace(/^models: /, ''), name);
+    }
+  });
+}
+
+function stringArg(v: Value | undefined, fn: string, what: string): string {
+  if (typeof v !== 'string') throw new TemplateError(`${fn}() takes ${what} as a string`, fn);
+  return v;
+}
+
+function contextScope(it: Interpreter, ctx: TemplateContext): Scope {
+  const s = it.globalScope();
+  s.set('ref', hostFn('ref', (a) => ctx.ref(stringArg(a[a.length - 1], 'ref', 'a model name'))));
+  s.set('source', hostFn('source', (a) => ctx.source(stringArg(a[0], 'source', 'a source name'), a.length > 1 ? stringArg(a[1], 'source', 'a table name') : undefined)));
+  s.set('config', hostFn('config', (a, kw) => {
+    const o: Record<string, unknown> = {};
+    if (a[0] instanceof Dict || a[0] instanceof Namespace) Object.assign(o, toHost(a[0], 'config()'));
+    Object.assign(o, toHost(new Dict(kw), 'config()'));
+    return ctx.config(o);
+  }));
+  s.set('var', hostFn('var', (a, kw) => {
+    const name = stringArg(a[0], 'var', 'a variable name');
+    const dflt = a.length > 1 ? a[1] : kw.get('default');
+    return fromHost(dflt === undefined ? ctx.var(name) : ctx.var(name, toHost(dflt, 'var()')));
+  }));
+  s.set('is_incremental', hostFn('is_incremental', () => ctx.is_incremental()));
+  s.set('this', ctx.this);
+  return s;
+}
+
+/**
+ * Render one template. `preamble` (the project's macros) is run first so its
+ * macros are in scope, as dbt makes project macros global; it is compiled on
+ * its own, so line numbers in errors are those of the model's file. Errors
+ * become an AppError (validation) naming the file and line.
+ */
+export function renderTemplate(source: string, ctx: TemplateContext, opts: { file: string; preamble?: string; limits?: Partial<TemplateLimits> }): string {
+  let where = opts.file; let tokens: Token[] = [];
   try {
-    return environment().renderString(pre + source, context);
+    const it = new Interpreter({ ...DEFAULT_LIMITS, ...opts.limits });
+    const scope = contextScope(it, ctx);
+    if (opts.preamble?.trim()) {
+      where = `${opts.file}: in the project's macros`;
+      const macros = compileMacros(opts.preamble);
+      tokens = macros.tokens;
+      it.render(macros.program, scope);
+    }
+    where = opts.file;
+    const own = compile(source);
+    tokens = own.tokens;
+    return str(it.render(own.program, new Scope(scope)), it.budget);
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
-    // nunjucks reports "(unknown path) [Line 3, Column 5]"; shift the line past the preamble.
-    const fixed = msg.replace(/\(unknown path\)\s*/, '').replace(/\[Line (\d+), Column (\d+)\]/, (_m, l, c) => `line ${Math.max(1, Number(l) - preLines)}, column ${c}`);
     if (e instanceof AppError) throw e;
-    throw new AppError('validation', `models: ${opts.file}: ${fixed.replace(/^models: /, '').replace(/\n\s*/g, ' ').trim()}`, { cause: e });
+    let line: number | undefined;
+    let msg = (e as Error).message ?? String(e);
+    if (e instanceof TemplateSyntaxError) line = e.line;
+    else if (e instanceof TemplateError) {
+      line = lineOfName(tokens, e.hint);
+      // A run-time error inside a project macro: its name is in the macros, not in this file.
+      if (line === undefined && where === opts.file && opts.preamble && e.hint) {
+        const inMacros = lineOfName(compileMacros(opts.preamble).tokens, e.hint);
+        if (inMacros !== undefined) { const at = macroSource(opts.preamble, inMacros); if (at.file) msg = `${msg} (in ${at.file}, line ${at.line})`; }
+      }
+    } else if (e instanceof RangeError) msg = 'the template is nested too deeply';
+    else msg = `template error: ${msg}`;
+    if (where !== opts.file && line !== undefined) {
+      const at = macroSource(opts.preamble ?? '', line);
+      if (at.file) { where = `${opts.file}: in ${at.file}`; line = at.line; }
+    }
+    throw new AppError('validation', `models: ${where}: ${line ? `line ${line}: ` : ''}${msg}`, { cause: e });
   }
 }

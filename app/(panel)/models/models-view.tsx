@@ -154,7 +154,7 @@ export function ModelsView() {
             <div className={css.editorHead}>
               <span className={css.editorPath} data-testid="editor-path">{path ?? 'no file'}{dirty ? ' •' : ''}</span>
               {model && <span className="muted small">{model.materialized}{model.tags.length ? ` · tags ${model.tags.join(', ')}` : ''}{model.refs.length ? ` · refs ${model.refs.join(', ')}` : ''}</span>}
-              {path?.endsWith('.sql') && <button type="button" className="btn btn-small" onClick={compile}>Compile</button>}
+              {path?.endsWith('.sql') && canEdit && <button type="button" className="btn btn-small" onClick={compile}>Compile</button>}
               {canEdit ? <button type="button" className="btn btn-small btn-primary" onClick={save} disabled={!dirty || !editing}>Save</button> : <span className="muted small">read-only (viewer)</span>}
             </div>
             {path && file.data ? (

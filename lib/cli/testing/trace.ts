@@ -4,7 +4,7 @@ import path from 'node:path';
 const HOOK = path.join(import.meta.dirname, 'trace-loads.mjs');
 
 /** Packages whose loading means an engine (or the database layer) was imported. */
-export const ENGINE_PACKAGES = ['apache-arrow', 'parquet-wasm', 'oracledb', 'chdb', 'pg-boss', 'pg', '@prisma/client', '@prisma/adapter-pg', 'icebird', 'hyparquet', 'nunjucks', '@clickhouse/client'];
+export const ENGINE_PACKAGES = ['apache-arrow', 'parquet-wasm', 'oracledb', 'chdb', 'pg-boss', 'pg', '@prisma/client', '@prisma/adapter-pg', 'icebird', 'hyparquet', '@huggingface/jinja', '@clickhouse/client'];
 
 /**
  * Run node with the load-tracing hook (lib/cli/testing/trace-loads.mjs): its

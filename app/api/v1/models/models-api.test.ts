@@ -79,17 +79,43 @@ describe('/api/v1/models', () => {
     expect((await call(files.GET, 'GET', '/api/v1/models/files?path=models/broken.sql', { token: tok.viewer })).status).toBe(404);
   });
 
-  it('compile previews unsaved buffers without writing them', async () => {
-    const r = await call(compile.POST, 'POST', '/api/v1/models/compile', {
-      token: tok.viewer,
-      body: { select: ['by_branch'], files: { 'models/marts/by_branch.sql': "SELECT {{ var('k', 7) }} AS k FROM {{ ref('stg_customers') }}" } },
-    });
+  it('compile previews unsaved buffers without writing them; only operators compile', async () => {
+    const body = { select: ['by_branch'], files: { 'models/marts/by_branch.sql': "SELECT {{ var('k', 7) }} AS k FROM {{ ref('stg_customers') }}" } };
+    const denied = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.viewer, body });
+    expect(denied.status).toBe(403);
+    const r = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.operator, body });
     expect(r.status).toBe(200);
     expect(r.body.nodes).toEqual([{ name: 'by_branch', kind: 'model', path: 'models/marts/by_branch.sql', sql: 'SELECT 7 AS k FROM `models`.`stg_customers`' }]);
     expect(fs.readFileSync(path.join(wh.dir, 'models/models/marts/by_branch.sql'), 'utf8')).toContain('count() AS n');
-    const bad = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.viewer, body: { select: 'x' } });
+    const src = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.operator, body: { select: ['stg_customers'] } });
+    expect(src.body.nodes[0].sql).toMatch(/FROM icebergLocal\('.*shop\/customers'\)/);
+    const bad = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.operator, body: { select: 'x' } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe('select');
+  });
+
+  it("an operator's compile of a sandbox escape is a 400 or inert text, never the host", async () => {
+    process.env.TRIBUTARY_ESCAPE_CANARY = 'canary-7f3a9';
+    try {
+      for (const t of [
+        `{% set __proto__ = range %}{% set F = constructor %}{{ F('return process.getBuiltinModule("child_process").execSync("id").toString()')() }}`,
+        "{{ range.constructor('return process.env.TRIBUTARY_SECRET')() }}",
+        "{{ ref['constructor']['constructor']('return process.env')() }}",
+        '{% set ns = namespace() %}{% set ns.__proto__ = range %}{{ ns.constructor }}',
+        '{{ cycler("a").next.constructor }}{{ joiner().constructor }}',
+        '{{ ref ~ "" }}{{ range }}',
+        '{% macro r() %}{{ r() }}{% endmacro %}{{ r() }}',
+        '{% for i in range(1000000000) %}x{% endfor %}',
+        "{% include '/etc/passwd' %}",
+      ]) {
+        const r = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.operator, body: { select: ['zz'], files: { 'models/zz.sql': t } } });
+        const text = JSON.stringify(r.body);
+        expect(text).not.toMatch(/uid=\d|root:x:0|models-api-test-secret|canary-7f3a9|\[native code\]|=>/);
+        if (r.status === 200) expect(r.body.nodes[0].sql ?? r.body.nodes[0].error).toMatch(/^([\w<> ]*|models: .*)$/);
+        else expect(r.status).toBe(400);
+      }
+    } finally { delete process.env.TRIBUTARY_ESCAPE_CANARY; }
+    expect(fs.existsSync(path.join(wh.dir, 'models/models/zz.sql'))).toBe(false);
   });
 
   it('query: a viewer queues a SELECT as a job (?wait=0: answered at once; refusals and results: query-api.test.ts)', async () => {

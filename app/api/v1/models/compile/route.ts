@@ -1,7 +1,7 @@
 // POST /api/v1/models/compile - rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }
 import { z } from 'zod';
 import { apiHandler } from '@/lib/api';
-import { checkProjectPath, compileModels } from '@/lib/models';
+import { checkProjectPath, compileModelsConfined } from '@/lib/models';
 
 const Body = z.strictObject({
   select: z.array(z.string().max(300)).max(100).optional(),
@@ -12,9 +12,9 @@ const Body = z.strictObject({
   files: z.record(z.string(), z.string().max(512 * 1024)).optional(),
 });
 
-// Rendering templates is light and needs no ClickHouse, so the preview runs here rather than as a job.
-export const POST = apiHandler({ body: Body, maxBodyBytes: 1024 * 1024 }, async ({ deps, body }) => {
+// Rendering unsaved text is editing: operators only. The templates are rendered in a short-lived child process, never here.
+export const POST = apiHandler({ role: 'operator', body: Body, maxBodyBytes: 1024 * 1024 }, async ({ deps, body }) => {
   const overrides = body.files ? Object.fromEntries(Object.entries(body.files).map(([p, t]) => [checkProjectPath(p), t])) : undefined;
-  const r = await compileModels({ pool: deps.pool, env: deps.env, cwd: process.cwd() }, { ...body, overrides, write: false });
+  const r = await compileModelsConfined({ pool: deps.pool, env: deps.env, cwd: process.cwd() }, { select: body.select, exclude: body.exclude, vars: body.vars, target: body.target, overrides });
   return { nodes: r.nodes };
 });

@@ -1,0 +1,50 @@
+import { AppError } from '../errors';
+import { compileProject, type CompiledNode } from './compile';
+import { parseProject, type ProjectFiles } from './project';
+import type { LakeAccess } from './source-sql';
+import type { ModelNode, Project, TestNode } from './types';
+
+/**
+ * What the rendering child process is asked to do (render-child.ts), as plain
+ * JSON: parse a project (which renders every template once, dbt's parse
+ * phase) or compile a selection. It is handed the files and everything the
+ * templates may need, and reaches nothing else: no database, no lake, no
+ * environment. A lake table's location is asked of the parent
+ * (`resolveSource`), which reads the catalog.
+ */
+export type RenderRequest =
+  | { op: 'parse'; root: string; files: ProjectFiles; vars: Record<string, unknown> }
+  | {
+    op: 'compile'; root: string; files: ProjectFiles; vars: Record<string, unknown>;
+    database: string; lake: LakeAccess; select?: string[]; exclude?: string[];
+  };
+
+/** A parsed project as JSON (Project holds Maps). */
+export interface ParsedProject {
+  root: string; name: string; macros: string; vars: Record<string, unknown>;
+  models: ModelNode[]; tests: TestNode[]; errors: { path: string; message: string }[];
+}
+
+export type RenderResult = ParsedProject | CompiledNode[];
+
+export function toParsed(p: Project & { errors: { path: string; message: string }[] }): ParsedProject {
+  return { root: p.root, name: p.name, macros: p.macros, vars: p.vars, models: [...p.models.values()], tests: [...p.tests.values()], errors: p.errors };
+}
+
+export function fromParsed(p: ParsedProject): Project & { errors: { path: string; message: string }[] } {
+  return {
+    root: p.root, name: p.name, macros: p.macros, vars: p.vars, errors: p.errors,
+    models: new Map(p.models.map((m) => [m.name, m])), tests: new Map(p.tests.map((t) => [t.name, t])),
+  };
+}
+
+/** Run one request; what the child process does with its stdin. */
+export async function handleRenderRequest(req: RenderRequest, resolveSource: (ident: string) => Promise<string>): Promise<RenderResult> {
+  const project = parseProject(req.root, req.files, req.vars);
+  if (req.op === 'parse') return toParsed(project);
+  if (req.op !== 'compile') throw new AppError('bad_request', `models: unknown render request ${(req as { op: string }).op}`);
+  return compileProject(project, {
+    database: req.database, lake: req.lake, select: req.select, exclude: req.exclude,
+    resolveSource,
+  });
+}
