@@ -65,6 +65,7 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
   const soft = opts.softDelete ? { col: columnIndex(t, opts.softDelete.column, 'softDelete column', 'softDelete.column'), value: opts.softDelete.value } : null;
   for (const [pk, d] of delParts) if (!parts.has(pk)) parts.set(pk, { partition: d.partition, batches: [] });
   let deleted = 0;
+  const deletedByPartition: { partition: Record<string, unknown>; rows: number }[] = [];
   const planned = await planFiles(t.view(), snapshotById(meta, meta['current-snapshot-id']));
   const w = t.writer();
   const written: string[] = [];
@@ -89,11 +90,14 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
         const ddeletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
         const all = target.fields.map((_, c) => c);
         const dm = await matchKeys(t, dplanned, ddeletes, matchCols, dprobe, del.batch.numRows, soft ? all : []);
+        let n = 0;
         for (const [path, h] of dm.hits) {
           const prev = allHits.get(path);
           if (prev) prev.positions.push(...h.positions); else allHits.set(path, h);
-          deleted += h.positions.length;
+          n += h.positions.length;
         }
+        deleted += n;
+        if (n) deletedByPartition.push({ partition: p.partition, rows: n });
         if (soft && dm.old && dm.old.numRows) {
           // the deleted rows written again with the soft-delete column set (its other values kept)
           const o = dm.old;
@@ -146,7 +150,7 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
     const files = await w.close();
     const delFiles = await writeDeletes(t, allHits);
     written.push(...delFiles.map((d) => d.file_path));
-    const base = { inserted, updated, deleted, ...(opts.returnPrevious ? { previous } : {}) };
+    const base = { inserted, updated, deleted, deletedByPartition, ...(opts.returnPrevious ? { previous } : {}) };
     if (!files.length && !delFiles.length) return { ...noop(t.metadataLocation()), ...base };
     const r = await commitChange(t, { operation: 'overwrite', added: [...files, ...delFiles], removed: [], touched: new Set(parts.keys()) });
     return { ...r, ...base };

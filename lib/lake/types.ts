@@ -119,6 +119,8 @@ export interface MergeResult extends CommitResult {
   previous?: Record<string, unknown>[];
   /** Live rows removed (or soft-deleted) by `deleteKeys`. */
   deleted: number;
+  /** The same, per partition touched. */
+  deletedByPartition?: { partition: Record<string, unknown>; rows: number }[];
 }
 
 export interface DeleteOptions {
