@@ -46,12 +46,12 @@ export interface UnitOutcome {
  * prepared and never evolves a table. A branch that projects a column the
  * schema step did not see fails its unit (run again: the next schema step sees it).
  */
-const frozenTarget = (table: string, branch: string, lake: LakeTarget): LakeTarget => {
+const frozenTarget = (table: string, branch: string, lake: () => LakeTarget): LakeTarget => {
   const refuse = async (): Promise<never> => {
     throw Object.assign(new Error(`etl: ${table} on branch ${branch} projects columns the run's schema step did not see (the branch changed during the run); run again`), { fatal: true });
   };
   // reading stays open: `deletes: detect` compares the branch's keys with the lake's
-  return { columns: refuse, prepare: refuse, replace: refuse, merge: refuse, expire: refuse, compact: refuse, scan: (t, c, p) => lake.scan(t, c, p) };
+  return { columns: refuse, prepare: refuse, replace: refuse, merge: refuse, expire: refuse, compact: refuse, scan: (t, c, p) => lake().scan(t, c, p) };
 };
 
 async function openBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number): Promise<BranchHandle> {
@@ -106,7 +106,7 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
       log.info('extracting unit', { table: p.table, branch: p.branch, attempt: p.attempt, worker: ctx.workerId });
       await extractUnit({
         runId: p.runId, settings: s, log,
-        target: frozenTarget(p.table, p.branch, lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger }), { namespace: s.namespace })), signal: ctx.signal, plan: false, summary,
+        target: frozenTarget(p.table, p.branch, () => lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger }), { namespace: s.namespace })), signal: ctx.signal, plan: false, summary,
         stagingRoot: fanoutStagingRoot(ctx.env), loadTime: BigInt(p.loadTime), encoder, hold: undefined,
       }, u, st);
       if (u.status === 'SUCCESS' && /^s3a?:\/\//.test(ctx.env.warehouse)) {
