@@ -66,10 +66,13 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
   const partition = { [BRANCH_ID]: u.branch.key };
   if (sql.length === 1 && kindOf(sql[0].sourceType) === 'integer' && !sql[0].asFloat && a.schema.fields.find((x) => x.name === lakeKeys[0].name)!.type.typeId === arrow.Type.Int) {
     // the common case (one integer key): ranges of the key itself, no hashing (detect-int-keys.ts)
+    // (keys beyond ±2^53 are not exact as numbers: those take the hashed road below)
     const held = await lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition), lakeKeys[0].name, soft ? liveRows : null);
-    const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
-    const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held);
-    return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: held.length, complete: true };
+    if (held) {
+      const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
+      const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held);
+      return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: held.length, complete: true };
+    }
   }
   const keyHash = sql.length === 1 && kindOf(sql[0].sourceType) === 'integer' && arrowKind(a.schema.fields.find((x) => x.name === lakeKeys[0].name)!.type) === 'integer' ? 'int32' as const : 'md5' as const;
   const q: HashQuery = { rel: { from: fromClause(def), where: '' }, keys: sql, columns: sql, keyHash, digest: 'sum' };

@@ -22,8 +22,8 @@ const KEYS_PER_RANGE = 64;
 /** Ranges per key query (an OR of BETWEENs). */
 const RANGES_PER_QUERY = 500;
 
-/** The live lake keys of one partition as numbers (null keys skipped). */
-export async function lakeIntKeys(batches: AsyncIterable<arrow.RecordBatch>, key: string, live: ((b: arrow.RecordBatch) => (i: number) => boolean) | null): Promise<Float64Array> {
+/** The live lake keys of one partition as numbers (null keys skipped); null when one is beyond ±2^53 (not exact as a number). */
+export async function lakeIntKeys(batches: AsyncIterable<arrow.RecordBatch>, key: string, live: ((b: arrow.RecordBatch) => (i: number) => boolean) | null): Promise<Float64Array | null> {
   let out = new Float64Array(1024);
   let n = 0;
   for await (const b of batches) {
@@ -39,7 +39,9 @@ export async function lakeIntKeys(batches: AsyncIterable<arrow.RecordBatch>, key
       out[n++] = Number(vals[j]);
     }
   }
-  return out.subarray(0, n);
+  const keys = out.subarray(0, n);
+  for (let i = 0; i < n; i++) if (!Number.isSafeInteger(keys[i])) return null;
+  return keys;
 }
 
 /** Keys of `lake` (sorted in place) that the source no longer has. */
@@ -47,7 +49,6 @@ export async function deletedIntKeys(src: IntKeySource, lake: Float64Array): Pro
   if (!lake.length) return { keys: [], sourceKeys: 0 };
   lake.sort();
   const min = lake[0], max = lake[lake.length - 1];
-  if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max)) throw new Error(`etl: integer keys beyond ±2^53 (${min} … ${max}) cannot be compared by range`);
   const width = Math.max(1, Math.ceil((max - min + 1) / Math.max(1, Math.ceil(lake.length / KEYS_PER_RANGE))));
   const bucket = (k: number) => Math.floor((k - min) / width);
   // lake side: count and exact sum per range
