@@ -4,8 +4,11 @@
  * 7 branches × 2 tables × N rows (10 mixed columns) in local Postgres, then:
  *  1. the source's raw speed: `COPY (SELECT …) TO STDOUT (FORMAT binary)` into a null sink, same rows;
  *  2. INITIAL end to end into the lake (binary COPY → Arrow → Parquet → adopted as data files);
- *  3. 1% of rows updated at every source, INCREMENTAL (merge) end to end.
- * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time and peak RSS.
+ *  3. 1% of rows updated at every source, INCREMENTAL (merge) end to end;
+ *  4. tables.json `deletes`: 1% of rows updated and 0.1% deleted at every source, INCREMENTAL with
+ *     `deletes: detect` (key-set comparison, deletes in the merge commit), then the same changes on
+ *     other rows with `deletes: ignore` (today's INCREMENTAL); the ratio detect/ignore (target ≤ 1.5×).
+ * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time, the deletes ratio and peak RSS.
  *
  *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy] [--rows-per-file N] [--verbose]
  */
@@ -153,6 +156,30 @@ async function main() {
     if (!inc.ok) throw new Error(`INCREMENTAL failed: ${JSON.stringify(inc.units.filter((u) => u.status !== 'SUCCESS'))}`);
     const incRows = inc.units.reduce((a, u) => a + u.rows, 0);
     console.log(`INCREMENTAL (1%) end to end: ${incRows} rows in ${incSec.toFixed(2)}s = ${(incSec / initSec * 100).toFixed(1)}% of the INITIAL's time`);
+
+    // 4. deletes: detect against deletes: ignore, each on 1% updated + 0.1% deleted rows (other rows each time)
+    const round = async (mod100: number, mod1000: number, year: number, deletes: 'detect' | 'ignore') => {
+      await Promise.all(branchUrls.map(async (u) => {
+        const c = new pg.Client({ connectionString: u });
+        await c.connect();
+        for (const [tb, id] of [['visits', 'visit_id'], ['charges', 'charge_id']]) {
+          await c.query(`UPDATE bench.${tb} SET amount = amount + 1, amend_last_date = timestamp '${year}-01-01' + ${id} * interval '1 millisecond' WHERE ${id} % 100 = ${mod100}`);
+          await c.query(`DELETE FROM bench.${tb} WHERE ${id} % 1000 = ${mod1000}`);
+        }
+        await c.end();
+      }));
+      const defs = parseTablesConfig(TABLES.map((x) => ({ ...x, deletes })));
+      const t1 = Date.now();
+      const r = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables: defs, settings: { ...settings, mode: 'INCREMENTAL' }, logger, stagingRoot: path.join(dir, 'staging') });
+      const sec = (Date.now() - t1) / 1000;
+      if (!r.ok) throw new Error(`INCREMENTAL (deletes: ${deletes}) failed: ${JSON.stringify(r.units.filter((u) => u.status !== 'SUCCESS'))}`);
+      return { sec, rows: r.units.reduce((a, u) => a + u.rows, 0), deleted: r.units.reduce((a, u) => a + (u.rowsDeleted ?? 0), 0) };
+    };
+    const det = await round(17, 503, 2031, 'detect');
+    const ign = await round(63, 807, 2032, 'ignore');
+    const wantDeleted = 2 * BRANCHES * Math.floor((ROWS + 1000 - 503) / 1000);
+    console.log(`INCREMENTAL (1% updated, 0.1% deleted): deletes: detect ${det.sec.toFixed(2)}s (${det.rows} rows merged, ${det.deleted} deleted${det.deleted === wantDeleted ? '' : ` — expected ${wantDeleted}!`}); `
+      + `deletes: ignore ${ign.sec.toFixed(2)}s (${ign.rows} rows merged); detect/ignore = ${(det.sec / ign.sec).toFixed(2)}× (target ≤ 1.5×)`);
     const maxRss = process.resourceUsage().maxRSS * 1024;
     console.log(`peak RSS: ${mib(Math.max(peakRss, maxRss))} (sampled ${mib(peakRss)}, getrusage ${mib(maxRss)})`);
     await Promise.all(branches.map((b) => b.source.close()));

@@ -8,5 +8,7 @@ export const BRANCH_ID = 'BRANCH_ID';
 export const INSERT_AT = 'insert_at';
 /** When the row was last written by a load. */
 export const RECORDED_UPDATED_AT = 'Recorded_updated_at';
-/** The injected columns, in the order they follow the data columns. */
-export const INJECTED = [BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT];
+/** When the row was found deleted at its source (tables.json `soft_delete: true` only); null while it lives. */
+export const DELETED_AT = '_deleted_at';
+/** The injected columns, in the order they follow the data columns (`_deleted_at` only on soft-delete tables). */
+export const INJECTED = [BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT, DELETED_AT];

@@ -45,6 +45,11 @@ export const TableEntrySchema = z.strictObject({
    * dedup do, and the run reports how many it dropped. (Default: fail)
    */
   dedupe: z.enum(['fail', 'latest'], { message: 'must be fail or latest' }).optional(),
+  // How source deletes reach the lake (issue 21): `ignore` (Default) leaves deleted keys in the lake;
+  // `detect` compares the branch's key set after each INCREMENTAL unit and deletes the missing keys in
+  // the unit's merge commit, or with `soft_delete: true` stamps them in `_deleted_at` instead.
+  deletes: z.enum(['ignore', 'detect'], { message: 'must be ignore or detect' }).optional(),
+  soft_delete: z.boolean({ message: 'must be true or false' }).optional(),
 });
 
 export type TableEntry = z.infer<typeof TableEntrySchema>;
@@ -59,6 +64,8 @@ export interface TableDef {
   uniqueKey: string[];
   category: 'masters' | 'transactions';
   spec: QuerySpec;
+  /** Source deletes on INCREMENTAL: `ignore` or `detect` (hard, or soft into `_deleted_at`). (Default: ignore) */
+  deletes: { mode: 'ignore' | 'detect'; soft: boolean };
   entry: TableEntry;
 }
 
@@ -108,10 +115,12 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     if (typeof e.where_value_of_initial_run === 'string' && !/^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$|^-?\d+(\.\d+)?$/.test(e.where_value_of_initial_run.trim())) {
       local.push('field where_value_of_initial_run: must be a date (YYYY-MM-DD[ HH:MM:SS]) or a number');
     }
+    if (e.soft_delete && e.deletes !== 'detect') local.push('field soft_delete: needs deletes: "detect" (deletes are ignored otherwise)');
     if (e.helper && (e.cdc_column || e.where_date_column)) local.push('field helper: a helper-driven entry leaves its own cdc_column / where_date_column null');
     const uniqueKey = e.unique_key === undefined ? [] : Array.isArray(e.unique_key) ? e.unique_key : [e.unique_key];
     if (!uniqueKey.length && !sub) local.push('field unique_key: required (only a subquery entry may leave it out, and is then loaded by full replace only)');
     if (e.dedupe === 'latest' && !uniqueKey.length) local.push('field dedupe: needs a unique_key (duplicates are rows sharing it)');
+    if (e.deletes === 'detect' && !uniqueKey.length) local.push('field deletes: detect needs a unique_key (a deleted row is a key the source no longer has)');
     if (e.dedupe === 'latest' && !(e.helper ? e.helper.cdc_column : e.cdc_column)) local.push(`field dedupe: latest needs a CDC column (${e.helper ? 'helper.cdc_column' : 'cdc_column'}): the newest row is the one with its greatest value`);
     if (uniqueKey.some((k) => k.toUpperCase() === BRANCH_ID)) local.push(`field unique_key: ${BRANCH_ID} is added to the key by Tributary`);
     const lakeName = sub ? snakeCase(e.name ?? '') : snakeCase(e.table.split('.').pop() ?? '');
@@ -122,6 +131,7 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     const category = e.category ?? (dateCol || e.helper ? 'transactions' : 'masters');
     defs.push({
       lakeName, source: e.table, uniqueKey: uniqueKey.map((k) => k.toUpperCase()), category, entry: e,
+      deletes: { mode: e.deletes ?? 'ignore', soft: !!e.soft_delete },
       spec: {
         source: sub ? { kind: 'subquery', sql: e.table } : { kind: 'table', name: e.table },
         cdcColumn: e.cdc_column ?? null,

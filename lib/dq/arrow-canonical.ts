@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
 import type { RowBytes } from './md5';
-import { canonicalDouble, canonicalScaled, canonicalValue, epochSecondsFormatter, type CanonKind } from './canonical';
+import { canonicalDouble, canonicalScaled, canonicalValue, epochSecondsFormatter, fractionText, type CanonKind } from './canonical';
 
 /**
  * Canonical text of Arrow column values — the lake's (and staged Parquet's)
@@ -139,7 +139,26 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
         return Buffer.from(v.buffer, v.byteOffset + (d.offset + i) * w, w).toString('hex');
       };
     }
-    case arrow.Type.Timestamp: case arrow.Type.Date: {
+    case arrow.Type.Timestamp: {
+      // whole seconds, then the fraction the column's unit holds (trailing zeros removed)
+      const unit = (type as arrow.Timestamp).unit;
+      const div = UNIT_DIV[unit], digits = [0, 3, 6, 9][unit];
+      const bigDiv = BigInt(div);
+      const sec = epochSecondsReader(type)!;
+      const fmt = epochSecondsFormatter();
+      return (d, i) => {
+        if (isNull(d, i)) return null;
+        const s = sec(d, i);
+        if (div === 1) return fmt(s);
+        const vals = d.values as BigInt64Array | Int32Array;
+        const j = d.offset + i;
+        let sub: number;
+        if (vals instanceof BigInt64Array) sub = div < 1e9 ? Number(vals[j]) - s * div : Number(vals[j] - BigInt(s) * bigDiv);
+        else sub = vals[2 * j + 1] * TWO32 + (vals[2 * j] >>> 0) - s * div;
+        return fmt(s) + fractionText(sub, digits);
+      };
+    }
+    case arrow.Type.Date: {
       const sec = epochSecondsReader(type)!;
       const fmt = epochSecondsFormatter();
       return (d, i) => isNull(d, i) ? null : fmt(sec(d, i));

@@ -30,15 +30,19 @@ describe('canonical form', () => {
     expect(canonicalDouble(1234567890123445)).toBe('1234567890123440');
     expect(canonicalValue('123.40', 'decimal', true)).toBe(canonicalValue(123.4, 'float'));
   });
-  it('renders timestamps to the second, naive ≡ UTC wall clock', () => {
+  it('renders timestamps at their own precision (fraction trimmed), naive ≡ UTC wall clock', () => {
     expect(canonicalEpochSeconds(0)).toBe('1970-01-01 00:00:00');
     expect(canonicalEpochSeconds(-1)).toBe('1969-12-31 23:59:59');
     expect(epochSecondsOf(-1n, 'micro')).toBe(-1);
     expect(epochSecondsOf(1_500_000n, 'micro')).toBe(1);
-    expect(canonicalTimestampText('2026-03-04 05:06:07.891')).toBe('2026-03-04 05:06:07');
+    expect(canonicalTimestampText('2026-03-04 05:06:07.891')).toBe('2026-03-04 05:06:07.891');
+    expect(canonicalTimestampText('2026-03-04 05:06:07.400000')).toBe('2026-03-04 05:06:07.4');
+    expect(canonicalTimestampText('2026-03-04 05:06:07.000')).toBe('2026-03-04 05:06:07');
     expect(canonicalTimestampText('2026-03-04T07:06:07+02:00')).toBe('2026-03-04 05:06:07');
     expect(canonicalTimestampText('2026-03-04')).toBe('2026-03-04 00:00:00');
-    expect(canonicalValue(new Date(Date.UTC(2026, 2, 4, 5, 6, 7, 999)), 'timestamp')).toBe('2026-03-04 05:06:07');
+    expect(canonicalValue(new Date(Date.UTC(2026, 2, 4, 5, 6, 7, 999)), 'timestamp')).toBe('2026-03-04 05:06:07.999');
+    expect(canonicalValue(new Date(Date.UTC(2026, 2, 4, 5, 6, 7, 0)), 'timestamp')).toBe('2026-03-04 05:06:07');
+    expect(canonicalValue(new Date(Date.UTC(1969, 11, 31, 23, 59, 59, 500)), 'timestamp')).toBe('1969-12-31 23:59:59.5');
     for (const d of [-800000, -1, 0, 1, 59, 60, 11016, 20000, 2932896]) {
       const [y, m, dd] = civilFromDays(d);
       expect(daysFromCivil(y, m, dd)).toBe(d);

@@ -4,10 +4,13 @@
  * for values decoded from the lake). Two equal values render to the same
  * bytes, whatever engine stored them:
  *
- * - timestamps: second resolution `YYYY-MM-DD HH:MM:SS` (fraction truncated);
- *   a naive timestamp renders its wall clock, a zoned one its UTC wall clock,
- *   so naive 10:00 ≡ 10:00Z; dates render as midnight timestamps (Oracle DATE
- *   and Iceberg `date` then compare with timestamps).
+ * - timestamps: `YYYY-MM-DD HH:MM:SS[.f]` at the precision the value has —
+ *   the fraction with its trailing zeros removed, none when it is zero (so
+ *   Postgres' microseconds, Oracle TIMESTAMP(n)'s fraction and an Oracle DATE's
+ *   whole seconds each compare at their own precision: 10:00:00.4 ≢ 10:00:00,
+ *   and 10:00:00.400 ≡ 10:00:00.4); a naive timestamp renders its wall clock,
+ *   a zoned one its UTC wall clock, so naive 10:00 ≡ 10:00Z; dates render as
+ *   midnight timestamps (Oracle DATE and Iceberg `date` then compare with timestamps).
  * - exact numbers (integers, decimals): plain notation, trailing fraction zeros
  *   removed (123.40 ≡ 123.4000 ≡ 123.4; 100.00 ≡ 100; -0.0 ≡ 0).
  * - a column that is floating point on either side is compared by value as a
@@ -170,6 +173,16 @@ export function epochSecondsOf(v: number | bigint, unit: 'second' | 'milli' | 'm
   return Math.floor(v / div);
 }
 
+/** `.f` of a sub-second count of `digits`-digit units (trailing zeros removed), '' when zero. */
+export function fractionText(sub: number, digits: number): string {
+  if (sub === 0) return '';
+  let s = String(sub).padStart(digits, '0');
+  let end = s.length;
+  while (s.charCodeAt(end - 1) === 48) end--;
+  s = s.slice(0, end);
+  return '.' + s;
+}
+
 /** Julian day number (Oracle `TO_CHAR(d, 'J')`) of a day number since 1970-01-01. */
 export function julianDayOf(daysSinceEpoch: number): number { return daysSinceEpoch + 2440588; }
 
@@ -195,8 +208,12 @@ export function canonicalValue(v: unknown, kind: CanonKind, asFloat = false): st
     case 'binary': return Buffer.from(v as Uint8Array).toString('hex');
     case 'date':
     case 'timestamp': {
-      if (v instanceof Date) return canonicalEpochSeconds(Math.floor(v.getTime() / 1000));
-      if (typeof v === 'number' || typeof v === 'bigint') return canonicalEpochSeconds(epochSecondsOf(v, 'milli'));
+      if (v instanceof Date || typeof v === 'number' || typeof v === 'bigint') {
+        // a JavaScript time value: epoch milliseconds
+        const ms = v instanceof Date ? v.getTime() : v;
+        const sec = epochSecondsOf(ms, 'milli');
+        return canonicalEpochSeconds(sec) + fractionText(Number(BigInt(ms) - BigInt(sec) * 1000n), 3);
+      }
       return canonicalTimestampText(String(v));
     }
     default:
@@ -209,14 +226,15 @@ export function canonicalValue(v: unknown, kind: CanonKind, asFloat = false): st
  * `2026-01-02`): an offset converts to UTC, no offset keeps the wall clock.
  */
 export function canonicalTimestampText(s: string): string {
-  const m = /^(-?\d{4,})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s.trim());
+  const m = /^(-?\d{4,})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:\.(\d+))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s.trim());
   if (!m) return s;
-  const [, y, mo, d, hh = '0', mi = '0', ss = '0', tz] = m;
+  const [, y, mo, d, hh = '0', mi = '0', ss = '0', frac = '', tz] = m;
   let sec = daysFromCivil(Number(y), Number(mo), Number(d)) * 86400 + Number(hh) * 3600 + Number(mi) * 60 + Number(ss);
   if (tz && tz !== 'Z') {
     const t = /^([+-])(\d{2}):?(\d{2})?$/.exec(tz)!;
     const off = (Number(t[2]) * 3600 + Number(t[3] ?? 0) * 60) * (t[1] === '-' ? -1 : 1);
     sec -= off;
   }
-  return canonicalEpochSeconds(sec);
+  const f = frac.replace(/0+$/, '');
+  return canonicalEpochSeconds(sec) + (f ? '.' + f : '');
 }

@@ -50,7 +50,7 @@ export function registerDqCommands(program: Command): void {
     .option('--branch <keys>', 'comma-separated branch keys (default: all branches)')
     .option('--tables <names>', 'comma-separated tables: OWNER.TABLE, TABLE, subquery name or lake name (default: all)')
     .option('--tables-file <path>', 'table definitions (default: $TRIBUTARY_TABLES_FILE or ./tables.json)')
-    .option('--since <date>', 'window start, YYYY-MM-DD[ HH:MM:SS] (default: 1 January of the current year)')
+    .option('--since <date>', 'window start, YYYY-MM-DD[ HH:MM:SS] (default: none — each table in full, from the start of its INITIAL range)')
     .option('--until <date>', "window end; a bare date includes that day (default: each table × branch's last watermark in control_state)")
     .option('--no-hash', 'row counts only (skip the row-hash check)')
     .option('--csv <dir>', 'also write the results to <dir>/<run id>.csv')

@@ -8,7 +8,6 @@ import { resolveTables } from '../config/resolve-tables';
 import { selectTables } from '../config/select-tables';
 import { TablesConfigError } from '../config/tables-json';
 import type { DqRequest } from './request';
-import { defaultSince } from './window';
 import { writeResultsCsv } from './csv';
 import { newDqRunId } from './result';
 import { writeDqResults } from './results';
@@ -52,7 +51,7 @@ export async function executeDq(ctx: DqContext, r: DqRequest, x: DqOverrides = {
   const style = ctx.style ?? 'params';
   const name = (f: string) => fieldName([f], style);
   const o: DqOptions = {
-    runId: ctx.runId, namespace: r.namespace, since: r.since ?? defaultSince(), until: r.until ?? null, hash: r.hash, write: r.write,
+    runId: ctx.runId, namespace: r.namespace, since: r.since ?? null, until: r.until ?? null, hash: r.hash, write: r.write,
     repair: r.repair || r.repairDeletes, repairDeletes: r.repairDeletes, examples: r.examples, maxRowsInMemory: x.maxRowsInMemory,
   };
   const lake = x.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });

@@ -22,7 +22,11 @@ describe('Oracle reconciler SQL (rendered text)', () => {
   });
   it('renders canonical expressions', () => {
     expect(oraCanonicalExpr('t."D"', { sourceType: 'DATE', asFloat: false })).toBe(`TO_CHAR(t."D", 'YYYY-MM-DD HH24:MI:SS')`);
-    expect(oraCanonicalExpr('t."Z"', { sourceType: 'TIMESTAMP(6) WITH TIME ZONE', asFloat: false })).toBe(`TO_CHAR(SYS_EXTRACT_UTC(t."Z"), 'YYYY-MM-DD HH24:MI:SS')`);
+    // each at its own precision: DATE to the second, TIMESTAMP(n) with n fraction digits (at most the lake's 6), zeros trimmed
+    expect(oraCanonicalExpr('t."Z"', { sourceType: 'TIMESTAMP(6) WITH TIME ZONE', asFloat: false })).toBe(`RTRIM(RTRIM(TO_CHAR(SYS_EXTRACT_UTC(t."Z"), 'YYYY-MM-DD HH24:MI:SS.FF6'), '0'), '.')`);
+    expect(oraCanonicalExpr('t."T"', { sourceType: 'TIMESTAMP(3)', asFloat: false })).toBe(`RTRIM(RTRIM(TO_CHAR(t."T", 'YYYY-MM-DD HH24:MI:SS.FF3'), '0'), '.')`);
+    expect(oraCanonicalExpr('t."T"', { sourceType: 'TIMESTAMP(9)', asFloat: false })).toBe(`RTRIM(RTRIM(TO_CHAR(t."T", 'YYYY-MM-DD HH24:MI:SS.FF6'), '0'), '.')`);
+    expect(oraCanonicalExpr('t."T"', { sourceType: 'TIMESTAMP(0)', asFloat: false })).toBe(`TO_CHAR(t."T", 'YYYY-MM-DD HH24:MI:SS')`);
     expect(oraCanonicalExpr('t."N"', { sourceType: 'NUMBER(12,2)', asFloat: false })).toBe(`REGEXP_REPLACE(TO_CHAR(t."N", 'TM9'), '^(-?)\\.', '\\10.')`);
     expect(oraCanonicalExpr('t."F"', { sourceType: 'NUMBER', asFloat: true })).toContain('ROUND(CAST(t."F" AS NUMBER), 14 - FLOOR(LOG(10, ABS(CAST(t."F" AS NUMBER)))))');
     expect(oraCanonicalExpr('t."R"', { sourceType: 'RAW', asFloat: false })).toBe('LOWER(RAWTOHEX(t."R"))');

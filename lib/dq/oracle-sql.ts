@@ -52,8 +52,15 @@ export function oraCanonicalExpr(ref: string, col: Pick<SqlColumn, 'sourceType' 
   switch (kind) {
     case 'integer': case 'decimal': return numText(ref); // NUMBER keeps no trailing zeros: already scale-normalised
     case 'float': return numText(`CAST(${ref} AS NUMBER)`);
-    case 'timestamp':
-      return /WITH (LOCAL )?TIME ZONE/.test(t) ? `TO_CHAR(SYS_EXTRACT_UTC(${ref}), ${TS})` : `TO_CHAR(${ref}, ${TS})`;
+    case 'timestamp': {
+      // at the column's own precision: a DATE to the second, a TIMESTAMP(n) with the n digits it
+      // keeps (6 at most: the lake's microseconds), trailing zeros removed as canonical.ts does
+      const zoned = /WITH (LOCAL )?TIME ZONE/.test(t);
+      const v = zoned ? `SYS_EXTRACT_UTC(${ref})` : ref;
+      const n = t === 'DATE' ? 0 : Math.min(6, Number((/^TIMESTAMP\((\d)\)/.exec(t) ?? ['', '6'])[1]));
+      if (n === 0) return `TO_CHAR(${v}, ${TS})`;
+      return `RTRIM(RTRIM(TO_CHAR(${v}, 'YYYY-MM-DD HH24:MI:SS.FF${n}'), '0'), '.')`;
+    }
     case 'binary': return `LOWER(RAWTOHEX(${ref}))`;
     default: return ref;
   }

@@ -164,7 +164,7 @@ describe('Postgres canonical SQL ≡ Node canonicaliser', () => {
     const cols = ['amt', 'at', 'id', 'name'].map((n) => ({ name: n, sourceType: ({ id: 'integer', name: 'text', amt: 'numeric(10,2)', at: 'timestamp' } as Record<string, string>)[n], asFloat: false }));
     const r = await client.query(`SELECT ${pgHash64(pgRowText(cols))}::text AS h FROM t_row t ORDER BY id`);
     const node = [
-      rowText(['1.5', '2026-01-02 03:04:05', '1', 'a']),
+      rowText(['1.5', '2026-01-02 03:04:05.6', '1', 'a']),
       rowText([null, null, '2', null]),
       rowText(['0', '2026-01-01 00:00:00', '3', '']),
     ].map((s) => hashToBigInt(hash64(s)).toString());

@@ -39,13 +39,14 @@ export function pgCanonicalExpr(ref: string, col: Pick<SqlColumn, 'sourceType' |
     case 'decimal': return `trim_scale(${ref})::text`;
     case 'float': return `trim_scale(${ref}::float8::numeric)::text`;
     case 'boolean': return `${ref}::text`;
-    // timestamp::text is ISO `YYYY-MM-DD HH:MM:SS` under DateStyle ISO (the default; the
-    // reconciler's sessions set it) and twice as fast as to_char
+    // timestamp::text is ISO `YYYY-MM-DD HH:MM:SS[.ffffff]` under DateStyle ISO (the default; the
+    // reconciler's sessions set it), the fraction without trailing zeros — the canonical form at the
+    // column's own (microsecond) precision — and twice as fast as to_char
     case 'date': return `${ref}::timestamp::text`;
     case 'timestamp':
       return t.includes('with time zone') || t === 'timestamptz'
-        ? `date_trunc('second', ${ref} AT TIME ZONE 'UTC')::text`
-        : `date_trunc('second', ${ref})::text`;
+        ? `(${ref} AT TIME ZONE 'UTC')::text`
+        : `${ref}::timestamp::text`;
     case 'binary': return `encode(${ref}, 'hex')`;
     default:
       // char(n): text casts drop the padding the driver (and so the lake) keeps; format() keeps it

@@ -1,10 +1,10 @@
 import type * as arrow from 'apache-arrow';
 import type { LakeTable } from '../lake';
 import type { SourceColumn } from '../sources';
-import { INJECTED } from '../config/lake-columns';
+import { DELETED_AT, INJECTED } from '../config/lake-columns';
 import type { TableDef } from '../config/tables-json';
 import { arrowKind } from './arrow-canonical';
-import { arrowSide } from './arrow-side';
+import { arrowSide, type BatchPredicate } from './arrow-side';
 import { compareAsFloat } from './canonical';
 import { oracleKind } from './oracle-sql';
 import { pgKind } from './pg-sql';
@@ -38,7 +38,7 @@ export interface UnitPlan {
 
 /** Resolve columns, keys and window of a unit (pure over the described schemas). */
 export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: SourceColumn[], helperDate: SourceColumn | null, lakeSchema: arrow.Schema,
-  w: { since: string; until?: string | null; watermark: { cdc: string | null; date: string | null } | null }): UnitPlan {
+  w: { since: string | null; until?: string | null; watermark: { cdc: string | null; date: string | null } | null }): UnitPlan {
   const lakeFields = lakeSchema.fields.filter((f) => !INJECTED.includes(f.name) && !INJECTED.some((n) => n.toUpperCase() === f.name.toUpperCase()));
   const src = source.filter((c) => !INJECTED.some((n) => n.toUpperCase() === c.name.toUpperCase()));
   const lakeByName = new Map(lakeFields.map((f) => [f.name.toUpperCase(), f]));
@@ -83,14 +83,31 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
   };
 }
 
-/** The lake side of a unit: the branch partition at one snapshot, windowed in the decode loop. */
+/**
+ * The lake side of a unit: the branch partition at one snapshot, windowed in
+ * the decode loop. Rows soft-deleted by the ETL (`_deleted_at` set: tables.json
+ * `soft_delete`) are gone from the source by design and are not compared.
+ */
 export function lakeSideOf(table: LakeTable, branch: string, snapshotId: bigint | null, plan: UnitPlan, signal?: AbortSignal): DqSide {
+  const soft = table.arrowSchema().fields.some((f) => f.name === DELETED_AT);
+  const win = lakePredicate(plan.window);
   return arrowSide({
     scan: (columns) => (snapshotId === null ? (async function* () { /* empty table */ })() : table.scan({ columns, partition: { BRANCH_ID: branch }, snapshotId })),
     keys: plan.lakeKeys, columns: plan.lakeColumns, keyHash: plan.query.keyHash, digest: plan.query.digest,
-    windowColumns: plan.window.column ? [plan.window.column] : [],
-    window: lakePredicate(plan.window),
+    windowColumns: [...(plan.window.column ? [plan.window.column] : []), ...(soft ? [DELETED_AT] : [])],
+    window: soft ? liveOnly(win) : win,
     signal,
   });
+}
+
+/** `window` and `_deleted_at IS NULL`. */
+function liveOnly(win: BatchPredicate | undefined): BatchPredicate {
+  return (batch) => {
+    const d = batch.data.children[batch.schema.fields.findIndex((f) => f.name === DELETED_AT)];
+    const inWin = win?.(batch) ?? null;
+    const bm = d.nullBitmap;
+    const live = (i: number) => { if (d.nullCount === d.length) return true; if (!d.nullCount) return false; const k = d.offset + i; return (bm![k >> 3] & (1 << (k & 7))) === 0; };
+    return inWin ? (i) => live(i) && inWin(i) : live;
+  };
 }
 

@@ -86,11 +86,22 @@ export async function repairUnit(a: {
   const [sr, lr] = await Promise.all([src.side(plan.query).rowsForKeys(keys), lakeSideOf(table, branch, snap, plan, a.signal).rowsForKeys(keys)]);
   const re = diffRowSets(sr, lr, { columnNames: plan.columnNames, keyNames: plan.keyNames });
   out.recheck = { keys: keys.length, matched: re.matched, only_in_source: re.onlyInSource, only_in_lake: re.onlyInLake, hash_mismatch: re.mismatch };
+  // a repair that could not finish says why: which step fell short and what the re-check still sees
   const notes: string[] = [];
   if (!diff.keys.complete) notes.push('more differing keys than were collected: run the check again');
+  if (out.merged && out.merged.rows < toMerge.length) {
+    notes.push(`${toMerge.length - out.merged.rows} of ${toMerge.length} key(s) to merge were not found again at the source (changed or deleted since the check?)`);
+  }
+  if (toDelete.length && (out.deleted ?? 0) < toDelete.length) {
+    notes.push(`${toDelete.length - (out.deleted ?? 0)} of ${toDelete.length} key(s) to delete matched no live lake row`);
+  }
+  if (re.onlyInSource + re.onlyInLake + re.mismatch > 0) {
+    notes.push(`re-check after the repair: ${re.onlyInSource} only in the source, ${re.onlyInLake} only in the lake, ${re.mismatch} different`);
+  }
   if (diff.onlyInLake > 0 && !a.deletes) notes.push(`${diff.onlyInLake} key(s) only in the lake kept (pass --repair-deletes to delete them)`);
   out.remaining = re.onlyInSource + re.onlyInLake + re.mismatch > 0 || notes.length > 0;
   if (notes.length) out.note = notes.join('; ');
   out.status = out.remaining ? 'PARTIAL' : 'REPAIRED';
+  if (out.remaining) a.logger.warn('repair could not finish', { status: out.status, reason: out.note, requested: out.requested, merged: out.merged, deleted: out.deleted });
   return out;
 }

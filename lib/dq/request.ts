@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { intField, listField, namespaceField } from '../config/request';
-import { checkWindowValue, defaultSince } from './window-value';
+import { checkWindowValue } from './window-value';
 
 const windowValue = z.string().superRefine((v, ctx) => {
   const why = checkWindowValue(v);
@@ -20,7 +20,7 @@ export const DqRequest = z.strictObject({
   tablesFile: z.string().min(1).max(4096).optional(),
   /** tables.json content inline, instead of a file. */
   tablesJson: z.unknown().optional(),
-  /** Window start, YYYY-MM-DD[ HH:MM:SS]. (Default: 1 January of the current year) */
+  /** Window start, YYYY-MM-DD[ HH:MM:SS]. (Default: none — each table in full, from the start of its INITIAL range) */
   since: windowValue.optional(),
   /** Window end; a bare date includes that day. (Default: each unit's last watermark) */
   until: windowValue.optional(),
@@ -41,7 +41,11 @@ export const DqRequest = z.strictObject({
   examples: intField(0, 10_000).optional(),
 })
   .refine((r) => r.tablesFile === undefined || r.tablesJson === undefined, { message: 'give tablesFile or tablesJson, not both', path: ['tablesJson'] })
-  .refine((r) => r.until === undefined || r.until.trim().slice(0, 10) >= (r.since ?? defaultSince()).trim().slice(0, 10), { message: 'is before the window start (since)', path: ['until'] })
+  .superRefine((r, ctx) => {
+    if (r.until !== undefined && r.since !== undefined && r.until.trim().slice(0, 10) < r.since.trim().slice(0, 10)) {
+      ctx.addIssue({ code: 'custom', message: `is before the window start: the window ${r.since} … ${r.until} is empty`, path: ['until'] });
+    }
+  })
   .refine((r) => !(r.repair || r.repairDeletes) || r.hash, { message: 'needs the row-hash check to find the keys (drop --no-hash / set hash: true)', path: ['repair'] })
   .refine((r) => !((r.repair || r.repairDeletes) && r.selfTest), { message: 'not available with self-test (there is no source to re-extract from)', path: ['repair'] })
   // --repair-deletes implies --repair (seed 000).

@@ -11,14 +11,13 @@ import { repairUnit, type RepairOutcome } from './repair';
 import { newDqRunId, type DqResult, type DqStatus } from './result';
 import { writeDqResults } from './results';
 import type { DqBranch, DqSource } from './source';
-import { defaultSince } from './window';
 import { fromClause, lakeSideOf, planUnit } from './plan';
 
 export interface DqOptions {
   /** Lake namespace of the data tables. (Default: etl) */
   namespace?: string;
-  /** Window start, `YYYY-MM-DD[ HH:MM:SS]`. (Default: 1 January of the current year) */
-  since?: string;
+  /** Window start, `YYYY-MM-DD[ HH:MM:SS]`. (Default: none — the whole table, from the start of its INITIAL range) */
+  since?: string | null;
   /** Window end; overrides each unit's watermark. (Default: the unit's last watermark in control_state) */
   until?: string | null;
   /** Run the row-hash check (false: counts only, --no-hash). (Default: true) */
@@ -67,7 +66,7 @@ export interface DqRunSummary {
 export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSummary> {
   const runId = o.runId ?? newDqRunId(deps.now?.());
   const ns = o.namespace ?? 'etl';
-  const since = o.since ?? defaultSince(deps.now?.());
+  const since = o.since ?? null;
   const log = deps.logger.child({ runId });
   const total = deps.tables.length * deps.branches.length;
   let done = 0;
@@ -137,7 +136,11 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
     res.hashColumns = plan.columnNames;
     if (o.repair && res.status === 'MISMATCH') {
       const outcome: RepairOutcome = await repairUnit({ src, table, def, branch, plan, diff, deletes: !!o.repairDeletes, logger: log.child({ table: def.lakeName, branch }), signal: deps.signal })
-        .catch((e) => ({ status: 'FAILED' as const, error: toError(e).message, remaining: true }));
+        .catch((e) => {
+          const error = toError(e).message;
+          log.warn('repair failed', { table: def.lakeName, branch, error });
+          return { status: 'FAILED' as const, error, note: `the repair stopped: ${error}`, remaining: true };
+        });
       res.repair = { found_status: 'MISMATCH', ...outcome };
       const why = repairWarning(outcome);
       if (why) log.warn(outcome.status === 'REPAIRED' ? 'repair did nothing' : `repair ${outcome.status.toLowerCase()}`, { table: def.lakeName, branch, reason: why });

@@ -2,10 +2,9 @@ import {
   canonicalColumn, createOracleSource, createPgClient, createPostgresSource, loadOracle, oracleColumnType, oracleConnectString, pgColumnType,
   type BranchSource, type OracleBranchOptions, type PostgresBranchOptions, type SourceColumn,
 } from '../sources';
-import { oraCountSql, oraDigestSql, oraRowsForKeysSql, oraRowsSql } from './oracle-sql';
 import { pgSide } from './pg-side';
-import type { BucketDigest } from './row-hash';
-import type { DqSide, SideRow } from './side';
+import type { DqSide } from './side';
+import { oracleSide } from './text-side';
 import type { DigestKind, HashQuery } from './sql-common';
 
 /**
@@ -82,24 +81,7 @@ export async function openOracleDqSource(o: OracleBranchOptions): Promise<DqSour
   const conn = await db.getConnection({ user: o.user, password: o.password, connectString: oracleConnectString(o) });
   let reader: BranchSource | null = null;
   const rows = async (sql: string) => (await conn.execute<Record<string, unknown>>(sql, [], { outFormat: db.OUT_FORMAT_OBJECT })).rows ?? [];
-  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-  const side = (q: HashQuery): DqSide => {
-    const toRows = (rs: Record<string, unknown>[]): SideRow[] => rs.map((r) => ({
-      hash: String(r.RH), key: q.keys.map((_, i) => text(r[`K${i}`])), values: q.columns.map((_, i) => text(r[`V${i}`])),
-    }));
-    return {
-      async count() { return Number((await rows(oraCountSql(q.rel)))[0].N); },
-      async digests(bits, within) {
-        const out = new Map<number, BucketDigest>();
-        for (const r of await rows(oraDigestSql(q, bits, within))) out.set(Number(r.B), { count: Number(r.N), sum: String(r.S) });
-        return out;
-      },
-      async rows(within) { return toRows(await rows(oraRowsSql(q, within))); },
-      async rowsForKeys(keys) {
-        return keys.length ? toRows(await rows(oraRowsForKeysSql(q, keys))) : [];
-      },
-    };
-  };
+  const side = (q: HashQuery): DqSide => oracleSide(rows, q);
   return {
     dialect: 'oracle',
     branch: o.branch,

@@ -8,8 +8,3 @@ export function checkWindowValue(v: string): string | null {
   if (back.getUTCMonth() !== m - 1 || back.getUTCDate() !== d) return 'not a calendar date';
   return null;
 }
-
-/** 1 January of the current year (the seed's YTD default). */
-export function defaultSince(now = new Date()): string {
-  return `${now.getUTCFullYear()}-01-01`;
-}

@@ -5,15 +5,18 @@ import type { BatchPredicate } from './arrow-side';
 import { canonicalScaled } from './canonical';
 
 // The window values' checks are pure (the request schema uses them without loading Arrow).
-export { checkWindowValue, defaultSince } from './window-value';
+export { checkWindowValue } from './window-value';
 
 /**
  * The shared window of a (table, branch) unit: both checks, on both sides,
  * read exactly these rows.
  *
- * - own date column: `date >= since` and `date <= last watermark` (control_state;
- *   `--until` overrides: a bare date means through the end of that day), plus
- *   the table's INITIAL range (rows the ETL never loads are not "missing").
+ * - own date column: `date >= since` (no `--since`: no lower bound — the
+ *   window covers everything the table holds, from the start of its INITIAL
+ *   range) and `date <= last watermark` (control_state; `--until` overrides: a
+ *   bare date means through the end of that day), plus the table's INITIAL
+ *   range (rows the ETL never loads are not "missing"). A window whose start
+ *   is after its end is an error naming both ends, never an empty OK.
  *   A numeric (Julian day) date column gets the equivalent Julian literals.
  * - master (no date column): compared in full.
  * - helper-driven: the date and watermark are the helper's columns, which the
@@ -41,8 +44,8 @@ export interface UnitWindow {
 export interface WindowInput {
   spec: QuerySpec;
   category: 'masters' | 'transactions';
-  /** `YYYY-MM-DD[ HH:MM:SS]`. */
-  since: string;
+  /** `YYYY-MM-DD[ HH:MM:SS]`; null: no lower bound (the whole table). */
+  since: string | null;
   until?: string | null;
   watermark: { cdc: string | null; date: string | null } | null;
   /** The window column is numeric at the source (a Julian day number). */
@@ -50,6 +53,11 @@ export interface WindowInput {
 }
 
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A window that cannot hold a row (its start after its end). */
+export class WindowError extends Error {
+  constructor(message: string) { super(message); this.name = 'WindowError'; }
+}
 const micros = (v: string) => Number(parseTimestampMicros(v.trim().replace('T', ' ')));
 
 function bound(v: string, julian: boolean): number {
@@ -72,7 +80,7 @@ export function unitWindow(w: WindowInput): UnitWindow {
   }
   const col = w.spec.dateColumn;
   if (!col) return { ...none, note: w.category === 'masters' ? null : 'no date column: compared in full' };
-  const lower = bound(w.since, w.julian);
+  const lower = w.since === null ? null : bound(w.since, w.julian);
   let end: string | null = null;
   let upper: number | null = null;
   let upperExclusive = false;
@@ -92,8 +100,14 @@ export function unitWindow(w: WindowInput): UnitWindow {
   const initial = w.spec.initial
     ? { column: col.toUpperCase(), onHelper: false, operator: w.spec.initial.operator, value: bound(String(w.spec.initial.value), w.julian) }
     : null;
-  if (w.julian) note = [note, `Julian-day column ${col.toUpperCase()}: window ${lower} … ${upper ?? '∞'}`].filter(Boolean).join('; ');
-  return { start: w.since, end, note, column: col.toUpperCase(), julian: w.julian, lower, upper, upperExclusive, initial };
+  // no --since: everything the table holds — from where its INITIAL range starts, if it has a lower end
+  const start = w.since ?? (w.spec.initial && ['>', '>='].includes(w.spec.initial.operator) ? String(w.spec.initial.value) : null);
+  if (w.since === null) note = [note, `no --since: the whole table${start !== null ? ` from its INITIAL range (${col.toUpperCase()} ${w.spec.initial!.operator} ${start})` : ''}`].filter(Boolean).join('; ');
+  if (lower !== null && upper !== null && (upperExclusive ? lower >= upper : lower > upper)) {
+    throw new WindowError(`dq: empty window: its start ${w.since} is after its end ${end}${w.until ? '' : ' (the last watermark in control_state)'}; pass an earlier --since or leave it out`);
+  }
+  if (w.julian) note = [note, `Julian-day column ${col.toUpperCase()}: window ${lower ?? '-∞'} … ${upper ?? '∞'}`].filter(Boolean).join('; ');
+  return { start, end, note, column: col.toUpperCase(), julian: w.julian, lower, upper, upperExclusive, initial };
 }
 
 const OPS: Record<string, (a: number, b: number) => boolean> = {

@@ -45,7 +45,7 @@ function printSummary(s: EtlRunSummary): void {
   w(`run ${s.runId}  mode ${s.mode}  ${s.ok ? 'OK' : 'FAILED'}  ${(s.durationMs / 1000).toFixed(1)}s`);
   for (const p of s.phases) if (!p.ran) w(`phase ${p.phase}: not run (an earlier phase hit a fatal error)`);
   for (const u of s.units) {
-    w(`${u.phase.padEnd(12)} ${u.table.padEnd(28)} ${u.branch.padEnd(14)} ${u.status.padEnd(8)} rows=${u.rows}${u.droppedDuplicates ? ` dropped_duplicates=${u.droppedDuplicates}` : ''} attempts=${u.attempts}${u.writeDisposition ? ` ${u.writeDisposition}` : ''}${u.error ? `  ${u.error.split('\n')[0]}` : ''}`);
+    w(`${u.phase.padEnd(12)} ${u.table.padEnd(28)} ${u.branch.padEnd(14)} ${u.status.padEnd(8)} rows=${u.rows}${u.droppedDuplicates ? ` dropped_duplicates=${u.droppedDuplicates}` : ''}${u.rowsDeleted !== undefined ? ` deleted=${u.rowsDeleted}` : ''} attempts=${u.attempts}${u.writeDisposition ? ` ${u.writeDisposition}` : ''}${u.error ? `  ${u.error.split('\n')[0]}` : ''}`);
   }
   for (const [t, d] of Object.entries(s.drift)) w(`schema drift in ${t}: ${JSON.stringify(d)}`);
 }

@@ -64,15 +64,17 @@ export interface RunLogRow {
   startedAt: Date; finishedAt: Date; attempts: number; writeDisposition: string | null; schemaDiscrepancy: unknown; error: string | null;
   /** Rows dropped as duplicate keys (`dedupe: latest`). (Default: 0) */
   droppedDuplicates?: number;
+  /** Rows this unit deleted (or soft-deleted) in the lake: tables.json `deletes: detect`. (Default: 0) */
+  rowsDeleted?: number;
 }
 
 export async function appendRunLog(pool: pg.Pool, r: RunLogRow): Promise<void> {
   await pool.query(`INSERT INTO etl_meta.etl_run_log (pipeline_run_id, table_name, branch_id, mode, category, status, row_count, started_at, finished_at,
-      duration_ms, attempts, write_disposition, schema_discrepancy, error_details, namespace, dropped_duplicates)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+      duration_ms, attempts, write_disposition, schema_discrepancy, error_details, namespace, dropped_duplicates, rows_deleted)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
   [r.runId, r.table, r.branch, r.mode, r.category, r.status, r.rows, r.startedAt, r.finishedAt, r.finishedAt.getTime() - r.startedAt.getTime(),
     r.attempts, r.writeDisposition, r.schemaDiscrepancy === null || r.schemaDiscrepancy === undefined ? null : JSON.stringify(r.schemaDiscrepancy), r.error,
-    r.namespace, r.droppedDuplicates ?? 0]);
+    r.namespace, r.droppedDuplicates ?? 0, r.rowsDeleted ?? 0]);
 }
 
 /** Read side for `/api/v1/etl/control`. */

@@ -5,6 +5,7 @@ import { isTransient, toError, withRetry } from '../errors';
 import type { Logger } from '../log';
 import { fromArrowType, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
 import { describedUnitProblem } from './plan-checks';
+import { detectDeletes } from './detect-deletes';
 import { renderUnit } from './render-unit';
 import type { RunContext, TableState, Unit } from './run-types';
 import { dataColumns, describeUnit, widenTable } from './schema-step';
@@ -86,6 +87,14 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     u.dropped = 0;
     if (keys?.suspects.size) await settleDuplicates(ctx, u, st, keys, ulog);
     u.stats = stats;
+    if (s.mode === 'INCREMENTAL' && u.def.deletes.mode === 'detect') {
+      // after the extract: a row inserted since is only in the source (ignored), one deleted since is a delete
+      const t = Date.now();
+      const d = await detectDeletes({ target: ctx.target, schema: st.schema!, log: ulog, signal: ctx.signal }, u);
+      u.deleteKeys = d.keys;
+      ulog.info('deletes detected', { keys: d.keys.length, sourceKeys: d.sourceKeys, lakeKeys: d.lakeKeys, ms: Date.now() - t });
+      if (!d.complete) ulog.warn('more deleted keys than one pass collects: the rest are deleted by the next run', { collected: d.keys.length });
+    }
     u.status = 'SUCCESS';
     u.finishedAt = new Date();
     if (u.rows === 0) ulog.warn('extracted no rows: nothing to load for this unit', { reason: noRowsReason(u, s.mode) });

@@ -57,6 +57,7 @@ export function fanoutDispatch(d: Omit<FanoutDeps, 'logger' | 'signal'> & { requ
 function applyOutcome(u: Unit, r: UnitOutcome): void {
   u.status = r.status; u.fatal = r.fatal; u.error = r.error; u.attempts = r.attempts; u.rows = r.rows; u.dropped = r.dropped ?? 0;
   u.files = r.files.map((f) => ({ ...f }));
+  if (r.deleteKeys) u.deleteKeys = r.deleteKeys;
   u.stats = { rows: r.rows, max: Object.fromEntries(Object.entries(r.max).map(([k, v]) => [k, v === null ? null : { text: v, cmp: v }])) };
   if (r.columns) u.columns = r.columns as SourceColumn[];
   if (r.sql) u.query = { sql: r.sql, binds: (r.binds ?? []) as Bind[] };

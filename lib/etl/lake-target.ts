@@ -5,11 +5,23 @@ import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
 import type { Lake, LakeTable } from '../lake';
-import { BRANCH_ID, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
+import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
 import type { UnionColumn } from './schema-union';
 
-export interface WriteOutcome { snapshotId: string | null; disposition: 'replace' | 'merge' | 'append'; inserted?: number; updated?: number }
+export interface WriteOutcome {
+  snapshotId: string | null; disposition: 'replace' | 'merge' | 'append'; inserted?: number; updated?: number;
+  /** Rows a merge deleted (or soft-deleted) through `deletes`, by branch. */
+  deletedByBranch?: Record<string, number>;
+}
+
+/** Source deletes a merge applies in its commit (tables.json `deletes: detect`). */
+export interface MergeDeletes {
+  /** Key tuples in unique_key order followed by the branch (the merge key + BRANCH_ID). */
+  keys: unknown[][];
+  /** Stamp `_deleted_at` with this time (wall-clock micros) instead of removing the rows. (Default: remove) */
+  softAt?: bigint;
+}
 
 /**
  * The write step behind a small interface: the run loop only sees this.
@@ -18,12 +30,14 @@ export interface WriteOutcome { snapshotId: string | null; disposition: 'replace
 export interface LakeTarget {
   /** Current data columns (without the injected ones), or null when the table does not exist. */
   columns(table: string): Promise<UnionColumn[] | null>;
-  /** Create or evolve the table to hold `columns`; returns the lake's Arrow schema (with field ids) to stage in. */
-  prepare(table: string, columns: UnionColumn[]): Promise<arrow.Schema>;
+  /** Create or evolve the table to hold `columns` (and `_deleted_at` with `softDelete`); returns the lake's Arrow schema (with field ids) to stage in. */
+  prepare(table: string, columns: UnionColumn[], opts?: { softDelete?: boolean }): Promise<arrow.Schema>;
   /** Replace the whole table by the staged files. */
   replace(table: string, files: StagedFile[]): Promise<WriteOutcome>;
-  /** Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward. */
-  merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number }): Promise<WriteOutcome>;
+  /** Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward; `deletes` go into the same commit (the last one, when the files are merged in groups). */
+  merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number; deletes?: MergeDeletes }): Promise<WriteOutcome>;
+  /** The table's rows at its current snapshot, these columns only, in one partition (no rows when the table has no snapshot). */
+  scan(table: string, columns: string[], partition: Record<string, unknown>): AsyncIterable<arrow.RecordBatch>;
   /** Snapshot retention after a load. */
   expire(table: string, opts: { maxAgeDays: number; minToKeep: number }): Promise<void>;
   /**
@@ -40,11 +54,12 @@ export interface LakeTarget {
 }
 
 /** The lake schema for a table: data columns, then BRANCH_ID, insert_at, Recorded_updated_at. */
-export function lakeArrowSchema(columns: UnionColumn[]): arrow.Schema {
+export function lakeArrowSchema(columns: UnionColumn[], softDelete = false): arrow.Schema {
   const fields = columns.filter((c) => !INJECTED.includes(c.name)).map((c) => new arrow.Field(c.name, toArrowType(c.type), true));
   fields.push(new arrow.Field(BRANCH_ID, new arrow.Utf8(), true));
   fields.push(new arrow.Field(INSERT_AT, toArrowType({ kind: 'timestamp' }), true));
   fields.push(new arrow.Field(RECORDED_UPDATED_AT, toArrowType({ kind: 'timestamp' }), true));
+  if (softDelete) fields.push(new arrow.Field(DELETED_AT, toArrowType({ kind: 'timestamp' }), true));
   return new arrow.Schema(fields);
 }
 
@@ -108,8 +123,8 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       const tbl = await load(t);
       return tbl.arrowSchema().fields.filter((f) => !INJECTED.includes(f.name)).map((f) => ({ name: f.name, type: fromArrowType(f.type) }));
     },
-    async prepare(t, columns) {
-      const schema = lakeArrowSchema(columns);
+    async prepare(t, columns, po) {
+      const schema = lakeArrowSchema(columns, !!po?.softDelete);
       if (!(await lake.tableExists(ident(t)))) {
         // silent: another run or worker may create the namespace at the same moment; a real failure
         // (no catalog, no permission) makes createTable below fail with its own error
@@ -145,26 +160,41 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       const tbl = await load(t);
       let snapshotId: string | null = null;
       let inserted = 0; let updated = 0;
+      const deletedByBranch: Record<string, number> = {};
       // each merge holds at most groupMaxBytes of staged Parquet (×3–6 once decoded)
       let group: StagedFile[] = [];
       let bytes = 0;
-      const flush = async () => {
-        if (!group.length) return;
-        // each unit checked its keys (key-check.ts): a repeat here is a bug, never a silent collapse
-        const r = await tbl.merge(batchesOf(group), { keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT], duplicateKeys: 'error' });
+      const flush = async (last = false) => {
+        const del = last && o.deletes?.keys.length ? o.deletes : null;
+        if (!group.length && !del) return;
+        const r = await tbl.merge(batchesOf(group), {
+          // each unit checked its keys (key-check.ts): a repeat here is a bug, never a silent collapse
+          keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT], duplicateKeys: 'error',
+          ...(del ? { deleteKeys: del.keys, softDelete: del.softAt !== undefined ? { column: DELETED_AT, value: del.softAt } : undefined } : {}),
+        });
         if (r.snapshotId !== null) snapshotId = String(r.snapshotId);
         inserted += r.inserted; updated += r.updated;
+        for (const p of r.deletedByPartition ?? []) {
+          const b = String(p.partition[BRANCH_ID]);
+          deletedByBranch[b] = (deletedByBranch[b] ?? 0) + p.rows;
+        }
         group = []; bytes = 0;
       };
       for (const f of files) {
         if (group.length && bytes + f.bytes > o.groupMaxBytes) await flush();
         group.push(f); bytes += f.bytes;
       }
-      await flush();
+      await flush(true);
       // a merge re-encodes what it loads: uploaded unit files are referenced by no snapshot now
       if (!opts.keepStaging) for (const f of files) if (isRemoteStaged(f)) await lake.storage.delete(f.path);
       if (snapshotId === null && tbl.currentSnapshotId() !== null) snapshotId = String(tbl.currentSnapshotId());
-      return { snapshotId, disposition: 'merge', inserted, updated };
+      return { snapshotId, disposition: 'merge', inserted, updated, deletedByBranch };
+    },
+    async *scan(t, columns, partition) {
+      const tbl = await load(t);
+      const snap = tbl.currentSnapshotId();
+      if (snap === null) return;
+      yield* tbl.scan({ columns, partition, snapshotId: snap });
     },
     async dropIfEmpty(t) {
       if (!(await lake.tableExists(ident(t)))) return false;

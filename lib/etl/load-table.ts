@@ -5,7 +5,7 @@ import { trackedColumns } from '../sources';
 import { appendRunLog, laterWatermark, recordFailure, recordSuccess, type UnitStatus, type Watermark } from './control';
 import type { RunContext, TableState } from './run-types';
 
-type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary'>;
+type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary' | 'loadTime'>;
 
 /**
  * Load and record one table once all its units are extracted: one lake
@@ -37,7 +37,12 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     const files = ok.flatMap((u) => u.files);
     try {
       tlog.info('loading', { disposition, branches: ok.map((u) => u.branch.key), rows: ok.reduce((a, u) => a + u.rows, 0), files: files.length });
-      const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes });
+      // deletes: detect — each unit's deleted keys (+ its branch) go into the merge's commit
+      const delKeys = replace ? [] : ok.flatMap((u) => (u.deleteKeys ?? []).map((k) => [...k, u.branch.key]));
+      const deletes = delKeys.length ? { keys: delKeys, softAt: def.deletes.soft ? ctx.loadTime : undefined } : undefined;
+      const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes, deletes });
+      for (const u of ok) u.rowsDeleted = out.deletedByBranch?.[u.branch.key] ?? 0;
+      if (deletes) tlog.info(def.deletes.soft ? 'soft-deleted rows' : 'deleted rows', { requested: delKeys.length, rows: out.deletedByBranch });
       snapshotId = out.snapshotId;
       disposition = out.disposition === 'append' ? 'replace' : out.disposition;
     } catch (e) {
@@ -70,6 +75,7 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
       runId, namespace: s.namespace, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status!, rows: loadError ? 0 : u.rows,
       startedAt: u.startedAt, finishedAt, attempts: u.attempts, writeDisposition: disposition, schemaDiscrepancy: st.drift.length ? st.drift : null, error: u.error,
       droppedDuplicates: loadError ? 0 : u.dropped ?? 0,
+      rowsDeleted: loadError ? 0 : u.rowsDeleted ?? 0,
     });
   }
   for (const u of bad) {
@@ -81,7 +87,8 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     });
   }
   for (const u of st.units) {
-    ctx.summary.units.push({ table: def.lakeName, branch: u.branch.key, phase: u.phase, status: u.status!, rows: u.status === 'SUCCESS' ? u.rows : 0, attempts: u.attempts,
+    ctx.summary.units.push({ table: def.lakeName, branch: u.branch.key, phase: u.phase, status: u.status!, rows: u.status === 'SUCCESS' ? u.rows : 0,
+      ...(u.def.deletes.mode === 'detect' ? { rowsDeleted: u.status === 'SUCCESS' ? u.rowsDeleted ?? 0 : 0 } : {}), attempts: u.attempts,
       writeDisposition: u.status === 'SUCCESS' ? disposition : null, error: u.error, watermark: u.watermark, ...(u.status === 'SUCCESS' && u.dropped ? { droppedDuplicates: u.dropped } : {}), sql: u.query?.sql, binds: u.query?.binds, ...(u.workerId ? { worker: u.workerId } : {}) });
   }
   if (!loadError && ok.length && disposition === 'merge' && s.compactDeletedRatio > 0) {

@@ -64,6 +64,9 @@ export class MemoryTarget implements LakeTarget {
     return true;
   }
 
+  // eslint-disable-next-line require-yield
+  async *scan(): AsyncGenerator<arrow.RecordBatch> { throw new Error('etl: the in-memory target has no scan (deletes: detect needs the lake)'); }
+
   async expire(): Promise<void> {}
   async compact(): Promise<string[]> { return []; }
 }

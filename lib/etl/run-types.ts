@@ -34,6 +34,8 @@ export interface UnitResult {
   phase: Phase;
   status: UnitStatus | 'PLANNED';
   rows: number;
+  /** Rows deleted (or soft-deleted) in the lake because the source no longer has their keys (tables.json `deletes: detect`). */
+  rowsDeleted?: number;
   attempts: number;
   writeDisposition: string | null;
   error: string | null;
@@ -75,6 +77,10 @@ export interface Unit {
   /** The writer of `files` (gives held rows back to the run's memory budget once loaded). */
   staged?: StagingWriter;
   stats?: ReadStats;
+  /** `deletes: detect`: canonical keys (unique_key order) the lake holds on this branch and the source no longer has. */
+  deleteKeys?: (string | null)[][];
+  /** Rows those keys deleted in the lake (set by the load). */
+  rowsDeleted?: number;
   startedAt: Date;
   finishedAt?: Date;
   query?: RenderedQuery;

@@ -1,4 +1,4 @@
-import { BRANCH_ID, INJECTED } from '../config/lake-columns';
+import { BRANCH_ID, DELETED_AT, INJECTED } from '../config/lake-columns';
 import { toError } from '../errors';
 import type { Logger } from '../log';
 import { HELPER_CDC, HELPER_DATE, fromArrowType, renderDescribe, typeToString, type SourceColumn } from '../sources';
@@ -53,8 +53,10 @@ export async function widenTable(ctx: SchemaContext, st: TableState, described: 
     else for (const d of u.drift) if (!st.drift.some((x) => x.column === d.column && x.kind === d.kind)) st.drift.push(d);
     if (st.drift.length) { ctx.summary.drift[st.def.lakeName] = st.drift; ctx.log.warn('schema drift', { table: st.def.lakeName, drift: st.drift }); }
     if (ctx.plan) return;
-    const fits = st.schema && u.columns.every((c) => st.schema!.fields.some((f) => f.name === c.name && typeToString(fromArrowType(f.type)) === typeToString(c.type)));
-    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns);
+    const soft = st.def.deletes.soft;
+    const fits = st.schema && u.columns.every((c) => st.schema!.fields.some((f) => f.name === c.name && typeToString(fromArrowType(f.type)) === typeToString(c.type)))
+      && (!soft || st.schema.fields.some((f) => f.name === DELETED_AT));
+    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns, { softDelete: soft });
   } finally { release(); }
 }
 

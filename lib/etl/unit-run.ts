@@ -8,7 +8,7 @@ import type { SourceColumn } from '../sources';
 import { branchHandles, syntheticBranches } from './branches';
 import { resolveTables } from './execute';
 import { extractUnit } from './extract-unit';
-import type { LakeTarget } from './lake-target';
+import { lakeTarget, type LakeTarget } from './lake-target';
 import { ParquetEncoderPool } from './parquet-encoder';
 import { etlSettingsOf } from './request';
 import type { BranchHandle, EtlRunSummary, TableState, Unit } from './run-types';
@@ -32,6 +32,8 @@ export interface UnitOutcome {
   /** Rows dropped as older duplicates of a key (`dedupe: latest`). */
   dropped?: number;
   files: { path: string; rows: number; bytes: number }[];
+  /** `deletes: detect`: keys the lake holds and the branch no longer has (canonical text). */
+  deleteKeys?: (string | null)[][];
   /** Maxima of the tracked (watermark) columns, as text. */
   max: Record<string, string | null>;
   columns: SourceColumn[] | null;
@@ -46,11 +48,12 @@ export interface UnitOutcome {
  * prepared and never evolves a table. A branch that projects a column the
  * schema step did not see fails its unit (run again: the next schema step sees it).
  */
-const frozenTarget = (table: string, branch: string): LakeTarget => {
+const frozenTarget = (table: string, branch: string, lake: () => LakeTarget): LakeTarget => {
   const refuse = async (): Promise<never> => {
     throw Object.assign(new Error(`etl: ${table} on branch ${branch} projects columns the run's schema step did not see (the branch changed during the run); run again`), { fatal: true });
   };
-  return { columns: refuse, prepare: refuse, replace: refuse, merge: refuse, expire: refuse, compact: refuse, dropIfEmpty: refuse };
+  // reading stays open: `deletes: detect` compares the branch's keys with the lake's
+  return { columns: refuse, prepare: refuse, replace: refuse, merge: refuse, expire: refuse, compact: refuse, dropIfEmpty: refuse, scan: (t, c, p) => lake().scan(t, c, p) };
 };
 
 async function openBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number): Promise<BranchHandle> {
@@ -104,7 +107,8 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
     await withSlot(ctx.pool, `etl:${p.parentRunId}:${p.branch}`, p.slots, async () => {
       log.info('extracting unit', { table: p.table, branch: p.branch, attempt: p.attempt, worker: ctx.workerId });
       await extractUnit({
-        runId: p.runId, settings: s, target: frozenTarget(p.table, p.branch), log, signal: ctx.signal, plan: false, summary,
+        runId: p.runId, settings: s, log,
+        target: frozenTarget(p.table, p.branch, () => lakeTarget(openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger }), { namespace: s.namespace })), signal: ctx.signal, plan: false, summary,
         stagingRoot: fanoutStagingRoot(ctx.env), loadTime: BigInt(p.loadTime), encoder, hold: undefined,
       }, u, st);
       if (u.status === 'SUCCESS' && /^s3a?:\/\//.test(ctx.env.warehouse)) {
@@ -116,7 +120,7 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
     }, { signal: ctx.signal });
     const out: UnitOutcome = {
       final: true, status: u.status === 'SUCCESS' ? 'SUCCESS' : 'FAILED', fatal: !!u.fatal, error: u.error, attempts: u.attempts, rows: u.rows, dropped: u.dropped ?? 0,
-      files: u.files.map((f) => ({ path: f.path, rows: f.rows, bytes: f.bytes })),
+      files: u.files.map((f) => ({ path: f.path, rows: f.rows, bytes: f.bytes })), ...(u.deleteKeys ? { deleteKeys: u.deleteKeys } : {}),
       max: Object.fromEntries(Object.entries(u.stats?.max ?? {}).map(([k, v]) => [k, v?.text ?? null])),
       columns: u.columns ?? null, sql: u.query?.sql ?? null, binds: u.query?.binds ?? null,
       startedAt: u.startedAt.toISOString(), finishedAt: (u.finishedAt ?? new Date()).toISOString(),

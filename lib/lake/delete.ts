@@ -7,8 +7,8 @@
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
 import { makeBatch, nullData } from './arrow-util';
-import { decimalWords } from './format';
 import { keyProbe } from './key-probe';
+import { keyBatch } from './key-values';
 import { keyRanges, matchKeys, writeDeletes } from './match-keys';
 import { fileMayMatch, planFiles, snapshotById } from './scan';
 import { arrowSchemaOf } from './schema';
@@ -32,8 +32,8 @@ export async function deleteWhere(t: TableHandle, opts: DeleteOptions): Promise<
   const keyCols = opts.keys.columns.map((k) => columnIndex(t, k, 'delete key', 'keys.columns'));
   // Key strings built the same way as from Arrow rows: through a one-batch table of the key values.
   const keyFields = keyCols.map((c) => arrowSchemaOf({ type: 'struct', 'schema-id': 0, fields: [schema.fields[c]] }).fields[0]);
-  const cols = keyFields.map((f, j) => arrow.vectorFromArray(opts.keys!.values.map((row) => toArrowValue(f.type, row[j])), f.type).data[0]);
-  const kb = makeBatch(new arrow.Schema(keyFields), cols, opts.keys.values.length);
+  const kb = keyBatch(keyFields, opts.keys.values);
+  const cols = kb.data.children;
   const probe = keyProbe(cols, keyCols.map((c) => String(schema.fields[c].type)), kb.numRows);
   const full = t.arrowSchema();
   const ranges = keyRanges(t, makeBatch(full, full.fields.map((f, c) => { const j = keyCols.indexOf(c); return j >= 0 ? kb.data.children[j] : nullData(f.type, kb.numRows); }), kb.numRows), keyCols);
@@ -47,18 +47,4 @@ export async function deleteWhere(t: TableHandle, opts: DeleteOptions): Promise<
     const r = await commitChange(t, { operation: 'delete', added: delFiles, removed: [], touched: new Set([...m.hits.values()].map((h) => h.pf.partKey)) });
     return { ...r, deleted };
   });
-}
-
-/** A user value (from CLI/JSON) as what Arrow's builders take for `type`. */
-function toArrowValue(type: arrow.DataType, v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  switch (type.typeId) {
-    case arrow.Type.Int: return (type as arrow.Int).bitWidth === 64 ? BigInt(v as number) : Number(v);
-    case arrow.Type.Float: return Number(v);
-    case arrow.Type.Utf8: return String(v);
-    case arrow.Type.Decimal: return decimalWords(String(v), (type as arrow.Decimal).scale);
-    case arrow.Type.Date: return v instanceof Date ? v : new Date(typeof v === 'number' ? v * 86_400_000 : String(v));
-    case arrow.Type.Timestamp: return v instanceof Date ? v.getTime() : typeof v === 'string' ? Date.parse(v) : Number(v);
-    default: return v;
-  }
 }

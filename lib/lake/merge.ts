@@ -18,8 +18,9 @@
  */
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
-import { concatBatches, makeBatch, takeBatch, takeData } from './arrow-util';
+import { concatBatches, makeBatch, nullData, takeBatch, takeData } from './arrow-util';
 import { keyProbe } from './key-probe';
+import { keyColumn } from './key-values';
 import { keyRanges, matchKeys, writeDeletes, type Hits } from './match-keys';
 import { fileMayMatch, planFiles, snapshotById, specById } from './scan';
 import { arrowSchemaOf } from './schema';
@@ -51,6 +52,20 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
       p.batches.push(s.batch);
     }
   }
+  // Keys to delete, as rows of the table schema (nulls outside the key), grouped by partition like the input.
+  const delParts = new Map<string, { partition: Record<string, unknown>; batch: arrow.RecordBatch }>();
+  if (opts.deleteKeys?.length) {
+    const n = opts.deleteKeys.length;
+    const children = target.fields.map((f, c) => {
+      const j = keyCols.indexOf(c);
+      return j >= 0 ? keyColumn(f, opts.deleteKeys!.map((row) => row[j])) : nullData(f.type, n);
+    });
+    for (const s of splitByPartition(makeBatch(target, children as never, n), schema, spec)) delParts.set(`${spec['spec-id']}/${s.key}`, { partition: s.partition, batch: s.batch });
+  }
+  const soft = opts.softDelete ? { col: columnIndex(t, opts.softDelete.column, 'softDelete column', 'softDelete.column'), value: opts.softDelete.value } : null;
+  for (const [pk, d] of delParts) if (!parts.has(pk)) parts.set(pk, { partition: d.partition, batches: [] });
+  let deleted = 0;
+  const deletedByPartition: { partition: Record<string, unknown>; rows: number }[] = [];
   const planned = await planFiles(t.view(), snapshotById(meta, meta['current-snapshot-id']));
   const w = t.writer();
   const written: string[] = [];
@@ -59,8 +74,38 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
   const allHits: Hits = new Map();
   return guarded(t, () => [...w.written.map((f) => f.file_path), ...written], async () => {
     for (const [pk, p] of parts) {
-      let input = concatBatches(target, p.batches);
+      let input = p.batches.length ? concatBatches(target, p.batches) : makeBatch(target, target.fields.map((f) => nullData(f.type, 0)) as never, 0);
       const types = matchCols.map((c) => String(schema.fields[c].type));
+      const del = delParts.get(pk);
+      if (del) {
+        const dprobe = keyProbe(matchCols.map((c) => del.batch.data.children[c]), types, del.batch.numRows);
+        if (input.numRows) {
+          // an incoming row whose key the source no longer holds: the delete is the later fact
+          const find = dprobe.bind(matchCols.map((c) => input.data.children[c]));
+          const alive: number[] = [];
+          for (let i = 0; i < input.numRows; i++) if (find(i) < 0) alive.push(i);
+          if (alive.length < input.numRows) input = takeBatch(input, alive);
+        }
+        const dplanned = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, keyRanges(t, del.batch, matchCols)));
+        const ddeletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
+        const all = target.fields.map((_, c) => c);
+        const dm = await matchKeys(t, dplanned, ddeletes, matchCols, dprobe, del.batch.numRows, soft ? all : []);
+        let n = 0;
+        for (const [path, h] of dm.hits) {
+          const prev = allHits.get(path);
+          if (prev) prev.positions.push(...h.positions); else allHits.set(path, h);
+          n += h.positions.length;
+        }
+        deleted += n;
+        if (n) deletedByPartition.push({ partition: p.partition, rows: n });
+        if (soft && dm.old && dm.old.numRows) {
+          // the deleted rows written again with the soft-delete column set (its other values kept)
+          const o = dm.old;
+          const stamp = keyColumn(target.fields[soft.col], new Array(o.numRows).fill(soft.value));
+          await w.write(makeBatch(target, o.data.children.map((d, c) => (c === soft.col ? stamp : d)) as never, o.numRows));
+        }
+      }
+      if (!input.numRows) continue;
       let probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
       if (probe.size !== input.numRows) {
         if (opts.duplicateKeys === 'error') {
@@ -78,7 +123,10 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
       const deletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
       const keep = [...new Set([...carry, ...prevCols, ...(prevCols.length ? keyCols : [])])];
       const m = await matchKeys(t, candidates, deletes, matchCols, probe, input.numRows, keep);
-      for (const [path, h] of m.hits) allHits.set(path, h);
+      for (const [path, h] of m.hits) {
+        const prev = allHits.get(path);
+        if (prev) prev.positions.push(...h.positions); else allHits.set(path, h);
+      }
       updated += m.matched; inserted += probe.size - m.matched;
       if (m.old) {
         const old = m.old;
@@ -105,7 +153,7 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
     const files = await w.close();
     const delFiles = await writeDeletes(t, allHits);
     written.push(...delFiles.map((d) => d.file_path));
-    const base = { inserted, updated, ...(opts.returnPrevious ? { previous } : {}) };
+    const base = { inserted, updated, deleted, deletedByPartition, ...(opts.returnPrevious ? { previous } : {}) };
     if (!files.length && !delFiles.length) return { ...noop(t.metadataLocation()), ...base };
     const r = await commitChange(t, { operation: 'overwrite', added: [...files, ...delFiles], removed: [], touched: new Set(parts.keys()) });
     return { ...r, ...base };

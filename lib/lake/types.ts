@@ -107,6 +107,15 @@ export interface MergeOptions {
    * input must be unique per key, lib/etl). (Default: last)
    */
   duplicateKeys?: 'last' | 'error';
+  /**
+   * Keys (one tuple per row, in `keys` order, partition columns included) whose live rows this
+   * commit removes — source deletes applied in the same snapshot as the upsert. An incoming row
+   * with one of these keys is dropped: the delete was seen after it. Values as `deleteWhere` takes
+   * them (timestamps as text keep their microseconds). (Default: none)
+   */
+  deleteKeys?: unknown[][];
+  /** Rewrite the `deleteKeys` rows with `column` set to `value` instead of removing them (a soft delete). (Default: remove) */
+  softDelete?: { column: string; value: unknown };
 }
 
 export interface MergeResult extends CommitResult {
@@ -114,6 +123,10 @@ export interface MergeResult extends CommitResult {
   updated: number;
   /** Present when `returnPrevious` was given: one object per updated row (keys + requested columns). */
   previous?: Record<string, unknown>[];
+  /** Live rows removed (or soft-deleted) by `deleteKeys`. */
+  deleted: number;
+  /** The same, per partition touched. */
+  deletedByPartition?: { partition: Record<string, unknown>; rows: number }[];
 }
 
 export interface DeleteOptions {

@@ -83,6 +83,12 @@ export function createOracleSource(o: OracleBranchOptions): BranchSource {
       });
     },
     read(q, columns, target, opts) { return readRows(q, columns, target, opts); },
+    async textQuery(sql, signal) {
+      return withConn(signal, async (c, db) => {
+        const r = await c.execute<Record<string, unknown>>(sql, [], { outFormat: db.OUT_FORMAT_OBJECT, fetchTypeHandler: fetchTypeHandler(db) as never });
+        return (r.rows ?? []).map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === null || v === undefined ? null : String(v)])));
+      });
+    },
     async close() { if (poolP) await (await poolP).close(0).catch(() => {}); }, // closing: a failing close changes nothing the caller can act on
   };
 

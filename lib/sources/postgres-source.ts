@@ -109,6 +109,19 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       return readCopy(q, columns, target, opts);
     },
 
+    async textQuery(sql, signal) {
+      return withClient(signal, async (c) => {
+        // SET LOCAL: the pooled session goes back to extraction unchanged. ISO output is what
+        // the canonical text relies on; a HashAggregate over the few digest groups, not a sort.
+        await c.query('BEGIN READ ONLY');
+        try {
+          await c.query(`SET LOCAL datestyle = 'ISO, YMD'; SET LOCAL enable_sort = off`);
+          const r = await c.query({ text: sql, types: { getTypeParser: () => (x: string) => x } });
+          return r.rows as Record<string, string | null>[];
+        } finally { await c.query('ROLLBACK'); }
+      });
+    },
+
     async close() { await pool.end().catch(() => {}); }, // closing: a failing close changes nothing the caller can act on
   };
 

@@ -80,5 +80,12 @@ export interface BranchSource {
    * source columns become nulls; types converted to the target's).
    */
   read(q: RenderedQuery, columns: SourceColumn[], target: ReadTarget, opts: { batchSize: number; signal?: AbortSignal; stats: ReadStats }): AsyncIterable<arrow.RecordBatch>;
+  /**
+   * Run a read-only SQL text (no binds) and return its rows with every value as text (a
+   * Postgres session in ISO DateStyle; Oracle columns by their upper-case aliases) — the
+   * reconciler's digest queries, which detect deleted keys (tables.json `deletes: detect`).
+   * Absent on sources that are not a database (the self-test's synthetic branches).
+   */
+  textQuery?(sql: string, signal?: AbortSignal): Promise<Record<string, string | null>[]>;
   close(): Promise<void>;
 }

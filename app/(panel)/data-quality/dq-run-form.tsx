@@ -33,7 +33,7 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
       <div className="form-grid">
         <TextField label="Branches" name="branches" value={branches} onChange={setBranches} placeholder="all branches (or a,b,c)" />
         <TextField label="Tables" name="tables" value={tables} onChange={setTables} placeholder="all of tables.json" />
-        <TextField label="Since" name="since" value={since} onChange={setSince} placeholder="1 January this year (YYYY-MM-DD)" />
+        <TextField label="Since" name="since" value={since} onChange={setSince} placeholder="whole table (YYYY-MM-DD)" />
         <TextField label="Until" name="until" value={until} onChange={setUntil} placeholder="each unit’s last watermark" />
         <label className="field field-check">
           <input type="checkbox" name="hash" checked={hash} onChange={(e) => { setHash(e.target.checked); if (!e.target.checked) { setRepair(false); setRepairDeletes(false); } }} />

@@ -20,7 +20,7 @@ interface ControlRow extends Row {
 }
 interface RunLogRow extends Row {
   id: string | number; pipeline_run_id: string; namespace?: string; table_name: string; branch_id: string; mode: string; category: string | null; status: string;
-  row_count: string | number; started_at: string; duration_ms: string | number | null; attempts: number; write_disposition: string | null;
+  row_count: string | number; rows_deleted?: string | number; started_at: string; duration_ms: string | number | null; attempts: number; write_disposition: string | null;
   schema_discrepancy: unknown; error_details: string | null;
 }
 
@@ -157,7 +157,7 @@ export function PipelinesView() {
           <div className="table-scroll">
             <table className="table table-compact" data-testid="etl-runs-table">
               <thead>
-                <tr><th>Started</th><th>Run</th><th>Table</th><th>Branch</th><th>Mode</th><th>Status</th><th className="right">Rows</th><th className="right">Duration</th><th className="right">Attempts</th><th>Write</th><th>Schema</th></tr>
+                <tr><th>Started</th><th>Run</th><th>Table</th><th>Branch</th><th>Mode</th><th>Status</th><th className="right">Rows</th><th className="right" title="rows deleted in the lake (tables.json deletes: detect)">Deleted</th><th className="right">Duration</th><th className="right">Attempts</th><th>Write</th><th>Schema</th></tr>
               </thead>
               <tbody>
                 {log.map((r) => (
@@ -169,6 +169,7 @@ export function PipelinesView() {
                     <td className="small">{r.mode}{r.category ? <span className="muted"> · {r.category}</span> : null}</td>
                     <td><EngineBadge status={r.status} title={r.error_details ?? undefined} />{r.error_details && <div className="cell-error" title={r.error_details}>{r.error_details}</div>}</td>
                     <td className="num right">{count(r.row_count)}</td>
+                    <td className="num right">{count(r.rows_deleted ?? 0)}</td>
                     <td className="num right">{ms(r.duration_ms)}</td>
                     <td className="num right">{r.attempts}</td>
                     <td className="small muted">{r.write_disposition ?? '—'}</td>
