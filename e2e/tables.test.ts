@@ -53,7 +53,7 @@ describe('Tables page', () => {
   it('builds tables.json from the branch catalog, and an ETL run loads what it names', async () => {
     expect((await call('POST', '/api/v1/connections', { name: 'b1', kind: 'postgres', isBranch: true, branchKey: 'b1', params: {}, secrets: { url } })).status).toBe(201);
     await page.goto(`${stack.baseUrl}/tables`);
-    await page.getByRole('heading', { name: 'Tables' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Tables' }).waitFor();
     const browse = page.getByTestId('tables-browse');
     await browse.locator('select[name="connection"] option[value="b1"]').waitFor({ state: 'attached' });
     await browse.locator('select[name="connection"]').selectOption('b1');
