@@ -14,7 +14,11 @@ import { startFlowScheduler } from '../lib/flows';
 export async function runWorkerProcess(opts: { concurrency?: number; jobs?: readonly JobDefinition[] } = {}): Promise<void> {
   const env = parseEnv();
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
-  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m) });
+  // Without DATABASE_URL the worker starts (owns, supervises) the data folder's database: refused when another process owns it.
+  const { url, embedded } = await connectDatabase(env, {
+    log: (m) => logger.info(m), exclusive: true, command: 'tributary worker',
+    onSupervisor: (level, m) => logger[level](m, { dataDir: env.dataDir }),
+  });
   const pool = createPool(url, { max: 20, application: 'tributary-worker' });
   const prisma = createPrisma(url, { max: 4 });
   await ensureQueue(pool);

@@ -12,14 +12,20 @@ import { buildCli, freshCliEntry } from './cli-build.mjs';
 /**
  * `tributary serve` (what `npm start` runs): database (embedded unless
  * DATABASE_URL), migrations, first admin, panel build when needed, then the
- * web server and one worker as child processes. SIGINT/SIGTERM stops all of
- * them and the embedded Postgres, in that order.
+ * web server and one worker as child processes. It owns the data folder's
+ * embedded Postgres and restarts it when it exits on its own; web and worker
+ * keep their URL and reconnect. SIGINT/SIGTERM stops all of them and the
+ * embedded Postgres, in that order.
  */
 export async function serve(opts: { build?: boolean; worker?: boolean } = {}): Promise<void> {
   const env = parseEnv();
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
-  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m) });
-  if (embedded?.owned) logger.info('embedded PostgreSQL started', { dataDir: env.dataDir });
+  // One owner per data folder: a second `serve` on a folder whose database another process runs is refused (lib/db/data-folder-owner.ts).
+  const { url, embedded } = await connectDatabase(env, {
+    log: (m) => logger.info(m), exclusive: true, command: 'tributary serve',
+    onSupervisor: (level, m) => logger[level](m, { dataDir: env.dataDir }),
+  });
+  if (embedded?.owned) logger.info('embedded PostgreSQL started; this process supervises it (restarts it if it exits)', { dataDir: env.dataDir, port: embedded.port });
   const pool = createPool(url, { max: 2 });
   await ensureQueue(pool);
   await pool.end();
