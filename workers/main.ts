@@ -1,7 +1,8 @@
 import { parseEnv } from '../lib/config/env';
 import { connectDatabase, createPool, createPrisma } from '../lib/db';
 import { createJobRegistry, ensureQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
-import { consoleSink, createLogger } from '../lib/log';
+import { collapseRepeats, consoleSink, createLogger } from '../lib/log';
+import { isDatabaseUnavailable } from '../lib/errors/db-unavailable';
 import { jobDefinitions } from './jobs';
 import { startFlowScheduler } from '../lib/flows';
 
@@ -13,7 +14,14 @@ import { startFlowScheduler } from '../lib/flows';
  */
 export async function runWorkerProcess(opts: { concurrency?: number; jobs?: readonly JobDefinition[] } = {}): Promise<void> {
   const env = parseEnv();
-  const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
+  // Repeated warnings (a scheduler tick failing every 2 s through an outage) are written once, then counted.
+  const logger = createLogger(collapseRepeats(consoleSink()), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
+  // The queue library completes and fails jobs without awaiting: in an outage those writes reject
+  // with nobody listening. An expected condition, counted in one line a minute, not a crash.
+  process.on('unhandledRejection', (e) => {
+    if (isDatabaseUnavailable(e)) { logger.warn('a background write failed: database unreachable'); return; }
+    throw e; // anything else ends the process, as Node does by default (serve restarts the worker)
+  });
   // Without DATABASE_URL the worker starts (owns, supervises) the data folder's database: refused when another process owns it.
   const { url, embedded } = await connectDatabase(env, {
     log: (m) => logger.info(m), exclusive: true, command: 'tributary worker',

@@ -5,7 +5,7 @@ import { resolveSecret } from '../config/secret';
 import { connectDatabase, createPool, createPrisma } from '../db';
 import { ensureQueue } from '../jobs/queue';
 import { ensureAdminUser } from '../auth/users';
-import { consoleSink, createLogger } from '../log';
+import { collapseRepeats, consoleSink, createLogger } from '../log';
 import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
 import { buildCli, freshCliEntry } from './cli-build.mjs';
 
@@ -19,7 +19,7 @@ import { buildCli, freshCliEntry } from './cli-build.mjs';
  */
 export async function serve(opts: { build?: boolean; worker?: boolean } = {}): Promise<void> {
   const env = parseEnv();
-  const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
+  const logger = createLogger(collapseRepeats(consoleSink()), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
   // One owner per data folder: a second `serve` on a folder whose database another process runs is refused (lib/db/data-folder-owner.ts).
   const { url, embedded } = await connectDatabase(env, {
     log: (m) => logger.info(m), exclusive: true, command: 'tributary serve',

@@ -36,3 +36,21 @@ describe('repeat limiter', () => {
     expect(lines).toEqual(['a1', 'b1', 'b x2']);
   });
 });
+
+describe('collapseRepeats sink', () => {
+  it('lets a repeated warning through once and counts the rest; info lines and distinct warnings pass', async () => {
+    const { createLogger } = await import('./index');
+    const { collapseRepeats } = await import('./repeat-limiter');
+    const out: string[] = [];
+    const logger = createLogger(collapseRepeats((r) => out.push(`${r.level} ${r.message}`), { intervalMs: 100 }), { fields: { proc: 'worker' } });
+    for (let i = 0; i < 30; i++) {
+      logger.warn('flows: executor tick failed', { error: 'connect ECONNREFUSED 127.0.0.1:5433' });
+      logger.info('tick');
+    }
+    logger.warn('flows: executor tick failed', { error: 'something else' });
+    expect(out.filter((l) => l.startsWith('warn'))).toEqual(['warn flows: executor tick failed', 'warn flows: executor tick failed']);
+    expect(out.filter((l) => l === 'info tick')).toHaveLength(30);
+    await until(() => out.some((l) => /repeated/.test(l)));
+    expect(out.find((l) => /repeated/.test(l))).toMatch(/^warn flows: executor tick failed \(repeated, 30 times in the last \d+ s\)$/);
+  });
+});
