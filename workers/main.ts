@@ -24,7 +24,7 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
   });
   // Without DATABASE_URL the worker starts (owns, supervises) the data folder's database: refused when another process owns it.
   const { url, embedded } = await connectDatabase(env, {
-    log: (m) => logger.info(m), exclusive: true, command: 'tributary worker',
+    log: (m) => logger.info(m), exclusive: true, supervise: true, command: 'tributary worker',
     onSupervisor: (level, m) => logger[level](m, { dataDir: env.dataDir }),
   });
   const pool = createPool(url, { max: 20, application: 'tributary-worker' });
@@ -50,6 +50,7 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
     publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
   });
   const how = await signalled;
+  embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault
   await scheduler.stop();
   if (how === 'drain') {
     const again = () => { void worker.stop(); };

@@ -22,7 +22,7 @@ export async function serve(opts: { build?: boolean; worker?: boolean } = {}): P
   const logger = createLogger(collapseRepeats(consoleSink()), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
   // One owner per data folder: a second `serve` on a folder whose database another process runs is refused (lib/db/data-folder-owner.ts).
   const { url, embedded } = await connectDatabase(env, {
-    log: (m) => logger.info(m), exclusive: true, command: 'tributary serve',
+    log: (m) => logger.info(m), exclusive: true, supervise: true, command: 'tributary serve',
     onSupervisor: (level, m) => logger[level](m, { dataDir: env.dataDir }),
   });
   if (embedded?.owned) logger.info('embedded PostgreSQL started; this process supervises it (restarts it if it exits)', { dataDir: env.dataDir, port: embedded.port });
@@ -65,6 +65,7 @@ export async function serve(opts: { build?: boolean; worker?: boolean } = {}): P
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    embedded?.stopSupervising();
     logger.info('stopping web and worker');
     await Promise.all([...children].map((c) => new Promise<void>((res) => {
       if (c.exitCode !== null || c.signalCode !== null) return res();

@@ -10,7 +10,7 @@ import { migrate } from './migrate';
  */
 export async function connectDatabase(
   env: Env,
-  opts: { migrate?: boolean; log?: (m: string) => void } & Pick<EmbeddedOptions, 'exclusive' | 'command' | 'onSupervisor'> = {},
+  opts: { migrate?: boolean; log?: (m: string) => void } & Pick<EmbeddedOptions, 'exclusive' | 'command' | 'supervise' | 'onSupervisor'> = {},
 ): Promise<{ url: string; embedded: EmbeddedHandle | null }> {
   // Every process (serve, worker, CLI) starts here: the data folder is created private (0700).
   ensureDataDir(env.dataDir);
@@ -19,7 +19,7 @@ export async function connectDatabase(
   if (!url) {
     embedded = await ensureEmbeddedPostgres(env.dataDir, {
       log: env.LOG_LEVEL === 'debug' ? opts.log : undefined,
-      exclusive: opts.exclusive, command: opts.command, onSupervisor: opts.onSupervisor,
+      exclusive: opts.exclusive, command: opts.command, supervise: opts.supervise, onSupervisor: opts.onSupervisor,
       restartDelayMs: env.TRIBUTARY_DB_RESTART_SECONDS * 1000,
     });
     url = embedded.url;

@@ -32,6 +32,12 @@ export interface EmbeddedHandle {
   ownerPid: number;
   /** The port the server listens on (127.0.0.1). */
   port: number;
+  /**
+   * Stop restarting the server: call it as soon as the process is asked to
+   * stop, since a Ctrl+C reaches PostgreSQL too (same process group) and its
+   * exit is then no fault to repair.
+   */
+  stopSupervising(): void;
   stop(): Promise<void>;
 }
 
@@ -48,6 +54,11 @@ export interface EmbeddedOptions {
   exclusive?: boolean;
   /** What this process is, in the message a refused starter prints. (Default: `tributary`) */
   command?: string;
+  /**
+   * Restart a server this process started when it exits on its own (long-running owners: `serve`,
+   * `worker`; a one-shot command just fails). (Default: false)
+   */
+  supervise?: boolean;
   /** The supervisor's log lines: the server exited on its own, is being restarted, is back. (Default: dropped) */
   onSupervisor?: (level: 'info' | 'warn' | 'error', message: string) => void;
   /** Wait before the first restart of a server that exited; doubles per failed attempt, up to 10 s. (Default: 1000 ms) */
@@ -141,7 +152,7 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
       rec = existsSync(recFile) ? JSON.parse(await fs.readFile(recFile, 'utf8')) : null;
     }
     await ensureDatabase(urlOf(rec, 'postgres'), database);
-    return { url: urlOf(rec, database), owned: false, ownerPid: owner.pid, port: rec.port, stop: async () => {} };
+    return { url: urlOf(rec, database), owned: false, ownerPid: owner.pid, port: rec.port, stopSupervising: () => {}, stop: async () => {} };
   }
 
   // A server runs with no live owner (its owner was killed, or an older Tributary started it).
@@ -149,7 +160,7 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
   if (orphan && rec && !opts.exclusive && (await canConnect(urlOf(rec, 'postgres')))) {
     // A one-shot command uses it as it is; the next `serve` takes it over.
     await ensureDatabase(urlOf(rec, 'postgres'), database);
-    return { url: urlOf(rec, database), owned: false, ownerPid: orphan, port: rec.port, stop: async () => {} };
+    return { url: urlOf(rec, database), owned: false, ownerPid: orphan, port: rec.port, stopSupervising: () => {}, stop: async () => {} };
   }
 
   const winner = claimOwnership(dataDir, opts.command ?? 'tributary');
@@ -209,6 +220,7 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
   const say = opts.onSupervisor ?? (() => {});
   const baseDelay = opts.restartDelayMs ?? 1000;
   let stopped = false;
+  let supervising = opts.supervise ?? false;
   let failures = 0;
   let downSince = 0;
   let upSince = Date.now();
@@ -223,7 +235,7 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
   };
   const watch = () => {
     procOf()?.once('exit', (code, signal) => {
-      if (stopped) return;
+      if (stopped || !supervising) return;
       downSince = Date.now();
       // A server that ran a minute is healthy: its next exit starts the backoff afresh.
       if (Date.now() - upSince > 60_000) failures = 0;
@@ -233,7 +245,7 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
     });
   };
   const restart = async () => {
-    if (stopped) return;
+    if (stopped || !supervising) return;
     starting = server.start();
     try {
       await starting;
@@ -245,7 +257,7 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
     } catch {
       // Still shutting down, shared memory still held by a killed server's backends, or a crash
       // recovery that failed: try again, later each time.
-      if (stopped) return;
+      if (stopped || !supervising) return;
       failures++;
       const delay = scheduleRestart();
       say(failures % 5 === 0 ? 'error' : 'warn', `embedded PostgreSQL did not start again (attempt ${failures}); next try in ${(delay / 1000).toFixed(1)} s`);
@@ -260,6 +272,10 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
     owned: true,
     ownerPid: process.pid,
     port,
+    stopSupervising: () => {
+      supervising = false;
+      if (timer) { clearTimeout(timer); timer = null; }
+    },
     stop: async () => {
       if (stopped) return;
       stopped = true;

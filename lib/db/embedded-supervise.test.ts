@@ -44,7 +44,7 @@ describe('embedded PostgreSQL supervision', () => {
   it('restarts a postmaster stopped by SIGINT or killed by SIGKILL, on the same port', async () => {
     const dir = tmp('supervise-');
     const lines: string[] = [];
-    const h: EmbeddedHandle = await ensureEmbeddedPostgres(dir, { database: 'postgres', exclusive: true, command: 'supervise test', restartDelayMs: 200, onSupervisor: (l, m) => lines.push(`${l} ${m}`) });
+    const h: EmbeddedHandle = await ensureEmbeddedPostgres(dir, { database: 'postgres', exclusive: true, supervise: true, command: 'supervise test', restartDelayMs: 200, onSupervisor: (l, m) => lines.push(`${l} ${m}`) });
     try {
       expect(h.owned).toBe(true);
       expect(readOwner(dir)).toMatchObject({ pid: process.pid, port: h.port, command: 'supervise test' });
