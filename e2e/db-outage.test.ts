@@ -139,7 +139,7 @@ describe('database killed under load', () => {
         }
         expect(run.status, JSON.stringify(run)).toBe('succeeded');
       }
-      process.stderr.write(`outage ${signal}: ${JSON.stringify(statuses)}, ${lines.length} log lines\n`);
+      process.stderr.write(`outage ${signal}: ${JSON.stringify(statuses)}, ${lines.length} log lines\n${log}`);
     }, 300_000);
   }
 });
