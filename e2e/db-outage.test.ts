@@ -52,8 +52,8 @@ const postmasterPid = () => Number(fs.readFileSync(path.join(stack.dataDir, 'pg'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  // A 3 s restart delay makes each outage long enough to load it; the 30 s budget still holds.
-  stack = await startStack({ admin: ADMIN, env: { TRIBUTARY_DB_RESTART_SECONDS: '3' } });
+  // A 5 s restart delay makes each outage long enough to load it; the 30 s budget still holds.
+  stack = await startStack({ admin: ADMIN, env: { TRIBUTARY_DB_RESTART_SECONDS: '5' } });
   // A one-shot CLI command attaches to the owner's database as a client.
   const t = await tributary(['tokens', 'create', '--user', ADMIN.name, '--name', 'outage'], folderEnv());
   expect(t.code, t.err).toBe(0);
@@ -94,29 +94,31 @@ describe('database killed under load', () => {
       // Load until /health answers 200 again (a deadline, not a timing assertion).
       const statuses: Record<number, number> = {};
       const bad: string[] = [];
-      let sawHealth503 = false; let sawPageDown = false; let healthy = false;
+      let sawHealth503 = false; let healthy = false;
+      const sawPageDown = new Set<string>(); let page = '/runs';
       const loop = async (i: number) => {
         while (!healthy && Date.now() - killedAt < 30_000) {
           const r = i === 0 ? await api('GET', '/api/v1/health').catch((e) => ({ status: 0, retryAfter: null, json: null, text: String(e) }))
-            : i === 1 ? await api('GET', '/login').catch((e) => ({ status: 0, retryAfter: null, json: null, text: String(e) }))
+            : i === 1 ? await api('GET', (page = page === '/login' ? '/runs' : '/login')).catch((e) => ({ status: 0, retryAfter: null, json: null, text: String(e) }))
               : await api(i % 2 ? 'GET' : 'POST', i % 2 ? '/api/v1/jobs?limit=5' : '/api/v1/jobs/not-a-run/cancel').catch((e) => ({ status: 0, retryAfter: null, json: null, text: String(e) }));
           statuses[r.status] = (statuses[r.status] ?? 0) + 1;
           if (i === 0) {
             if (r.status === 503) { sawHealth503 = true; expect(r.retryAfter).toBe('5'); }
             if (r.status === 200 && sawHealth503) healthy = true;
           } else if (i === 1) {
-            if (r.text.includes('Database unavailable')) sawPageDown = true;
-            if (r.status >= 500) bad.push(`page ${r.status}`);
+            // /login, and a panel page through its layout (no session: it would send us to /login)
+            if (r.text.includes('Database unavailable')) sawPageDown.add(page);
+            if (r.status >= 500 || r.status === 0) bad.push(`page ${r.status} ${r.text.slice(0, 200)}`);
           } else if (r.status === 503) {
             if (r.retryAfter !== '5' || r.json?.error?.code !== 'unavailable') bad.push(`503 without Retry-After/unavailable: ${r.text.slice(0, 200)}`);
           } else if (r.status >= 500 || r.status === 0) bad.push(`${r.status} ${r.text.slice(0, 200)}`);
         }
       };
-      await Promise.all(Array.from({ length: 12 }, (_, i) => loop(i)));
+      await Promise.all(Array.from({ length: 16 }, (_, i) => loop(i)));
       const log = stack.output().slice(logFrom);
       expect(healthy, `health not back within 30 s:\n${log.slice(-3000)}`).toBe(true);
       expect(sawHealth503).toBe(true);
-      expect(sawPageDown).toBe(true);
+      expect([...sawPageDown].sort()).toEqual(['/login', '/runs']);
       expect(bad.slice(0, 5)).toEqual([]);
       const failed = statuses[503] ?? 0;
       expect(failed).toBeGreaterThan(100);
@@ -126,7 +128,7 @@ describe('database killed under load', () => {
       // Quiet: a handful of lines for hundreds of failed requests, and no stack trace.
       const lines = log.split('\n').filter(Boolean);
       expect(lines.length, log).toBeLessThan(40);
-      expect(lines.length * 10).toBeLessThan(failed);
+      expect(lines.length * 5).toBeLessThan(failed);
       expect(log).not.toMatch(/^\s+at /m);
 
       // Nothing lost: both runs finish.

@@ -41,6 +41,7 @@ describe('serve lifecycle', () => {
       expect(processesOf(dataDir)).toEqual([]);
       expect(() => process.kill(pgPid, 0)).toThrow();
       expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+      expect(fs.existsSync(path.join(dataDir, 'pg.owner.json'))).toBe(false); // the folder has no owner any more
       await expect(fetch(`${stack.baseUrl}/api/v1/health`)).rejects.toThrow();
     }, 900_000);
   }

@@ -97,6 +97,16 @@ async function freePort(): Promise<number> {
 }
 
 
+/** Whether nothing listens on 127.0.0.1:port right now. */
+async function portFree(port: number): Promise<boolean> {
+  if (!port) return false;
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
 /** The pid in postmaster.pid when that process is alive, else null. */
 function runningPostmaster(pgDir: string): number | null {
   const pidFile = path.join(pgDir, 'postmaster.pid');
@@ -185,7 +195,8 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
   let rec = rec0;
   const initialised = existsSync(path.join(pgDir, 'PG_VERSION'));
   if (!rec || !initialised) rec = { port: 0, user: 'tributary', password: crypto.randomBytes(18).toString('base64url') };
-  rec.port = await freePort();
+  // The last port again when it is free: a client given the URL (DATABASE_URL) gets back in after the owner restarts.
+  rec.port = (await portFree(rec.port)) ? rec.port : await freePort();
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
