@@ -52,8 +52,8 @@ const postmasterPid = () => Number(fs.readFileSync(path.join(stack.dataDir, 'pg'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 beforeAll(async () => {
-  // A 5 s restart delay makes each outage long enough to load it; the 30 s budget still holds.
-  stack = await startStack({ admin: ADMIN, env: { TRIBUTARY_DB_RESTART_SECONDS: '5' } });
+  // An 8 s restart delay makes each outage long enough to load it on a busy machine; the 30 s budget still holds.
+  stack = await startStack({ admin: ADMIN, env: { TRIBUTARY_DB_RESTART_SECONDS: '8' } });
   // A one-shot CLI command attaches to the owner's database as a client.
   const t = await tributary(['tokens', 'create', '--user', ADMIN.name, '--name', 'outage'], folderEnv());
   expect(t.code, t.err).toBe(0);
