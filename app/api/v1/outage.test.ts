@@ -14,6 +14,7 @@ import { callRoute, type RouteHandler } from './test-call';
 import * as health from './health/route';
 import * as jobs from './jobs/route';
 import * as me from './me/route';
+import * as iceberg from '../../iceberg/v1/[...path]/route';
 
 const savedEnv = { ...process.env };
 let db: TestDatabase;
@@ -93,6 +94,11 @@ describe('database unavailable', () => {
         expect(a.body.error.code).toBe('unavailable');
         expect(a.body.error.message).toMatch(/^database unavailable/);
       }
+      // The Iceberg REST catalog answers in its own error shape, with the spec's 503.
+      const ice = await iceberg.GET(new Request('http://127.0.0.1:8765/iceberg/v1/namespaces', { headers: { authorization: 'Bearer trb_not-checked-while-down' } }));
+      expect(ice.status).toBe(503);
+      expect(ice.headers.get('retry-after')).toBe('5');
+      expect((await ice.json()).error).toMatchObject({ type: 'ServiceUnavailableException', code: 503 });
     } finally {
       console.error = orig;
     }
