@@ -131,8 +131,10 @@ describe('database killed under load', () => {
       expect(lines.length * 5).toBeLessThan(failed);
       expect(log).not.toMatch(/^\s+at /m);
 
-      // Nothing lost: both runs finish.
-      for (const id of [busy.json.id, queued.json.id]) {
+      // Nothing lost: both runs finish, and the queue still claims — a run enqueued after the outage finishes too.
+      const after = await api('POST', '/api/v1/jobs', { kind: 'system.check', params: {} });
+      expect(after.status, after.text).toBe(202);
+      for (const id of [busy.json.id, queued.json.id, after.json.id]) {
         let run: any; // eslint-disable-line @typescript-eslint/no-explicit-any
         for (const until = Date.now() + 120_000; ;) {
           run = (await api('GET', `/api/v1/jobs/${id}`)).json;
