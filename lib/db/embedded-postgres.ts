@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import { ensureDataDir, writeSecretFile } from '../config/secret';
 import { AppError } from '../errors';
-import { claimOwnership, otherLiveOwner, pidAlive, recordOwnerPort, releaseOwnership, type OwnerRecord } from './data-folder-owner';
+import { claimOwnership, otherLiveOwner, pidAlive, readOwner, recordOwnerPort, releaseOwnership, type OwnerRecord } from './data-folder-owner';
 
 /**
  * The embedded PostgreSQL that Tributary runs when no DATABASE_URL is set.
@@ -165,12 +165,14 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
     return { url: urlOf(rec, database), owned: false, ownerPid: owner.pid, port: rec.port, stopSupervising: () => {}, stop: async () => {} };
   }
 
-  // A server runs with no live owner (its owner was killed, or an older Tributary started it).
+  // A server runs with no other live owner: this process's own (a second call), or one whose owner
+  // was killed (or an older Tributary started it).
   const orphan = runningPostmaster(pgDir);
-  if (orphan && rec && !opts.exclusive && (await canConnect(urlOf(rec, 'postgres')))) {
-    // A one-shot command uses it as it is; the next `serve` takes it over.
+  const ownedHere = readOwner(dataDir)?.pid === process.pid;
+  if (orphan && rec && (!opts.exclusive || ownedHere) && (await canConnect(urlOf(rec, 'postgres')))) {
+    // Used as it is; the next `serve` or `worker` takes an orphan over.
     await ensureDatabase(urlOf(rec, 'postgres'), database);
-    return { url: urlOf(rec, database), owned: false, ownerPid: orphan, port: rec.port, stopSupervising: () => {}, stop: async () => {} };
+    return { url: urlOf(rec, database), owned: false, ownerPid: ownedHere ? process.pid : orphan, port: rec.port, stopSupervising: () => {}, stop: async () => {} };
   }
 
   const winner = claimOwnership(dataDir, opts.command ?? 'tributary');
