@@ -15,6 +15,7 @@ import * as health from './health/route';
 import * as jobs from './jobs/route';
 import * as me from './me/route';
 import * as iceberg from '../../iceberg/v1/[...path]/route';
+import * as openapi from './openapi.json/route';
 
 const savedEnv = { ...process.env };
 let db: TestDatabase;
@@ -94,6 +95,13 @@ describe('database unavailable', () => {
         expect(a.body.error.code).toBe('unavailable');
         expect(a.body.error.message).toMatch(/^database unavailable/);
       }
+      // The API reference needs no database, and says every operation may answer so.
+      const doc = await callRoute(openapi.GET as RouteHandler, 'GET', '/api/v1/openapi.json');
+      expect(doc.status).toBe(200);
+      const ops = Object.values(doc.body.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap((p) => Object.values(p));
+      expect(ops.length).toBeGreaterThan(20);
+      expect(ops.filter((o) => !o.responses['503'])).toEqual([]);
+      expect(doc.body.components.responses.Unavailable.headers['Retry-After']).toBeDefined();
       // The Iceberg REST catalog answers in its own error shape, with the spec's 503.
       const ice = await iceberg.GET(new Request('http://127.0.0.1:8765/iceberg/v1/namespaces', { headers: { authorization: 'Bearer trb_not-checked-while-down' } }));
       expect(ice.status).toBe(503);
