@@ -195,6 +195,9 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
 
 async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0: Recorded | null, database: string, opts: EmbeddedOptions): Promise<EmbeddedHandle> {
   let rec = rec0;
+  // PostgreSQL's last FATAL line, for the message of a start that failed ("pre-existing shared memory block is still in use").
+  let lastFatal = '';
+  const noteFatal = (m: string) => { const f = /(?:FATAL|PANIC):\s*(.*)/.exec(m); if (f) lastFatal = f[1].trim(); };
   const initialised = existsSync(path.join(pgDir, 'PG_VERSION'));
   if (!rec || !initialised) rec = { port: 0, user: 'tributary', password: crypto.randomBytes(18).toString('base64url') };
   // The last port again when it is free: a client given the URL (DATABASE_URL) gets back in after the owner restarts.
@@ -209,7 +212,7 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
     createPostgresUser: process.getuid?.() === 0,
     authMethod: 'scram-sha-256',
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'unix_socket_directories='],
-    onLog: (m) => opts.log?.(m.trimEnd()),
+    onLog: (m) => { noteFatal(m); opts.log?.(m.trimEnd()); },
     onError: (m) => opts.log?.(String(m)),
   });
   if (!initialised) {
@@ -259,6 +262,7 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
   };
   const restart = async () => {
     if (stopped || !supervising) return;
+    lastFatal = '';
     starting = server.start();
     try {
       await starting;
@@ -273,7 +277,7 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
       if (stopped || !supervising) return;
       failures++;
       const delay = scheduleRestart();
-      say(failures % 5 === 0 ? 'error' : 'warn', `embedded PostgreSQL did not start again (attempt ${failures}); next try in ${(delay / 1000).toFixed(1)} s`);
+      say(failures % 5 === 0 ? 'error' : 'warn', `embedded PostgreSQL did not start again (attempt ${failures}${lastFatal ? `: ${lastFatal}` : ''}); next try in ${(delay / 1000).toFixed(1)} s`);
     } finally {
       starting = null;
     }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -71,6 +72,37 @@ describe('embedded PostgreSQL supervision', () => {
       await h.stop();
     }
     expect(readOwner(dir)).toBeNull();
+  });
+
+  it('keeps trying, with the reason, while a restart fails (its port taken), and comes back when it can', async () => {
+    const dir = tmp('supervise-retry-');
+    const lines: string[] = [];
+    const h = await ensureEmbeddedPostgres(dir, { database: 'postgres', exclusive: true, supervise: true, restartDelayMs: 500, onSupervisor: (l, m) => lines.push(`${l} ${m}`) });
+    const squatter = net.createServer();
+    try {
+      const pid = postmasterPid(dir);
+      process.kill(pid, 'SIGKILL');
+      // Take its port before the restart does.
+      for (const until = Date.now() + 10_000; ;) {
+        const ok = await new Promise<boolean>((r) => { squatter.once('error', () => r(false)); squatter.listen(h.port, '127.0.0.1', () => r(true)); });
+        if (ok) break;
+        if (Date.now() > until) throw new Error('the port did not come free');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      for (const until = Date.now() + 30_000; !lines.some((l) => /did not start again \(attempt 1: .+\); next try in/.test(l));) {
+        if (Date.now() > until) throw new Error(`no failed attempt reported:\n${lines.join('\n')}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise<void>((r) => squatter.close(() => r()));
+      for (const until = Date.now() + 60_000; (await tryQuery(h.url)) !== null;) {
+        if (Date.now() > until) throw new Error(`not back:\n${lines.join('\n')}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(lines.at(-1)).toMatch(/^info embedded PostgreSQL is back on 127\.0\.0\.1:\d+/);
+    } finally {
+      if (squatter.listening) squatter.close();
+      await h.stop();
+    }
   });
 
   it('refuses a second exclusive starter with the owner\'s pid and port, and lets a one-shot client attach', async () => {
