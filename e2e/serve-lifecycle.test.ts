@@ -34,11 +34,14 @@ describe('serve lifecycle', () => {
       expect(processesOf(dataDir).length).toBeGreaterThanOrEqual(3); // serve, web, worker (+ postgres)
       await stack.stop();
       expect(stack.output()).toMatch(/stopping embedded PostgreSQL/);
+      // The signal reached PostgreSQL too (one process group): a shutdown, not a fault to repair.
+      expect(stack.output()).not.toMatch(/embedded PostgreSQL exited|restarting it/);
       const until = Date.now() + 10_000;
       while (processesOf(dataDir).length && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
       expect(processesOf(dataDir)).toEqual([]);
       expect(() => process.kill(pgPid, 0)).toThrow();
       expect(fs.existsSync(path.join(dataDir, 'pg', 'postmaster.pid'))).toBe(false);
+      expect(fs.existsSync(path.join(dataDir, 'pg.owner.json'))).toBe(false); // the folder has no owner any more
       await expect(fetch(`${stack.baseUrl}/api/v1/health`)).rejects.toThrow();
     }, 900_000);
   }

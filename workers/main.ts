@@ -1,7 +1,8 @@
 import { parseEnv } from '../lib/config/env';
 import { connectDatabase, createPool, createPrisma } from '../lib/db';
 import { createJobRegistry, installQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
-import { consoleSink, createLogger } from '../lib/log';
+import { collapseRepeats, consoleSink, createLogger } from '../lib/log';
+import { isDatabaseUnavailable } from '../lib/errors/db-unavailable';
 import { jobDefinitions } from './jobs';
 import { startFlowScheduler } from '../lib/flows';
 
@@ -13,9 +14,20 @@ import { startFlowScheduler } from '../lib/flows';
  */
 export async function runWorkerProcess(opts: { concurrency?: number; jobs?: readonly JobDefinition[] } = {}): Promise<void> {
   const env = parseEnv();
-  const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
+  // Repeated warnings (a scheduler tick failing every 2 s through an outage) are written once, then counted.
+  const logger = createLogger(collapseRepeats(consoleSink()), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
+  // The queue library completes and fails jobs without awaiting: in an outage those writes reject
+  // with nobody listening. An expected condition, counted in one line a minute, not a crash.
+  process.on('unhandledRejection', (e) => {
+    if (isDatabaseUnavailable(e)) { logger.warn('a background write failed: database unreachable'); return; }
+    throw e; // anything else ends the process, as Node does by default (serve restarts the worker)
+  });
   // The queue's schema is installed by the tables' owner (a no-op when `serve` already did); the worker runs as the application role.
-  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m), setup: installQueue });
+  // Without DATABASE_URL the worker starts (owns, supervises) the data folder's database: refused when another process owns it.
+  const { url, embedded } = await connectDatabase(env, {
+    log: (m) => logger.info(m), exclusive: true, supervise: true, command: 'tributary worker', setup: installQueue,
+    onSupervisor: (level, m) => logger[level](m, { dataDir: env.dataDir }),
+  });
   const pool = createPool(url, { max: 20, application: 'tributary-worker' });
   const prisma = createPrisma(url, { max: 4 });
   // SIGTERM drains (running jobs finish, none are taken; a second signal stops at once); SIGINT stops at once.
@@ -38,6 +50,7 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
     publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
   });
   const how = await signalled;
+  embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault
   await scheduler.stop();
   if (how === 'drain') {
     const again = () => { void worker.stop(); };

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { AppError, type ErrorCode } from '../errors';
+import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../errors/db-unavailable';
+import { createRepeatLimiter, formatCount } from '../log/repeat-limiter';
 
 /** The one error body every /api/v1 route answers with. */
 export interface ApiErrorBody { error: { code: ErrorCode; message: string; field?: string } }
@@ -23,8 +25,35 @@ export function zodField(issue: z.core.$ZodIssue, prefix?: string): string {
   return parts.join('.');
 }
 
+// One limiter per web process: an outage at 150 req/s writes two lines a minute, not 150 stack traces a second.
+const g = globalThis as typeof globalThis & { __tributaryApiLog?: ReturnType<typeof createRepeatLimiter> };
+const apiLog = (g.__tributaryApiLog ??= createRepeatLimiter({ write: (l) => console.error(l) }));
+
+/** A short reason for a connection error, for the one full log line of an outage. */
+function reasonOf(e: unknown): string {
+  for (let cur = e as { message?: unknown; cause?: unknown } | undefined, i = 0; cur && i < 4; cur = cur.cause as typeof cur, i++) {
+    if (typeof cur.message === 'string' && cur.message.trim()) return cur.message.split('\n').map((x) => x.trim()).filter(Boolean).pop()!;
+  }
+  return String(e);
+}
+
+/**
+ * The answer while the database cannot be reached: 503 with `Retry-After`,
+ * and one log line per outage (plus a count per minute) instead of one per request.
+ */
+export function databaseUnavailableResponse(e: unknown): Response {
+  apiLog.hit('db-unavailable',
+    () => console.error(`api: database unreachable (${reasonOf(e)}): answering 503 until it is back`),
+    (n, s) => `api: database unreachable, ${formatCount(n)} requests failed in the last ${s} s`);
+  return errorResponse('unavailable', `database unavailable: the server cannot reach its database right now; retry in ${DB_RETRY_AFTER_SECONDS} s`, 503, undefined,
+    { 'Retry-After': String(DB_RETRY_AFTER_SECONDS), 'Cache-Control': 'no-store' });
+}
+
 /** Turn anything thrown in a handler into the JSON error response. */
 export function toErrorResponse(e: unknown): Response {
+  // Before AppError: getServerDeps' "DATABASE_URL is not set" is an AppError of its own, but a
+  // connection error wrapped in an AppError's cause is still an outage.
+  if (!(e instanceof AppError && e.code !== 'internal') && isDatabaseUnavailable(e)) return databaseUnavailableResponse(e);
   if (e instanceof AppError) {
     const status = e.code === 'payload_too_large' ? OVERSIZED_BODY_STATUS : e.status;
     const headers = e.code === 'unauthorized' ? { 'WWW-Authenticate': 'Bearer realm="tributary"' } : undefined;
@@ -37,7 +66,9 @@ export function toErrorResponse(e: unknown): Response {
   }
   const pgCode = (e as { code?: unknown })?.code;
   if (pgCode === 'P2025') return errorResponse('not_found', 'not found', 404);
-  // Anything else is our bug or an outage: log it whole, answer without internals.
-  console.error('api: unhandled error', e);
+  // Anything else is our bug: log it whole the first time, then count its repeats.
+  const message = e instanceof Error ? e.message : String(e);
+  apiLog.hit(`unhandled:${message}`, () => console.error('api: unhandled error', e),
+    (n, s) => `api: unhandled error repeated, ${formatCount(n)} times in the last ${s} s: ${message.split('\n')[0]}`);
   return errorResponse('internal', 'internal error — see the server log', 500);
 }

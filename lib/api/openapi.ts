@@ -72,6 +72,8 @@ export function buildOpenApi(o: { routes: RouteEntry[]; jobs: JobRegistry; versi
         responses: {
           [String(spec.status ?? 200)]: { description: 'OK', content: { 'application/json': { schema: spec.response ? jsonSchemaOf(spec.response) : {} } } },
           400: errorRef, ...(role === 'public' ? {} : { 401: errorRef, 403: errorRef }), 404: errorRef, 409: errorRef,
+          // Every route, while the database cannot be reached (lib/api/errors.ts).
+          503: { $ref: '#/components/responses/Unavailable' },
         },
       };
       if (spec.body) {
@@ -104,7 +106,14 @@ export function buildOpenApi(o: { routes: RouteEntry[]; jobs: JobRegistry; versi
         },
         ...jobSchemas,
       },
-      responses: { Error: { description: 'An error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } },
+      responses: {
+        Error: { description: 'An error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        Unavailable: {
+          description: 'The database cannot be reached right now (restarting, or down): `code` is `unavailable`; retry after `Retry-After` seconds.',
+          headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
     },
   };
 }

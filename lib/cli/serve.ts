@@ -5,22 +5,28 @@ import { resolveSecret } from '../config/secret';
 import { connectDatabase, createPrisma } from '../db';
 import { installQueue } from '../jobs/queue';
 import { ensureAdminUser } from '../auth/users';
-import { consoleSink, createLogger } from '../log';
+import { collapseRepeats, consoleSink, createLogger } from '../log';
 import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
 import { buildCli, freshCliEntry } from './cli-build.mjs';
 
 /**
  * `tributary serve` (what `npm start` runs): database (embedded unless
  * DATABASE_URL), migrations, first admin, panel build when needed, then the
- * web server and one worker as child processes. SIGINT/SIGTERM stops all of
- * them and the embedded Postgres, in that order.
+ * web server and one worker as child processes. It owns the data folder's
+ * embedded Postgres and restarts it when it exits on its own; web and worker
+ * keep their URL and reconnect. SIGINT/SIGTERM stops all of them and the
+ * embedded Postgres, in that order.
  */
 export async function serve(opts: { build?: boolean; worker?: boolean } = {}): Promise<void> {
   const env = parseEnv();
-  const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
+  const logger = createLogger(collapseRepeats(consoleSink()), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
+  // One owner per data folder: a second `serve` on a folder whose database another process runs is refused (lib/db/data-folder-owner.ts).
   // The job queue's schema is installed by the tables' owner; web and worker then connect as the application role.
-  const { url, embedded } = await connectDatabase(env, { log: (m) => logger.info(m), setup: installQueue });
-  if (embedded?.owned) logger.info('embedded PostgreSQL started', { dataDir: env.dataDir });
+  const { url, embedded } = await connectDatabase(env, {
+    log: (m) => logger.info(m), exclusive: true, supervise: true, command: 'tributary serve', setup: installQueue,
+    onSupervisor: (level, m) => logger[level](m, { dataDir: env.dataDir }),
+  });
+  if (embedded?.owned) logger.info('embedded PostgreSQL started; this process supervises it (restarts it if it exits)', { dataDir: env.dataDir, port: embedded.port });
   const prisma = createPrisma(url, { max: 2 });
   if (env.TRIBUTARY_ADMIN_USER && env.TRIBUTARY_ADMIN_PASSWORD) {
     const r = await ensureAdminUser(prisma, { name: env.TRIBUTARY_ADMIN_USER, password: env.TRIBUTARY_ADMIN_PASSWORD });
@@ -57,6 +63,7 @@ export async function serve(opts: { build?: boolean; worker?: boolean } = {}): P
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
+    embedded?.stopSupervising();
     logger.info('stopping web and worker');
     await Promise.all([...children].map((c) => new Promise<void>((res) => {
       if (c.exitCode !== null || c.signalCode !== null) return res();

@@ -38,6 +38,11 @@ describe('job paths', () => {
     await expect(policy('params.f', p, 'read')).rejects.toThrow(refused);
   });
 
+  it.each(['secret.key', 'pg.json', 'pg.owner.json', 'pg/postmaster.pid'])('refuse the folder\'s own state: %s', async (p) => {
+    await expect(policy('params.f', p, 'read')).rejects.toThrow(refused);
+    await expect(policy('params.f', p, 'write')).rejects.toThrow(refused);
+  });
+
   it('refuse writing under a symlink that leads out, even into a folder yet to exist', async () => {
     await expect(policy('params.f', 'escape/new/dir', 'write')).rejects.toThrow(refused);
   });

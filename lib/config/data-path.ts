@@ -15,10 +15,10 @@ export const localPaths: PathPolicy = async (_field, p) => p;
 
 const isInside = (root: string, p: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 
-// The data folder's own state: the secret key and the embedded Postgres (its files and its
-// password record) are never a job's to read or overwrite, and the warehouse is written only
-// through the lake's commits.
-const PRIVATE = new Set(['secret.key', 'pg', 'pg.json']);
+// The data folder's own state: the secret key and the embedded Postgres (its files, its
+// password record and its owner record) are never a job's to read or overwrite, and the
+// warehouse is written only through the lake's commits.
+const PRIVATE = new Set(['secret.key', 'pg', 'pg.json', 'pg.owner.json']);
 const NO_WRITE = new Set(['warehouse']);
 
 function allowed(root: string, p: string, use: 'read' | 'write'): boolean {

@@ -185,6 +185,11 @@ const EnvSchema = z.object({
   TRIBUTARY_S3_ENDPOINT: z.string().regex(/^https?:\/\/[^/\s]+/, 'TRIBUTARY_S3_ENDPOINT: an http:// or https:// URL').optional(),
   /** Path-style addressing (`endpoint/bucket/key`) for S3-compatible stores. (Default: false) */
   TRIBUTARY_S3_FORCE_PATH_STYLE: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
+  /**
+   * Wait before restarting an embedded PostgreSQL that exited on its own (killed, crashed); doubles
+   * per failed attempt, up to 10 s. (Default: 1)
+   */
+  TRIBUTARY_DB_RESTART_SECONDS: z.coerce.number().min(0.1).max(10).default(1),
   /** On SIGTERM a worker takes no new jobs and waits this long for its running ones (an ETL unit, a slice) to finish before aborting them. (Default: 120) */
   TRIBUTARY_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
   /**

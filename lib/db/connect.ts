@@ -1,7 +1,7 @@
 import type { Env } from '../config/env';
 import { ensureDataDir } from '../config/secret';
 import { appRolePassword, ensureAppRole } from './app-role';
-import { ensureEmbeddedPostgres, type EmbeddedHandle } from './embedded-postgres';
+import { ensureEmbeddedPostgres, type EmbeddedHandle, type EmbeddedOptions } from './embedded-postgres';
 import { migrate } from './migrate';
 
 /**
@@ -15,12 +15,15 @@ import { migrate } from './migrate';
  * read and append `audit_events`. With DATABASE_URL everything uses that URL
  * (README, "Database roles", says which grants to give it).
  *
+ * `exclusive` / `supervise` make this process the data folder's one owner of
+ * the embedded server, restarting it when it exits (lib/db/embedded-postgres.ts).
+ *
  * @param opts.setup owner-only set-up after the migrations, e.g. installing the job queue's schema (Default: none)
  * @returns `url` to connect with, and `ownerUrl` for migrations (the same URL under DATABASE_URL)
  */
 export async function connectDatabase(
   env: Env,
-  opts: { migrate?: boolean; log?: (m: string) => void; setup?: (ownerUrl: string) => Promise<void> } = {},
+  opts: { migrate?: boolean; log?: (m: string) => void; setup?: (ownerUrl: string) => Promise<void> } & Pick<EmbeddedOptions, 'exclusive' | 'command' | 'supervise' | 'onSupervisor'> = {},
 ): Promise<{ url: string; ownerUrl: string; embedded: EmbeddedHandle | null }> {
   // Every process (serve, worker, CLI) starts here: the data folder is created private (0700).
   ensureDataDir(env.dataDir);
@@ -29,7 +32,11 @@ export async function connectDatabase(
     await opts.setup?.(env.DATABASE_URL);
     return { url: env.DATABASE_URL, ownerUrl: env.DATABASE_URL, embedded: null };
   }
-  const embedded = await ensureEmbeddedPostgres(env.dataDir, { log: env.LOG_LEVEL === 'debug' ? opts.log : undefined });
+  const embedded = await ensureEmbeddedPostgres(env.dataDir, {
+    log: env.LOG_LEVEL === 'debug' ? opts.log : undefined,
+    exclusive: opts.exclusive, command: opts.command, supervise: opts.supervise, onSupervisor: opts.onSupervisor,
+    restartDelayMs: env.TRIBUTARY_DB_RESTART_SECONDS * 1000,
+  });
   const ownerUrl = embedded.url;
   if (opts.migrate !== false) await migrate(ownerUrl, { log: opts.log });
   await opts.setup?.(ownerUrl);

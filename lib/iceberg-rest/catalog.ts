@@ -4,6 +4,7 @@ import type { Db } from '../db/prisma';
 import { authenticateApiToken, roleAtLeast } from '../auth';
 import { openLake, type Lake } from '../lake';
 import { icebergError, notAuthorized, unsupported } from './errors';
+import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../errors/db-unavailable';
 import { storageProperties } from './storage-properties';
 import { AppError } from '../errors';
 import { assertCleanUrl } from '../errors/bad-bytes';
@@ -146,6 +147,10 @@ export async function handleIcebergRest(req: Request, deps: IcebergRestDeps): Pr
     const body = `{"metadata-location":${JSON.stringify(loc)},"metadata":${raw},"config":${JSON.stringify(storage())}}`;
     return new Response(body, { status: 200, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
   } catch (e) {
+    // The catalog lives in Postgres: while it is unreachable, the spec's 503 tells clients to come back.
+    if (isDatabaseUnavailable(e)) {
+      return icebergError(503, 'ServiceUnavailableException', `database unavailable: the catalog cannot reach its database right now; retry in ${DB_RETRY_AFTER_SECONDS} s`, { 'Retry-After': String(DB_RETRY_AFTER_SECONDS) });
+    }
     return icebergError(500, 'InternalServerError', (e as Error).message ?? String(e));
   }
 }

@@ -7,6 +7,8 @@ import type { Env } from '../config/env';
 import type { Db } from '../db/prisma';
 import { createLogger, type Logger, type Sink } from '../log';
 import { toError } from '../errors';
+import { isDatabaseUnavailable } from '../errors/db-unavailable';
+import { retryWhileUnavailable } from '../db/retry-while-unavailable';
 import { QUEUE, createBoss } from './queue';
 import type { JobRegistry } from './registry';
 import { jobLogSink } from './log-sink';
@@ -54,9 +56,10 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   /** Claim one queued run and run it here; false when it was not queued any more (taken, cancelled) or the worker is stopping. */
   const runOne = async (runId: string): Promise<boolean> => {
     if (stopping) return false;
-    const claimed = await o.pool.query(
+    // Fetched from the queue just before an outage: claim it once the database is back, not lose it.
+    const claimed = await retryWhileUnavailable(() => o.pool.query(
       `update job_runs set status = 'running', worker_id = $2, started_at = now(), heartbeat_at = now(), attempts = attempts + 1
-        where id = $1 and status = 'queued' returning kind, params`, [runId, id]);
+        where id = $1 and status = 'queued' returning kind, params`, [runId, id]));
     if (!claimed.rowCount) return false; // cancelled before start, or already handled
     const { kind, params } = claimed.rows[0];
     const logs = jobLogSink(o.pool, runId, { echo: o.echo });
@@ -114,11 +117,12 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     await logs.close();
     running.delete(runId);
     if (lost) return true; // another worker already recorded this run's end
-    const finish = (st: string, err: string | null, res: unknown) => o.pool.query(
+    // A run that finished while the database was down records its end when it is back.
+    const finish = (st: string, err: string | null, res: unknown) => retryWhileUnavailable(() => o.pool.query(
       `update job_runs set status = $3, error = $4, result = $5, finished_at = now(), heartbeat_at = now(),
               progress_done = $6, progress_total = coalesce($7, progress_total)
         where id = $1 and worker_id = $2 and status = 'running'`,
-      [runId, id, st, err, res === null ? null : JSON.stringify(res), done, total]);
+      [runId, id, st, err, res === null ? null : JSON.stringify(res), done, total]));
     try {
       await finish(status, error, result);
     } catch (e) {
@@ -141,7 +145,14 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     }));
   }
 
+  // Database reachability as the worker's own beat sees it. While the database is down every
+  // claim fails (claiming pauses by itself); the worker says so once, not once per poll.
+  let dbDownSince: number | null = null;
+  let dbBackAt = 0;
   const reap = async () => {
+    // Right after an outage every live run's heartbeat is old: give their workers a few beats to
+    // write fresh ones before judging anyone dead.
+    if (dbDownSince !== null || Date.now() - dbBackAt < Math.max(3 * heartbeatMs, 10_000)) return;
     try {
       const ids = await reapStaleRuns(o.pool, boss, staleAfterMs);
       for (const r of ids) o.logger.warn('failed a run whose worker stopped heartbeating', { runId: r });
@@ -153,7 +164,18 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const alive = () => o.pool.query(
     `insert into workers (id, hostname, pid, concurrency) values ($1, $2, $3, $4)
        on conflict (id) do update set heartbeat_at = now()`, [id, os.hostname(), process.pid, workIds.length])
-    .catch(() => null); // a missed beat is retried by the next one
+    .then(() => {
+      if (dbDownSince === null) return;
+      o.logger.info(`database reachable again after ${Math.round((Date.now() - dbDownSince) / 1000)} s: claiming resumed`, { worker: id });
+      dbDownSince = null;
+      dbBackAt = Date.now();
+    }, (e) => {
+      // a missed beat is retried by the next one
+      if (dbDownSince === null && isDatabaseUnavailable(e)) {
+        dbDownSince = Date.now();
+        o.logger.warn('database unreachable: claiming paused until it is back', { worker: id, error: toError(e).message });
+      }
+    });
   await alive();
   const aliveTimer = setInterval(() => void alive(), heartbeatMs);
   o.logger.info('worker started', { worker: id, concurrency: workIds.length });

@@ -58,3 +58,4 @@ export function consoleSink(stream: NodeJS.WritableStream = process.stderr): Sin
 
 /** A logger that drops everything (tests that do not look at logs). */
 export const silentLogger: Logger = createLogger(() => {}, { level: 'error' });
+export { createRepeatLimiter, collapseRepeats, formatCount, type RepeatLimiter, type RepeatLimiterOptions } from './repeat-limiter';
