@@ -5,14 +5,17 @@ export type Dialect = 'oracle' | 'postgres' | 'synthetic';
 
 /**
  * Logical column types every source type is mapped to. They are exactly the
- * Iceberg primitives the lake stores (int, long, float, double, decimal(P,S),
- * string, binary, boolean, date, timestamp, timestamptz).
+ * Iceberg types the lake stores: the primitives (int, long, float, double,
+ * decimal(P,S), string, binary, boolean, date, timestamp, timestamptz) and
+ * `list` of a primitive (a PostgreSQL array; elements are optional).
  */
-export type ColumnType =
+export type PrimitiveType =
   | { kind: 'int' } | { kind: 'long' } | { kind: 'float' } | { kind: 'double' }
   | { kind: 'decimal'; precision: number; scale: number }
   | { kind: 'string' } | { kind: 'binary' } | { kind: 'boolean' }
   | { kind: 'date' } | { kind: 'timestamp' } | { kind: 'timestamptz' };
+
+export type ColumnType = PrimitiveType | { kind: 'list'; element: PrimitiveType };
 
 /** One column a source query projects, as described by the source. */
 export interface SourceColumn {
