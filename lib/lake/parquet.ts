@@ -44,7 +44,8 @@ export function statsOf(schema: arrow.Schema, batches: arrow.RecordBatch[], type
   const out = new Map<number, ColumnStats>();
   schema.fields.forEach((f, c) => {
     const id = Number(f.metadata.get(FIELD_ID));
-    const type = types.get(id)!;
+    const type = types.get(id);
+    if (type === undefined) return; // a list column: no top-level statistics (its element is not bounded either)
     let st = emptyStats();
     for (const b of batches) st = mergeStats(st, columnStats(b.data.children[c], type));
     out.set(id, st);
