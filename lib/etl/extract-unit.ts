@@ -70,7 +70,13 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     writer = new StagingWriter(path.join(ctx.stagingRoot, ctx.runId, u.def.lakeName, u.branch.key, u.stagingSub ?? ''), ctx.encoder!, { rowsPerFile: s.stagingRowsPerFile, hold: ctx.hold });
     await writer.init();
     ulog.info('extracting', { attempt: u.attempts, sql: q.sql, binds: q.binds.map((b) => b.value) });
+    // required columns (the key and BRANCH_ID of a table created with identifier fields) must hold no NULL
+    const required = st.schema!.fields.flatMap((f, i) => (f.nullable ? [] : [i]));
     for await (const b of u.branch.source.read(q, u.columns, target, { batchSize: u.branch.fetchBatchSize ?? s.fetchBatchSize, signal: ctx.signal, stats })) {
+      for (const i of required) {
+        const n = b.data.children[i].nullCount;
+        if (n > 0) throw Object.assign(new Error(`etl: ${u.def.lakeName} on branch ${u.branch.key}: key column ${st.schema!.fields[i].name} has ${n} NULL value(s); a unique_key column must not be NULL`), { fatal: true });
+      }
       await writer.add(b);
     }
     u.files = await writer.finish();

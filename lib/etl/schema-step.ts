@@ -53,7 +53,7 @@ export async function widenTable(ctx: SchemaContext, st: TableState, described: 
     if (st.drift.length) { ctx.summary.drift[st.def.lakeName] = st.drift; ctx.log.warn('schema drift', { table: st.def.lakeName, drift: st.drift }); }
     if (ctx.plan) return;
     const fits = st.schema && u.columns.every((c) => st.schema!.fields.some((f) => f.name === c.name && typeToString(fromArrowType(f.type)) === typeToString(c.type)));
-    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns);
+    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns, st.def.uniqueKey);
   } finally { release(); }
 }
 
