@@ -1,0 +1,200 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { silentLogger } from '../log';
+import { openLake, type Lake, type LakeTable } from '../lake';
+import { createPostgresSource } from '../sources';
+import { lakeTarget } from './lake-target';
+import { runEtl, type BranchHandle } from './runner';
+import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
+import { parseTablesConfig } from '../config/tables-json';
+import { PAGILA_TABLES, seedPagila } from '../testing/pagila-fixtures';
+import { chdbRows, icebirdRows, loadChdb } from './test-lake-readers';
+
+// Pagila's kinds of types over two PostgreSQL branches, loaded INITIAL by the real ETL and read
+// back by ClickHouse (chdb) and icebird, value by value against the sources: arrays as lists
+// (NULL elements kept), enums as text, a domain as its base int, tsvector as text, bytea bytes,
+// timestamptz instants written from a São Paulo session, microseconds kept; key columns required
+// and listed as the schema's identifier-field-ids.
+const N = 2;
+let db: TestDatabase;
+let lake: Lake;
+let warehouse: string;
+let staging: string;
+const scratch: { url: string; drop(): Promise<void> }[] = [];
+let branches: BranchHandle[];
+const tables = parseTablesConfig(PAGILA_TABLES);
+const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, fetchBatchSize: 7, stagingRowsPerFile: 20, ...o });
+
+type Kind = 'int' | 'text' | 'decimal' | 'bytes' | 'ts' | 'tstz' | 'list';
+/** What each lake column holds, by source column (lower case, as PostgreSQL names it). */
+const COLUMNS: Record<string, Record<string, Kind>> = {
+  film: { film_id: 'int', title: 'text', release_year: 'int', rating: 'text', special_features: 'list', scores: 'list', fulltext: 'text', poster: 'bytes', rental_rate: 'decimal', last_update: 'tstz' },
+  payment: { payment_id: 'int', customer_id: 'int', amount: 'decimal', payment_date: 'tstz' },
+  rental: { rental_id: 'int', rental_date: 'ts', return_date: 'ts', last_update: 'ts' },
+};
+
+/** Source rows of a table as [branch, ...values] in canonical form (µs timestamps in UTC, hex bytes, arrays as arrays). */
+async function sourceRows(table: string): Promise<string[]> {
+  const cols = COLUMNS[table];
+  const out: string[] = [];
+  for (let i = 0; i < N; i++) {
+    const c = new pg.Client({ connectionString: scratch[i].url });
+    await c.connect();
+    try {
+      const exprs = Object.entries(cols).map(([n, k]) => {
+        if (k === 'ts') return `to_char(t.${n}, 'YYYY-MM-DD HH24:MI:SS.US')`;
+        if (k === 'tstz') return `to_char(t.${n} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')`;
+        if (k === 'bytes') return `encode(t.${n}, 'hex')`;
+        if (k === 'list') return `to_jsonb(t.${n})::text`;
+        return `t.${n}::text`;
+      });
+      const rows = (await c.query({ text: `SELECT ${exprs.join(', ')} FROM pagila.${table} t`, rowMode: 'array' })).rows as (string | null)[][];
+      for (const r of rows) out.push(JSON.stringify([`b${i}`, ...r.map((v, j) => (Object.values(cols)[j] === 'list' && v !== null ? JSON.parse(v) : v))]));
+    } finally { await c.end(); }
+  }
+  return out.sort();
+}
+
+function lakeColumn(t: LakeTable, source: string): string {
+  const f = t.arrowSchema().fields.find((x) => x.name.toLowerCase() === source);
+  if (!f) throw new Error(`no lake column for ${source}`);
+  return f.name;
+}
+
+/** The lake through ClickHouse, rendered like `sourceRows`. */
+function chdbCanonical(t: LakeTable, table: string): string[] {
+  const cols = Object.entries(COLUMNS[table]);
+  const sel = cols.map(([n, k], j) => {
+    const c = lakeColumn(t, n);
+    if (k === 'ts' || k === 'tstz') return `formatDateTime(${c}, '%Y-%m-%d %H:%i:%S.%f', 'UTC') AS c${j}`;
+    if (k === 'bytes') return `lower(hex(${c})) AS c${j}`;
+    if (k === 'list') return `${c} AS c${j}`;
+    return `toString(${c}) AS c${j}`;
+  });
+  const rows = chdbRows(t, (from) => `SELECT BRANCH_ID, ${sel.join(', ')} FROM ${from}`);
+  return rows.map((r) => JSON.stringify([r.BRANCH_ID, ...cols.map((_, j) => r[`c${j}`])])).sort();
+}
+
+/** ClickHouse has no NULL array (Array cannot be Nullable): it reads a NULL list as []. icebird sees the NULL. */
+const nullListsAsEmpty = (rows: string[], table: string) => rows.map((s) => {
+  const kinds = Object.values(COLUMNS[table]);
+  return JSON.stringify((JSON.parse(s) as unknown[]).map((v, j) => (j > 0 && kinds[j - 1] === 'list' && v === null ? [] : v)));
+}).sort();
+
+/** The lake through icebird (timestamps come back as Dates: compared to the millisecond). */
+async function icebirdCanonical(t: LakeTable, table: string): Promise<string[]> {
+  const cols = Object.entries(COLUMNS[table]);
+  return (await icebirdRows(t)).map((r) => JSON.stringify([r.BRANCH_ID, ...cols.map(([n, k]) => {
+    const v = r[lakeColumn(t, n)];
+    if (v === null || v === undefined) return null;
+    if (k === 'ts' || k === 'tstz') return (v as Date).toISOString().replace('T', ' ').slice(0, 23);
+    // icebird (hyparquet's default) decodes a plain BYTE_ARRAY as UTF-8 text: `toMillis` puts the expected bytes through the same decoding
+    if (k === 'bytes') return typeof v === 'string' ? `utf8:${v}` : Buffer.from(v as Uint8Array).toString('hex');
+    if (k === 'list') return (v as unknown[]).map((x) => (typeof x === 'bigint' ? Number(x) : x ?? null));
+    if (k === 'decimal') return Number(v).toFixed(2);
+    return String(v);
+  })])).sort();
+}
+
+/** The source rows as icebird can return them: timestamps to the millisecond, bytes decoded as UTF-8. */
+const toMillis = (rows: string[], table: string) => rows.map((s) => {
+  const kinds = Object.values(COLUMNS[table]);
+  const r = JSON.parse(s) as unknown[];
+  return JSON.stringify(r.map((v, j) => {
+    if (j === 0 || typeof v !== 'string') return v;
+    const k = kinds[j - 1];
+    if (k === 'ts' || k === 'tstz') return v.slice(0, 23);
+    if (k === 'bytes') return `utf8:${Buffer.from(v, 'hex').toString('utf8')}`;
+    return v;
+  }));
+}).sort();
+
+beforeAll(async () => {
+  await loadChdb();
+  db = await createTestDatabase();
+  warehouse = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
+  await fs.mkdir(warehouse, { recursive: true });
+  staging = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-pagila-'));
+  lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
+  for (let i = 0; i < N; i++) {
+    const s = await createScratchDatabase('pagila');
+    scratch.push(s);
+    await seedPagila(s.url, i);
+  }
+  branches = scratch.map((s, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: s.url, poolSize: 2 }) }));
+});
+
+afterAll(async () => {
+  await Promise.all((branches ?? []).map((b) => b.source.close()));
+  for (const s of scratch) await s.drop();
+  await db?.drop();
+  await fs.rm(warehouse, { recursive: true, force: true });
+  await fs.rm(staging, { recursive: true, force: true });
+});
+
+describe('Pagila-like types into the lake', () => {
+  it('INITIAL: every lake table equals its sources, value by value, through ClickHouse and icebird', async () => {
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables, settings: settings({ mode: 'INITIAL' }), logger: silentLogger, stagingRoot: staging });
+    expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
+    for (const table of Object.keys(COLUMNS)) {
+      const t = await lake.loadTable(`pagila.${table}`);
+      const want = await sourceRows(table);
+      expect(want.length, table).toBeGreaterThan(0);
+      expect(chdbCanonical(t, table), `${table} via ClickHouse`).toEqual(nullListsAsEmpty(want, table));
+      expect(await icebirdCanonical(t, table), `${table} via icebird`).toEqual(toMillis(want, table));
+    }
+    // spot checks of what a text rendering used to hide
+    const film = chdbRows(await lake.loadTable('pagila.film'), (f) => `SELECT SPECIAL_FEATURES AS sf, toTypeName(SPECIAL_FEATURES) AS t, toTypeName(SCORES) AS st, toTypeName(RELEASE_YEAR) AS yt, toTypeName(RATING) AS rt FROM ${f} WHERE TITLE = 'ACADEMY DINOSAUR' LIMIT 1`)[0];
+    expect(film.sf).toEqual(['Trailers', null, 'a{b}c', 'Deleted Scenes', 'with "quote"', '']);
+    expect(film.t).toBe('Array(Nullable(String))');
+    expect(film.st).toBe('Array(Nullable(Int32))');
+    expect(film.yt).toBe('Nullable(Int32)');
+    expect(film.rt).toBe('Nullable(String)');
+  });
+
+  it('metadata: key columns and BRANCH_ID are required and the identifier fields; lists have optional elements', async () => {
+    const expectKeys: Record<string, string[]> = { film: ['BRANCH_ID', 'FILM_ID'], payment: ['BRANCH_ID', 'PAYMENT_ID', 'PAYMENT_DATE'], rental: ['BRANCH_ID', 'RENTAL_ID'] };
+    for (const [table, keys] of Object.entries(expectKeys)) {
+      const t = await lake.loadTable(`pagila.${table}`);
+      // the metadata JSON file as other engines read it
+      const meta = JSON.parse(new TextDecoder().decode(await lake.storage.read(t.metadataLocation())));
+      const schema = meta.schemas.find((s: { 'schema-id': number }) => s['schema-id'] === meta['current-schema-id']);
+      const byId = new Map<number, { name: string; required: boolean; type: unknown }>(schema.fields.map((f: { id: number }) => [f.id, f]));
+      expect(schema['identifier-field-ids'].map((id: number) => byId.get(id)!.name), table).toEqual(keys.map((k) => lakeColumnName(t, k)));
+      for (const f of schema.fields) expect(f.required, `${table}.${f.name}`).toBe(keys.some((k) => k.toLowerCase() === f.name.toLowerCase()));
+    }
+    const film = await lake.loadTable('pagila.film');
+    const meta = JSON.parse(new TextDecoder().decode(await lake.storage.read(film.metadataLocation())));
+    const fields = meta.schemas.at(-1).fields as { id: number; name: string; type: { 'element-id': number } }[];
+    const sf = fields.find((f) => f.name.toLowerCase() === 'special_features')!;
+    expect(sf.type).toEqual({ type: 'list', 'element-id': expect.any(Number), element: 'string', 'element-required': false });
+    expect(meta['last-column-id']).toBeGreaterThanOrEqual(Math.max(...fields.map((f) => Math.max(f.id, f.type['element-id'] ?? 0))));
+    const ids = fields.flatMap((f) => [f.id, ...(f.type['element-id'] ? [f.type['element-id']] : [])]);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('INCREMENTAL: changed arrays merge as lists', async () => {
+    for (let i = 0; i < N; i++) {
+      const c = new pg.Client({ connectionString: scratch[i].url });
+      await c.connect();
+      try {
+        await c.query(`UPDATE pagila.film SET special_features = '{NULL,"x,y"}', scores = NULL, last_update = '2023-01-01 00:00:00.000007+00' WHERE title = 'ACE GOLDFINGER'`);
+        await c.query(`INSERT INTO pagila.film (title, special_features, last_update) VALUES ('NEW', '{"Behind the Scenes"}', '2023-01-02')`);
+      } finally { await c.end(); }
+    }
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables, settings: settings({ mode: 'INCREMENTAL' }), logger: silentLogger, stagingRoot: staging });
+    expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
+    const t = await lake.loadTable('pagila.film');
+    expect(chdbCanonical(t, 'film')).toEqual(nullListsAsEmpty(await sourceRows('film'), 'film'));
+    expect(await icebirdCanonical(t, 'film')).toEqual(toMillis(await sourceRows('film'), 'film'));
+  });
+});
+
+function lakeColumnName(t: LakeTable, key: string): string {
+  return t.arrowSchema().fields.find((f) => f.name.toLowerCase() === key.toLowerCase())!.name;
+}
