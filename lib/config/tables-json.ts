@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { isIdentifier, isQualifiedName, snakeCase } from './identifiers';
 import { BRANCH_ID } from './lake-columns';
+import { DEFAULT_NAMING, NAMINGS, type Naming } from './naming';
 import type { QuerySpec } from './query-spec';
 import { checkSubquery, isSubquery } from './subquery';
 
@@ -37,6 +38,8 @@ export const TableEntrySchema = z.strictObject({
   where_value_of_initial_run: z.union([z.string(), z.number()]).nullish(),
   category: z.enum(['masters', 'transactions']).optional(),
   helper: HelperSchema.nullish(),
+  // issue 21 (types and keys): how source column names become lake column names (lib/config/naming.ts)
+  naming: z.enum(NAMINGS, { message: `must be one of ${NAMINGS.join(' ')}` }).optional(),
 });
 
 export type TableEntry = z.infer<typeof TableEntrySchema>;
@@ -51,6 +54,8 @@ export interface TableDef {
   category: 'masters' | 'transactions';
   spec: QuerySpec;
   entry: TableEntry;
+  /** Column naming convention: the entry's `naming`, else the file's top-level `naming`. (Default: upper) */
+  naming: Naming;
 }
 
 export class TablesConfigError extends Error {
@@ -67,6 +72,10 @@ function label(raw: unknown, i: number): string {
 export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[] {
   const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as { tables?: unknown }).tables) ? (raw as { tables: unknown[] }).tables : null;
   if (!list) throw new TablesConfigError(`${file}: expected a JSON array of table entries`);
+  // `{ "naming": "preserve", "tables": [...] }` sets the default convention of every entry
+  const topNaming = Array.isArray(raw) ? undefined : (raw as { naming?: unknown }).naming;
+  if (topNaming !== undefined && !(NAMINGS as readonly unknown[]).includes(topNaming)) throw new TablesConfigError(`${file}: field naming: must be one of ${NAMINGS.join(' ')}`);
+  const fileNaming = (topNaming as Naming | undefined) ?? DEFAULT_NAMING;
   const problems: string[] = [];
   const defs: TableDef[] = [];
   const seen = new Map<string, number>();
@@ -109,7 +118,7 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     seen.set(lakeName, i);
     const category = e.category ?? (dateCol || e.helper ? 'transactions' : 'masters');
     defs.push({
-      lakeName, source: e.table, uniqueKey: uniqueKey.map((k) => k.toUpperCase()), category, entry: e,
+      lakeName, source: e.table, uniqueKey: uniqueKey.map((k) => k.toUpperCase()), category, entry: e, naming: e.naming ?? fileNaming,
       spec: {
         source: sub ? { kind: 'subquery', sql: e.table } : { kind: 'table', name: e.table },
         cdcColumn: e.cdc_column ?? null,

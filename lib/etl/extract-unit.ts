@@ -2,10 +2,11 @@ import path from 'node:path';
 import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isTransient, toError, withRetry } from '../errors';
 import type { Logger } from '../log';
-import { fromArrowType, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
+import { trackedColumns, type ReadStats, type ReadTarget } from '../sources';
 import { renderUnit } from './render-unit';
 import type { RunContext, TableState, Unit } from './run-types';
 import { dataColumns, describeUnit, widenTable } from './schema-step';
+import { matchName, targetFields } from './lake-names';
 import { StagingWriter } from './staging';
 
 type ExtractContext = Pick<RunContext, 'runId' | 'settings' | 'target' | 'log' | 'signal' | 'plan' | 'summary' | 'stagingRoot' | 'loadTime' | 'encoder' | 'hold'>;
@@ -52,10 +53,10 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
       u.columns = await describeUnit(ctx, u);
       u.describeError = undefined;
     }
-    if (!st.schema || !dataColumns(u.columns).every((c) => st.schema!.fields.some((f) => f.name === c.name))) await widenTable(ctx, st, [u]);
+    if (!st.schema || !dataColumns(u.columns, u.def).every((c) => matchName(st.schema!.fields.map((f) => f.name), c.name))) await widenTable(ctx, st, [u]);
     const q = renderUnit(u, s.mode);
     u.query = q;
-    const fields = st.schema!.fields.map((f) => ({ name: f.name, type: fromArrowType(f.type) }));
+    const fields = targetFields(u.def, st.schema!, u.columns);
     const tr = trackedColumns(u.def.spec);
     const target: ReadTarget = {
       schema: st.schema!, fields,

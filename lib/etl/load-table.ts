@@ -4,6 +4,7 @@ import { toError } from '../errors';
 import { trackedColumns } from '../sources';
 import { appendRunLog, laterWatermark, recordFailure, recordSuccess, type UnitStatus, type Watermark } from './control';
 import type { RunContext, TableState } from './run-types';
+import { lakeKeys } from './lake-names';
 
 type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary'>;
 
@@ -32,7 +33,7 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     const files = ok.flatMap((u) => u.files);
     try {
       tlog.info('loading', { disposition, branches: ok.map((u) => u.branch.key), rows: ok.reduce((a, u) => a + u.rows, 0), files: files.length });
-      const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes });
+      const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, st.schema ? lakeKeys(def, st.schema.fields.map((f) => f.name)) : def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes });
       snapshotId = out.snapshotId;
       disposition = out.disposition === 'append' ? 'replace' : out.disposition;
     } catch (e) {

@@ -35,7 +35,7 @@ type Kind = 'int' | 'text' | 'decimal' | 'bytes' | 'ts' | 'tstz' | 'list';
 const COLUMNS: Record<string, Record<string, Kind>> = {
   film: { film_id: 'int', title: 'text', release_year: 'int', rating: 'text', special_features: 'list', scores: 'list', fulltext: 'text', poster: 'bytes', rental_rate: 'decimal', last_update: 'tstz' },
   payment: { payment_id: 'int', customer_id: 'int', amount: 'decimal', payment_date: 'tstz' },
-  rental: { rental_id: 'int', rental_date: 'ts', return_date: 'ts', last_update: 'ts' },
+  rental: { rental_id: 'int', rental_date: 'ts', return_date: 'ts', last_update: 'ts', returnnote: 'text' },
 };
 
 /** Source rows of a table as [branch, ...values] in canonical form (µs timestamps in UTC, hex bytes, arrays as arrays). */
@@ -51,7 +51,7 @@ async function sourceRows(table: string): Promise<string[]> {
         if (k === 'tstz') return `to_char(t.${n} AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')`;
         if (k === 'bytes') return `encode(t.${n}, 'hex')`;
         if (k === 'list') return `to_jsonb(t.${n})::text`;
-        return `t.${n}::text`;
+        return n === 'returnnote' ? 't."ReturnNote"' : `t.${n}::text`;
       });
       const rows = (await c.query({ text: `SELECT ${exprs.join(', ')} FROM pagila.${table} t`, rowMode: 'array' })).rows as (string | null)[][];
       for (const r of rows) out.push(JSON.stringify([`b${i}`, ...r.map((v, j) => (Object.values(cols)[j] === 'list' && v !== null ? JSON.parse(v) : v))]));
@@ -192,6 +192,58 @@ describe('Pagila-like types into the lake', () => {
     const t = await lake.loadTable('pagila.film');
     expect(chdbCanonical(t, 'film')).toEqual(nullListsAsEmpty(await sourceRows('film'), 'film'));
     expect(await icebirdCanonical(t, 'film')).toEqual(toMillis(await sourceRows('film'), 'film'));
+  });
+});
+
+describe('column naming (tables.json naming)', () => {
+  const rental = PAGILA_TABLES.filter((e) => e.table === 'PAGILA.RENTAL');
+  const lakeNames = async (ns: string) => (await lake.loadTable(`${ns}.rental`)).arrowSchema().fields.map((f) => f.name);
+
+  it('each convention names the lake columns its way; BRANCH_ID and the load times keep theirs', async () => {
+    const want: Record<string, string[]> = {
+      upper: ['RENTAL_ID', 'RENTAL_DATE', 'RETURN_DATE', 'LAST_UPDATE', 'RETURNNOTE'],
+      preserve: ['rental_id', 'rental_date', 'return_date', 'last_update', 'ReturnNote'],
+      lower: ['rental_id', 'rental_date', 'return_date', 'last_update', 'returnnote'],
+      snake_case: ['rental_id', 'rental_date', 'return_date', 'last_update', 'return_note'],
+    };
+    for (const [naming, cols] of Object.entries(want)) {
+      const ns = `n_${naming}`;
+      // per entry here; the file's top-level default is exercised below
+      const defs = parseTablesConfig(rental.map((e) => ({ ...e, naming })));
+      const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: ns }), branches, tables: defs, settings: settings({ mode: 'INITIAL' }), logger: silentLogger, stagingRoot: staging });
+      expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`), naming).toEqual([]);
+      expect(await lakeNames(ns), naming).toEqual([...cols, 'BRANCH_ID', 'insert_at', 'Recorded_updated_at']);
+      const t = await lake.loadTable(`${ns}.rental`);
+      const rows = chdbRows(t, (f) => `SELECT ${cols[0]} AS id, ${cols[4]} AS note FROM ${f} WHERE BRANCH_ID = 'b0' ORDER BY id`);
+      expect(rows, naming).toEqual([{ id: 1, note: 'late' }, { id: 2, note: null }, { id: 3, note: 'ok' }]);
+      const meta = t.metadata();
+      const schema = meta.schemas.find((x) => x['schema-id'] === meta['current-schema-id'])!;
+      expect(schema['identifier-field-ids']!.map((id) => schema.fields.find((f) => f.id === id)!.name), naming).toEqual(['BRANCH_ID', cols[0]]);
+    }
+  });
+
+  it('an existing upper-case lake goes on loading under preserve: columns matched without regard to case, new ones named by the convention', async () => {
+    for (let i = 0; i < N; i++) {
+      const c = new pg.Client({ connectionString: scratch[i].url });
+      await c.connect();
+      try {
+        await c.query(`ALTER TABLE pagila.rental ADD COLUMN staff_id int`);
+        await c.query(`UPDATE pagila.rental SET "ReturnNote" = 'changed', staff_id = 7, last_update = '2030-01-01 00:00:00.25' WHERE rental_id = 2`);
+      } finally { await c.end(); }
+    }
+    const before = await lakeNames('pagila');
+    expect(before).toContain('RENTAL_ID');
+    const defs = parseTablesConfig({ naming: 'preserve', tables: rental });
+    expect(defs[0].naming).toBe('preserve');
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables: defs, settings: settings({ mode: 'INCREMENTAL' }), logger: silentLogger, stagingRoot: staging });
+    expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
+    // no lower-case twin of an existing column; the new source column is named as PostgreSQL names it
+    expect(await lakeNames('pagila')).toEqual([...before.filter((n) => !['BRANCH_ID', 'insert_at', 'Recorded_updated_at'].includes(n)), 'BRANCH_ID', 'insert_at', 'Recorded_updated_at', 'staff_id']);
+    const t = await lake.loadTable('pagila.rental');
+    const rows = chdbRows(t, (f) => `SELECT BRANCH_ID AS b, RENTAL_ID AS id, RETURNNOTE AS note, staff_id FROM ${f} ORDER BY b, id`);
+    expect(rows).toEqual([0, 1].flatMap((b) => [
+      { b: `b${b}`, id: 1, note: 'late', staff_id: null }, { b: `b${b}`, id: 2, note: 'changed', staff_id: 7 }, { b: `b${b}`, id: 3, note: 'ok', staff_id: null },
+    ]));
   });
 });
 

@@ -6,6 +6,8 @@ import { renderUnit } from './render-unit';
 import type { BranchHandle, RunContext, TableState, Unit } from './run-types';
 import { runPool } from './pool-runner';
 import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
+import { lakeKeys, namedColumn } from './lake-names';
+import type { TableDef } from '../config/tables-json';
 
 /**
  * The schema step: what each branch projects, and the lake table that holds
@@ -34,9 +36,12 @@ export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>,
   return cols;
 }
 
-/** The described columns that go to the lake (the helper's CDC / date projections are for the watermark only). */
-export function dataColumns(cols: SourceColumn[]): UnionColumn[] {
-  return cols.filter((c) => c.name !== HELPER_CDC && c.name !== HELPER_DATE).map((c) => ({ name: c.name, type: c.type }));
+/**
+ * The described columns that go to the lake, named by the table's convention (the helper's
+ * CDC / date projections are for the watermark only).
+ */
+export function dataColumns(cols: SourceColumn[], def: Pick<TableDef, 'naming'> = { naming: 'upper' }): UnionColumn[] {
+  return cols.filter((c) => c.name !== HELPER_CDC && c.name !== HELPER_DATE).map((c) => ({ name: namedColumn(def, c), type: c.type }));
 }
 
 /** Union the described branches (and the lake's columns) and create/evolve the lake table. Serialised per table. */
@@ -47,13 +52,13 @@ export async function widenTable(ctx: SchemaContext, st: TableState, described: 
   await prev;
   try {
     const base = st.schema ? st.schema.fields.filter((f) => !INJECTED.includes(f.name)).map((f) => ({ name: f.name, type: fromArrowType(f.type) })) : st.lakeColumns ?? undefined;
-    const u = unionSchemas(Object.fromEntries(described.map((x) => [x.branch.key, dataColumns(x.columns!)])), base);
+    const u = unionSchemas(Object.fromEntries(described.map((x) => [x.branch.key, dataColumns(x.columns!, st.def)])), base);
     if (!st.schema) st.drift = u.drift;
     else for (const d of u.drift) if (!st.drift.some((x) => x.column === d.column && x.kind === d.kind)) st.drift.push(d);
     if (st.drift.length) { ctx.summary.drift[st.def.lakeName] = st.drift; ctx.log.warn('schema drift', { table: st.def.lakeName, drift: st.drift }); }
     if (ctx.plan) return;
     const fits = st.schema && u.columns.every((c) => st.schema!.fields.some((f) => f.name === c.name && typeToString(fromArrowType(f.type)) === typeToString(c.type)));
-    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns, st.def.uniqueKey);
+    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns, lakeKeys(st.def, u.columns.map((c) => c.name)));
   } finally { release(); }
 }
 

@@ -63,14 +63,21 @@ export function widen(a: ColumnType, b: ColumnType, column = '?'): ColumnType | 
 
 /**
  * Union of branch schemas, on top of an existing lake schema when there is one
- * (its columns keep their order and are never narrowed).
+ * (its columns keep their order and are never narrowed). Names match without
+ * regard to case and keep their first spelling — the lake's when it has the
+ * column — so `film_id` from one branch (or a `naming` convention) lands in
+ * an existing `FILM_ID`, never beside it.
  */
 export function unionSchemas(branches: Record<string, UnionColumn[]>, base?: UnionColumn[]): { columns: UnionColumn[]; drift: Drift[] } {
   const order: string[] = [];
+  const spelling = new Map<string, string>();
   const types = new Map<string, Record<string, ColumnType>>();
   const add = (who: string, c: UnionColumn) => {
-    if (!types.has(c.name)) { types.set(c.name, {}); order.push(c.name); }
-    types.get(c.name)![who] = c.type;
+    const key = c.name.toLowerCase();
+    if (!spelling.has(key)) spelling.set(key, c.name);
+    const name = spelling.get(key)!;
+    if (!types.has(name)) { types.set(name, {}); order.push(name); }
+    types.get(name)![who] = c.type;
   };
   for (const c of base ?? []) add('lake', c);
   const names = Object.keys(branches).sort();

@@ -181,11 +181,12 @@ export function copyProjection(columns: SourceColumn[], target: ReadTarget): { p
   const tracked = new Set(target.track);
   target.fields.forEach((f, i) => {
     if (target.constants[f.name]) return;
-    const src = byName.get(f.name);
+    const name = f.source ?? f.name;
+    const src = byName.get(name);
     if (!src) return;
     parts.push(projectAs(src, f.type));
-    cols.push({ type: f.type, targetIndex: i, track: tracked.has(f.name) ? f.name : null });
-    tracked.delete(f.name);
+    cols.push({ type: f.type, targetIndex: i, track: tracked.has(name) ? name : null });
+    tracked.delete(name);
   });
   for (const name of tracked) {
     const src = byName.get(name);

@@ -49,7 +49,12 @@ export interface RenderedQuery {
 }
 
 /** A column of the target (lake) schema a read must produce. */
-export interface TargetField { name: string; type: ColumnType }
+export interface TargetField {
+  name: string;
+  type: ColumnType;
+  /** The source column (`SourceColumn.name`) that fills it, when the lake names it otherwise (tables.json `naming`). (Default: `name`) */
+  source?: string;
+}
 
 /** Values injected into every row (BRANCH_ID, insert_at, Recorded_updated_at). */
 export type ConstValue = { type: ColumnType; value: string | number | bigint | null };

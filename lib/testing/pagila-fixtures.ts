@@ -33,7 +33,7 @@ export async function seedPagila(url: string, branch: number): Promise<void> {
         PRIMARY KEY (payment_date, payment_id)) PARTITION BY RANGE (payment_date);
       CREATE TABLE pagila.payment_p2022_01 PARTITION OF pagila.payment FOR VALUES FROM ('2022-01-01 00:00:00+00') TO ('2022-02-01 00:00:00+00');
       CREATE TABLE pagila.payment_p2022_02 PARTITION OF pagila.payment FOR VALUES FROM ('2022-02-01 00:00:00+00') TO ('2022-03-01 00:00:00+00');
-      CREATE TABLE pagila.rental (rental_id int PRIMARY KEY, rental_date timestamp NOT NULL, return_date timestamp, last_update timestamp NOT NULL);
+      CREATE TABLE pagila.rental (rental_id int PRIMARY KEY, rental_date timestamp NOT NULL, return_date timestamp, last_update timestamp NOT NULL, "ReturnNote" text);
     `);
     await c.query(`
       INSERT INTO pagila.film (title, release_year, rating, special_features, scores, fulltext, poster, rental_rate, last_update) VALUES
@@ -44,9 +44,9 @@ export async function seedPagila(url: string, branch: number): Promise<void> {
       INSERT INTO pagila.payment (customer_id, amount, payment_date)
         SELECT g % 7, (g % 10) + 0.99, timestamptz '2022-01-20 12:00:00.000001+00' + g * interval '1 day 1.5 second' FROM generate_series(1, 30) g;
       INSERT INTO pagila.rental VALUES
-        (1, '2022-05-24 22:53:30.999999', '2022-05-26 22:04:30.4', '2022-06-16 02:30:53.000001'),
-        (2, '2022-05-24 22:54:33', NULL, '2022-06-16 02:30:53'),
-        (3, '1999-12-31 23:59:59.5', '2000-01-01 00:00:00', '2022-06-16 02:30:54');
+        (1, '2022-05-24 22:53:30.999999', '2022-05-26 22:04:30.4', '2022-06-16 02:30:53.000001', 'late'),
+        (2, '2022-05-24 22:54:33', NULL, '2022-06-16 02:30:53', NULL),
+        (3, '1999-12-31 23:59:59.5', '2000-01-01 00:00:00', '2022-06-16 02:30:54', 'ok');
     `);
   } finally { await c.end(); }
 }
