@@ -14,6 +14,9 @@ import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { parseTablesConfig } from '../config/tables-json';
 import { PAGILA_TABLES, seedPagila } from '../testing/pagila-fixtures';
 import { chdbRows, icebirdRows, loadChdb } from './test-lake-readers';
+import { runDq } from '../dq/run';
+import { openPostgresDqSource } from '../dq/source';
+import { plainRow } from '../lake/format';
 
 // Pagila's kinds of types over two PostgreSQL branches, loaded INITIAL by the real ETL and read
 // back by ClickHouse (chdb) and icebird, value by value against the sources: arrays as lists
@@ -192,6 +195,24 @@ describe('Pagila-like types into the lake', () => {
     const t = await lake.loadTable('pagila.film');
     expect(chdbCanonical(t, 'film')).toEqual(nullListsAsEmpty(await sourceRows('film'), 'film'));
     expect(await icebirdCanonical(t, 'film')).toEqual(toMillis(await sourceRows('film'), 'film'));
+  });
+
+  it('DQ sees lists, enums, domains and bytea equal to the source, and finds a changed array element', async () => {
+    const dqBranches = () => scratch.map((s, i) => ({ key: `b${i}`, open: () => openPostgresDqSource({ branch: `b${i}`, connectionString: s.url }) }));
+    const film = tables.filter((t) => t.lakeName === 'film');
+    const dq = () => runDq({ pool: db.pool, lake, tables: film, branches: dqBranches(), logger: silentLogger }, { namespace: 'pagila', since: '2000-01-01' });
+    const ok = await dq();
+    expect(ok.results.map((x) => `${x.table}@${x.branch}: ${x.status}`)).toEqual(['film@b0: OK', 'film@b1: OK']);
+    const c = new pg.Client({ connectionString: scratch[1].url });
+    await c.connect();
+    try { await c.query(`UPDATE pagila.film SET special_features[3] = 'a{b}C' WHERE title = 'ACADEMY DINOSAUR'`); } finally { await c.end(); }
+    const bad = await dq();
+    expect(bad.results.map((x) => `${x.table}@${x.branch}: ${x.status}`)).toEqual(['film@b0: OK', expect.stringMatching(/^film@b1: (?!OK)/)]);
+    // the preview (plain rows) shows a list as a JSON array
+    const t = await lake.loadTable('pagila.film');
+    for await (const b of t.scan({ filter: [{ column: 'TITLE', in: ['ACADEMY DINOSAUR'] }], limit: 1 })) {
+      expect(plainRow(b, 0).SPECIAL_FEATURES).toEqual(['Trailers', null, 'a{b}c', 'Deleted Scenes', 'with "quote"', '']);
+    }
   });
 });
 
