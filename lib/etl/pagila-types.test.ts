@@ -17,6 +17,7 @@ import { chdbRows, icebirdRows, loadChdb } from './test-lake-readers';
 import { runDq } from '../dq/run';
 import { openPostgresDqSource } from '../dq/source';
 import { plainRow } from '../lake/format';
+import { parquetMetadataAsync } from 'hyparquet';
 
 // Pagila's kinds of types over two PostgreSQL branches, loaded INITIAL by the real ETL and read
 // back by ClickHouse (chdb) and icebird, value by value against the sources: arrays as lists
@@ -179,6 +180,13 @@ describe('Pagila-like types into the lake', () => {
     expect(meta['last-column-id']).toBeGreaterThanOrEqual(Math.max(...fields.map((f) => Math.max(f.id, f.type['element-id'] ?? 0))));
     const ids = fields.flatMap((f) => [f.id, ...(f.type['element-id'] ? [f.type['element-id']] : [])]);
     expect(new Set(ids).size).toBe(ids.length);
+    // the adopted (staged) Parquet files carry the element's field id, as the spec's readers resolve it
+    for (const file of (await film.files()).filter((f) => f.content === 'data')) {
+      const bytes = new Uint8Array(await lake.storage.read(file.path));
+      const md = await parquetMetadataAsync(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      const at = md.schema.findIndex((x) => x.name.toLowerCase() === 'special_features');
+      expect(md.schema[at + 2]).toMatchObject({ name: 'element', field_id: sf.type['element-id'] });
+    }
   });
 
   it('INCREMENTAL: changed arrays merge as lists', async () => {
