@@ -29,7 +29,7 @@ export { parseIdent } from './catalog';
 export { csvCell, csvToBatch, plainRow, plainValue } from './format';
 export { encodeParquet, readParquetBatches } from './parquet';
 export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
-export { FIELD_ID } from './schema';
+export { FIELD_ID, typeString } from './schema';
 export type { S3Settings } from './storage-s3';
 import type { S3Settings } from './storage-s3';
 
