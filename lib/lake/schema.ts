@@ -17,12 +17,13 @@
  * | Binary, LargeBinary                             | binary           | Binary                         |
  * | FixedSizeBinary(16) + metadata `ARROW:extension:name=arrow.uuid` | uuid | FixedSizeBinary(16)     |
  * | FixedSizeBinary(L)                              | fixed[L]         | FixedSizeBinary(L)             |
+ * | List(primitive)                                 | list (element-id)| List (element with its id)     |
  *
  * Arrow nullable ⇔ Iceberg optional. Every Arrow field the lake writes or
  * returns carries `PARQUET:field_id` metadata (the Iceberg field id). Timestamps
  * and times are stored in microseconds, as the spec requires of Parquet files.
- * Anything else (lists, structs, maps, intervals, dictionaries…) is refused with
- * an error naming the column.
+ * Anything else (lists of lists, structs, maps, intervals, dictionaries…) is
+ * refused with an error naming the column.
  */
 import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
