@@ -224,6 +224,15 @@ describe('Pagila-like types into the lake', () => {
   });
 });
 
+describe('required keys', () => {
+  it('a NULL in a key column fails its unit naming the table, branch and column', async () => {
+    const defs = parseTablesConfig([{ table: '(SELECT t.rental_id, t.return_date FROM pagila.rental t)', name: 'returns', unique_key: 'return_date', category: 'masters' }]);
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'keys' }), branches, tables: defs, settings: settings({ mode: 'INITIAL' }), logger: silentLogger, stagingRoot: staging });
+    expect(r.units.map((u) => `${u.branch}: ${u.status}`).sort()).toEqual(['b0: FAILED', 'b1: FAILED']);
+    expect(r.units[0].error).toMatch(/returns on branch b\d: key column RETURN_DATE has 1 NULL value\(s\); a unique_key column must not be NULL/);
+  });
+});
+
 describe('column naming (tables.json naming)', () => {
   const rental = PAGILA_TABLES.filter((e) => e.table === 'PAGILA.RENTAL');
   const lakeNames = async (ns: string) => (await lake.loadTable(`${ns}.rental`)).arrowSchema().fields.map((f) => f.name);
