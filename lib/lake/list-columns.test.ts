@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as arrow from 'apache-arrow';
+import fs from 'node:fs';
 import { parquetMetadataAsync } from 'hyparquet';
+import { readAvroFile } from './avro';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { openLake, type Lake, type LakeTable } from './index';
 import { batchOf, chdbQuery, icebirdRows, makeWarehouse, scanRows } from './test-helpers';
@@ -69,6 +71,16 @@ describe('lake list columns', () => {
     const md = await parquetMetadataAsync(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
     const el = md.schema.filter((x) => x.name === 'element').map((x) => x.field_id);
     expect(el).toEqual([5, 6]);
+    // manifest metrics: the list's leaf (element id) has value and null counts; no bounds on lists
+    const list = readAvroFile(fs.readFileSync(new URL(t.snapshots().at(-1)!['manifest-list'])), 'list');
+    const entries = readAvroFile(fs.readFileSync(new URL((list.records[0] as { manifest_path: string }).manifest_path)), 'manifest').records as { data_file: { value_counts: { key: number; value: bigint }[]; null_value_counts: { key: number; value: bigint }[]; lower_bounds: { key: number }[] } }[];
+    const rows = [...model.values()];
+    const elements = rows.reduce((a, r) => a + (r.tags?.length ?? 0), 0);
+    const nullElements = rows.reduce((a, r) => a + (r.tags?.filter((x) => x === null).length ?? 0), 0);
+    const sum = (k: 'value_counts' | 'null_value_counts', id: number) => entries.reduce((a, e) => a + Number(e.data_file[k].find((x) => x.key === id)?.value ?? 0), 0);
+    expect(sum('value_counts', 5)).toBe(elements);
+    expect(sum('null_value_counts', 5)).toBe(nullElements);
+    expect(entries.every((e) => e.data_file.value_counts.every((x) => x.key !== 3) && e.data_file.lower_bounds.every((x) => ![3, 4, 5, 6].includes(x.key)))).toBe(true);
     await expectReaders();
   });
 
