@@ -99,7 +99,6 @@ export class CopyDecoder {
     decodeValue(this.cols[j].type, b, buf, p, len, row);
   }
 
-
   /** Offer the batch's largest value of each tracked column (one BigInt per batch, not per row). */
   private track(len: number): void {
     for (let j = 0; j < this.cols.length; j++) {
@@ -184,25 +183,25 @@ export class CopyDecoder {
 
 /** Decode one non-null value of logical type `t` (in its wire type's send format) into row `row` of `b`. */
 function decodeValue(t: ColumnType, b: ColumnBuilder, buf: Buffer, p: number, len: number, row: number): void {
-    switch (t.kind) {
-      case 'int': b.i32[row] = len === 2 ? buf.readInt16BE(p) : buf.readInt32BE(p); break;
-      case 'long': b.i64w[2 * row] = buf.readInt32BE(p + 4); b.i64w[2 * row + 1] = buf.readInt32BE(p); break;
-      case 'float': b.f32[row] = buf.readFloatBE(p); break;
-      case 'double': b.f64[row] = buf.readDoubleBE(p); break;
-      case 'boolean': b.setBool(row, buf[p] !== 0); break;
-      case 'date': b.i32[row] = buf.readInt32BE(p) + PG_EPOCH_DAYS; break;
-      case 'timestamp': case 'timestamptz': {
-        // µs since 2000-01-01 → since 1970-01-01: a 64-bit add on 32-bit halves (carry from the low word)
-        let lo = buf.readUInt32BE(p + 4) + PG_EPOCH_US_LO;
-        let hi = buf.readInt32BE(p) + PG_EPOCH_US_HI;
-        if (lo >= TWO32) { lo -= TWO32; hi++; }
-        b.i64w[2 * row] = lo | 0; b.i64w[2 * row + 1] = hi | 0;
-        break;
-      }
-      case 'string': case 'binary': b.setBytes(row, buf, p, p + len); break;
-      case 'decimal': if (!decodeNumeric(buf, p, t.scale, b.words, row)) b.setNull(row); break;
-      case 'list': decodeArray(t.element, b, buf, p, row); break;
+  switch (t.kind) {
+    case 'int': b.i32[row] = len === 2 ? buf.readInt16BE(p) : buf.readInt32BE(p); break;
+    case 'long': b.i64w[2 * row] = buf.readInt32BE(p + 4); b.i64w[2 * row + 1] = buf.readInt32BE(p); break;
+    case 'float': b.f32[row] = buf.readFloatBE(p); break;
+    case 'double': b.f64[row] = buf.readDoubleBE(p); break;
+    case 'boolean': b.setBool(row, buf[p] !== 0); break;
+    case 'date': b.i32[row] = buf.readInt32BE(p) + PG_EPOCH_DAYS; break;
+    case 'timestamp': case 'timestamptz': {
+      // µs since 2000-01-01 → since 1970-01-01: a 64-bit add on 32-bit halves (carry from the low word)
+      let lo = buf.readUInt32BE(p + 4) + PG_EPOCH_US_LO;
+      let hi = buf.readInt32BE(p) + PG_EPOCH_US_HI;
+      if (lo >= TWO32) { lo -= TWO32; hi++; }
+      b.i64w[2 * row] = lo | 0; b.i64w[2 * row + 1] = hi | 0;
+      break;
     }
+    case 'string': case 'binary': b.setBytes(row, buf, p, p + len); break;
+    case 'decimal': if (!decodeNumeric(buf, p, t.scale, b.words, row)) b.setNull(row); break;
+    case 'list': decodeArray(t.element, b, buf, p, row); break;
+  }
 }
 
 /**
