@@ -1,7 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { toArrowType } from './arrow-types';
 import type { ColumnType } from './types';
-import { parseTimestampMicros, toScaledBigInt, wallClockMicros, writeDecimal128, daysFromMicros, formatMicros, formatDays, scaledToText } from './values';
+import { parsePgArray, parseTimestampMicros, toScaledBigInt, wallClockMicros, writeDecimal128, daysFromMicros, formatMicros, formatDays, scaledToText } from './values';
 
 const enc = new TextEncoder();
 
@@ -187,8 +187,10 @@ export class ColumnBuilder {
         this.setString(i, String(v));
         return;
       case 'list': {
-        if (!Array.isArray(v)) throw new Error(`sources: a list column got ${typeof v}, not an array`);
-        for (const x of v.flat(Infinity)) this.child!.set(this.addElement(), x);
+        // an array from a driver, or PostgreSQL's text form of one (a text-mode read)
+        const items = typeof v === 'string' ? parsePgArray(v) : v;
+        if (!Array.isArray(items)) throw new Error(`sources: a list column got ${typeof v}, not an array`);
+        for (const x of items.flat(Infinity)) this.child!.set(this.addElement(), x);
         this.endList(i);
         return;
       }
