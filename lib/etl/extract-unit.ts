@@ -2,11 +2,10 @@ import path from 'node:path';
 import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isTransient, toError, withRetry } from '../errors';
 import type { Logger } from '../log';
-import { trackedColumns, type ReadStats, type ReadTarget } from '../sources';
+import { matchName, targetFields, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
 import { renderUnit } from './render-unit';
 import type { RunContext, TableState, Unit } from './run-types';
 import { dataColumns, describeUnit, widenTable } from './schema-step';
-import { matchName, targetFields } from './lake-names';
 import { StagingWriter } from './staging';
 
 type ExtractContext = Pick<RunContext, 'runId' | 'settings' | 'target' | 'log' | 'signal' | 'plan' | 'summary' | 'stagingRoot' | 'loadTime' | 'encoder' | 'hold'>;

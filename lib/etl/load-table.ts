@@ -1,10 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { toError } from '../errors';
-import { trackedColumns } from '../sources';
+import { lakeKeys, trackedColumns } from '../sources';
 import { appendRunLog, laterWatermark, recordFailure, recordSuccess, type UnitStatus, type Watermark } from './control';
 import type { RunContext, TableState } from './run-types';
-import { lakeKeys } from './lake-names';
 
 type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary'>;
 

@@ -285,6 +285,22 @@ describe('column naming (tables.json naming)', () => {
   });
 });
 
+describe('DQ on a table named by another convention', () => {
+  it('reconciles and repairs a preserve-named table (lake names matched to source columns)', async () => {
+    const defs = parseTablesConfig({ naming: 'preserve', tables: PAGILA_TABLES.filter((e) => e.table === 'PAGILA.RENTAL') });
+    const dqBranches = () => scratch.map((s, i) => ({ key: `b${i}`, open: () => openPostgresDqSource({ branch: `b${i}`, connectionString: s.url }) }));
+    const dq = (repair: boolean) => runDq({ pool: db.pool, lake, tables: defs, branches: dqBranches(), logger: silentLogger }, { namespace: 'n_preserve', since: '2000-01-01', repair });
+    // n_preserve.rental was loaded before row 2 changed at the sources (the union test above)
+    const before = await dq(false);
+    expect(before.results.map((x) => x.status)).toEqual(['MISMATCH', 'MISMATCH']);
+    await dq(true);
+    const after = await dq(false);
+    expect(after.results.map((x) => `${x.branch}: ${x.status}`)).toEqual(['b0: OK', 'b1: OK']);
+    const t = await lake.loadTable('n_preserve.rental');
+    expect(chdbRows(t, (f) => `SELECT BRANCH_ID AS b, ReturnNote AS note FROM ${f} WHERE rental_id = 2 ORDER BY b`)).toEqual([{ b: 'b0', note: 'changed' }, { b: 'b1', note: 'changed' }]);
+  });
+});
+
 function lakeColumnName(t: LakeTable, key: string): string {
   return t.arrowSchema().fields.find((f) => f.name.toLowerCase() === key.toLowerCase())!.name;
 }

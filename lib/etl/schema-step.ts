@@ -1,12 +1,11 @@
 import { BRANCH_ID, INJECTED } from '../config/lake-columns';
 import { toError } from '../errors';
 import type { Logger } from '../log';
-import { HELPER_CDC, HELPER_DATE, fromArrowType, renderDescribe, typeToString, type SourceColumn } from '../sources';
+import { HELPER_CDC, HELPER_DATE, fromArrowType, lakeKeys, namedColumn, renderDescribe, typeToString, type SourceColumn } from '../sources';
 import { renderUnit } from './render-unit';
 import type { BranchHandle, RunContext, TableState, Unit } from './run-types';
 import { runPool } from './pool-runner';
 import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
-import { lakeKeys, namedColumn } from './lake-names';
 import type { TableDef } from '../config/tables-json';
 
 /**

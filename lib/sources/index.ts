@@ -34,3 +34,4 @@ export { SlotPool, sleep, waitForSlot } from './backoff';
 export { ColumnBuilder, assembleBatch, constantColumn } from './batch-builder';
 export { RowAssembler } from './row-assembler';
 export { formatMicros, parseTimestampMicros, wallClockMicros, scaledToText } from './values';
+export { lakeKeys, lakeNameOf, matchName, namedColumn, targetFields } from './lake-names';

@@ -1,7 +1,8 @@
 import type * as arrow from 'apache-arrow';
 import { applyNaming } from '../config/naming';
 import type { TableDef } from '../config/tables-json';
-import { fromArrowType, type SourceColumn, type TargetField } from '../sources';
+import { fromArrowType } from './arrow-types';
+import type { SourceColumn, TargetField } from './types';
 
 /**
  * Source column names ↔ lake column names. Inside the loader a source column
