@@ -21,8 +21,10 @@ export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>,
   const src = u.branch.source;
   const d = renderDescribe(u.def.spec, src.dialect === 'oracle' ? 'oracle' : 'postgres');
   let cols = await src.describe({ ...d, table: u.def.source }, ctx.signal);
+  // compared without regard to case, as the lake's union and case-insensitive engines (Spark, Trino) compare names
+  const reserved = (n: string) => [BRANCH_ID, ...INJECTED].some((x) => x.toLowerCase() === n.toLowerCase());
   for (const c of cols) {
-    if (c.name === BRANCH_ID || INJECTED.includes(c.name)) {
+    if (reserved(c.name) || reserved(namedColumn(u.def, c))) {
       throw Object.assign(new Error(`etl: ${u.def.source} on branch ${u.branch.key} projects the reserved column ${c.name} (alias it)`), { fatal: true });
     }
   }
