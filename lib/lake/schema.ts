@@ -61,14 +61,14 @@ export function maxFieldId(schema: IcebergSchema): number {
 /**
  * Iceberg type of an Arrow type; throws naming the column when unsupported.
  * A List of a primitive is a list whose element id is the child field's
- * `PARQUET:field_id`, else `elementId` (0 when neither: the caller assigns it).
+ * `PARQUET:field_id` (0 without one: a new column's caller assigns it).
  */
-export function icebergTypeOf(field: arrow.Field, elementId?: number): IcebergType {
+export function icebergTypeOf(field: arrow.Field): IcebergType {
   const t = field.type as arrow.DataType;
   if (t.typeId === arrow.Type.List) {
     const child = (t as arrow.List).children[0];
     if (child.type.typeId === arrow.Type.List) throw new AppError('validation', `lake: unsupported type ${String(t)} for column ${field.name} (lists of lists)`, { field: field.name });
-    const id = Number(child.metadata.get(FIELD_ID) ?? elementId ?? 0);
+    const id = Number(child.metadata.get(FIELD_ID) ?? 0);
     return { type: 'list', 'element-id': id, element: icebergPrimitiveOf(child, field.name), 'element-required': !child.nullable };
   }
   return icebergPrimitiveOf(field, field.name);
