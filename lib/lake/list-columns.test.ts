@@ -94,6 +94,23 @@ describe('lake list columns', () => {
     await expectReaders();
   });
 
+  test('evolve: an added list gets fresh field and element ids; list<int> → list<long> is promoted in place', async () => {
+    const base = new arrow.Schema([SCHEMA.fields[0], SCHEMA.fields[1]]);
+    const e = await lake.createTable('ns.evolving', { schema: base, partitionBy: ['BRANCH_ID'] });
+    const withList = new arrow.Schema([...base.fields, new arrow.Field('nums', list(new arrow.Int32()), true)]);
+    expect((await e.evolveSchema(withList)).changes).toEqual(['add column nums list<int>']);
+    const cur = () => { const m = e.metadata(); return { m, s: m.schemas.find((x) => x['schema-id'] === m['current-schema-id'])! }; };
+    expect(cur().s.fields[2]).toEqual({ id: 3, name: 'nums', required: false, type: { type: 'list', 'element-id': 4, element: 'int', 'element-required': false } });
+    expect(cur().m['last-column-id']).toBe(4);
+    await e.append([batchOf(withList, [{ BRANCH_ID: 'A', id: 1, nums: [1, null] }])]);
+    const wider = new arrow.Schema([...base.fields, new arrow.Field('nums', list(new arrow.Int64()), true)]);
+    expect(await e.evolveSchema(wider)).toEqual({ changes: ['promote nums list<int> -> list<long>'], rewritten: false });
+    expect(cur().s.fields[2].type).toEqual({ type: 'list', 'element-id': 4, element: 'long', 'element-required': false });
+    await e.append([batchOf(wider, [{ BRANCH_ID: 'A', id: 2, nums: [2n ** 40n] }])]);
+    expect((await scanRows(e)).map((r) => listOf(r.nums)).sort()).toEqual([[1, null], [2 ** 40]]);
+    expect((await icebirdRows(e)).map((r) => listOf(r.nums)).sort()).toEqual([[1, null], [2 ** 40]]);
+  });
+
   test('a list column cannot be a filter', async () => {
     await expect(scanRows(t, { filter: [{ column: 'tags', gte: 'a' }] })).rejects.toThrow(/tags is a list/);
   });
