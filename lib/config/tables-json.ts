@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import { z } from 'zod';
 import { isIdentifier, isQualifiedName, snakeCase } from './identifiers';
 import { BRANCH_ID } from './lake-columns';
+import { DEFAULT_NAMING, NAMINGS, type Naming } from './naming';
 import type { QuerySpec } from './query-spec';
 import { checkSubquery, isSubquery } from './subquery';
 
@@ -50,6 +51,8 @@ export const TableEntrySchema = z.strictObject({
   // the unit's merge commit, or with `soft_delete: true` stamps them in `_deleted_at` instead.
   deletes: z.enum(['ignore', 'detect'], { message: 'must be ignore or detect' }).optional(),
   soft_delete: z.boolean({ message: 'must be true or false' }).optional(),
+  // issue 21 (types and keys): how source column names become lake column names (lib/config/naming.ts)
+  naming: z.enum(NAMINGS, { message: `must be one of ${NAMINGS.join(' ')}` }).optional(),
 });
 
 export type TableEntry = z.infer<typeof TableEntrySchema>;
@@ -67,6 +70,8 @@ export interface TableDef {
   /** Source deletes on INCREMENTAL: `ignore` or `detect` (hard, or soft into `_deleted_at`). (Default: ignore) */
   deletes: { mode: 'ignore' | 'detect'; soft: boolean };
   entry: TableEntry;
+  /** Column naming convention: the entry's `naming`, else the file's top-level `naming`. (Default: upper) */
+  naming: Naming;
 }
 
 export class TablesConfigError extends Error {
@@ -83,6 +88,10 @@ function label(raw: unknown, i: number): string {
 export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[] {
   const list = Array.isArray(raw) ? raw : raw && typeof raw === 'object' && Array.isArray((raw as { tables?: unknown }).tables) ? (raw as { tables: unknown[] }).tables : null;
   if (!list) throw new TablesConfigError(`${file}: expected a JSON array of table entries`);
+  // `{ "naming": "preserve", "tables": [...] }` sets the default convention of every entry
+  const topNaming = Array.isArray(raw) ? undefined : (raw as { naming?: unknown }).naming;
+  if (topNaming !== undefined && !(NAMINGS as readonly unknown[]).includes(topNaming)) throw new TablesConfigError(`${file}: field naming: must be one of ${NAMINGS.join(' ')}`);
+  const fileNaming = (topNaming as Naming | undefined) ?? DEFAULT_NAMING;
   const problems: string[] = [];
   const defs: TableDef[] = [];
   const seen = new Map<string, number>();
@@ -130,7 +139,7 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     seen.set(lakeName, i);
     const category = e.category ?? (dateCol || e.helper ? 'transactions' : 'masters');
     defs.push({
-      lakeName, source: e.table, uniqueKey: uniqueKey.map((k) => k.toUpperCase()), category, entry: e,
+      lakeName, source: e.table, uniqueKey: uniqueKey.map((k) => k.toUpperCase()), category, entry: e, naming: e.naming ?? fileNaming,
       deletes: { mode: e.deletes ?? 'ignore', soft: !!e.soft_delete },
       spec: {
         source: sub ? { kind: 'subquery', sql: e.table } : { kind: 'table', name: e.table },

@@ -163,6 +163,19 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
       const fmt = epochSecondsFormatter();
       return (d, i) => isNull(d, i) ? null : fmt(sec(d, i));
     }
+    case arrow.Type.List: {
+      // a list as PostgreSQL's jsonb text of the array (`["a", null, "b"]`, `[1, null]`): what pg-sql.ts renders
+      const el = (type as arrow.List).children[0].type;
+      const item = jsonbElement(el);
+      return (d, i) => {
+        if (isNull(d, i)) return null;
+        const offs = d.valueOffsets as Int32Array;
+        const child = d.children[0];
+        const parts: string[] = [];
+        for (let e = offs[d.offset + i]; e < offs[d.offset + i + 1]; e++) parts.push(isNull(child, e) ? 'null' : item(child, e));
+        return `[${parts.join(', ')}]`;
+      };
+    }
     default: {
       // rare types (time, interval, nested): through the generic path
       return (d, i) => {
@@ -175,6 +188,45 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
 }
 
 export { UNIT };
+
+/** One non-null list element as PostgreSQL's `to_jsonb` writes it. */
+function jsonbElement(type: arrow.DataType): (d: arrow.Data, i: number) => string {
+  switch (type.typeId) {
+    case arrow.Type.Utf8: case arrow.Type.LargeUtf8: {
+      const text = cellRenderer(type, false);
+      return (d, i) => JSON.stringify(text(d, i));
+    }
+    case arrow.Type.Binary: {
+      const hex = cellRenderer(type, false);
+      return (d, i) => JSON.stringify(`\\x${hex(d, i)}`);
+    }
+    case arrow.Type.Decimal: {
+      // jsonb keeps a numeric's scale (1.50)
+      const t = type as arrow.Decimal;
+      const stride = (t.bitWidth ?? 128) / 32;
+      return (d, i) => {
+        const u = BigInt(decimalUnscaled(d.values as Uint32Array, (d.offset + i) * stride, stride));
+        const neg = u < 0n; const s = (neg ? -u : u).toString().padStart(t.scale + 1, '0');
+        return (neg ? '-' : '') + (t.scale ? `${s.slice(0, -t.scale)}.${s.slice(-t.scale)}` : s);
+      };
+    }
+    case arrow.Type.Timestamp: case arrow.Type.Date: {
+      const zoned = type.typeId === arrow.Type.Timestamp && !!(type as arrow.Timestamp).timezone;
+      return (d, i) => {
+        const v = arrow.makeVector(d).get(i) as number;
+        const iso = new Date(Number(v)).toISOString();
+        if (type.typeId === arrow.Type.Date) return JSON.stringify(iso.slice(0, 10));
+        const us = Number(BigInt((d.values as BigInt64Array)[d.offset + i]) % 1_000_000n + 1_000_000n) % 1_000_000;
+        const frac = us ? `.${String(us).padStart(6, '0').replace(/0+$/, '')}` : '';
+        return JSON.stringify(`${iso.slice(0, 19)}${frac}${zoned ? '+00:00' : ''}`);
+      };
+    }
+    default: {
+      const r = cellRenderer(type, false);
+      return (d, i) => r(d, i) ?? 'null';
+    }
+  }
+}
 
 /** Writes one cell's canonical UTF-8 bytes, or the NULL marker, into a row buffer. */
 export type CellWriter = (data: arrow.Data, i: number, out: RowBytes) => void;

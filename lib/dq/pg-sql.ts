@@ -29,6 +29,8 @@ export function pgKind(type: string): CanonKind {
 /** Canonical text expression of one column (NULL stays NULL). */
 export function pgCanonicalExpr(ref: string, col: Pick<SqlColumn, 'sourceType' | 'asFloat'>): string {
   const t = col.sourceType.toLowerCase();
+  // an array (a lake list): jsonb text of its elements, flattened as the loader flattens them (arrow-canonical.ts renders the lake's the same way)
+  if (t.endsWith('[]')) return `CASE WHEN ${ref} IS NULL THEN NULL ELSE to_jsonb(ARRAY(SELECT unnest(${ref})))::text END`;
   const kind = pgKind(t);
   if (col.asFloat && (kind === 'integer' || kind === 'decimal' || kind === 'float')) {
     // float8::numeric keeps 15 significant digits (%.15g), the Node side's rule

@@ -1,6 +1,6 @@
 import type { LakeTable } from '../lake';
 import type { Logger } from '../log';
-import { fromArrowType, wallClockMicros, type ReadStats, type ReadTarget } from '../sources';
+import { lakeKeys, targetFields, wallClockMicros, type ReadStats, type ReadTarget } from '../sources';
 import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import type { TableDef } from '../config/tables-json';
 import { diffRowSets, type HashDiff, type KeyValues } from './compare';
@@ -59,7 +59,8 @@ export async function repairUnit(a: {
     const schema = table.arrowSchema();
     const loadTime = wallClockMicros((a.now ?? (() => new Date()))());
     const target: ReadTarget = {
-      schema, fields: schema.fields.map((f) => ({ name: f.name, type: fromArrowType(f.type) })),
+      // lake columns named by the table's convention are filled from their source columns (tables.json naming)
+      schema, fields: targetFields(def, schema, columns),
       constants: {
         [BRANCH_ID]: { type: { kind: 'string' }, value: branch },
         [INSERT_AT]: { type: { kind: 'timestamp' }, value: loadTime },
@@ -69,7 +70,7 @@ export async function repairUnit(a: {
     };
     const stats: ReadStats = { rows: 0, max: {} };
     const r = await table.merge(reader.read(q, columns, target, { batchSize: 10_000, signal: a.signal, stats }), {
-      keys: [...def.uniqueKey, BRANCH_ID], carryForward: [INSERT_AT],
+      keys: [...lakeKeys(def, schema.fields.map((f) => f.name)), BRANCH_ID], carryForward: [INSERT_AT],
     });
     out.merged = { rows: stats.rows, inserted: r.inserted, updated: r.updated };
     a.logger.info('repair merged', { rows: stats.rows, inserted: r.inserted, updated: r.updated });

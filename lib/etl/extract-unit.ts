@@ -3,7 +3,7 @@ import path from 'node:path';
 import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isTransient, toError, withRetry } from '../errors';
 import type { Logger } from '../log';
-import { fromArrowType, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
+import { matchName, targetFields, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
 import { describedUnitProblem } from './plan-checks';
 import { detectDeletes } from './detect-deletes';
 import { renderUnit } from './render-unit';
@@ -58,10 +58,10 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
       const why = describedUnitProblem(u.def, u.columns);
       if (why) throw Object.assign(new Error(why), { fatal: true });
     }
-    if (!st.schema || !dataColumns(u.columns).every((c) => st.schema!.fields.some((f) => f.name === c.name))) await widenTable(ctx, st, [u]);
+    if (!st.schema || !dataColumns(u.columns, u.def).every((c) => matchName(st.schema!.fields.map((f) => f.name), c.name))) await widenTable(ctx, st, [u]);
     const q = renderUnit(u, s.mode);
     u.query = q;
-    const fields = st.schema!.fields.map((f) => ({ name: f.name, type: fromArrowType(f.type) }));
+    const fields = targetFields(u.def, st.schema!, u.columns);
     const tr = trackedColumns(u.def.spec);
     const target: ReadTarget = {
       schema: st.schema!, fields,
@@ -77,7 +77,13 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     await writer.init();
     ulog.info('extracting', { attempt: u.attempts, sql: q.sql, binds: q.binds.map((b) => b.value) });
     const keys = u.def.uniqueKey.length ? KeyTracker.forSchema(st.schema!, u.def.uniqueKey, `${u.def.lakeName} on branch ${u.branch.key}`) : null;
+    // required columns (the key and BRANCH_ID of a table created with identifier fields) must hold no NULL
+    const required = st.schema!.fields.flatMap((f, i) => (f.nullable ? [] : [i]));
     for await (const b of u.branch.source.read(q, u.columns, target, { batchSize: u.branch.fetchBatchSize ?? s.fetchBatchSize, signal: ctx.signal, stats })) {
+      for (const i of required) {
+        const n = b.data.children[i].nullCount;
+        if (n > 0) throw Object.assign(new Error(`etl: ${u.def.lakeName} on branch ${u.branch.key}: key column ${st.schema!.fields[i].name} has ${n} NULL value(s); a unique_key column must not be NULL`), { fatal: true });
+      }
       keys?.add(b);
       await writer.add(b);
     }

@@ -30,8 +30,11 @@ export interface MergeDeletes {
 export interface LakeTarget {
   /** Current data columns (without the injected ones), or null when the table does not exist. */
   columns(table: string): Promise<UnionColumn[] | null>;
-  /** Create or evolve the table to hold `columns` (and `_deleted_at` with `softDelete`); returns the lake's Arrow schema (with field ids) to stage in. */
-  prepare(table: string, columns: UnionColumn[], opts?: { softDelete?: boolean }): Promise<arrow.Schema>;
+  /**
+   * Create or evolve the table to hold `columns` (and `_deleted_at` with `softDelete`); returns the lake's Arrow schema (with field ids) to stage in.
+   * A new table's `keys` (tables.json `unique_key`) and BRANCH_ID are required and its identifier fields.
+   */
+  prepare(table: string, columns: UnionColumn[], opts?: { keys?: string[]; softDelete?: boolean }): Promise<arrow.Schema>;
   /** Replace the whole table by the staged files. */
   replace(table: string, files: StagedFile[]): Promise<WriteOutcome>;
   /** Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward; `deletes` go into the same commit (the last one, when the files are merged in groups). */
@@ -53,14 +56,29 @@ export interface LakeTarget {
   dropIfEmpty(table: string): Promise<boolean>;
 }
 
-/** The lake schema for a table: data columns, then BRANCH_ID, insert_at, Recorded_updated_at. */
-export function lakeArrowSchema(columns: UnionColumn[], softDelete = false): arrow.Schema {
-  const fields = columns.filter((c) => !INJECTED.includes(c.name)).map((c) => new arrow.Field(c.name, toArrowType(c.type), true));
-  fields.push(new arrow.Field(BRANCH_ID, new arrow.Utf8(), true));
+/**
+ * The lake schema for a table: data columns, then BRANCH_ID, insert_at, Recorded_updated_at (and `_deleted_at` with `softDelete`).
+ * The key columns and BRANCH_ID are required (non-nullable) when `keys` are given: a row
+ * is unique by branch + key, so together they are the table's identifier fields.
+ */
+export function lakeArrowSchema(columns: UnionColumn[], o: { keys?: string[]; softDelete?: boolean } = {}): arrow.Schema {
+  const required = new Set(identifierColumns(columns, o.keys ?? []));
+  const fields = columns.filter((c) => !INJECTED.includes(c.name)).map((c) => new arrow.Field(c.name, toArrowType(c.type), !required.has(c.name)));
+  fields.push(new arrow.Field(BRANCH_ID, new arrow.Utf8(), !required.has(BRANCH_ID)));
   fields.push(new arrow.Field(INSERT_AT, toArrowType({ kind: 'timestamp' }), true));
   fields.push(new arrow.Field(RECORDED_UPDATED_AT, toArrowType({ kind: 'timestamp' }), true));
-  if (softDelete) fields.push(new arrow.Field(DELETED_AT, toArrowType({ kind: 'timestamp' }), true));
+  if (o.softDelete) fields.push(new arrow.Field(DELETED_AT, toArrowType({ kind: 'timestamp' }), true));
   return new arrow.Schema(fields);
+}
+
+/**
+ * The identifier columns of a new lake table: BRANCH_ID then the `unique_key` columns, when every
+ * key is a primitive data column (a key the source lacks is reported by the merge; none then).
+ */
+export function identifierColumns(columns: UnionColumn[], keys: string[]): string[] {
+  if (!keys.length) return [];
+  const ok = keys.every((k) => columns.some((c) => c.name === k && c.type.kind !== 'list'));
+  return ok ? [BRANCH_ID, ...keys] : [];
 }
 
 /**
@@ -124,14 +142,15 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       return tbl.arrowSchema().fields.filter((f) => !INJECTED.includes(f.name)).map((f) => ({ name: f.name, type: fromArrowType(f.type) }));
     },
     async prepare(t, columns, po) {
-      const schema = lakeArrowSchema(columns, !!po?.softDelete);
+      const keys = po?.keys ?? [];
+      const schema = lakeArrowSchema(columns, { keys, softDelete: !!po?.softDelete });
       if (!(await lake.tableExists(ident(t)))) {
         // silent: another run or worker may create the namespace at the same moment; a real failure
         // (no catalog, no permission) makes createTable below fail with its own error
         if (!(await lake.listNamespaces()).includes(opts.namespace)) await lake.createNamespace(opts.namespace).catch(() => {});
         try {
           // merges then write what INITIAL adopted (by default snappy: it encodes ~30% faster than the lake's zstd)
-          const tbl = await lake.createTable(ident(t), { schema, partitionBy: [BRANCH_ID], properties: { 'write.parquet.compression-codec': codec } });
+          const tbl = await lake.createTable(ident(t), { schema, partitionBy: [BRANCH_ID], identifierColumns: identifierColumns(columns, keys), properties: { 'write.parquet.compression-codec': codec } });
           cache.set(t, tbl);
           return tbl.arrowSchema();
         } catch (e) {

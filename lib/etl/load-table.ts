@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { toError } from '../errors';
-import { trackedColumns } from '../sources';
+import { lakeKeys, trackedColumns } from '../sources';
 import { appendRunLog, laterWatermark, recordFailure, recordSuccess, type UnitStatus, type Watermark } from './control';
 import type { RunContext, TableState } from './run-types';
 
@@ -40,7 +40,7 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
       // deletes: detect — each unit's deleted keys (+ its branch) go into the merge's commit
       const delKeys = replace ? [] : ok.flatMap((u) => (u.deleteKeys ?? []).map((k) => [...k, u.branch.key]));
       const deletes = delKeys.length ? { keys: delKeys, softAt: def.deletes.soft ? ctx.loadTime : undefined } : undefined;
-      const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes, deletes });
+      const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, st.schema ? lakeKeys(def, st.schema.fields.map((f) => f.name)) : def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes, deletes });
       for (const u of ok) u.rowsDeleted = out.deletedByBranch?.[u.branch.key] ?? 0;
       if (deletes) tlog.info(def.deletes.soft ? 'soft-deleted rows' : 'deleted rows', { requested: delKeys.length, rows: out.deletedByBranch });
       snapshotId = out.snapshotId;

@@ -20,8 +20,8 @@ export class MemoryTarget implements LakeTarget {
     return x ? x.schema.fields.filter((f) => !INJECTED.includes(f.name)).map((f) => ({ name: f.name, type: fromArrowType(f.type) })) : null;
   }
 
-  async prepare(t: string, columns: UnionColumn[]): Promise<arrow.Schema> {
-    const s = lakeArrowSchema(columns);
+  async prepare(t: string, columns: UnionColumn[], o: { keys?: string[]; softDelete?: boolean } = {}): Promise<arrow.Schema> {
+    const s = lakeArrowSchema(columns, { keys: this.tables.has(t) ? [] : o.keys, softDelete: o.softDelete });
     const withIds = new arrow.Schema(s.fields.map((f, i) => f.clone({ metadata: new Map([['PARQUET:field_id', String(i + 1)]]) })));
     const cur = this.tables.get(t);
     this.tables.set(t, { schema: withIds, rows: cur?.rows ?? new Map(), keys: cur?.keys });

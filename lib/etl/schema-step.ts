@@ -1,12 +1,13 @@
 import { BRANCH_ID, DELETED_AT, INJECTED } from '../config/lake-columns';
 import { toError } from '../errors';
 import type { Logger } from '../log';
-import { HELPER_CDC, HELPER_DATE, fromArrowType, renderDescribe, typeToString, type SourceColumn } from '../sources';
+import { HELPER_CDC, HELPER_DATE, fromArrowType, lakeKeys, namedColumn, renderDescribe, typeToString, type SourceColumn } from '../sources';
 import { renderUnit } from './render-unit';
 import type { BranchHandle, RunContext, TableState, Unit } from './run-types';
 import { describedUnitProblem } from './plan-checks';
 import { runPool } from './pool-runner';
 import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
+import type { TableDef } from '../config/tables-json';
 
 /**
  * The schema step: what each branch projects, and the lake table that holds
@@ -21,8 +22,10 @@ export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>,
   const src = u.branch.source;
   const d = renderDescribe(u.def.spec, src.dialect === 'oracle' ? 'oracle' : 'postgres');
   let cols = await src.describe({ ...d, table: u.def.source }, ctx.signal);
+  // compared without regard to case, as the lake's union and case-insensitive engines (Spark, Trino) compare names
+  const reserved = (n: string) => [BRANCH_ID, ...INJECTED].some((x) => x.toLowerCase() === n.toLowerCase());
   for (const c of cols) {
-    if (c.name === BRANCH_ID || INJECTED.includes(c.name)) {
+    if (reserved(c.name) || reserved(namedColumn(u.def, c))) {
       throw Object.assign(new Error(`etl: ${u.def.source} on branch ${u.branch.key} projects the reserved column ${c.name} (alias it)`), { fatal: true });
     }
   }
@@ -35,9 +38,12 @@ export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>,
   return cols;
 }
 
-/** The described columns that go to the lake (the helper's CDC / date projections are for the watermark only). */
-export function dataColumns(cols: SourceColumn[]): UnionColumn[] {
-  return cols.filter((c) => c.name !== HELPER_CDC && c.name !== HELPER_DATE).map((c) => ({ name: c.name, type: c.type }));
+/**
+ * The described columns that go to the lake, named by the table's convention (the helper's
+ * CDC / date projections are for the watermark only).
+ */
+export function dataColumns(cols: SourceColumn[], def: Pick<TableDef, 'naming'> = { naming: 'upper' }): UnionColumn[] {
+  return cols.filter((c) => c.name !== HELPER_CDC && c.name !== HELPER_DATE).map((c) => ({ name: namedColumn(def, c), type: c.type }));
 }
 
 /** Union the described branches (and the lake's columns) and create/evolve the lake table. Serialised per table. */
@@ -48,7 +54,7 @@ export async function widenTable(ctx: SchemaContext, st: TableState, described: 
   await prev;
   try {
     const base = st.schema ? st.schema.fields.filter((f) => !INJECTED.includes(f.name)).map((f) => ({ name: f.name, type: fromArrowType(f.type) })) : st.lakeColumns ?? undefined;
-    const u = unionSchemas(Object.fromEntries(described.map((x) => [x.branch.key, dataColumns(x.columns!)])), base);
+    const u = unionSchemas(Object.fromEntries(described.map((x) => [x.branch.key, dataColumns(x.columns!, st.def)])), base);
     if (!st.schema) st.drift = u.drift;
     else for (const d of u.drift) if (!st.drift.some((x) => x.column === d.column && x.kind === d.kind)) st.drift.push(d);
     if (st.drift.length) { ctx.summary.drift[st.def.lakeName] = st.drift; ctx.log.warn('schema drift', { table: st.def.lakeName, drift: st.drift }); }
@@ -56,7 +62,7 @@ export async function widenTable(ctx: SchemaContext, st: TableState, described: 
     const soft = st.def.deletes.soft;
     const fits = st.schema && u.columns.every((c) => st.schema!.fields.some((f) => f.name === c.name && typeToString(fromArrowType(f.type)) === typeToString(c.type)))
       && (!soft || st.schema.fields.some((f) => f.name === DELETED_AT));
-    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns, { softDelete: soft });
+    if (!fits) st.schema = await ctx.target.prepare(st.def.lakeName, u.columns, { keys: lakeKeys(st.def, u.columns.map((c) => c.name)), softDelete: soft });
   } finally { release(); }
 }
 

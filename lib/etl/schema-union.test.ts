@@ -41,3 +41,22 @@ describe('unionSchemas', () => {
     expect(inferNumeric({ intDigits: 5, scale: 3 })).toEqual(dec(38, 3));
   });
 });
+
+describe('lists and names (issue 21)', () => {
+  const list = (element: { kind: 'int' } | { kind: 'long' } | { kind: 'string' }) => ({ kind: 'list' as const, element });
+  it('widens lists by their elements; a list and a scalar become string', () => {
+    expect(widen(list({ kind: 'int' }), list({ kind: 'long' }))).toEqual(list({ kind: 'long' }));
+    expect(widen(list({ kind: 'int' }), list({ kind: 'string' }))).toBeNull();
+    expect(widen(list({ kind: 'string' }), { kind: 'string' })).toBeNull();
+    const r = unionSchemas({ a: [{ name: 'TAGS', type: list({ kind: 'string' }) }], b: [{ name: 'TAGS', type: { kind: 'string' } }] });
+    expect(r.columns).toEqual([{ name: 'TAGS', type: { kind: 'string' } }]);
+    expect(r.drift[0]).toMatchObject({ column: 'TAGS', kind: 'to_string', types: { a: 'list<string>', b: 'string' } });
+  });
+  it('matches names without regard to case, keeping the lake\'s spelling (then the first branch\'s)', () => {
+    const r = unionSchemas(
+      { a: [{ name: 'film_id', type: { kind: 'int' } }, { name: 'title', type: { kind: 'string' } }], b: [{ name: 'FILM_ID', type: { kind: 'long' } }, { name: 'Title', type: { kind: 'string' } }] },
+      [{ name: 'FILM_ID', type: { kind: 'int' } }],
+    );
+    expect(r.columns).toEqual([{ name: 'FILM_ID', type: { kind: 'long' } }, { name: 'title', type: { kind: 'string' } }]);
+  });
+});

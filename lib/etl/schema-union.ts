@@ -6,6 +6,7 @@ import { typeToString, type ColumnType } from '../sources';
  *   decimal(p,s) ∪ decimal(p',s') → decimal(max(p-s, p'-s') + max(s,s'), max(s,s')), over 38 an error;
  *   float → double; integers/decimals ∪ float/double → double;
  *   date → timestamp → timestamptz;
+ *   list<a> ∪ list<b> → list<widen(a, b)> (PostgreSQL arrays; a list and a scalar → string);
  *   anything else with no common widening (a number in one branch, text in another) → string, reported as drift.
  * Columns missing in a branch become nullable (every data column is nullable).
  */
@@ -31,6 +32,12 @@ const INT_DIGITS: Record<string, number> = { int: 10, long: 19 };
 /** The widest common type of two, or null when there is none short of string. */
 export function widen(a: ColumnType, b: ColumnType, column = '?'): ColumnType | null {
   if (typeToString(a) === typeToString(b)) return a;
+  if (a.kind === 'list' || b.kind === 'list') {
+    // lists widen by their elements (int[] ∪ bigint[] → list<long>); a list and a scalar have no common type
+    if (a.kind !== 'list' || b.kind !== 'list') return null;
+    const e = widen(a.element, b.element, column);
+    return e && e.kind !== 'list' ? { kind: 'list', element: e } : null;
+  }
   const k = (t: ColumnType) => t.kind;
   const integral = (t: ColumnType) => t.kind === 'int' || t.kind === 'long';
   const floating = (t: ColumnType) => t.kind === 'float' || t.kind === 'double';
@@ -56,14 +63,21 @@ export function widen(a: ColumnType, b: ColumnType, column = '?'): ColumnType | 
 
 /**
  * Union of branch schemas, on top of an existing lake schema when there is one
- * (its columns keep their order and are never narrowed).
+ * (its columns keep their order and are never narrowed). Names match without
+ * regard to case and keep their first spelling — the lake's when it has the
+ * column — so `film_id` from one branch (or a `naming` convention) lands in
+ * an existing `FILM_ID`, never beside it.
  */
 export function unionSchemas(branches: Record<string, UnionColumn[]>, base?: UnionColumn[]): { columns: UnionColumn[]; drift: Drift[] } {
   const order: string[] = [];
+  const spelling = new Map<string, string>();
   const types = new Map<string, Record<string, ColumnType>>();
   const add = (who: string, c: UnionColumn) => {
-    if (!types.has(c.name)) { types.set(c.name, {}); order.push(c.name); }
-    types.get(c.name)![who] = c.type;
+    const key = c.name.toLowerCase();
+    if (!spelling.has(key)) spelling.set(key, c.name);
+    const name = spelling.get(key)!;
+    if (!types.has(name)) { types.set(name, {}); order.push(name); }
+    types.get(name)![who] = c.type;
   };
   for (const c of base ?? []) add('lake', c);
   const names = Object.keys(branches).sort();

@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
 import { parseRequest } from '../config/request';
-import { csvCell, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, type Lake, type LakeTable } from '../lake';
+import { csvCell, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, typeString, type Lake, type LakeTable } from '../lake';
 import { removeOrphans } from './remove-orphans';
 import { RemoveOrphansRequest } from './request';
 
@@ -91,7 +91,7 @@ export function registerLakeCommands(program: Command): void {
       const d = await describe(await lakeOf(ctx).loadTable(identOf(cmd, name)));
       if (o.json) { json(d); return; }
       out(`table ${d.table}\nlocation ${d.location}\nmetadata ${d.metadataLocation}`);
-      out('schema:'); for (const f of d.schema) out(`  ${f.id}\t${f.name}\t${f.type}${f.required ? ' not null' : ''}`);
+      out('schema:'); for (const f of d.schema) out(`  ${f.id}\t${f.name}\t${typeString(f.type)}${f.required ? ' not null' : ''}`);
       out(`partitioned by: ${d.partitionSpec.map((p) => `${p.transform}(${p.name})`).join(', ') || '(none)'}`);
       out('properties:'); for (const [k, v] of Object.entries(d.properties)) if (k !== 'schema.name-mapping.default') out(`  ${k}=${v}`);
       out(`current snapshot: ${d.currentSnapshot ? `${d.currentSnapshot.id} (${d.currentSnapshot.summary.operation}, ${d.currentSnapshot.timestamp})` : '(none)'}`);

@@ -13,7 +13,7 @@ import { columnStats, compare, emptyStats, mergeStats } from './bounds';
 import { partitionFieldType, partitionValueToAvro, type DataFileRec } from './manifest';
 import { footerStats, readParquetBatches, statsOf } from './parquet';
 import { specById } from './scan';
-import { arrowSchemaOf, FIELD_ID } from './schema';
+import { arrowSchemaOf, FIELD_ID, primitiveTypes } from './schema';
 import { splitByPartition } from './split';
 import type { TableHandle } from './table-context';
 import type { IcebergSchema, PartitionSpec } from './types';
@@ -27,7 +27,7 @@ export async function adoptRecords(t: TableHandle, paths: string[], opts: { /** 
   const schema = t.schema();
   const spec = specById(meta, meta['default-spec-id']);
   const target = arrowSchemaOf(schema);
-  const types = new Map(schema.fields.map((f) => [f.id, f.type]));
+  const types = primitiveTypes(schema);
   const recs: DataFileRec[] = [];
   for (const p of paths) {
     const uri = /^[a-z][a-z0-9+.-]*:\/\//.test(p) ? p : `file://${p}`; // s3:// stays s3://

@@ -67,6 +67,16 @@ export function takeData(d: AnyData, idx: ArrayLike<number>): AnyData {
     }
     case arrow.Type.Null:
       return arrow.makeData({ type: type as arrow.Null, length: n });
+    case arrow.Type.List: {
+      // offsets index into the (unsliced) child: take the elements of each taken row, in order
+      const offs = d.valueOffsets as Int32Array;
+      const newOffs = new Int32Array(n + 1);
+      let total = 0;
+      for (let k = 0; k < n; k++) { const i = idx[k]; total += offs[i + 1] - offs[i]; newOffs[k + 1] = total; }
+      const elems = new Int32Array(total);
+      for (let k = 0, o = 0; k < n; k++) { const i = idx[k]; for (let e = offs[i]; e < offs[i + 1]; e++) elems[o++] = e; }
+      return arrow.makeData({ type: type as arrow.List, length: n, nullCount, nullBitmap, valueOffsets: newOffs, child: takeData(d.children[0], elems) });
+    }
     default: {
       const vals = d.values as unknown as { length: number; constructor: new (n: number) => { [k: number]: unknown }; subarray?: unknown };
       if (!vals || d.children.length > 0) throw new Error(`lake: cannot take rows of type ${String(type)}`);
@@ -100,6 +110,8 @@ export function nullData(type: arrow.DataType, length: number): AnyData {
       return arrow.makeData({ type: type as arrow.Utf8, length, nullCount: length, nullBitmap: bm, valueOffsets: new Int32Array(length + 1), data: new Uint8Array(0) });
     case arrow.Type.Bool:
       return arrow.makeData({ type: type as arrow.Bool, length, nullCount: length, nullBitmap: bm, data: new Uint8Array(bm.length) });
+    case arrow.Type.List:
+      return arrow.makeData({ type: type as arrow.List, length, nullCount: length, nullBitmap: bm, valueOffsets: new Int32Array(length + 1), child: nullData((type as arrow.List).children[0].type, 0) });
     default: {
       const T = (type as unknown as { ArrayType: new (n: number) => Int32Array }).ArrayType;
       const stride = strideOf(type);
@@ -162,6 +174,11 @@ export function sameType(a: arrow.DataType, b: arrow.DataType): boolean {
  */
 export function castData(d: AnyData, to: arrow.DataType, column: string): AnyData {
   const from = d.type;
+  if (to.typeId === arrow.Type.List && from.typeId === arrow.Type.List) {
+    // cast the elements; the result carries the table's list type (its element field id)
+    const child = castData(d.children[0], (to as arrow.List).children[0].type, column);
+    return new arrow.Data(to, d.offset, d.length, d.nullCount, d.buffers as never, [child]) as AnyData;
+  }
   if (sameType(from, to)) return d;
   const fail = () => { throw new AppError('validation', `lake: cannot write ${String(from)} into column ${column} of type ${String(to)}`, { field: column }); };
   if (from.typeId === arrow.Type.Null) return nullData(to, d.length);
@@ -321,6 +338,19 @@ function concatData(parts: AnyData[], total: number): AnyData {
       }
       return arrow.makeData({ type: type as arrow.Utf8, length: total, nullCount, nullBitmap, valueOffsets: offs, data: vals });
     }
+    case arrow.Type.List: {
+      const offs = new Int32Array(total + 1);
+      const kids: AnyData[] = [];
+      let o = 0, e = 0;
+      for (const p of parts) {
+        const off = p.valueOffsets as Int32Array;
+        const base = off[0], n = off[p.length] - base;
+        kids.push(takeData(p.children[0], Int32Array.from({ length: n }, (_, k) => base + k)));
+        for (let i = 1; i <= p.length; i++) offs[o + i] = e + off[i] - base;
+        o += p.length; e += n;
+      }
+      return arrow.makeData({ type: type as arrow.List, length: total, nullCount, nullBitmap, valueOffsets: offs, child: kids.length ? concatData(kids, e) : nullData((type as arrow.List).children[0].type, 0) });
+    }
     default: {
       const stride = parts[0].stride;
       const Ctor = (parts[0].values as unknown as { constructor: new (n: number) => Int32Array }).constructor;
@@ -335,9 +365,11 @@ function concatData(parts: AnyData[], total: number): AnyData {
 /** Rough in-memory size of a batch, for buffering decisions. */
 export function batchBytes(b: arrow.RecordBatch): number {
   let n = 0;
-  for (const c of b.data.children) {
+  const add = (c: AnyData) => {
     n += (c.values?.byteLength ?? 0) + (c.valueOffsets?.byteLength ?? 0);
-  }
+    for (const k of c.children) add(k); // a list's elements
+  };
+  for (const c of b.data.children) add(c);
   return n;
 }
 

@@ -12,7 +12,7 @@ import { AppError } from '../errors';
 import { conformBatch, makeBatch, nullData } from './arrow-util';
 import { commitWithRetry, CommitConflict } from './commit';
 import { planFiles, snapshotById, specById } from './scan';
-import { arrowSchemaOf, icebergTypeOf, isLegalPromotion, nameMapping, widenType } from './schema';
+import { arrowSchemaOf, icebergTypeOf, isLegalPromotion, isListType, nameMapping, typeString, widenType } from './schema';
 import { commitChange } from './snapshot-producer';
 import { guarded, type TableHandle } from './table-context';
 import { schemaUpdates } from './table-update';
@@ -30,25 +30,28 @@ export async function evolveSchema(t: TableHandle, target: arrow.Schema): Promis
     const want = icebergTypeOf(tf);
     const i = fields.findIndex((f) => f.name === tf.name);
     if (i < 0) {
-      fields.push({ id: ++nextId, name: tf.name, required: false, type: want });
-      changes.push(`add column ${tf.name} ${want}`);
+      const id = ++nextId;
+      if (isListType(want)) want['element-id'] = ++nextId;
+      fields.push({ id, name: tf.name, required: false, type: want });
+      changes.push(`add column ${tf.name} ${typeString(want)}`);
       continue;
     }
     const f = fields[i];
     if (tf.nullable && f.required) { f.required = false; changes.push(`make ${f.name} optional`); }
-    if (f.type === want) continue;
+    if (typeString(f.type) === typeString(want)) continue;
     const widened = widenType(f.type, want);
-    if (!widened) throw new AppError('validation', `lake: cannot evolve column ${f.name} of ${t.ident} from ${f.type} to ${want}`, { field: f.name });
-    if (widened === f.type) continue; // incoming narrower type: writes are cast up
+    if (!widened) throw new AppError('validation', `lake: cannot evolve column ${f.name} of ${t.ident} from ${typeString(f.type)} to ${typeString(want)}`, { field: f.name });
+    if (typeString(widened) === typeString(f.type)) continue; // incoming narrower type: writes are cast up
     if (isLegalPromotion(f.type, widened)) {
-      changes.push(`promote ${f.name} ${f.type} -> ${widened}`);
+      changes.push(`promote ${f.name} ${typeString(f.type)} -> ${typeString(widened)}`);
       f.type = widened;
     } else {
-      if (spec.fields.some((p) => p['source-id'] === f.id)) throw new AppError('validation', `lake: cannot change the type of partition column ${f.name} of ${t.ident} from ${f.type} to ${widened}`, { field: f.name });
+      if (spec.fields.some((p) => p['source-id'] === f.id)) throw new AppError('validation', `lake: cannot change the type of partition column ${f.name} of ${t.ident} from ${typeString(f.type)} to ${typeString(widened)}`, { field: f.name });
       // Not a legal in-place promotion (e.g. a decimal scale change): the column gets a new
       // field id (drop + add, which the spec allows) and every row is rewritten under it.
-      changes.push(`rewrite ${f.name} ${f.type} -> ${widened} (new field id ${nextId + 1})`);
-      fields[i] = { ...f, id: ++nextId, type: widened };
+      changes.push(`rewrite ${f.name} ${typeString(f.type)} -> ${typeString(widened)} (new field id ${nextId + 1})`);
+      const id = ++nextId;
+      fields[i] = { ...f, id, type: isListType(widened) ? { ...widened, 'element-id': ++nextId } : widened };
       rewrite = true;
     }
   }

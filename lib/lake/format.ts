@@ -20,6 +20,11 @@ export function plainValue(type: arrow.DataType, v: unknown): unknown {
     case arrow.Type.Date: return new Date(Number(v)).toISOString().slice(0, 10);
     case arrow.Type.Time: return String(v);
     case arrow.Type.Binary: case arrow.Type.FixedSizeBinary: return Buffer.from(v as Uint8Array).toString('hex');
+    case arrow.Type.List: {
+      // a list as a JSON array of its elements' plain values (previews, CSV export)
+      const el = (type as arrow.List).children[0].type;
+      return [...(v as arrow.Vector)].map((x) => plainValue(el, x));
+    }
     default: return typeof v === 'bigint' ? String(v) : v;
   }
 }

@@ -31,7 +31,7 @@ export { csvCell, csvToBatch, plainRow, plainValue } from './format';
 export { takeBatch, valueAt } from './arrow-util';
 export { encodeParquet, readParquetBatches } from './parquet';
 export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
-export { FIELD_ID } from './schema';
+export { FIELD_ID, typeString } from './schema';
 export type { S3Settings } from './storage-s3';
 import type { S3Settings } from './storage-s3';
 

@@ -6,7 +6,7 @@
 import { AppError } from '../errors';
 import { avroType, readAvroFile, writeAvroFile } from './avro';
 import { compare, decodeBound, encodeBound, toComparable, type Comparable } from './bounds';
-import { parseDecimal } from './schema';
+import { parseDecimal, primitiveOf } from './schema';
 import type { IcebergSchema, PartitionSpec } from './types';
 
 export type ManifestStatus = 0 | 1 | 2; // EXISTING, ADDED, DELETED
@@ -97,7 +97,7 @@ export function partitionFieldType(schema: IcebergSchema, f: PartitionSpec['fiel
   const src = schema.fields.find((x) => x.id === f['source-id']);
   if (!src) throw new Error(`lake: partition field ${f.name} has no source column ${f['source-id']}`);
   if (f.transform !== 'identity') throw new AppError('validation', `lake: unsupported partition transform ${f.transform} on ${f.name} (identity only)`, { field: 'partitionBy' });
-  return src.type;
+  return primitiveOf(src, 'a partition');
 }
 
 export function manifestEntrySchema(schema: IcebergSchema, spec: PartitionSpec): object {

@@ -9,7 +9,7 @@ import type { KeyProbe } from './key-probe';
 import type { DataFileRec } from './manifest';
 import { codecOf } from './parquet';
 import { deleteIndex, readDataFile, rowKey, specById, type PlannedFile } from './scan';
-import { arrowSchemaOf } from './schema';
+import { arrowSchemaOf, primitiveOf } from './schema';
 import type { TableHandle } from './table-context';
 import type { ColumnRange, IcebergSchema } from './types';
 import { partitionPath, writePositionDeletes } from './writer';
@@ -81,8 +81,9 @@ export function keyRanges(t: TableHandle, batch: arrow.RecordBatch, keyCols: num
   const schema = t.schema();
   return keyCols.map((c) => {
     const f = schema.fields[c];
-    const st = columnStats(batch.data.children[c], f.type);
-    return { column: f.name, gte: st.min === null ? undefined : fromRaw(f.type, st.min), lte: st.max === null ? undefined : fromRaw(f.type, st.max) };
+    const ft = primitiveOf(f, 'a key');
+    const st = columnStats(batch.data.children[c], ft);
+    return { column: f.name, gte: st.min === null ? undefined : fromRaw(ft, st.min), lte: st.max === null ? undefined : fromRaw(ft, st.max) };
   });
 }
 

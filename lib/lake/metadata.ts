@@ -4,7 +4,7 @@
  */
 import crypto from 'node:crypto';
 import { AppError } from '../errors';
-import { icebergSchemaFromArrow, nameMapping } from './schema';
+import { icebergSchemaFromArrow, maxFieldId, nameMapping } from './schema';
 import type { Storage } from './storage';
 import type { PartitionSpec, TableMetadata } from './types';
 import type { CreateTableOptions } from './index';
@@ -71,7 +71,7 @@ export function newTableMetadata(location: string, o: CreateTableOptions): Table
     location,
     'last-sequence-number': 0,
     'last-updated-ms': Date.now(),
-    'last-column-id': schema.fields.length,
+    'last-column-id': maxFieldId(schema),
     'current-schema-id': 0,
     schemas: [schema],
     'default-spec-id': 0,

@@ -7,6 +7,7 @@
 import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm';
+import { isValidAt } from './arrow-util';
 import { columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
 import { writerProperties } from './parquet-writer-properties.mjs';
 import { FIELD_ID } from './schema';
@@ -44,7 +45,22 @@ export function statsOf(schema: arrow.Schema, batches: arrow.RecordBatch[], type
   const out = new Map<number, ColumnStats>();
   schema.fields.forEach((f, c) => {
     const id = Number(f.metadata.get(FIELD_ID));
-    const type = types.get(id)!;
+    const type = types.get(id);
+    if (type === undefined) {
+      // a list column: statistics belong to its leaf, the element — value and null counts, no bounds
+      // (metrics are keyed by leaf field ids; element bounds would say nothing about a row)
+      const el = (f.type as arrow.List).children?.[0];
+      if (f.type.typeId !== arrow.Type.List || !el?.metadata.has(FIELD_ID)) return;
+      const st = emptyStats();
+      for (const b of batches) {
+        const d = b.data.children[c];
+        const offs = d.valueOffsets as Int32Array;
+        const child = d.children[0];
+        for (let e = offs[0]; e < offs[d.length]; e++) { st.valueCount++; if (!isValidAt(child, e)) st.nullCount++; }
+      }
+      out.set(Number(el.metadata.get(FIELD_ID)), st);
+      return;
+    }
     let st = emptyStats();
     for (const b of batches) st = mergeStats(st, columnStats(b.data.children[c], type));
     out.set(id, st);

@@ -13,7 +13,7 @@ import {
   type ManifestEntry, type ManifestFile,
 } from './manifest';
 import { readParquetBatches } from './parquet';
-import { arrowSchemaOf, FIELD_ID } from './schema';
+import { arrowSchemaOf, FIELD_ID, primitiveOf } from './schema';
 import type { Storage } from './storage';
 import type { ColumnRange, IcebergSchema, PartitionSpec, Snapshot, TableMetadata } from './types';
 
@@ -138,14 +138,15 @@ export function fileMayMatch(e: ManifestEntry, schema: IcebergSchema, filters: C
   for (const r of filters) {
     const f = schema.fields.find((x) => x.name === r.column);
     if (!f) throw new AppError('validation', `lake: filter column ${r.column} is not in the table`, { field: 'filter' });
+    const ft = primitiveOf(f, 'a filter');
     const lb = lows.get(f.id), ub = highs.get(f.id);
-    const lo = lb ? decodeBound(f.type, lb) : null, hi = ub ? decodeBound(f.type, ub) : null;
+    const lo = lb ? decodeBound(ft, lb) : null, hi = ub ? decodeBound(ft, ub) : null;
     if (lo === null && hi === null) continue;
-    if (r.gte !== undefined && hi !== null && compare(hi, toComparable(f.type, r.gte)!) < 0) return false;
-    if (r.lte !== undefined && lo !== null && compare(lo, toComparable(f.type, r.lte)!) > 0) return false;
+    if (r.gte !== undefined && hi !== null && compare(hi, toComparable(ft, r.gte)!) < 0) return false;
+    if (r.lte !== undefined && lo !== null && compare(lo, toComparable(ft, r.lte)!) > 0) return false;
     if (r.in) {
       const any = r.in.some((v) => {
-        const c = toComparable(f.type, v);
+        const c = toComparable(ft, v);
         if (c === null) return true;
         return (lo === null || compare(c, lo) >= 0) && (hi === null || compare(c, hi) <= 0);
       });
@@ -303,7 +304,7 @@ export function rowFilter(schema: IcebergSchema, filters: ColumnRange[] | undefi
   const preds = filters.map((r) => {
     const c = schema.fields.findIndex((f) => f.name === r.column);
     if (c < 0) throw new AppError('validation', `lake: filter column ${r.column} is not in the table`, { field: 'filter' });
-    const type = schema.fields[c].type;
+    const type = primitiveOf(schema.fields[c], 'a filter');
     const gte = r.gte === undefined ? null : toComparable(type, r.gte);
     const lte = r.lte === undefined ? null : toComparable(type, r.lte);
     const inSet = r.in?.map((v) => toComparable(type, v));

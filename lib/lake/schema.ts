@@ -17,21 +17,64 @@
  * | Binary, LargeBinary                             | binary           | Binary                         |
  * | FixedSizeBinary(16) + metadata `ARROW:extension:name=arrow.uuid` | uuid | FixedSizeBinary(16)     |
  * | FixedSizeBinary(L)                              | fixed[L]         | FixedSizeBinary(L)             |
+ * | List(primitive)                                 | list (element-id)| List (element with its id)     |
  *
  * Arrow nullable ⇔ Iceberg optional. Every Arrow field the lake writes or
  * returns carries `PARQUET:field_id` metadata (the Iceberg field id). Timestamps
  * and times are stored in microseconds, as the spec requires of Parquet files.
- * Anything else (lists, structs, maps, intervals, dictionaries…) is refused with
- * an error naming the column.
+ * Anything else (lists of lists, structs, maps, intervals, dictionaries…) is
+ * refused with an error naming the column.
  */
 import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
-import type { IcebergField, IcebergSchema } from './types';
+import type { IcebergField, IcebergListType, IcebergSchema, IcebergType } from './types';
 
 export const FIELD_ID = 'PARQUET:field_id';
 
-/** Iceberg primitive type of an Arrow type; throws naming the column when unsupported. */
-export function icebergTypeOf(field: arrow.Field): string {
+export function isListType(t: IcebergType): t is IcebergListType {
+  return typeof t === 'object' && t !== null && t.type === 'list';
+}
+
+/** The printed form of a type (`list<string>` for a list): messages, comparisons. */
+export function typeString(t: IcebergType): string {
+  return isListType(t) ? `list<${t.element}>` : t;
+}
+
+/** A column's primitive type; a list column cannot be filtered, keyed or partitioned on, and says so. */
+export function primitiveOf(f: IcebergField, role: string): string {
+  if (isListType(f.type)) throw new AppError('validation', `lake: column ${f.name} is a list: it cannot be used as ${role}`, { field: f.name });
+  return f.type;
+}
+
+/** Field id → primitive type of the top-level primitive columns (list columns have no bounds or partition role). */
+export function primitiveTypes(schema: IcebergSchema): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const f of schema.fields) if (!isListType(f.type)) out.set(f.id, f.type);
+  return out;
+}
+
+/** The highest field id a schema uses, list element ids included (`last-column-id`). */
+export function maxFieldId(schema: IcebergSchema): number {
+  return Math.max(0, ...schema.fields.map((f) => (isListType(f.type) ? Math.max(f.id, f.type['element-id']) : f.id)));
+}
+
+/**
+ * Iceberg type of an Arrow type; throws naming the column when unsupported.
+ * A List of a primitive is a list whose element id is the child field's
+ * `PARQUET:field_id` (0 without one: a new column's caller assigns it).
+ */
+export function icebergTypeOf(field: arrow.Field): IcebergType {
+  const t = field.type as arrow.DataType;
+  if (t.typeId === arrow.Type.List) {
+    const child = (t as arrow.List).children[0];
+    if (child.type.typeId === arrow.Type.List) throw new AppError('validation', `lake: unsupported type ${String(t)} for column ${field.name} (lists of lists)`, { field: field.name });
+    const id = Number(child.metadata.get(FIELD_ID) ?? 0);
+    return { type: 'list', 'element-id': id, element: icebergPrimitiveOf(child, field.name), 'element-required': !child.nullable };
+  }
+  return icebergPrimitiveOf(field, field.name);
+}
+
+function icebergPrimitiveOf(field: arrow.Field, column: string): string {
   const t = field.type as arrow.DataType;
   switch (t.typeId) {
     case arrow.Type.Bool: return 'boolean';
@@ -59,11 +102,15 @@ export function icebergTypeOf(field: arrow.Field): string {
     }
     default: break;
   }
-  throw new AppError('validation', `lake: unsupported type ${String(t)} for column ${field.name}`, { field: field.name });
+  throw new AppError('validation', `lake: unsupported type ${String(t)} for column ${column}`, { field: column });
 }
 
-/** The Arrow type scans return for an Iceberg type. */
-export function arrowTypeOf(type: string, column = '?'): arrow.DataType {
+/** The Arrow type scans return for an Iceberg type (a list's element carries its field id). */
+export function arrowTypeOf(type: IcebergType, column = '?'): arrow.DataType {
+  if (isListType(type)) {
+    const md = new Map<string, string>([[FIELD_ID, String(type['element-id'])]]);
+    return new arrow.List(new arrow.Field('element', arrowTypeOf(type.element, column), !type['element-required'], md));
+  }
   switch (type) {
     case 'boolean': return new arrow.Bool();
     case 'int': return new arrow.Int32();
@@ -105,27 +152,38 @@ export function arrowSchemaOf(schema: IcebergSchema): arrow.Schema {
   return new arrow.Schema(schema.fields.map(arrowFieldOf));
 }
 
-/** A fresh Iceberg schema from an Arrow schema, ids 1..n in column order. */
+/**
+ * A fresh Iceberg schema from an Arrow schema: ids 1..n in column order, then
+ * list element ids after them (as Iceberg assigns fresh ids: top level first).
+ */
 export function icebergSchemaFromArrow(schema: arrow.Schema, schemaId = 0, firstId = 1): IcebergSchema {
   const seen = new Set<string>();
+  let next = firstId + schema.fields.length;
   return {
     type: 'struct',
     'schema-id': schemaId,
     fields: schema.fields.map((f, i) => {
       if (seen.has(f.name)) throw new AppError('validation', `lake: duplicate column ${f.name}`, { field: f.name });
       seen.add(f.name);
-      return { id: firstId + i, name: f.name, required: !f.nullable, type: icebergTypeOf(f) };
+      const type = icebergTypeOf(f);
+      if (isListType(type)) type['element-id'] = next++;
+      return { id: firstId + i, name: f.name, required: !f.nullable, type };
     }),
   };
 }
 
 /** `schema.name-mapping.default` (spec: "Column Projection" / name mapping), so name-based readers find columns. */
 export function nameMapping(schema: IcebergSchema): string {
-  return JSON.stringify(schema.fields.map((f) => ({ 'field-id': f.id, names: [f.name] })));
+  return JSON.stringify(schema.fields.map((f) => (isListType(f.type)
+    ? { 'field-id': f.id, names: [f.name], fields: [{ 'field-id': f.type['element-id'], names: ['element'] }] }
+    : { 'field-id': f.id, names: [f.name] })));
 }
 
-/** Is `from → to` a promotion the spec allows without rewriting files? */
-export function isLegalPromotion(from: string, to: string): boolean {
+/** Is `from → to` a promotion the spec allows without rewriting files? (a list's element by the same rules) */
+export function isLegalPromotion(from: IcebergType, to: IcebergType): boolean {
+  if (isListType(from) || isListType(to)) {
+    return isListType(from) && isListType(to) && isLegalPromotion(from.element, to.element) && (from['element-required'] || !to['element-required']);
+  }
   if (from === to) return true;
   if (from === 'int' && to === 'long') return true;
   if (from === 'float' && to === 'double') return true;
@@ -137,7 +195,12 @@ export function isLegalPromotion(from: string, to: string): boolean {
  * The narrowest type holding both `a` and `b` (schema union across branches),
  * or null when none exists. Decimal(18,2) ∪ decimal(18,4) → decimal(20,4).
  */
-export function widenType(a: string, b: string): string | null {
+export function widenType(a: IcebergType, b: IcebergType): IcebergType | null {
+  if (isListType(a) || isListType(b)) {
+    if (!isListType(a) || !isListType(b)) return null;
+    const e = widenType(a.element, b.element);
+    return e === null || isListType(e) ? null : { ...a, element: e, 'element-required': a['element-required'] && b['element-required'] };
+  }
   if (a === b) return a;
   if (isLegalPromotion(a, b)) return b;
   if (isLegalPromotion(b, a)) return a;

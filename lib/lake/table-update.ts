@@ -5,6 +5,7 @@
  * applies them to whatever metadata is current when it commits.
  */
 import type { IcebergSchema, Snapshot, TableMetadata } from './types';
+import { maxFieldId } from './schema';
 
 export type TableRequirement =
   | { type: 'assert-table-uuid'; uuid: string }
@@ -95,7 +96,7 @@ export function applyUpdates(base: TableMetadata, updates: TableUpdate[]): Table
       }
       case 'add-schema':
         if (!m.schemas.some((s) => s['schema-id'] === u.schema['schema-id'])) m.schemas = [...m.schemas, u.schema];
-        m['last-column-id'] = Math.max(m['last-column-id'], ...u.schema.fields.map((f) => f.id));
+        m['last-column-id'] = Math.max(m['last-column-id'], maxFieldId(u.schema));
         break;
       case 'set-current-schema':
         m['current-schema-id'] = u['schema-id'];

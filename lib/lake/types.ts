@@ -1,12 +1,23 @@
 import type * as arrow from 'apache-arrow';
 
-/** One Iceberg schema field (spec: "Schemas and Data Types"), primitive types only. */
+/** An Iceberg list type (spec: "Nested Types"): its element has its own field id. */
+export interface IcebergListType {
+  type: 'list';
+  'element-id': number;
+  /** A primitive type string (lists of lists, structs and maps are not written). */
+  element: string;
+  'element-required': boolean;
+}
+
+/** A primitive type string (boolean, int, long, float, double, decimal(P,S), date, time, timestamp, timestamptz, string, uuid, fixed[L], binary) or a list. */
+export type IcebergType = string | IcebergListType;
+
+/** One Iceberg schema field (spec: "Schemas and Data Types"): a primitive or a list of a primitive. */
 export interface IcebergField {
   id: number;
   name: string;
   required: boolean;
-  /** Primitive type string: boolean, int, long, float, double, decimal(P,S), date, time, timestamp, timestamptz, string, uuid, fixed[L], binary. */
-  type: string;
+  type: IcebergType;
   doc?: string;
 }
 

@@ -13,7 +13,7 @@ import { splitByPartition } from './split';
 import { encodeBound, type ColumnStats } from './bounds';
 import { partitionKey, type DataFileRec } from './manifest';
 import { encodeParquet, parquetLayout, statsOf, type Codec } from './parquet';
-import { FIELD_ID } from './schema';
+import { FIELD_ID, primitiveTypes } from './schema';
 import type { Storage } from './storage';
 import type { IcebergSchema, PartitionSpec } from './types';
 
@@ -42,7 +42,7 @@ export class DataFileWriter {
   private seq = 0;
 
   constructor(private readonly o: WriterOptions) {
-    this.types = new Map(o.schema.fields.map((f) => [f.id, f.type]));
+    this.types = primitiveTypes(o.schema);
   }
 
   async write(batch: arrow.RecordBatch): Promise<void> {
@@ -172,7 +172,7 @@ export async function writePositionDeletes(storage: Storage, location: string, c
   const pv = arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: pos });
   const struct = arrow.makeData({ type: new arrow.Struct(POS_DELETE_ARROW.fields), length: n, nullCount: 0, children: [fp, pv] });
   const batch = new arrow.RecordBatch(POS_DELETE_ARROW, struct);
-  const types = new Map(POS_DELETE_SCHEMA.fields.map((f) => [f.id, f.type]));
+  const types = primitiveTypes(POS_DELETE_SCHEMA);
   const path = `${location}/data/${partPath}${crypto.randomUUID()}-deletes.parquet`;
   return writeDataFile({ storage, schema: POS_DELETE_SCHEMA, arrowSchema: POS_DELETE_ARROW, codec }, partition, [batch], path, types, 1);
 }

@@ -15,6 +15,8 @@ export function toArrowType(t: ColumnType): arrow.DataType {
     case 'date': return new arrow.DateDay();
     case 'timestamp': return new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, null);
     case 'timestamptz': return new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, 'UTC');
+    // elements are always optional (a PostgreSQL array may hold NULLs); the lake gives the element its field id
+    case 'list': return new arrow.List(new arrow.Field('element', toArrowType(t.element), true));
   }
 }
 
@@ -32,11 +34,16 @@ export function fromArrowType(t: arrow.DataType): ColumnType {
     case arrow.Type.Bool: return { kind: 'boolean' };
     case arrow.Type.Date: return { kind: 'date' };
     case arrow.Type.Timestamp: return (t as arrow.Timestamp).timezone ? { kind: 'timestamptz' } : { kind: 'timestamp' };
+    case arrow.Type.List: {
+      const e = fromArrowType((t as arrow.List).children[0].type);
+      return { kind: 'list', element: e.kind === 'list' ? { kind: 'string' } : e };
+    }
     default: return { kind: 'string' };
   }
 }
 
 export function typeToString(t: ColumnType): string {
+  if (t.kind === 'list') return `list<${typeToString(t.element)}>`;
   return t.kind === 'decimal' ? `decimal(${t.precision},${t.scale})` : t.kind;
 }
 

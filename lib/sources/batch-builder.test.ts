@@ -1,6 +1,7 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { ColumnBuilder, constantColumn } from './batch-builder';
+import { parsePgArray } from './values';
 import type { ColumnType } from './types';
 
 const vec = (d: arrow.Data) => arrow.makeVector(d);
@@ -48,5 +49,22 @@ describe('ColumnBuilder', () => {
     for (let i = 0; i < 3; i++) { b.prepare(i); b.set(i, BigInt(-i)); }
     expect([...vec(b.finish(3))]).toEqual([0n, -1n, -2n]);
     expect(v.get(1)).toBe(1n); // the first batch's buffers are not reused
+  });
+});
+
+describe('list columns from text (PostgreSQL array syntax)', () => {
+  it('parses quoting, escapes, NULL elements and nested dimensions', () => {
+    expect(parsePgArray('{Trailers,NULL,"a{b}c","x\\"y","NULL",""}')).toEqual(['Trailers', null, 'a{b}c', 'x"y', 'NULL', '']);
+    expect(parsePgArray('{}')).toEqual([]);
+    expect(parsePgArray('{{1,2},{3,NULL}}')).toEqual(['1', '2', '3', null]);
+    expect(parsePgArray('[0:1]={7,8}')).toEqual(['7', '8']);
+  });
+  it('builds a list column from arrays and from array text', () => {
+    const b = new ColumnBuilder({ kind: 'list', element: { kind: 'int' } }, 4);
+    b.prepare(0); b.set(0, '{1,NULL,-3}');
+    b.prepare(1); b.set(1, null);
+    b.prepare(2); b.set(2, [4, [5]]);
+    const v = arrow.makeVector(b.finish(3));
+    expect([...v].map((x) => (x ? [...(x as arrow.Vector)] : x))).toEqual([[1, null, -3], null, [4, 5]]);
   });
 });

@@ -1,7 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { toArrowType } from './arrow-types';
 import type { ColumnType } from './types';
-import { parseTimestampMicros, toScaledBigInt, wallClockMicros, writeDecimal128, daysFromMicros, formatMicros, formatDays, scaledToText } from './values';
+import { parsePgArray, parseTimestampMicros, toScaledBigInt, wallClockMicros, writeDecimal128, daysFromMicros, formatMicros, formatDays, scaledToText } from './values';
 
 const enc = new TextEncoder();
 
@@ -31,6 +31,10 @@ export class ColumnBuilder {
   offsets!: Int32Array;
   bytes!: Uint8Array;
   byteLen = 0;
+  /** A list column's elements (one builder for all rows' elements; `offsets` index into it). */
+  readonly child: ColumnBuilder | null = null;
+  /** Elements written so far (list columns). */
+  elements = 0;
 
   /**
    * `capacity` is the most rows one batch holds; buffers start small (so a
@@ -42,7 +46,19 @@ export class ColumnBuilder {
     this.arrowType = toArrowType(type);
     this.maxCapacity = Math.max(1, capacity);
     this.capacity = Math.min(this.maxCapacity, 4096);
+    // a batch's rows may hold any number of elements: the child grows without the row cap
+    if (type.kind === 'list') this.child = new ColumnBuilder(type.element, 1 << 30);
   }
+
+  /** A list column's next element slot in `child` (elements written before `endList(i)` belong to row `i`). */
+  addElement(): number {
+    const k = this.elements++;
+    this.child!.prepare(k);
+    return k;
+  }
+
+  /** Close row `i` of a list column after its elements. */
+  endList(i: number): void { this.offsets[i + 1] = this.elements; }
 
   /** Make room for row `row` (allocating after a `finish`, doubling when full). */
   prepare(row: number): void {
@@ -63,7 +79,7 @@ export class ColumnBuilder {
       case 'double': this.f64 = copy(this.f64, (k) => new Float64Array(k), n); break;
       case 'decimal': this.words = copy(this.words, (k) => new Uint32Array(k), n * 4); break;
       case 'boolean': this.bits = copy(this.bits, (k) => new Uint8Array(k), (n + 7) >> 3); break;
-      case 'string': case 'binary': this.offsets = copy(this.offsets, (k) => new Int32Array(k), n + 1); break;
+      case 'string': case 'binary': case 'list': this.offsets = copy(this.offsets, (k) => new Int32Array(k), n + 1); break;
     }
     this.capacity = n;
   }
@@ -74,7 +90,7 @@ export class ColumnBuilder {
   }
 
   /** Drop the current rows; buffers are allocated again on the next `prepare`. */
-  discard(): void { this.stale = true; this.nulls = 0; }
+  discard(): void { this.stale = true; this.nulls = 0; this.child?.discard(); }
 
   reset(): void {
     this.stale = false;
@@ -94,13 +110,18 @@ export class ColumnBuilder {
         else this.bytes = new Uint8Array(this.bytes.length);
         this.byteLen = 0;
         break;
+      case 'list':
+        this.offsets = new Int32Array(n + 1);
+        this.elements = 0;
+        this.child!.discard();
+        break;
     }
   }
 
   setNull(i: number): void {
     this.validity[i >> 3] &= ~(1 << (i & 7));
     this.nulls++;
-    if (this.offsets) this.offsets[i + 1] = this.byteLen;
+    if (this.offsets) this.offsets[i + 1] = this.type.kind === 'list' ? this.elements : this.byteLen;
   }
 
   /** Variable-length value from a byte range (no copy of the source until here). */
@@ -165,6 +186,14 @@ export class ColumnBuilder {
         if (v instanceof Uint8Array) { this.setBytes(i, v, 0, v.length); return; }
         this.setString(i, String(v));
         return;
+      case 'list': {
+        // an array from a driver, or PostgreSQL's text form of one (a text-mode read)
+        const items = typeof v === 'string' ? parsePgArray(v) : v;
+        if (!Array.isArray(items)) throw new Error(`sources: a list column got ${typeof v}, not an array`);
+        for (const x of items.flat(Infinity)) this.child!.set(this.addElement(), x);
+        this.endList(i);
+        return;
+      }
     }
   }
 
@@ -182,6 +211,10 @@ export class ColumnBuilder {
       case 'boolean': d = arrow.makeData({ ...base, data: this.bits.subarray(0, (length + 7) >> 3) } as never); break;
       case 'string': case 'binary':
         d = arrow.makeData({ ...base, valueOffsets: this.offsets.subarray(0, length + 1), data: this.bytes.subarray(0, this.byteLen) } as never);
+        break;
+      case 'list':
+        d = arrow.makeData({ ...base, valueOffsets: this.offsets.subarray(0, length + 1), child: this.child!.finish(this.elements) } as never);
+        this.elements = 0;
         break;
     }
     this.stale = true;

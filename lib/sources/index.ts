@@ -4,7 +4,7 @@
  * loader, query rendering with binds, type mapping, batched Arrow reads, split
  * boundaries, EXPLAIN, watermarks (SCN/LSN). Public entry of `lib/sources/`.
  */
-export type { BranchSource, Bind, ColumnType, ConstValue, Dialect, ReadStats, ReadTarget, RenderedQuery, SourceColumn, TargetField, TrackedMax } from './types';
+export type { BranchSource, Bind, ColumnType, PrimitiveType, ConstValue, Dialect, ReadStats, ReadTarget, RenderedQuery, SourceColumn, TargetField, TrackedMax } from './types';
 export { renderQuery, renderDescribe, renderNumericProfile, trackedColumns, normalizeTimestampText, bindValues, HELPER_CDC, HELPER_DATE, type QuerySpec, type FilterInput, type Mode, type RenderDialect } from './render';
 export { canonicalColumn } from './identifiers';
 export { toJulianDay, fromJulianDay } from './julian';
@@ -36,3 +36,4 @@ export { ColumnBuilder, assembleBatch, constantColumn } from './batch-builder';
 export { RowAssembler } from './row-assembler';
 export { formatMicros, parseTimestampMicros, wallClockMicros, scaledToText } from './values';
 export { listSchemas, listCatalogTables, watermarkCandidates, type CatalogTable, type CatalogColumn } from './catalog';
+export { lakeKeys, lakeNameOf, matchName, namedColumn, targetFields } from './lake-names';

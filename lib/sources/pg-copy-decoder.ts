@@ -96,25 +96,7 @@ export class CopyDecoder {
   }
 
   private decode(j: number, b: ColumnBuilder, buf: Buffer, p: number, len: number, row: number): void {
-    const t = this.cols[j].type;
-    switch (t.kind) {
-      case 'int': b.i32[row] = len === 2 ? buf.readInt16BE(p) : buf.readInt32BE(p); break;
-      case 'long': b.i64w[2 * row] = buf.readInt32BE(p + 4); b.i64w[2 * row + 1] = buf.readInt32BE(p); break;
-      case 'float': b.f32[row] = buf.readFloatBE(p); break;
-      case 'double': b.f64[row] = buf.readDoubleBE(p); break;
-      case 'boolean': b.setBool(row, buf[p] !== 0); break;
-      case 'date': b.i32[row] = buf.readInt32BE(p) + PG_EPOCH_DAYS; break;
-      case 'timestamp': case 'timestamptz': {
-        // µs since 2000-01-01 → since 1970-01-01: a 64-bit add on 32-bit halves (carry from the low word)
-        let lo = buf.readUInt32BE(p + 4) + PG_EPOCH_US_LO;
-        let hi = buf.readInt32BE(p) + PG_EPOCH_US_HI;
-        if (lo >= TWO32) { lo -= TWO32; hi++; }
-        b.i64w[2 * row] = lo | 0; b.i64w[2 * row + 1] = hi | 0;
-        break;
-      }
-      case 'string': case 'binary': b.setBytes(row, buf, p, p + len); break;
-      case 'decimal': if (!decodeNumeric(buf, p, t.scale, b.words, row)) b.setNull(row); break;
-    }
+    decodeValue(this.cols[j].type, b, buf, p, len, row);
   }
 
   /** Offer the batch's largest value of each tracked column (one BigInt per batch, not per row). */
@@ -197,6 +179,52 @@ export class CopyDecoder {
       if (!prev || v > prev.cmp) this.stats.max[c.track] = { cmp: v, text: trackedText(c.type, v) };
     });
   }
+}
+
+/** Decode one non-null value of logical type `t` (in its wire type's send format) into row `row` of `b`. */
+function decodeValue(t: ColumnType, b: ColumnBuilder, buf: Buffer, p: number, len: number, row: number): void {
+  switch (t.kind) {
+    case 'int': b.i32[row] = len === 2 ? buf.readInt16BE(p) : buf.readInt32BE(p); break;
+    case 'long': b.i64w[2 * row] = buf.readInt32BE(p + 4); b.i64w[2 * row + 1] = buf.readInt32BE(p); break;
+    case 'float': b.f32[row] = buf.readFloatBE(p); break;
+    case 'double': b.f64[row] = buf.readDoubleBE(p); break;
+    case 'boolean': b.setBool(row, buf[p] !== 0); break;
+    case 'date': b.i32[row] = buf.readInt32BE(p) + PG_EPOCH_DAYS; break;
+    case 'timestamp': case 'timestamptz': {
+      // µs since 2000-01-01 → since 1970-01-01: a 64-bit add on 32-bit halves (carry from the low word)
+      let lo = buf.readUInt32BE(p + 4) + PG_EPOCH_US_LO;
+      let hi = buf.readInt32BE(p) + PG_EPOCH_US_HI;
+      if (lo >= TWO32) { lo -= TWO32; hi++; }
+      b.i64w[2 * row] = lo | 0; b.i64w[2 * row + 1] = hi | 0;
+      break;
+    }
+    case 'string': case 'binary': b.setBytes(row, buf, p, p + len); break;
+    case 'decimal': if (!decodeNumeric(buf, p, t.scale, b.words, row)) b.setNull(row); break;
+    case 'list': decodeArray(t.element, b, buf, p, row); break;
+  }
+}
+
+/**
+ * Postgres array send format (array_send): int32 ndim, int32 has-nulls flag,
+ * int32 element OID, ndim × (int32 size, int32 lower bound), then each element
+ * as int32 length (-1 = NULL) and its value. A multi-dimensional array's
+ * elements arrive in row-major order: they become one flat list.
+ */
+function decodeArray(element: ColumnType, b: ColumnBuilder, buf: Buffer, p: number, row: number): void {
+  const ndim = buf.readInt32BE(p);
+  let n = ndim > 0 ? 1 : 0;
+  for (let d = 0; d < ndim; d++) n *= buf.readInt32BE(p + 12 + 8 * d);
+  let q = p + 12 + 8 * ndim;
+  const child = b.child!;
+  for (let k = 0; k < n; k++) {
+    const len = buf.readInt32BE(q);
+    q += 4;
+    const at = b.addElement();
+    if (len < 0) { child.setNull(at); continue; }
+    decodeValue(element, child, buf, q, len, at);
+    q += len;
+  }
+  b.endList(row);
 }
 
 /**

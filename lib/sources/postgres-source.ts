@@ -4,7 +4,9 @@ import { createPgPool, type PgTlsSettings } from '../db/pg-connect';
 import { SlotPool } from './backoff';
 import { CopyDecoder, type CopyColumn } from './pg-copy-decoder';
 import { CopyOutQuery } from './pg-copy-out';
-import { OID, pgColumnType, pgWireType, TEXT_OIDS } from './pg-types';
+import { ARRAY_ELEMENT, OID, pgColumnType, pgWireType, TEXT_OIDS } from './pg-types';
+
+const KNOWN_OIDS = new Set<number>(Object.values(OID));
 import { canonicalColumn } from './identifiers';
 import { renderNumericProfile } from './render';
 import { sameType } from './arrow-types';
@@ -88,8 +90,15 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     async describe(q, signal) {
       return withClient(signal, async (c) => {
         const r = await c.query({ text: `SELECT * FROM (${q.sql}) q LIMIT 0`, values: q.binds.map((b) => String(b.value)) });
+        // arrays of types without a built-in OID (an enum's array, a domain's): their element from pg_type
+        const unknown = [...new Set(r.fields.map((f) => f.dataTypeID).filter((oid) => !KNOWN_OIDS.has(oid) && !(oid in ARRAY_ELEMENT)))];
+        const elementOf = new Map<number, number>();
+        if (unknown.length) {
+          const t = await c.query<{ oid: number; elem: number }>(`SELECT oid::int AS oid, typelem::int AS elem FROM pg_type WHERE oid = ANY($1::oid[]) AND typcategory = 'A' AND typelem <> 0`, [unknown]);
+          for (const row of t.rows) elementOf.set(Number(row.oid), Number(row.elem));
+        }
         return r.fields.map((f) => {
-          const m = pgColumnType(f.dataTypeID, f.dataTypeModifier);
+          const m = pgColumnType(f.dataTypeID, f.dataTypeModifier, elementOf.get(f.dataTypeID));
           return { name: canonicalColumn(f.name), sourceName: f.name, type: m.type, sourceType: m.sourceType, inferred: m.inferred, oid: f.dataTypeID } satisfies SourceColumn;
         });
       });
@@ -185,11 +194,12 @@ export function copyProjection(columns: SourceColumn[], target: ReadTarget): { p
   const tracked = new Set(target.track);
   target.fields.forEach((f, i) => {
     if (target.constants[f.name]) return;
-    const src = byName.get(f.name);
+    const name = f.source ?? f.name;
+    const src = byName.get(name);
     if (!src) return;
     parts.push(projectAs(src, f.type));
-    cols.push({ type: f.type, targetIndex: i, track: tracked.has(f.name) ? f.name : null });
-    tracked.delete(f.name);
+    cols.push({ type: f.type, targetIndex: i, track: tracked.has(name) ? name : null });
+    tracked.delete(name);
   });
   for (const name of tracked) {
     const src = byName.get(name);

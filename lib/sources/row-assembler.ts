@@ -16,7 +16,7 @@ export class RowAssembler {
 
   constructor(private readonly columns: SourceColumn[], private readonly target: ReadTarget, private readonly batchSize: number, private readonly stats: ReadStats) {
     const idx = new Map(columns.map((c, i) => [c.name, i]));
-    this.map = target.fields.map((f) => (target.constants[f.name] ? -1 : idx.get(f.name) ?? -1));
+    this.map = target.fields.map((f) => (target.constants[f.name] ? -1 : idx.get(f.source ?? f.name) ?? -1));
     this.builders = target.fields.map((f, i) => (this.map[i] >= 0 ? new ColumnBuilder(f.type, batchSize) : null));
     this.trackIdx = target.track.filter((n) => idx.has(n)).map((n) => ({ col: idx.get(n)!, name: n, type: columns[idx.get(n)!].type }));
   }

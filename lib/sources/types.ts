@@ -5,14 +5,17 @@ export type Dialect = 'oracle' | 'postgres' | 'synthetic';
 
 /**
  * Logical column types every source type is mapped to. They are exactly the
- * Iceberg primitives the lake stores (int, long, float, double, decimal(P,S),
- * string, binary, boolean, date, timestamp, timestamptz).
+ * Iceberg types the lake stores: the primitives (int, long, float, double,
+ * decimal(P,S), string, binary, boolean, date, timestamp, timestamptz) and
+ * `list` of a primitive (a PostgreSQL array; elements are optional).
  */
-export type ColumnType =
+export type PrimitiveType =
   | { kind: 'int' } | { kind: 'long' } | { kind: 'float' } | { kind: 'double' }
   | { kind: 'decimal'; precision: number; scale: number }
   | { kind: 'string' } | { kind: 'binary' } | { kind: 'boolean' }
   | { kind: 'date' } | { kind: 'timestamp' } | { kind: 'timestamptz' };
+
+export type ColumnType = PrimitiveType | { kind: 'list'; element: PrimitiveType };
 
 /** One column a source query projects, as described by the source. */
 export interface SourceColumn {
@@ -46,7 +49,12 @@ export interface RenderedQuery {
 }
 
 /** A column of the target (lake) schema a read must produce. */
-export interface TargetField { name: string; type: ColumnType }
+export interface TargetField {
+  name: string;
+  type: ColumnType;
+  /** The source column (`SourceColumn.name`) that fills it, when the lake names it otherwise (tables.json `naming`). (Default: `name`) */
+  source?: string;
+}
 
 /** Values injected into every row (BRANCH_ID, insert_at, Recorded_updated_at). */
 export type ConstValue = { type: ColumnType; value: string | number | bigint | null };

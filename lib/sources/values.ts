@@ -83,3 +83,32 @@ export function writeDecimal128(words: Uint32Array, index: number, v: bigint): v
   words[o + 2] = Number((u >> 64n) & 0xffffffffn);
   words[o + 3] = Number((u >> 96n) & 0xffffffffn);
 }
+
+/**
+ * A PostgreSQL array in its text form (`{Trailers,NULL,"a{b}c","x\"y"}`, as
+ * text-mode drivers return it) → its elements as text, NULL as null; nested
+ * dimensions are flattened in row-major order, as the binary reader does. The
+ * delimiter is `,` (every type but `box`).
+ */
+export function parsePgArray(s: string): (string | null)[] {
+  const out: (string | null)[] = [];
+  let i = 0;
+  if (s[0] === '[') i = s.indexOf('=') + 1; // explicit bounds: `[0:1]={…}`
+  for (; i < s.length; i++) {
+    const ch = s[i];
+    if (ch === '{' || ch === '}' || ch === ',' || ch === ' ' || ch === '\t' || ch === '\n') continue;
+    if (ch === '"') {
+      let v = '';
+      for (i++; i < s.length && s[i] !== '"'; i++) v += s[i] === '\\' ? s[++i] : s[i];
+      out.push(v);
+      continue;
+    }
+    let j = i;
+    let v = '';
+    for (; j < s.length && s[j] !== ',' && s[j] !== '}'; j++) v += s[j] === '\\' ? s[++j] : s[j];
+    const raw = v.trim();
+    out.push(raw === 'NULL' ? null : raw);
+    i = j - 1;
+  }
+  return out;
+}

@@ -4,6 +4,7 @@ import { BRANCH_ID } from '../../config/lake-columns';
 import { AppError } from '../../errors';
 import type { Lake, LakeTable } from '../../lake';
 import { snapshotRows } from './snapshot-rows';
+import { typeString } from '../../lake';
 
 /** One table of the lake list: what the panel's table list shows without opening files. */
 export interface LakeTableSummary {
@@ -87,7 +88,7 @@ export async function describeLakeTable(lake: Lake, ident: string) {
     formatVersion: m['format-version'],
     tableUuid: m['table-uuid'],
     lastUpdated: new Date(m['last-updated-ms']).toISOString(),
-    schema: schema.fields.map((f) => ({ id: f.id, name: f.name, type: typeof f.type === 'string' ? f.type : JSON.stringify(f.type), required: f.required })),
+    schema: schema.fields.map((f) => ({ id: f.id, name: f.name, type: typeString(f.type), required: f.required })),
     identifierFields: (schema['identifier-field-ids'] ?? []).map((id) => schema.fields.find((f) => f.id === id)?.name ?? String(id)),
     partitionSpec: (spec?.fields ?? []).map((f) => ({ name: f.name, transform: f.transform, sourceId: f['source-id'], fieldId: f['field-id'] })),
     // The name mapping is long and machine-only.
@@ -146,6 +147,8 @@ function jsonValue(type: arrow.DataType, v: unknown): unknown {
     }
     case arrow.Type.Date: return new Date(Number(v)).toISOString().slice(0, 10);
     case arrow.Type.Binary: case arrow.Type.FixedSizeBinary: return Buffer.from(v as Uint8Array).toString('hex');
+    // a list column (a PostgreSQL array): a JSON array of its elements, each by the same rules
+    case arrow.Type.List: return [...(v as Iterable<unknown>)].map((x) => jsonValue((type as arrow.List).children[0].type, x));
     default: return typeof v === 'bigint' ? String(v) : v;
   }
 }
@@ -164,7 +167,7 @@ export async function previewLakeRows(lake: Lake, ident: string, o: { branch?: s
     throw new AppError('validation', `branch: ${BRANCH_ID} of ${ident} is a number, got ${JSON.stringify(o.branch)}`, { field: 'branch' });
   }
   const rows: Record<string, unknown>[] = [];
-  const columns = schema.fields.map((f) => ({ name: f.name, type: typeof f.type === 'string' ? f.type : JSON.stringify(f.type) }));
+  const columns = schema.fields.map((f) => ({ name: f.name, type: typeString(f.type) }));
   if (t.currentSnapshotId() !== null) {
     for await (const b of t.scan({ limit, filter: branchValue === undefined ? undefined : [{ column: BRANCH_ID, in: [branchValue] }] })) {
       const fields = b.schema.fields;
