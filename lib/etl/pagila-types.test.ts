@@ -143,7 +143,7 @@ afterAll(async () => {
 
 describe('Pagila-like types into the lake', () => {
   it('INITIAL: every lake table equals its sources, value by value, through ClickHouse and icebird', async () => {
-    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables, settings: settings({ mode: 'INITIAL' }), logger: silentLogger, stagingRoot: staging });
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables, settings: settings({ mode: 'INITIAL', namespace: 'pagila' }), logger: silentLogger, stagingRoot: staging });
     expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
     for (const table of Object.keys(COLUMNS)) {
       const t = await lake.loadTable(`pagila.${table}`);
@@ -198,7 +198,7 @@ describe('Pagila-like types into the lake', () => {
         await c.query(`INSERT INTO pagila.film (title, special_features, last_update) VALUES ('NEW', '{"Behind the Scenes"}', '2023-01-02')`);
       } finally { await c.end(); }
     }
-    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables, settings: settings({ mode: 'INCREMENTAL' }), logger: silentLogger, stagingRoot: staging });
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables, settings: settings({ mode: 'INCREMENTAL', namespace: 'pagila' }), logger: silentLogger, stagingRoot: staging });
     expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
     const t = await lake.loadTable('pagila.film');
     expect(chdbCanonical(t, 'film')).toEqual(nullListsAsEmpty(await sourceRows('film'), 'film'));
@@ -227,7 +227,7 @@ describe('Pagila-like types into the lake', () => {
 describe('required keys', () => {
   it('a NULL in a key column fails its unit naming the table, branch and column', async () => {
     const defs = parseTablesConfig([{ table: '(SELECT t.rental_id, t.return_date FROM pagila.rental t)', name: 'returns', unique_key: 'return_date', category: 'masters' }]);
-    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'keys' }), branches, tables: defs, settings: settings({ mode: 'INITIAL' }), logger: silentLogger, stagingRoot: staging });
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'keys' }), branches, tables: defs, settings: settings({ mode: 'INITIAL', namespace: 'keys' }), logger: silentLogger, stagingRoot: staging });
     expect(r.units.map((u) => `${u.branch}: ${u.status}`).sort()).toEqual(['b0: FAILED', 'b1: FAILED']);
     expect(r.units[0].error).toMatch(/returns on branch b\d: key column RETURN_DATE has 1 NULL value\(s\); a unique_key column must not be NULL/);
   });
@@ -248,7 +248,7 @@ describe('column naming (tables.json naming)', () => {
       const ns = `n_${naming}`;
       // per entry here; the file's top-level default is exercised below
       const defs = parseTablesConfig(rental.map((e) => ({ ...e, naming })));
-      const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: ns }), branches, tables: defs, settings: settings({ mode: 'INITIAL' }), logger: silentLogger, stagingRoot: staging });
+      const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: ns }), branches, tables: defs, settings: settings({ mode: 'INITIAL', namespace: ns }), logger: silentLogger, stagingRoot: staging });
       expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`), naming).toEqual([]);
       expect(await lakeNames(ns), naming).toEqual([...cols, 'BRANCH_ID', 'insert_at', 'Recorded_updated_at']);
       const t = await lake.loadTable(`${ns}.rental`);
@@ -273,7 +273,7 @@ describe('column naming (tables.json naming)', () => {
     expect(before).toContain('RENTAL_ID');
     const defs = parseTablesConfig({ naming: 'preserve', tables: rental });
     expect(defs[0].naming).toBe('preserve');
-    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables: defs, settings: settings({ mode: 'INCREMENTAL' }), logger: silentLogger, stagingRoot: staging });
+    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables: defs, settings: settings({ mode: 'INCREMENTAL', namespace: 'pagila' }), logger: silentLogger, stagingRoot: staging });
     expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
     // no lower-case twin of an existing column; the new source column is named as PostgreSQL names it
     expect(await lakeNames('pagila')).toEqual([...before.filter((n) => !['BRANCH_ID', 'insert_at', 'Recorded_updated_at'].includes(n)), 'BRANCH_ID', 'insert_at', 'Recorded_updated_at', 'staff_id']);
