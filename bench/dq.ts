@@ -20,7 +20,8 @@ import { copyOut, createPostgresSource } from '../lib/sources';
 import { DEFAULT_SETTINGS, lakeTarget, parseTablesConfig, runEtl } from '../lib/etl';
 import { runDq } from '../lib/dq/run';
 import { openPostgresDqSource, type DqBranch } from '../lib/dq/source';
-import { planUnit, lakeSideOf, fromClause } from '../lib/dq/plan';
+import { planUnit, lakeSideOf } from '../lib/dq/plan';
+import { fromClause } from '../lib/reconcile/from-clause';
 import { HELPER_DATE } from '../lib/sources';
 import { getWatermarks } from '../lib/db';
 

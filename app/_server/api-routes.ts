@@ -50,11 +50,12 @@ import * as r46 from '@/app/api/v1/slices/runs/[id]/actions/route';
 import * as r47 from '@/app/api/v1/slices/runs/[id]/board/route';
 import * as r48 from '@/app/api/v1/slices/runs/[id]/slices/route';
 import * as r49 from '@/app/api/v1/slices/runs/route';
-import * as r50 from '@/app/api/v1/tokens/[id]/route';
-import * as r51 from '@/app/api/v1/tokens/route';
-import * as r52 from '@/app/api/v1/users/[id]/route';
-import * as r53 from '@/app/api/v1/users/[id]/sessions/route';
-import * as r54 from '@/app/api/v1/users/route';
+import * as r50 from '@/app/api/v1/tables/route';
+import * as r51 from '@/app/api/v1/tokens/[id]/route';
+import * as r52 from '@/app/api/v1/tokens/route';
+import * as r53 from '@/app/api/v1/users/[id]/route';
+import * as r54 from '@/app/api/v1/users/[id]/sessions/route';
+import * as r55 from '@/app/api/v1/users/route';
 
 /** Every /api/v1 route, with the one-line summary of each method. */
 export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] = [
@@ -108,9 +109,10 @@ export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] =
   { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r47.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
   { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r48.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
   { path: "/api/v1/slices/runs", methods: { GET: r49.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
-  { path: "/api/v1/tokens/{id}", methods: { DELETE: r50.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
-  { path: "/api/v1/tokens", methods: { GET: r51.GET, POST: r51.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
-  { path: "/api/v1/users/{id}", methods: { PATCH: r52.PATCH, DELETE: r52.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
-  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r53.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
-  { path: "/api/v1/users", methods: { GET: r54.GET, POST: r54.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
+  { path: "/api/v1/tables", methods: { GET: r50.GET, PUT: r50.PUT }, summaries: {"GET":"tables.json as the Tables page edits it: entries as written, their lake tables, its version","PUT":"replace tables.json { entries, version } (admin): validated naming the field, written atomically, audited"} },
+  { path: "/api/v1/tokens/{id}", methods: { DELETE: r51.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
+  { path: "/api/v1/tokens", methods: { GET: r52.GET, POST: r52.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
+  { path: "/api/v1/users/{id}", methods: { PATCH: r53.PATCH, DELETE: r53.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
+  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r54.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
+  { path: "/api/v1/users", methods: { GET: r55.GET, POST: r55.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
 ];

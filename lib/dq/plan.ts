@@ -1,25 +1,19 @@
 import type * as arrow from 'apache-arrow';
 import type { LakeTable } from '../lake';
 import type { SourceColumn } from '../sources';
+import { fromClause } from '../reconcile/from-clause';
 import { DELETED_AT, INJECTED } from '../config/lake-columns';
 import type { TableDef } from '../config/tables-json';
-import { arrowKind } from './arrow-canonical';
-import { arrowSide, type BatchPredicate } from './arrow-side';
-import { compareAsFloat } from './canonical';
-import { oracleKind } from './oracle-sql';
-import { pgKind } from './pg-sql';
-import type { DqSide } from './side';
-import type { HashQuery, SqlColumn } from './sql-common';
+import { arrowKind } from '../reconcile/arrow-canonical';
+import { arrowSide, type BatchPredicate } from '../reconcile/arrow-side';
+import { compareAsFloat } from '../reconcile/canonical';
+import { oracleKind } from '../reconcile/oracle-sql';
+import { pgKind } from '../reconcile/pg-sql';
+import type { DqSide } from '../reconcile/side';
+import type { HashQuery, SqlColumn } from '../reconcile/sql-common';
 import { lakePredicate, unitWindow, type UnitWindow } from './window';
 import { windowWhere } from './window-sql';
 
-/** The FROM clause of a table definition: the table or subquery as `t`, the helper joined as `h` (as the ETL reads it). */
-export function fromClause(def: TableDef): string {
-  const s = def.spec;
-  const base = s.source.kind === 'table' ? `${s.source.name} t` : `${s.source.sql.trim()} t`;
-  if (!s.helper) return base;
-  return `${base} INNER JOIN ${s.helper.table} h ON ${s.helper.join.map(([c, h]) => `t.${c} = h.${h}`).join(' AND ')}`;
-}
 
 const NUMERIC = new Set(['int', 'long', 'decimal', 'double', 'float']);
 

@@ -3,9 +3,9 @@ import type { Logger } from '../log';
 import { lakeKeys, targetFields, wallClockMicros, type ReadStats, type ReadTarget } from '../sources';
 import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import type { TableDef } from '../config/tables-json';
-import { diffRowSets, type HashDiff, type KeyValues } from './compare';
-import { oraCanonicalExpr, oraIdent } from './oracle-sql';
-import { pgCanonicalExpr, pgIdent } from './pg-sql';
+import { diffRowSets, type HashDiff, type KeyValues } from '../reconcile/compare';
+import { oraCanonicalExpr, oraIdent } from '../reconcile/oracle-sql';
+import { pgCanonicalExpr, pgIdent } from '../reconcile/pg-sql';
 import { lakeSideOf, type UnitPlan } from './plan';
 import type { DqSource } from './source';
 

@@ -6,12 +6,13 @@ import type { Lake } from '../lake';
 import type { Logger } from '../log';
 import { HELPER_DATE, renderDescribe, type SourceColumn } from '../sources';
 import type { TableDef } from '../config/tables-json';
-import { compareSides, type HashDiff } from './compare';
+import { compareSides, type HashDiff } from '../reconcile/compare';
 import { repairUnit, type RepairOutcome } from './repair';
 import { newDqRunId, type DqResult, type DqStatus } from './result';
 import { writeDqResults } from './results';
 import type { DqBranch, DqSource } from './source';
-import { fromClause, lakeSideOf, planUnit } from './plan';
+import { fromClause } from '../reconcile/from-clause';
+import { lakeSideOf, planUnit } from './plan';
 
 export interface DqOptions {
   /** Lake namespace of the data tables. (Default: etl) */

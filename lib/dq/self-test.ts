@@ -6,12 +6,12 @@ import { INJECTED } from '../config/lake-columns';
 import { readParquetBatches, type Lake } from '../lake';
 import type { Logger } from '../log';
 import type { TableDef } from '../config/tables-json';
-import { arrowSide } from './arrow-side';
-import { compareSides } from './compare';
+import { arrowSide } from '../reconcile/arrow-side';
+import { compareSides } from '../reconcile/compare';
 import { newDqRunId, type DqResult } from './result';
 import { lakeSideOf, type UnitPlan } from './plan';
-import { arrowKind } from './arrow-canonical';
-import { compareAsFloat } from './canonical';
+import { arrowKind } from '../reconcile/arrow-canonical';
+import { compareAsFloat } from '../reconcile/canonical';
 
 /** The newest staging run folder holding `<table>/<branch>/*.parquet`, or null. */
 async function latestStaged(stagingRoot: string, table: string, branch: string): Promise<{ runId: string; files: string[] } | null> {

@@ -2,10 +2,10 @@ import {
   canonicalColumn, createOracleSource, createPgClient, createPostgresSource, loadOracle, oracleColumnType, oracleConnectString, pgColumnType,
   type BranchSource, type OracleBranchOptions, type PostgresBranchOptions, type SourceColumn,
 } from '../sources';
-import { pgSide } from './pg-side';
-import type { DqSide } from './side';
-import { oracleSide } from './text-side';
-import type { DigestKind, HashQuery } from './sql-common';
+import { pgSide } from '../reconcile/pg-side';
+import type { DqSide } from '../reconcile/side';
+import { oracleSide } from '../reconcile/text-side';
+import type { DigestKind, HashQuery } from '../reconcile/sql-common';
 
 /**
  * A source branch as the reconciler uses it: one connection for describing

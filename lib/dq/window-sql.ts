@@ -1,6 +1,6 @@
 import { formatMicros, type SourceColumn } from '../sources';
-import { oraIdent } from './oracle-sql';
-import { pgIdent } from './pg-sql';
+import { oraIdent } from '../reconcile/oracle-sql';
+import { pgIdent } from '../reconcile/pg-sql';
 import type { UnitWindow } from './window';
 
 /** A window column at the source: how to reference it and its source type. */

@@ -1,8 +1,8 @@
 import * as arrow from 'apache-arrow';
 import { parseTimestampMicros, toJulianDay } from '../sources';
 import type { QuerySpec } from '../sources';
-import type { BatchPredicate } from './arrow-side';
-import { canonicalScaled } from './canonical';
+import type { BatchPredicate } from '../reconcile/arrow-side';
+import { canonicalScaled } from '../reconcile/canonical';
 
 // The window values' checks are pure (the request schema uses them without loading Arrow).
 export { checkWindowValue } from './window-value';

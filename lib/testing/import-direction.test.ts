@@ -14,9 +14,9 @@ export const LAYERS: string[][] = [
   ['log'],
   ['config'],
   ['db'],
-  ['sources', 'lake', 'audit'],
+  ['sources', 'lake', 'audit', 'reconcile'],
   ['connections', 'auth', 'jobs'],
-  ['mail', 'pipelines'],
+  ['mail', 'webhook', 'pipelines'],
   ['etl', 'dq', 'slices', 'models', 'flows', 'lake-admin'],
   ['api', 'cli', 'iceberg-rest'],
 ];
