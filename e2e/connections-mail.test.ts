@@ -47,7 +47,7 @@ describe('Send test mail on an SMTP connection', () => {
     await form.locator('input[name="name"]').fill('relay');
     await form.locator('input[name="params.host"]').fill('127.0.0.1');
     await form.locator('input[name="params.port"]').fill(String(smtp.port));
-    await form.locator('input[name="params.tls"]').fill('none');
+    await form.locator('select[name="params.tls"]').selectOption('none');
     await form.locator('input[name="params.from"]').fill('tributary@e2e.test');
     await form.getByRole('button', { name: 'Save connection' }).click();
     const row = page.locator('tr[data-connection="relay"]');
