@@ -10,6 +10,8 @@ export interface TablesFileView {
   /** SHA-256 of the file's bytes ('' when it does not exist yet): a save names it, so two editors never overwrite each other. */
   version: string;
   entries: unknown[];
+  /** The file's top-level settings when it is the object form `{ "naming": …, "tables": [...] }` (kept on save); null for a plain array. */
+  settings: Record<string, unknown> | null;
   /** Each entry's lake table, category and key, when the file is valid. */
   tables: { lakeName: string; source: string; category: string; uniqueKey: string[] }[];
   /** Why the file on disk is not valid (then `tables` is empty). */
@@ -21,18 +23,28 @@ const sha = (text: string) => crypto.createHash('sha256').update(text).digest('h
 export async function readTablesFile(file: string): Promise<TablesFileView> {
   let text: string;
   try { text = await fs.readFile(file, 'utf8'); } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { file, version: '', entries: [], tables: [], error: null };
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { file, version: '', entries: [], settings: null, tables: [], error: null };
     throw e;
   }
   let raw: unknown;
-  try { raw = JSON.parse(text); } catch { return { file, version: sha(text), entries: [], tables: [], error: `${path.basename(file)}: not valid JSON` }; }
-  const entries = Array.isArray(raw) ? raw : [];
+  try { raw = JSON.parse(text); } catch { return { file, version: sha(text), entries: [], settings: null, tables: [], error: `${path.basename(file)}: not valid JSON` }; }
+  const { entries, settings } = splitFile(raw);
   try {
     const defs = parseTablesConfig(raw, path.basename(file));
-    return { file, version: sha(text), entries, tables: defs.map(summary), error: null };
+    return { file, version: sha(text), entries, settings, tables: defs.map(summary), error: null };
   } catch (e) {
-    return { file, version: sha(text), entries, tables: [], error: (e as Error).message };
+    return { file, version: sha(text), entries, settings, tables: [], error: (e as Error).message };
   }
+}
+
+/** A plain array of entries, or the object form whose `tables` are the entries and whose other keys are file-wide settings. */
+function splitFile(raw: unknown): { entries: unknown[]; settings: Record<string, unknown> | null } {
+  if (Array.isArray(raw)) return { entries: raw, settings: null };
+  if (raw && typeof raw === 'object' && Array.isArray((raw as { tables?: unknown }).tables)) {
+    const { tables, ...settings } = raw as { tables: unknown[] };
+    return { entries: tables, settings };
+  }
+  return { entries: [], settings: null };
 }
 
 const summary = (d: TableDef) => ({ lakeName: d.lakeName, source: d.source, category: d.category, uniqueKey: d.uniqueKey });
@@ -62,16 +74,18 @@ function firstBadField(entries: unknown[]): string {
  * another save since is a conflict, and nothing is written.
  */
 export async function saveTablesFile(file: string, entries: unknown[], version: string): Promise<TablesFileView> {
+  const current = await readTablesFile(file);
+  // The object form keeps its file-wide settings (a default `naming`): only the entries are edited here.
+  const content: unknown = current.settings ? { ...current.settings, tables: entries } : entries;
   try {
-    parseTablesConfig(entries, path.basename(file));
+    parseTablesConfig(content, path.basename(file));
   } catch (e) {
     if (!(e instanceof TablesConfigError)) throw e;
     const field = firstBadField(entries);
     throw new AppError('validation', `tables: ${field}: ${e.message}`, { field });
   }
-  const current = await readTablesFile(file);
   if (current.version !== version) throw new AppError('conflict', `tables: ${path.basename(file)} changed since it was read (someone saved it, or it was edited on disk): reload and apply your change again`, { field: 'version' });
-  const text = `${JSON.stringify(entries, null, 2)}\n`;
+  const text = `${JSON.stringify(content, null, 2)}\n`;
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
   const h = await fs.open(tmp, 'wx', 0o644);
   try {

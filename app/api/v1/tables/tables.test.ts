@@ -84,4 +84,13 @@ describe('/api/v1/tables', () => {
     const audit = (await db.pool.query(`select actor, after from audit_events where action = 'tables.update'`)).rows;
     expect(audit).toEqual([{ actor: expect.stringMatching(/root/), after: { tables: ['customers', 'payment'] } }]);
   });
+
+  it('the object form keeps its file-wide settings: only the entries are edited', async () => {
+    fs.writeFileSync(file, JSON.stringify({ naming: 'preserve', tables: [{ table: 'public.film', unique_key: 'film_id' }] }));
+    const r = await call(tables.GET, 'GET', '/api/v1/tables', { token: tok.admin });
+    expect(r.body).toMatchObject({ settings: { naming: 'preserve' }, entries: [{ table: 'public.film', unique_key: 'film_id' }] });
+    const saved = await call(tables.PUT, 'PUT', '/api/v1/tables', { token: tok.admin, body: { entries: [...r.body.entries, { table: 'public.actor', unique_key: 'actor_id' }], version: r.body.version } });
+    expect(saved.status).toBe(200);
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ naming: 'preserve', tables: [{ table: 'public.film', unique_key: 'film_id' }, { table: 'public.actor', unique_key: 'actor_id' }] });
+  });
 });
