@@ -8,6 +8,7 @@ import { recordAudit, type AuditActor } from '../audit';
 import type { JobRegistry } from './registry';
 import { findSecret, redactSecrets } from '../log/secret-scan';
 import { QUEUE, bossDb, createBoss } from './queue';
+import { notifyJobsQueued } from './wake';
 
 export interface EnqueueRequest {
   kind: string;
@@ -85,6 +86,8 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
     const jobId = await boss.send(QUEUE, { runId, kind }, { db: bossDb(client) });
     if (!jobId) throw new AppError('internal', `jobs: queue '${QUEUE}' refused the job (is the database migrated?)`);
     await client.query('update job_runs set queue_job_id = $2 where id = $1', [runId, jobId]);
+    // Wakes idle workers at commit, instead of at their next poll.
+    await notifyJobsQueued(client);
     // A run's units are not separate user actions: the coordinator's own start is audited.
     if (!req.internal) await recordAudit(client, {
       actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.start', target: `job:${runId}`,
