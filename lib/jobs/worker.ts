@@ -15,6 +15,7 @@ import { listenForJobs } from './wake';
 import { releaseRuns } from './release-jobs';
 import { claimRuns, type ClaimedRun } from './claim-runs';
 import { finishRun } from './finish-run';
+import { pruneIdempotencyKeys } from './idempotency';
 import type { JobContext } from './types';
 
 export interface WorkerOptions {
@@ -194,6 +195,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     try {
       const ids = await reapStaleRuns(o.pool, boss, staleAfterMs);
       for (const r of ids) o.logger.warn('failed a run whose worker stopped heartbeating', { runId: r });
+      // Expired Idempotency-Keys are ignored already; deleting them keeps the table at a day's keys.
+      await pruneIdempotencyKeys(o.pool);
     } catch { /* next round */ }
   };
   const reaper = setInterval(() => void reap(), Math.max(1000, Math.floor(staleAfterMs / 3)));
