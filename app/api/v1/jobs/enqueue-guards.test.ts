@@ -17,6 +17,8 @@ import * as pipelines from '../pipelines/route';
 import * as pipelineRun from '../pipelines/[id]/run/route';
 import * as flows from '../flows/route';
 import * as flowRun from '../flows/[id]/run/route';
+import { buildOpenApi } from '@/lib/api/openapi';
+import { apiRoutes } from '@/app/_server/api-routes';
 
 const BASE = 'http://127.0.0.1:8765';
 const SECRET = 'guards-test-secret-0123456789';
@@ -219,5 +221,22 @@ describe('an abandoned POST', () => {
     const retry = await post('k-aborted', { kind: 'system.check' });
     expect(retry.status).toBe(202);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
+  });
+});
+
+describe('the API reference', () => {
+  it('documents Idempotency-Key, the replay header, 422 and 429 with Retry-After on the three enqueueing routes, and only there', () => {
+    const doc = buildOpenApi({ routes: apiRoutes, jobs: jobRegistry, version: 'test' }) as { paths: Record<string, Record<string, { parameters: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> }>> };
+    const enqueueing = ['/api/v1/jobs', '/api/v1/pipelines/{id}/run', '/api/v1/flows/{id}/run'];
+    for (const path of enqueueing) {
+      const op = doc.paths[path].post;
+      expect(op.parameters.filter((p) => p.in === 'header').map((p) => p.name), path).toEqual(['Idempotency-Key']);
+      expect(Object.keys(op.responses['202'].headers ?? {}), path).toContain('Idempotent-Replayed');
+      expect(Object.keys(op.responses['429'].headers ?? {}), path).toContain('Retry-After');
+      expect(op.responses['422'], path).toBeDefined();
+    }
+    const others = Object.entries(doc.paths).flatMap(([path, item]) => Object.values(item).map((op) => ({ path, op })))
+      .filter(({ path, op }) => !enqueueing.includes(path) && op.parameters.some((p) => p.name === 'Idempotency-Key'));
+    expect(others.map((o) => o.path)).toEqual([]);
   });
 });
