@@ -12,7 +12,7 @@ import type { JobRegistry } from './registry';
 import { jobLogSink } from './log-sink';
 import { reapStaleRuns } from './reaper';
 import { listenForJobs } from './wake';
-import { releaseRuns } from './release-jobs';
+import { releaseRuns } from './release-runs';
 import { claimRuns, type ClaimedRun } from './claim-runs';
 import { finishRun } from './finish-run';
 import { pruneIdempotencyKeys } from './idempotency';
