@@ -19,7 +19,15 @@ export async function readJsonBody(req: Request, maxBytes = DEFAULT_MAX_BODY_BYT
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let step: ReadableStreamReadResult<Uint8Array>;
+    try {
+      step = await reader.read();
+    } catch (e) {
+      // The client went away mid-body (Node's "aborted" / ECONNRESET): its request is incomplete, so
+      // nothing is created from it, and it is the client's doing, not an error of ours to log.
+      throw new AppError('bad_request', 'request body was not received in full (the client closed the connection)', { field: 'body', cause: e });
+    }
+    const { done, value } = step;
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {

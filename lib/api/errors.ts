@@ -56,7 +56,10 @@ export function toErrorResponse(e: unknown): Response {
   if (!(e instanceof AppError && e.code !== 'internal') && isDatabaseUnavailable(e)) return databaseUnavailableResponse(e);
   if (e instanceof AppError) {
     const status = e.code === 'payload_too_large' ? OVERSIZED_BODY_STATUS : e.status;
-    const headers = e.code === 'unauthorized' ? { 'WWW-Authenticate': 'Bearer realm="tributary"' } : undefined;
+    // A refusal that knows when to come back (a full queue: lib/jobs/admission.ts) says so.
+    const retryAfter = (e as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    const headers: Record<string, string> | undefined = e.code === 'unauthorized' ? { 'WWW-Authenticate': 'Bearer realm="tributary"' }
+      : typeof retryAfter === 'number' ? { 'Retry-After': String(Math.ceil(retryAfter)) } : undefined;
     return errorResponse(e.code, e.message, status, e.field, headers);
   }
   if (e instanceof z.ZodError) {

@@ -6,6 +6,7 @@ import { readJsonBody, DEFAULT_MAX_BODY_BYTES } from './body';
 import { assertCleanRequestHead } from '../errors/bad-bytes';
 import { getServerDeps, type ServerDeps } from './deps';
 import { toErrorResponse, zodField } from './errors';
+import { parseIdempotencyKey, requestFingerprint, type IdempotencyRequest } from '../jobs/idempotency';
 
 export interface HandlerSpec<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   /** Least role allowed; `public` needs no credentials. (Default: viewer) */
@@ -26,6 +27,12 @@ export interface HandlerSpec<P extends z.ZodType, Q extends z.ZodType, B extends
   response?: z.ZodType;
   /** Status of a successful answer. (Default: 200) */
   status?: number;
+  /**
+   * The route creates a run: it honours an `Idempotency-Key` header (handed
+   * to the handler as `idempotency`), and may answer 429 with Retry-After when
+   * the queue is full; the API reference says both. (Default: false)
+   */
+  enqueues?: boolean;
 }
 
 export interface HandlerContext<P, Q, B> {
@@ -36,6 +43,8 @@ export interface HandlerContext<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The request's `Idempotency-Key`, scoped to its user and fingerprinted (routes with `enqueues` only). */
+  idempotency?: IdempotencyRequest;
 }
 
 type NextRouteContext = { params: Promise<Record<string, string | string[] | undefined>> };
@@ -53,6 +62,15 @@ function parsePart<S extends z.ZodType>(schema: S, value: unknown, part: 'params
 /** A JSON response with a status other than 200 (e.g. 202 for an enqueued job). */
 export function json(data: unknown, status = 200, headers?: HeadersInit): Response {
   return Response.json(data, { status, headers });
+}
+
+/**
+ * The 202 of a route that created (or, for a repeated Idempotency-Key, found)
+ * a run: a replay is the same answer with `Idempotent-Replayed: true`, as
+ * Stripe sends it.
+ */
+export function accepted(data: unknown, location: string, replayed: boolean): Response {
+  return json(data, 202, { Location: location, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) });
 }
 
 /**
@@ -90,7 +108,12 @@ export function apiHandler<
       const query = spec.query ? parsePart(spec.query, Object.fromEntries(url.searchParams), 'query') : {};
       let body: unknown = undefined;
       if (spec.body) body = parsePart(spec.body, await readJsonBody(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), 'body');
-      const handlerCtx = { req, principal: principal as Principal, params, query, body, get deps() { return getDeps(); } };
+      const key = spec.enqueues ? parseIdempotencyKey(req.headers.get('idempotency-key')) : undefined;
+      // Per user (a session and the user's tokens share keys); the fingerprint is of what was asked, after parsing.
+      const idempotency = key && principal
+        ? { scope: `user:${principal.userId}`, key, fingerprint: requestFingerprint(req.method, url.pathname, body ?? null) }
+        : undefined;
+      const handlerCtx = { req, principal: principal as Principal, params, query, body, idempotency, get deps() { return getDeps(); } };
       const out = await fn(handlerCtx as HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>);
       if (out instanceof Response) return out;
       return Response.json(out ?? null, { headers: { 'Cache-Control': 'no-store' } });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JobRegistry } from '../jobs';
+import { IDEMPOTENCY_TTL_HOURS } from '../jobs/idempotency';
 import type { HandlerSpec } from './handler';
 import { DEFAULT_MAX_BODY_BYTES } from './body';
 
@@ -76,6 +77,28 @@ export function buildOpenApi(o: { routes: RouteEntry[]; jobs: JobRegistry; versi
           503: { $ref: '#/components/responses/Unavailable' },
         },
       };
+      if (spec.enqueues) {
+        (op.parameters as JsonSchema[]).push({
+          name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
+          description: `Makes a retry safe: the same key (per user) within ${IDEMPOTENCY_TTL_HOURS} hours answers with the run the first request created `
+            + '(202 again, with `Idempotent-Replayed: true`) and creates nothing. The same key with a different request (another body or path) '
+            + 'is refused with 422 `idempotency_mismatch`. 1–255 printable ASCII characters; a UUID is the usual choice.',
+        });
+        const responses = op.responses as Record<string, unknown>;
+        const ok = responses[String(spec.status ?? 202)] ?? responses['200'];
+        delete responses['200'];
+        responses['202'] = { ...(ok as JsonSchema), description: 'Accepted: the run is queued (or, for a repeated Idempotency-Key, the first request\'s run)',
+          headers: {
+            Location: { description: 'The run', schema: { type: 'string' } },
+            'Idempotent-Replayed': { description: '`true` when this answers a repeated Idempotency-Key (no new run was created)', schema: { type: 'string', enum: ['true'] } },
+          } };
+        responses['422'] = { ...errorRef, description: 'Idempotency-Key reused for a different request (`idempotency_mismatch`)' };
+        responses['429'] = {
+          description: 'The queue is full (TRIBUTARY_QUEUE_MAX_DEPTH runs waiting, or the oldest waiting TRIBUTARY_QUEUE_MAX_AGE_SECONDS): come back after Retry-After (`rate_limited`)',
+          headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        };
+      }
       if (spec.body) {
         const max = spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
         op.requestBody = {

@@ -171,6 +171,15 @@ const EnvSchema = z.object({
   TRIBUTARY_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   /** Jobs one worker runs at once. (Default: 2) */
   TRIBUTARY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /**
+   * The API answers 429 (with Retry-After) to new work — POST /jobs, pipeline and flow runs — while this many
+   * runs or more wait for a worker; 0 = no limit. (Default: 5000)
+   */
+  TRIBUTARY_QUEUE_MAX_DEPTH: z.coerce.number().int().min(0).max(10_000_000).default(5000),
+  /** The same, while the oldest waiting run has waited this many seconds or more; 0 = no limit. (Default: 900) */
+  TRIBUTARY_QUEUE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(900),
+  /** Retry-After of that 429, seconds. (Default: 30) */
+  TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
   /** A running job whose worker has not heartbeated for this long is failed. (Default: 30) */
   TRIBUTARY_JOB_STALE_SECONDS: z.coerce.number().int().min(3).max(86_400).default(30),
   /** Iceberg warehouse root, `file:///abs/path` or `s3://bucket/prefix`. (Default: `file://<data>/warehouse`) */

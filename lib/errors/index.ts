@@ -5,11 +5,11 @@
  */
 export type ErrorCode =
   | 'bad_request' | 'validation' | 'usage' | 'unauthorized' | 'forbidden' | 'not_found'
-  | 'conflict' | 'payload_too_large' | 'rate_limited' | 'unavailable' | 'transient' | 'fatal' | 'internal';
+  | 'conflict' | 'idempotency_mismatch' | 'payload_too_large' | 'rate_limited' | 'unavailable' | 'transient' | 'fatal' | 'internal';
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400, validation: 400, usage: 400, unauthorized: 401, forbidden: 403, not_found: 404,
-  conflict: 409, payload_too_large: 413, rate_limited: 429, unavailable: 503, transient: 503, fatal: 500, internal: 500,
+  conflict: 409, idempotency_mismatch: 422, payload_too_large: 413, rate_limited: 429, unavailable: 503, transient: 503, fatal: 500, internal: 500,
 };
 
 /**
@@ -22,7 +22,7 @@ const STATUS: Record<ErrorCode, number> = {
 export function exitCodeFor(e: unknown): number {
   if (!(e instanceof AppError)) return 1;
   switch (e.code) {
-    case 'bad_request': case 'validation': case 'usage': case 'payload_too_large': return 2;
+    case 'bad_request': case 'validation': case 'usage': case 'payload_too_large': case 'idempotency_mismatch': return 2;
     case 'conflict': return 3;
     case 'not_found': return 4;
     case 'transient': case 'unavailable': case 'rate_limited': return 75;

@@ -77,6 +77,26 @@ describe('tributary flows / pipelines', () => {
     expect(r.stdout).toMatch(/flow run [0-9a-f-]{36} succeeded/);
   });
 
+  it('--idempotency-key: the same key twice starts one job (pipelines run) and one flow run (flows run)', async () => {
+    const a = await cli(['pipelines', 'run', 'probe', '--idempotency-key', 'cron-2026-12-02']);
+    expect(a.code).toBe(0);
+    const id = /job ([0-9a-f-]{36}) \(system.check\) queued/.exec(a.stdout)?.[1];
+    expect(id).toBeTruthy();
+    const b = await cli(['pipelines', 'run', 'probe', '--idempotency-key', 'cron-2026-12-02']);
+    expect(b.code).toBe(0);
+    expect(b.stdout).toBe(`job ${id} (system.check) already started with this idempotency key\n`);
+    expect(Number((await db.pool.query('select count(*) from pipeline_runs where job_run_id = $1', [id])).rows[0].count)).toBe(1);
+    const f1 = await cli(['flows', 'run', 'nightly', '--idempotency-key', 'f-1']);
+    const fid = /flow run ([0-9a-f-]{36}) queued/.exec(f1.stdout)?.[1];
+    expect(fid).toBeTruthy();
+    const f2 = await cli(['flows', 'run', 'nightly', '--idempotency-key', 'f-1']);
+    expect(f2.stdout).toMatch(new RegExp(`^flow run ${fid} already started with this idempotency key`));
+    // A key used for another command is refused, as the API's 422.
+    const other = await cli(['flows', 'run', 'nightly', '--idempotency-key', 'cron-2026-12-02']);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(/used within the last 24 hours for a different request/);
+  });
+
   it('validates a flow file, naming the field of a problem', async () => {
     const good = path.join(dir, 'good.json');
     await fs.writeFile(good, JSON.stringify({ name: 'x', nodes: [{ id: 'a', kind: 'system.check' }], cron: '*/5 * * * *', timezone: 'Europe/Berlin' }));

@@ -4,6 +4,7 @@ import { withCli } from '../cli/context';
 import { AppError } from '../errors';
 import { listPipelines, runPipeline } from '../pipelines';
 import { getJobRun } from '../jobs/runs';
+import { parseIdempotencyKey, requestFingerprint, type IdempotencyRequest } from '../jobs/idempotency';
 import { describeCron, formatInZone } from './schedule';
 import { validateFlow } from './validate';
 import { listFlows, mustGetFlow, setFlowEnabled } from './store';
@@ -17,6 +18,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * and `tributary pipelines list | run`. Runs are queued for the workers
  * (`npm start` or `tributary worker`); `--wait` follows one to its end.
  */
+/** `--idempotency-key`: command-line keys share one scope (`cli`); the command and its argument are the request. */
+function cliIdempotency(key: string | undefined, command: string): IdempotencyRequest | undefined {
+  const k = parseIdempotencyKey(key, '--idempotency-key');
+  return k ? { scope: 'cli', key: k, fingerprint: requestFingerprint('CLI', command, null) } : undefined;
+}
+
 export function registerFlowsCommands(program: Command): void {
   const flows = program.command('flows').description('DAG flows of pipelines and jobs, with cron schedules in time zones and alert mail');
   flows.command('list').description('List flows with their schedule, state and next fire')
@@ -55,9 +62,10 @@ export function registerFlowsCommands(program: Command): void {
   flows.command('run').description('Start a run now (a worker runs it)')
     .argument('<flow>', 'name or id')
     .option('--wait', 'follow the run until it ends; exit 1 unless it succeeded')
-    .action(async (ref: string, o: { wait?: boolean }) => withCli(async (ctx) => {
-      const run = await startFlowRun(ctx.pool, ref, 'cli');
-      out(`flow run ${run.id} queued`);
+    .option('--idempotency-key <key>', 'the same key again within 24 hours starts nothing and reports the first run (safe retries from cron or scripts)')
+    .action(async (ref: string, o: { wait?: boolean; idempotencyKey?: string }) => withCli(async (ctx) => {
+      const run = await startFlowRun(ctx.pool, ref, 'cli', { idempotency: cliIdempotency(o.idempotencyKey, `flows run ${ref}`) });
+      out(run.replayed ? `flow run ${run.id} already started with this idempotency key (${run.status})` : `flow run ${run.id} queued`);
       if (!o.wait) return;
       const seen = new Map<string, string>();
       for (;;) {
@@ -106,9 +114,10 @@ export function registerFlowsCommands(program: Command): void {
   pipelines.command('run').description('Run a saved pipeline now (a worker runs it)')
     .argument('<pipeline>', 'name or id')
     .option('--wait', 'follow the job until it ends; exit 1 unless it succeeded')
-    .action(async (ref: string, o: { wait?: boolean }) => withCli(async (ctx) => {
-      const r = await runPipeline(ctx.pool, ref, 'cli');
-      out(`job ${r.runId} (${r.pipeline.kind}) queued`);
+    .option('--idempotency-key <key>', 'the same key again within 24 hours starts nothing and reports the first job (safe retries from cron or scripts)')
+    .action(async (ref: string, o: { wait?: boolean; idempotencyKey?: string }) => withCli(async (ctx) => {
+      const r = await runPipeline(ctx.pool, ref, 'cli', { idempotency: cliIdempotency(o.idempotencyKey, `pipelines run ${ref}`) });
+      out(r.replayed ? `job ${r.runId} (${r.pipeline.kind}) already started with this idempotency key` : `job ${r.runId} (${r.pipeline.kind}) queued`);
       if (!o.wait) return;
       for (;;) {
         const j = await getJobRun(ctx.pool, r.runId, { logLimit: 0 });

@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import { AppError } from '../errors';
 import { requestCancel } from '../jobs/runs';
+import { createIdempotently, findIdempotentRun, type IdempotencyRequest } from '../jobs/idempotency';
+import { assertQueueAdmits, type QueueLimits } from '../jobs/admission';
 import { withTransaction } from '../pipelines';
 import { parentsOf } from './dag';
 import { logFlowRun } from './run-log';
@@ -87,9 +89,21 @@ export async function insertFlowRun(client: Pick<pg.PoolClient, 'query'>, flowRo
   return id;
 }
 
-/** Start a flow run now (queued; the executor starts it when no other run of the flow is going). */
-export async function startFlowRun(pool: pg.Pool, flowRef: string, createdBy?: string | null): Promise<FlowRunView> {
-  const id = await withTransaction(pool, async (client) => {
+/**
+ * Start a flow run now (queued; the executor starts it when no other run of the flow is going).
+ * @param opts.idempotency a repeat of this key within 24 hours returns the first run (`replayed`) and creates nothing (Default: none)
+ * @param opts.admission refuse (429) when the job queue is past these limits; a replay is never refused (Default: no limits)
+ */
+export async function startFlowRun(pool: pg.Pool, flowRef: string, createdBy?: string | null, opts: { idempotency?: IdempotencyRequest; admission?: QueueLimits } = {}): Promise<FlowRunView & { replayed: boolean }> {
+  if (opts.idempotency) {
+    const prior = await findIdempotentRun(pool, opts.idempotency, 'flow_run');
+    if (prior) {
+      const run = await getFlowRun(pool, prior);
+      if (run) return { ...run.run, replayed: true };
+    }
+  }
+  if (opts.admission) await assertQueueAdmits(pool, opts.admission);
+  const { id, replayed } = await createIdempotently(pool, opts.idempotency, 'flow_run', async (client) => {
     const f = UUID.test(flowRef)
       ? await client.query('select * from flows where id = $1 or name = $1::text', [flowRef])
       : await client.query('select * from flows where name = $1', [flowRef]);
@@ -98,7 +112,7 @@ export async function startFlowRun(pool: pg.Pool, flowRef: string, createdBy?: s
     await logFlowRun(client, runId, 'info', `run started by ${createdBy ?? 'unknown'}`);
     return runId;
   });
-  return (await getFlowRun(pool, id))!.run;
+  return { ...(await getFlowRun(pool, id))!.run, replayed };
 }
 
 export async function getFlowRun(db: Pick<pg.Pool, 'query'>, id: string, opts: { afterLogId?: number } = {}): Promise<{ run: FlowRunView; nodes: FlowRunNodeView[]; logs: FlowRunLogLine[] } | null> {

@@ -9,6 +9,9 @@ import { recordAudit, type AuditActor } from '../audit';
 import type { JobRegistry } from './registry';
 import { findSecret, redactSecrets } from '../log/secret-scan';
 import { QUEUE, bossDb, createBoss } from './queue';
+import { notifyJobsQueued } from './wake';
+import { createIdempotently, findIdempotentRun, type IdempotencyRequest } from './idempotency';
+import { assertQueueAdmits, type QueueLimits } from './admission';
 
 export interface EnqueueRequest {
   kind: string;
@@ -23,6 +26,13 @@ export interface EnqueueRequest {
   audit?: Partial<AuditActor>;
   /** Allow an internal kind (a job enqueueing its own units); never taken from a request. (Default: false) */
   internal?: boolean;
+  /**
+   * The request's `Idempotency-Key`: a repeat within 24 hours returns the first
+   * run (`replayed: true`) and creates nothing. (Default: none)
+   */
+  idempotency?: IdempotencyRequest;
+  /** Refuse (429) when the queue is past these limits; a replay is never refused. (Default: no limits — internal enqueues) */
+  admission?: QueueLimits;
 }
 
 function sourceOf(createdBy: string | undefined): 'api' | 'flow' | 'schedule' {
@@ -72,15 +82,20 @@ function validated(jobs: JobRegistry, req: EnqueueRequest): { kind: string; pars
  * Record a job run and queue it in one transaction: either both exist or
  * neither. Returns the run id.
  */
-export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promise<{ runId: string }> {
+export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promise<{ runId: string; replayed: boolean }> {
   const { pool } = deps;
+  if (req.idempotency) {
+    const prior = await findIdempotentRun(pool, req.idempotency, 'job_run');
+    if (prior) return { runId: prior, replayed: true };
+  }
   const { kind, parsed, raw: params } = validated(deps.jobs, req);
+  if (req.admission) await assertQueueAdmits(pool, req.admission);
   // Checks against configuration (tables, branches, connections, files) run
   // here, when the job is posted, so a bad payload is a 400 and never a run.
   await deps.jobs.get(kind)!.check?.({ pool, env: deps.env }, parsed as never);
   const runId = crypto.randomUUID();
   const boss = senderFor(pool);
-  await withTransaction(pool, async (client) => {
+  const { id, replayed } = await createIdempotently(pool, req.idempotency, 'job_run', async (client) => {
     await client.query(
       `insert into job_runs (id, kind, params, status, created_by, source) values ($1, $2, $3, 'queued', $4, $5)`,
       [runId, kind, JSON.stringify(params), req.createdBy ?? null, req.source ?? sourceOf(req.createdBy)],
@@ -88,6 +103,8 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
     const jobId = await boss.send(QUEUE, { runId, kind }, { db: bossDb(client) });
     if (!jobId) throw new AppError('internal', `jobs: queue '${QUEUE}' refused the job (is the database migrated?)`);
     await client.query('update job_runs set queue_job_id = $2 where id = $1', [runId, jobId]);
+    // Wakes idle workers at commit, instead of at their next poll.
+    await notifyJobsQueued(client);
     // A run's units are not separate user actions: the coordinator's own start is audited.
     if (!req.internal) await recordAudit(client, {
       actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.start', target: `job:${runId}`,
@@ -99,6 +116,7 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
         after: { runId, kind }, address: req.audit?.address,
       });
     }
+    return runId;
   });
-  return { runId };
+  return { runId: id, replayed };
 }

@@ -13,3 +13,6 @@ export { findSecret, isSecretKey, credentialInText, redactSecrets, redactText, R
 export { installJobCatalog, jobCatalog, type JobCatalog } from './catalog';
 export { fanOut, runUnit, listRunUnits, assertCoordinatorRunning, fanoutWanted, type FanoutDeps, type FanoutUnit, type FanoutOutcome, type UnitAttemptView } from './fanout';
 export { acquireSlot, withSlot, type SlotLease } from './slot-lock';
+export { createIdempotently, findIdempotentRun, parseIdempotencyKey, requestFingerprint, pruneIdempotencyKeys, IDEMPOTENCY_TTL_HOURS, type IdempotencyRequest, type IdempotentResource } from './idempotency';
+export { assertQueueAdmits, queueBacklog, queueLimits, QueueFullError, type QueueLimits } from './admission';
+export { JOBS_CHANNEL, notifyJobsQueued, listenForJobs } from './wake';

@@ -13,6 +13,11 @@ import { QUEUE, createBoss } from './queue';
 import type { JobRegistry } from './registry';
 import { jobLogSink } from './log-sink';
 import { reapStaleRuns } from './reaper';
+import { listenForJobs } from './wake';
+import { releaseRuns } from './release-runs';
+import { claimRuns, type ClaimedRun } from './claim-runs';
+import { finishRun } from './finish-run';
+import { pruneIdempotencyKeys } from './idempotency';
 import type { JobContext } from './types';
 
 export interface WorkerOptions {
@@ -28,6 +33,12 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** A running job whose heartbeat is older than this is failed by any worker. (Default: 30000 ms) */
   staleAfterMs?: number;
+  /**
+   * Longest wait between two looks at an empty queue. Enqueueing notifies
+   * workers (LISTEN/NOTIFY), so this only bounds how late a missed
+   * notification is noticed. (Default: 2000 ms)
+   */
+  pollMs?: number;
   /** Echo job log lines to this sink too (the worker's console). (Default: none) */
   echo?: Sink;
 }
@@ -61,7 +72,12 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       `update job_runs set status = 'running', worker_id = $2, started_at = now(), heartbeat_at = now(), attempts = attempts + 1
         where id = $1 and status = 'queued' returning kind, params`, [runId, id]));
     if (!claimed.rowCount) return false; // cancelled before start, or already handled
-    const { kind, params } = claimed.rows[0];
+    await execute({ runId, kind: claimed.rows[0].kind, params: claimed.rows[0].params, queueJobId: null });
+    return true;
+  };
+
+  /** Run a run this worker has claimed, heartbeating, and write its end. */
+  const execute = async ({ runId, kind, params, queueJobId }: Omit<ClaimedRun, 'queueJobId'> & { queueJobId: string | null }): Promise<void> => {
     const logs = jobLogSink(o.pool, runId, { echo: o.echo });
     const logger = createLogger(logs.sink, { level: o.env.LOG_LEVEL, fields: {} });
     const ac = new AbortController();
@@ -69,7 +85,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     setMaxListeners(256, ac.signal);
     running.set(runId, ac);
     let done = 0; let total: number | null = null; let dirty = true;
-    let cancelled = false; let lost = false;
+    let cancelled = false;
     const beat = async () => {
       const fields = dirty ? [done, total] : [null, null];
       dirty = false;
@@ -79,7 +95,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
           where id = $1 and worker_id = $2 and status = 'running' returning cancel_requested`,
         [runId, id, ...fields]).catch(() => null); // a missed beat is retried by the next one; the stale limit spans many beats
       if (!r) return;
-      if (!r.rowCount) { lost = true; ac.abort(new Error('run was taken away from this worker (reaped)')); return; }
+      if (!r.rowCount) { ac.abort(new Error('run was taken away from this worker (reaped)')); return; }
       if (r.rows[0].cancel_requested && !ac.signal.aborted) { cancelled = true; ac.abort(new Error('cancelled by request')); }
     };
     const timer = setInterval(() => void beat(), heartbeatMs);
@@ -114,15 +130,13 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     }
     if (status === 'cancelled') logger.warn('cancelled');
     else if (status === 'succeeded') logger.info(`finished ${kind}`);
-    await logs.close();
+    const rest = await logs.drain();
     running.delete(runId);
-    if (lost) return true; // another worker already recorded this run's end
-    // A run that finished while the database was down records its end when it is back.
-    const finish = (st: string, err: string | null, res: unknown) => retryWhileUnavailable(() => o.pool.query(
-      `update job_runs set status = $3, error = $4, result = $5, finished_at = now(), heartbeat_at = now(),
-              progress_done = $6, progress_total = coalesce($7, progress_total)
-        where id = $1 and worker_id = $2 and status = 'running'`,
-      [runId, id, st, err, res === null ? null : JSON.stringify(res), done, total]));
+    // Its last log lines, its end (unless reaped: another worker recorded that) and its queue job's completion, at once;
+    // a run that finished while the database was down records its end when it is back.
+    const finish = (st: typeof status, err: string | null, res: unknown) => retryWhileUnavailable(() => finishRun(o.pool, {
+      runId, workerId: id, status: st, error: err, result: res, progressDone: done, progressTotal: total, queueJobId, logs: rest,
+    }));
     try {
       await finish(status, error, result);
     } catch (e) {
@@ -135,15 +149,63 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       o.logger.warn(why, { runId });
       await finish(status === 'cancelled' ? 'cancelled' : 'failed', why + before, null);
     }
-    return true;
   };
 
-  const workIds: string[] = [];
-  for (let i = 0; i < (o.concurrency ?? o.env.TRIBUTARY_WORKER_CONCURRENCY); i++) {
-    workIds.push(await boss.work<{ runId: string }>(QUEUE, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async (jobs) => {
-      for (const j of jobs) await runOne(j.data.runId);
-    }));
-  }
+  // The claim loop: fetch as many queue jobs as there are free slots, start
+  // each at once, and fetch again as soon as a slot frees or a notification
+  // says a job was queued. It sleeps (up to `pollMs`) only when the queue was
+  // empty: pg-boss's own work() waits its polling interval after every batch,
+  // which held a worker to a few jobs per second whatever the jobs cost.
+  const slots = o.concurrency ?? o.env.TRIBUTARY_WORKER_CONCURRENCY;
+  const pollMs = o.pollMs ?? 2000;
+  let free = slots;
+  let woken = false;
+  let wakeUp: (() => void) | null = null;
+  const wake = () => { woken = true; wakeUp?.(); };
+  const sleep = (ms: number) => new Promise<void>((resolve) => {
+    if (woken || stopping) { resolve(); return; }
+    const t = setTimeout(() => { wakeUp = null; resolve(); }, ms);
+    wakeUp = () => { clearTimeout(t); wakeUp = null; resolve(); };
+  });
+  const finished = new Set<Promise<void>>();
+  const start = (run: ClaimedRun) => {
+    free--;
+    const p = execute(run).catch(async (e) => {
+      // The run's end could not be written (database gone): the reaper fails the run once its heartbeat is stale.
+      o.logger.warn('jobs: could not record the end of a run', { runId: run.runId, error: toError(e).message });
+      await boss.fail(QUEUE, run.queueJobId, { reason: toError(e).message }).catch(() => {});
+    }).finally(() => { free++; finished.delete(p); wake(); });
+    finished.add(p);
+  };
+  const claimLoop = async () => {
+    let failures = 0;
+    while (!stopping) {
+      if (free <= 0) { woken = false; await sleep(pollMs); continue; }
+      woken = false;
+      let batch: Awaited<ReturnType<typeof claimRuns>>;
+      try {
+        batch = await claimRuns(o.pool, id, free);
+        failures = 0;
+      } catch (e) {
+        failures++;
+        if (failures === 1) o.logger.warn('jobs: could not claim from the queue; retrying', { error: toError(e).message });
+        await sleep(Math.min(30_000, pollMs * failures));
+        continue;
+      }
+      // Queue jobs whose run was cancelled or taken inline before it started: nothing to run.
+      if (batch.stale.length) await boss.complete(QUEUE, batch.stale).catch(() => {}); // left active, pg-boss's expiry ends them
+      if (stopping) {
+        await releaseRuns(o.pool, id, batch.runs)
+          .catch((e) => o.logger.warn('jobs: could not hand claimed runs back to the queue', { error: toError(e).message }));
+        break;
+      }
+      for (const r of batch.runs) start(r);
+      // Slots left after a full batch: more may be waiting, claim again at once.
+      if (!batch.runs.length && !batch.stale.length) await sleep(pollMs);
+    }
+  };
+  const listener = listenForJobs(o.pool, wake);
+  const looping = claimLoop();
 
   // Database reachability as the worker's own beat sees it. While the database is down every
   // claim fails (claiming pauses by itself); the worker says so once, not once per poll.
@@ -156,6 +218,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     try {
       const ids = await reapStaleRuns(o.pool, boss, staleAfterMs);
       for (const r of ids) o.logger.warn('failed a run whose worker stopped heartbeating', { runId: r });
+      // Expired Idempotency-Keys are ignored already; deleting them keeps the table at a day's keys.
+      await pruneIdempotencyKeys(o.pool);
     } catch { /* next round */ }
   };
   const reaper = setInterval(() => void reap(), Math.max(1000, Math.floor(staleAfterMs / 3)));
@@ -163,7 +227,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   // The worker's own row in `workers` (the Overview's "workers alive"), beating while idle too.
   const alive = () => o.pool.query(
     `insert into workers (id, hostname, pid, concurrency) values ($1, $2, $3, $4)
-       on conflict (id) do update set heartbeat_at = now()`, [id, os.hostname(), process.pid, workIds.length])
+       on conflict (id) do update set heartbeat_at = now()`, [id, os.hostname(), process.pid, slots])
     .then(() => {
       if (dbDownSince === null) return;
       o.logger.info(`database reachable again after ${Math.round((Date.now() - dbDownSince) / 1000)} s: claiming resumed`, { worker: id });
@@ -178,21 +242,24 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     });
   await alive();
   const aliveTimer = setInterval(() => void alive(), heartbeatMs);
-  o.logger.info('worker started', { worker: id, concurrency: workIds.length });
+  o.logger.info('worker started', { worker: id, concurrency: slots });
 
   const shutdown = async (graceMs: number, timeoutMs: number) => {
     if (stopping) return;
     stopping = true;
     clearInterval(reaper);
     clearInterval(aliveTimer);
-    // The queue's workers stop fetching (offWork takes the queue's name); a queue that already stopped has none.
-    await boss.offWork(QUEUE).catch(() => {});
+    // The claim loop stops fetching (a batch fetched meanwhile goes back to the queue).
+    wake();
+    await looping;
+    await listener.stop();
     const sleep = () => new Promise((r) => setTimeout(r, 100));
     const graceUntil = Date.now() + graceMs;
     while (running.size && Date.now() < graceUntil) await sleep();
     for (const ac of running.values()) ac.abort(new Error('worker stopping'));
     const until = Date.now() + timeoutMs;
     while (running.size && Date.now() < until) await sleep();
+    if (!running.size) await Promise.all(finished);
     // Runs that did not stop in time stay 'running' without heartbeats and
     // are failed by the next worker's reaper.
     await boss.stop({ graceful: true, close: false, wait: true, timeout: 2000 }).catch((e) => o.logger.warn('jobs: queue did not stop cleanly', { error: (e as Error).message }));

@@ -2,6 +2,7 @@
  * Table metadata files (spec: "Table Metadata"): reading one, the metadata of
  * a new table, the `v<N>.metadata.json` naming and the metadata log.
  */
+import { unreadable } from './unreadable';
 import crypto from 'node:crypto';
 import { AppError } from '../errors';
 import { icebergSchemaFromArrow, maxFieldId, nameMapping } from './schema';
@@ -12,7 +13,7 @@ import type { CreateTableOptions } from './index';
 export async function readMetadata(storage: Storage, loc: string, ident: string): Promise<TableMetadata> {
   let bytes: Uint8Array;
   try { bytes = await storage.read(loc); } catch (e) {
-    throw new Error(`lake: table ${ident}: missing metadata file ${loc}`, { cause: e });
+    throw new Error(unreadable(ident, 'metadata file', loc, e), { cause: e });
   }
   let meta: TableMetadata;
   try { meta = JSON.parse(new TextDecoder().decode(bytes)); } catch (e) {

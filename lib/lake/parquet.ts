@@ -8,6 +8,7 @@ import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm';
 import { isValidAt } from './arrow-util';
+import { GuardedBlob } from './guarded-blob';
 import { columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
 import { writerProperties } from './parquet-writer-properties.mjs';
 import { FIELD_ID } from './schema';
@@ -102,8 +103,13 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
   let pf: pw.ParquetFile;
   let groups: number;
   let columns: string[] | undefined;
+  // A lazily read file (an object store's) is read from inside parquet-wasm: see GuardedBlob.
+  const blob = bytes instanceof Blob ? new GuardedBlob(bytes) : null;
+  const readFailure = (e: unknown) => blob?.failure.error
+    ? new Error(`lake: cannot read Parquet file ${what}: ${(blob.failure.error as Error).message}`, { cause: blob.failure.error })
+    : null;
   try {
-    pf = await pw.ParquetFile.fromFile(bytes instanceof Blob ? bytes : new Blob([bytes as Uint8Array<ArrayBuffer>]));
+    pf = await pw.ParquetFile.fromFile(blob ?? new Blob([bytes as Uint8Array<ArrayBuffer>]));
     groups = pf.metadata().numRowGroups();
     if (opts.fieldIds) {
       const schema = arrow.tableFromIPC(pf.schema().intoIPCStream()).schema;
@@ -114,7 +120,7 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
       }
     }
   } catch (e) {
-    throw new Error(`lake: corrupt Parquet file ${what}: ${(e as Error).message}`, { cause: e });
+    throw readFailure(e) ?? new Error(`lake: corrupt Parquet file ${what}: ${(e as Error).message}`, { cause: e });
   }
   try {
     for (let rg = 0; rg < groups; rg++) {
@@ -123,8 +129,10 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
         const wt = await pf.read({ rowGroups: [rg], batchSize: opts.batchSize ?? 65_536, ...(columns ? { columns } : {}) });
         t = arrow.tableFromIPC(wt.intoIPCStream());
       } catch (e) {
-        throw new Error(`lake: cannot read Parquet file ${what}: ${(e as Error).message}`, { cause: e });
+        throw readFailure(e) ?? new Error(`lake: cannot read Parquet file ${what}: ${(e as Error).message}`, { cause: e });
       }
+      // Zeros a failed read handed over may even decode: never yield what the store did not send.
+      { const f = readFailure(null); if (f) throw f; }
       for (const b of t.batches) yield b;
     }
   } finally { pf.free(); }
@@ -153,8 +161,15 @@ const RAW_PARSERS = {
 export async function footerStats(file: Uint8Array | Blob, target: arrow.Schema, types: Map<number, string>): Promise<{ rows: number; stats: Map<number, ColumnStats>; decode: Set<number> } | null> {
   const { parquetMetadataAsync } = await import('hyparquet');
   // a Blob is read lazily: only the footer's bytes are fetched
-  const blob = file instanceof Blob ? file : new Blob([file as Uint8Array<ArrayBuffer>]);
-  const pf = await pw.ParquetFile.fromFile(blob);
+  const guarded = file instanceof Blob ? new GuardedBlob(file) : null;
+  const blob = guarded ?? new Blob([file as Uint8Array<ArrayBuffer>]);
+  let pf: pw.ParquetFile;
+  try { pf = await pw.ParquetFile.fromFile(blob); } catch (e) {
+    const cause = guarded?.failure.error;
+    if (cause) throw new Error(`lake: cannot read Parquet footer: ${(cause as Error).message}`, { cause });
+    throw e;
+  }
+  if (guarded?.failure.error) throw new Error(`lake: cannot read Parquet footer: ${(guarded.failure.error as Error).message}`, { cause: guarded.failure.error });
   let fileSchema: arrow.Schema;
   try { fileSchema = arrow.tableFromIPC(pf.schema().intoIPCStream()).schema; } finally { pf.free(); }
   if (fileSchema.fields.length !== target.fields.length) return null;
@@ -163,7 +178,9 @@ export async function footerStats(file: Uint8Array | Blob, target: arrow.Schema,
     if (a.name !== b.name || String(a.type) !== String(b.type) || a.metadata.get(FIELD_ID) !== b.metadata.get(FIELD_ID)) return null;
     if (a.type.typeId === arrow.Type.Struct || a.type.typeId === arrow.Type.List || a.type.typeId === arrow.Type.Map) return null;
   }
-  const md = await parquetMetadataAsync({ byteLength: blob.size, slice: (start: number, end?: number) => blob.slice(start, end).arrayBuffer() }, { parsers: RAW_PARSERS as never });
+  // hyparquet reads in JavaScript, where a failed read rejects as it should: it gets the unguarded file.
+  const raw = file instanceof Blob ? file : blob;
+  const md = await parquetMetadataAsync({ byteLength: raw.size, slice: (start: number, end?: number) => raw.slice(start, end).arrayBuffer() }, { parsers: RAW_PARSERS as never });
   const rows = Number(md.num_rows);
   const stats = new Map<number, ColumnStats>();
   const decode = new Set<number>();

@@ -4,6 +4,7 @@
  * sequence numbers → data files (pruned by partition and column bounds) read
  * row group by row group, with position and equality deletes applied.
  */
+import { unreadable } from './unreadable';
 import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import { castData, isValidAt, makeBatch, nullData, takeBatch, valueAt } from './arrow-util';
@@ -56,7 +57,7 @@ export async function loadManifestList(view: TableView, snap: Snapshot): Promise
   const uri = view.resolve(snap['manifest-list']);
   let bytes: Uint8Array;
   try { bytes = await view.storage.read(uri); } catch (e) {
-    throw new Error(`lake: table ${view.ident}: missing manifest list ${snap['manifest-list']}`, { cause: e });
+    throw new Error(unreadable(view.ident, 'manifest list', snap['manifest-list'], e), { cause: e });
   }
   try { return readManifestList(bytes, snap['manifest-list']); } catch (e) {
     throw new Error(`lake: table ${view.ident}: ${(e as Error).message}`, { cause: e });
@@ -69,7 +70,7 @@ export async function loadManifest(view: TableView, path: string): Promise<Manif
   if (hit) return hit;
   let bytes: Uint8Array;
   try { bytes = await view.storage.read(uri); } catch (e) {
-    throw new Error(`lake: table ${view.ident}: missing manifest ${path}`, { cause: e });
+    throw new Error(unreadable(view.ident, 'manifest', path, e), { cause: e });
   }
   let entries: ManifestEntry[];
   try { entries = readManifest(bytes, path).entries; } catch (e) {
@@ -282,7 +283,7 @@ export function rowKey(cols: arrow.Data[], i: number): string {
 /** A data or delete file as a lazily read Blob: a projected read fetches only its columns' chunks. */
 export async function openFile(view: TableView, path: string): Promise<Blob> {
   try { return await view.storage.blob(view.resolve(path)); } catch (e) {
-    throw new Error(`lake: table ${view.ident}: missing data file ${path}`, { cause: e });
+    throw new Error(unreadable(view.ident, 'data file', path, e), { cause: e });
   }
 }
 

@@ -181,7 +181,11 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
         throw new CommitFailed(`lake: ${ident}: a concurrent commit moved the table`);
       }
       remember(loc!, next);
-      await writeVersionHint(next.location, v);
+      // The commit is done (the catalog moved): a hint the store refused now must not report it failed — a
+      // caller would run it again and, for an append, double it. The hint only serves catalog-less readers,
+      // and the next commit writes it again.
+      await writeVersionHint(next.location, v).catch((e: Error) =>
+        o.logger.warn(`lake: ${ident}: committed, but version-hint.text was not updated`, { error: e.message }));
       return { metadata: next, metadataLocation: loc! };
     },
   };

@@ -6,6 +6,8 @@ import { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './
 import { enqueueJobInTransaction } from './enqueue-in-transaction';
 import { commandLineFor, rowsOfResult } from './command-line';
 import { withTransaction } from './transaction';
+import { createIdempotently, findIdempotentRun, type IdempotencyRequest } from '../jobs/idempotency';
+import { assertQueueAdmits, type QueueLimits } from '../jobs/admission';
 import { z } from 'zod';
 import { jobCatalog } from '../jobs/catalog';
 import { recordAudit, type AuditActor } from '../audit';
@@ -153,11 +155,20 @@ export async function enqueuePipelineJob(client: pg.PoolClient, p: { id: string;
   return job;
 }
 
-/** Run a pipeline now: one job run, recorded in its history. */
-export async function runPipeline(pool: pg.Pool, ref: string, createdBy?: string): Promise<{ runId: string; pipeline: PipelineView }> {
+/**
+ * Run a pipeline now: one job run, recorded in its history.
+ * @param opts.idempotency a repeat of this key within 24 hours returns the first run (`replayed`) and creates nothing (Default: none)
+ * @param opts.admission refuse (429) when the queue is past these limits; a replay is never refused (Default: no limits)
+ */
+export async function runPipeline(pool: pg.Pool, ref: string, createdBy?: string, opts: { idempotency?: IdempotencyRequest; admission?: QueueLimits } = {}): Promise<{ runId: string; pipeline: PipelineView; replayed: boolean }> {
   const p = await mustGet(pool, ref);
-  const job = await withTransaction(pool, (client) => enqueuePipelineJob(client, p, { createdBy }));
-  return { runId: job.runId, pipeline: p };
+  if (opts.idempotency) {
+    const prior = await findIdempotentRun(pool, opts.idempotency, 'job_run');
+    if (prior) return { runId: prior, pipeline: p, replayed: true };
+  }
+  if (opts.admission) await assertQueueAdmits(pool, opts.admission);
+  const job = await createIdempotently(pool, opts.idempotency, 'job_run', async (client) => (await enqueuePipelineJob(client, p, { createdBy })).runId);
+  return { runId: job.id, pipeline: p, replayed: job.replayed };
 }
 
 /** The jobs a pipeline started, newest first: status, duration and rows. */

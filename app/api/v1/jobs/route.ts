@@ -1,9 +1,9 @@
 // GET /api/v1/jobs - list job runs, newest first (?status=&kind=&source=&limit=&before=)
-// POST /api/v1/jobs - start a job: { kind, params } → 202 { id }
+// POST /api/v1/jobs - start a job: { kind, params } → 202 { id } (Idempotency-Key honoured; 429 when the queue is full)
 import { z } from 'zod';
-import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
+import { accepted, apiHandler, auditActor, principalLabel } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';
-import { enqueueJob, JOB_SOURCES, listJobRuns } from '@/lib/jobs';
+import { enqueueJob, getJobRun, JOB_SOURCES, listJobRuns, queueLimits } from '@/lib/jobs';
 import { jobs } from '@/app/_server/jobs';
 
 const ListQuery = z.object({
@@ -29,15 +29,19 @@ export const GET = apiHandler({ query: ListQuery }, async ({ deps, query }) => {
 });
 
 // Any signed-in role may call it; each kind's own role (the table /job-kinds reports) decides.
-export const POST = apiHandler({ role: 'viewer', body: StartBody }, async ({ req, deps, body, principal }) => {
+export const POST = apiHandler({ role: 'viewer', body: StartBody, enqueues: true }, async ({ req, deps, body, principal, idempotency }) => {
   const params = body.params ?? body.payload ?? {};
   // The role of the work, not of the wrapper: `pipelines.run` of an admin-kind pipeline needs admin.
   await assertMayRunWork(deps.pool, { principal, req }, body.kind, params, { action: 'job.start', target: `kind:${body.kind}` });
-  const { runId } = await enqueueJob({ pool: deps.pool, jobs, env: deps.env }, {
+  const { runId, replayed } = await enqueueJob({ pool: deps.pool, jobs, env: deps.env }, {
     kind: body.kind,
     params,
     createdBy: principalLabel(principal),
     audit: auditActor(principal, req),
+    idempotency,
+    admission: queueLimits(deps.env),
   });
-  return json({ id: runId, kind: body.kind, status: 'queued' }, 202, { Location: `/api/v1/jobs/${runId}` });
+  // A replay reports the run as it is now.
+  const status = replayed ? (await getJobRun(deps.pool, runId, { logLimit: 0 }))?.status ?? 'queued' : 'queued';
+  return accepted({ id: runId, kind: body.kind, status }, `/api/v1/jobs/${runId}`, replayed);
 });
