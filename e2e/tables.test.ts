@@ -2,13 +2,14 @@
 // its worker): build tables.json from a branch's own catalog — browse schemas,
 // pick a table with its suggested key and watermark, save — then run an ETL
 // with the saved file and find the rows in the lake.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import pg from 'pg';
-import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
+import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
 import { signIn } from './sign-in';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
@@ -40,7 +41,6 @@ beforeAll(async () => {
   page = await (await browser.newContext()).newPage();
   page.on('pageerror', (e) => pageErrors.push(e.message));
   page.setDefaultTimeout(30_000);
-  await signIn(page, stack.baseUrl, ADMIN);
 }, 20 * 60_000);
 
 afterAll(async () => {
@@ -49,8 +49,27 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 }, 120_000);
 
+describe('a fresh server through the API with a token, before any page was opened', () => {
+  it('lists and saves pipelines and flows (their routes install the job catalog themselves)', async () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/tributary.mjs'), 'tokens', 'create', '--user', ADMIN.name, '--name', 'first-call'], {
+      cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRIBUTARY_DATA_DIR: stack.dataDir, DATABASE_URL: '', LOG_LEVEL: 'error' },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const token = r.stdout.trim(); // printed alone on stdout, once
+    const api = (method: string, p: string, body?: unknown) => fetch(`${stack.baseUrl}${p}`, {
+      method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    expect((await api('GET', '/api/v1/flows')).status).toBe(200);
+    const created = await api('POST', '/api/v1/pipelines', { name: 'first-check', kind: 'system.check', params: {} });
+    expect(created.status, await created.clone().text()).toBe(201);
+    expect(((await created.json()) as { command: string }).command).toBe('tributary system check');
+    expect((await api('GET', '/api/v1/pipelines')).status).toBe(200);
+  });
+});
+
 describe('Tables page', () => {
   it('builds tables.json from the branch catalog, and an ETL run loads what it names', async () => {
+    await signIn(page, stack.baseUrl, ADMIN);
     expect((await call('POST', '/api/v1/connections', { name: 'b1', kind: 'postgres', isBranch: true, branchKey: 'b1', params: {}, secrets: { url } })).status).toBe(201);
     await page.goto(`${stack.baseUrl}/tables`);
     await page.getByRole('heading', { level: 1, name: 'Tables' }).waitFor();

@@ -1,5 +1,6 @@
 // GET /api/v1/flows - every flow with its schedule, next fires and last run
 // POST /api/v1/flows - save a flow: { name, nodes, edges, cron?, timezone?, catchup?, overlap?, maxParallel?, alerts? } (operator)
+import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
 import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';

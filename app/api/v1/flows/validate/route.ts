@@ -1,4 +1,5 @@
 // POST /api/v1/flows/validate - check a flow definition without saving it → { ok, flow, description, nextFires }
+import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
 import { apiHandler } from '@/lib/api';
 import { describeCron, nextFireTimes, validateFlow, formatInZone } from '@/lib/flows';

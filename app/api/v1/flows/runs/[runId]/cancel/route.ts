@@ -1,4 +1,5 @@
 // POST /api/v1/flows/runs/:runId/cancel - cancel a flow run and its running jobs (operator)
+import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
 import { apiHandler, principalLabel } from '@/lib/api';
 import { cancelFlowRun } from '@/lib/flows';
