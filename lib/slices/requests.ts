@@ -45,9 +45,9 @@ export const RunRequest = z.strictObject({
   targetConnection: connectionName.optional().describe('Postgres target connection of the native executor. (Default: SLICES_TARGET_URL)'),
   ...StriimFields,
   queryFile: filePath.optional().describe('Queryfile path (`SQL|TARGET` lines), for a fresh run.'),
-  queryFileText: z.string().min(1).max(MAX_TEXT).optional().describe('Or its contents inline.'),
+  queryFileText: z.string().min(1).max(MAX_TEXT).optional().describe("The queryfile's contents inline, instead of queryFile."),
   template: filePath.optional().describe('TQL template path (`--template`). (Default: SOURCE_TQL_FILE, else the built-in admin.SW.tql)'),
-  templateText: z.string().min(1).max(MAX_TEXT).optional().describe('Or the template inline.'),
+  templateText: z.string().min(1).max(MAX_TEXT).optional().describe('The TQL template inline, instead of template.'),
   executor: z.enum(['striim', 'native'], { error: 'must be striim or native' }).optional().describe('striim | native. (Default: SLICES_EXECUTOR, else striim)'),
   concurrency: int(1, 256).optional().describe('Slices in flight, 1–256. (Default: CONCURRENT_APPS_MAX, else 5)'),
   monitorInterval: num(0, 86_400).optional().describe('`mon` poll interval, seconds, 0–86400. (Default: 15 DEV / 60 PROD)'),
@@ -115,7 +115,7 @@ export type BoardRequest = z.infer<typeof BoardRequest>;
 
 const TemplateFields = {
   query: z.string().min(1).max(MAX_TEXT).optional().describe('The SQL template with ~SPLIT~ inline.'),
-  queryFile: filePath.optional().describe('Or a file holding it.'),
+  queryFile: filePath.optional().describe('A file holding the SQL template, instead of query.'),
   table: z.string().min(1).max(300).describe('Driving (splitting) table, OWNER.TABLE.'),
   alias: z.string().min(1).max(128).optional().describe('Driving-table alias in the query. (Default: detected from the query)'),
   connection: connectionName.optional().describe('Source connection (oracle or postgres). (Default: env:source)'),
