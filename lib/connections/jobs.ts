@@ -11,16 +11,13 @@ interface JobDeps { pool: pg.Pool; env: Env }
 interface RunContext extends JobDeps { logger: Logger; signal: AbortSignal; progress(done: number, total?: number): void }
 
 export const ConnectionTestRequest = z.strictObject({
-  /** The connection to test, by name (stored or built-in `env:…`). */
-  name: z.string().min(1).max(100),
+  name: z.string().min(1).max(100).describe('The connection to test, by name (stored or built-in `env:…`).'),
 });
 export type ConnectionTestRequest = z.infer<typeof ConnectionTestRequest>;
 
 export const CatalogRequest = z.strictObject({
-  /** The source connection (postgres or oracle), by name. */
-  name: z.string().min(1).max(100),
-  /** A schema (Oracle: owner) to list the tables of. (Default: list the schemas) */
-  schema: z.string().min(1).max(128).regex(/^[A-Za-z0-9_$#]+$/, 'a schema name of [A-Za-z0-9_$#]').optional(),
+  name: z.string().min(1).max(100).describe('The source connection (postgres or oracle), by name.'),
+  schema: z.string().min(1).max(128).regex(/^[A-Za-z0-9_$#]+$/, 'a schema name of [A-Za-z0-9_$#]').optional().describe('A schema (Oracle: owner) to list the tables of. (Default: list the schemas)'),
 });
 export type CatalogRequest = z.infer<typeof CatalogRequest>;
 

@@ -12,33 +12,20 @@ const windowValue = z.string().superRefine((v, ctx) => {
  * payload: the same fields, bounds and messages for both (pure zod).
  */
 export const DqRequest = z.strictObject({
-  /** Branch keys. (Default: every branch) */
-  branch: listField.default([]),
-  /** OWNER.TABLE, TABLE, subquery name or lake name. (Default: all) */
-  tables: listField.default([]),
-  /** tables.json: on the CLI any path; in a job a path inside the data folder. (Default: the configured tables.json) */
-  tablesFile: z.string().min(1).max(4096).optional(),
-  /** tables.json content inline, instead of a file. */
-  tablesJson: z.unknown().optional(),
-  /** Window start, YYYY-MM-DD[ HH:MM:SS]. (Default: none — each table in full, from the start of its INITIAL range) */
-  since: windowValue.optional(),
-  /** Window end; a bare date includes that day. (Default: each unit's last watermark) */
-  until: windowValue.optional(),
-  /** Row-hash check (`--no-hash`: counts only). (Default: true) */
-  hash: z.boolean().default(true),
-  /** Append to etl_meta.etl_dq_results (`--no-write`). (Default: true) */
-  write: z.boolean().default(true),
-  /** Also write `<dir>/<run id>.csv`: on the CLI any folder; in a job a folder inside the data folder. */
-  csv: z.string().trim().min(1, 'expected a folder').max(4096).optional(),
-  /** Reconcile against kept staging Parquet, no source database. (Default: false) */
-  selfTest: z.boolean().default(false),
-  /** Re-extract keys missing or different in the lake and merge them. (Default: false) */
-  repair: z.boolean().default(false),
-  /** With repair (implies it): also delete keys found only in the lake. (Default: false) */
-  repairDeletes: z.boolean().default(false),
-  namespace: namespaceField.optional(),
-  /** Example keys stored per mismatch category. (Default: 20) */
-  examples: intField(0, 10_000).optional(),
+  branch: listField.default([]).describe('Branch keys. (Default: every branch)'),
+  tables: listField.default([]).describe('OWNER.TABLE, TABLE, subquery name or lake name. (Default: all)'),
+  tablesFile: z.string().min(1).max(4096).optional().describe('tables.json: on the CLI any path; in a job a path inside the data folder. (Default: the configured tables.json)'),
+  tablesJson: z.unknown().optional().describe('tables.json content inline, instead of a file.'),
+  since: windowValue.optional().describe('Window start, YYYY-MM-DD[ HH:MM:SS]. (Default: none — each table in full, from the start of its INITIAL range)'),
+  until: windowValue.optional().describe("Window end; a bare date includes that day. (Default: each unit's last watermark)"),
+  hash: z.boolean().default(true).describe('Row-hash check (`--no-hash`: counts only). (Default: true)'),
+  write: z.boolean().default(true).describe('Append to etl_meta.etl_dq_results (`--no-write`). (Default: true)'),
+  csv: z.string().trim().min(1, 'expected a folder').max(4096).optional().describe('Also write `<dir>/<run id>.csv`: on the CLI any folder; in a job a folder inside the data folder.'),
+  selfTest: z.boolean().default(false).describe('Reconcile against kept staging Parquet, no source database. (Default: false)'),
+  repair: z.boolean().default(false).describe('Re-extract keys missing or different in the lake and merge them. (Default: false)'),
+  repairDeletes: z.boolean().default(false).describe('With repair (implies it): also delete keys found only in the lake. (Default: false)'),
+  namespace: namespaceField.optional().describe('Lake namespace of the data tables. (Default: etl; self-test: selftest)'),
+  examples: intField(0, 10_000).optional().describe('Example keys stored per mismatch category. (Default: 20)'),
 })
   .refine((r) => r.tablesFile === undefined || r.tablesJson === undefined, { message: 'give tablesFile or tablesJson, not both', path: ['tablesJson'] })
   .superRefine((r, ctx) => {

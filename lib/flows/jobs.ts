@@ -5,17 +5,14 @@ const email = z.string().trim().email('not an e-mail address');
 
 /** Payload of `mail.send`: one message through an smtp connection; `flowRunId` logs its tries on that flow run. */
 export const MailSendPayload = z.strictObject({
-  to: z.array(email).min(1).max(50),
-  subject: z.string().min(1).max(500),
-  text: z.string().max(200_000),
-  html: z.string().max(500_000).optional(),
-  /** smtp connection name. (Default: the first smtp connection) */
-  connection: z.string().min(1).max(100).optional(),
-  flowRunId: z.string().uuid().optional(),
-  /** Tries in all. (Default: 5) */
-  attempts: z.number().int().min(1).max(20).default(5),
-  /** First wait between tries, doubled after each. (Default: 2000 ms) */
-  backoffMs: z.number().int().min(0).max(600_000).default(2000),
+  to: z.array(email).min(1).max(50).describe('Recipients, 1–50 e-mail addresses.'),
+  subject: z.string().min(1).max(500).describe('Subject line.'),
+  text: z.string().max(200_000).describe('Plain-text body.'),
+  html: z.string().max(500_000).optional().describe('HTML body, shown by mail clients that support it. (Default: text only)'),
+  connection: z.string().min(1).max(100).optional().describe('smtp connection name. (Default: the first smtp connection)'),
+  flowRunId: z.string().uuid().optional().describe('Flow run whose log records the tries. (Default: none)'),
+  attempts: z.number().int().min(1).max(20).default(5).describe('Tries in all. (Default: 5)'),
+  backoffMs: z.number().int().min(0).max(600_000).default(2000).describe('First wait between tries, doubled after each. (Default: 2000 ms)'),
 });
 
 const iso = z.string().max(40).nullable();
@@ -31,14 +28,11 @@ const AlertWebhookFactsSchema = z.strictObject({
 
 /** Payload of `webhook.send`: one alert to a `webhook` connection (its URL and keys stay in the connection). */
 export const WebhookSendPayload = z.strictObject({
-  /** webhook connection name. */
-  connection: z.string().min(1).max(100),
-  facts: AlertWebhookFactsSchema,
-  flowRunId: z.string().uuid().optional(),
-  /** Tries in all. (Default: 5) */
-  attempts: z.number().int().min(1).max(20).default(5),
-  /** First wait between tries, doubled after each. (Default: 2000 ms) */
-  backoffMs: z.number().int().min(0).max(600_000).default(2000),
+  connection: z.string().min(1).max(100).describe('webhook connection name.'),
+  facts: AlertWebhookFactsSchema.describe('The alert facts sent as the JSON body (event, text, flow, run, failed node, nodes).'),
+  flowRunId: z.string().uuid().optional().describe('Flow run whose log records the tries. (Default: none)'),
+  attempts: z.number().int().min(1).max(20).default(5).describe('Tries in all. (Default: 5)'),
+  backoffMs: z.number().int().min(0).max(600_000).default(2000).describe('First wait between tries, doubled after each. (Default: 2000 ms)'),
 });
 
 export const flowsJobs = [
@@ -46,7 +40,7 @@ export const flowsJobs = [
     kind: 'flows.run',
     description: 'Start a run of a flow now (the executor then runs its nodes as jobs)',
     role: 'operator',
-    payload: z.strictObject({ flow: z.string().min(1).max(200) }),
+    payload: z.strictObject({ flow: z.string().min(1).max(200).describe('The flow to run: its id or name.') }),
     async run(ctx, p) {
       const { startFlowRun } = await import('./runs');
       const run = await startFlowRun(ctx.pool, p.flow, `job:${ctx.runId}`);
@@ -58,7 +52,7 @@ export const flowsJobs = [
     kind: 'pipelines.run',
     description: 'Run a saved pipeline of the library (by name or id)',
     role: 'operator',
-    payload: z.strictObject({ pipeline: z.string().min(1).max(200) }),
+    payload: z.strictObject({ pipeline: z.string().min(1).max(200).describe('The pipeline to run: its id or name.') }),
     async run(ctx, p) {
       const { runPipeline } = await import('../pipelines');
       const r = await runPipeline(ctx.pool, p.pipeline, `job:${ctx.runId}`);
@@ -99,7 +93,10 @@ export const flowsJobs = [
     kind: 'mail.test',
     description: 'Send a test mail through an SMTP connection',
     role: 'admin',
-    payload: z.strictObject({ connection: z.string().min(1).max(100), to: email }),
+    payload: z.strictObject({
+      connection: z.string().min(1).max(100).describe('smtp connection to test.'),
+      to: email.describe('Address the test message is sent to.'),
+    }),
     async run(ctx, p) {
       const { resolveSmtp, sendMail } = await import('../mail');
       const smtp = await resolveSmtp({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);

@@ -13,8 +13,7 @@ export const systemCheck = defineJob({
   kind: 'system.check',
   description: 'Check the database, the data folder and the worker (end-to-end probe)',
   payload: z.object({
-    /** Seconds to keep running, for testing cancel and worker loss. (Default: 0) */
-    holdSeconds: z.number().int().min(0).max(3600).default(0),
+    holdSeconds: z.number().int().min(0).max(3600).default(0).describe('Seconds to keep running, for testing cancel and worker loss. (Default: 0)'),
   }).strict(),
   async run(ctx, p) {
     ctx.progress(0, 3);

@@ -23,7 +23,11 @@ export const lakeJobs = [
     kind: 'lake.expire',
     description: 'Expire old snapshots of a lake table and delete the files no kept snapshot references',
     role: 'operator',
-    payload: z.object({ table, maxSnapshotAgeMs: z.number().int().positive().optional(), minSnapshotsToKeep: z.number().int().min(1).optional() }).strict(),
+    payload: z.object({
+      table: table.describe('Lake table, namespace.table.'),
+      maxSnapshotAgeMs: z.number().int().positive().optional().describe("Expire snapshots older than this, milliseconds. (Default: the table's history.expire.max-snapshot-age-ms, else 5 days)"),
+      minSnapshotsToKeep: z.number().int().min(1).optional().describe("Snapshots always kept. (Default: the table's history.expire.min-snapshots-to-keep, else 1)"),
+    }).strict(),
     run: (ctx, p) => onTable(ctx, p.table, async (t) => {
       const r = await t.expireSnapshots({ maxSnapshotAgeMs: p.maxSnapshotAgeMs, minSnapshotsToKeep: p.minSnapshotsToKeep });
       return { expiredSnapshots: r.expiredSnapshots, deletedFiles: r.deletedFiles.length };
@@ -33,7 +37,10 @@ export const lakeJobs = [
     kind: 'lake.compact',
     description: 'Rewrite a lake table (or one partition) into files of the target size, folding delete files in',
     role: 'operator',
-    payload: z.object({ table, partition: z.record(z.string(), z.union([z.string(), z.number()])).optional() }).strict(),
+    payload: z.object({
+      table: table.describe('Lake table, namespace.table.'),
+      partition: z.record(z.string(), z.union([z.string(), z.number()])).optional().describe('Only the partition with these values, e.g. { "day": "2026-01-31" }. (Default: every partition)'),
+    }).strict(),
     run: (ctx, p) => onTable(ctx, p.table, async (t) => {
       const r = await t.compact({ partition: p.partition });
       return { snapshotId: r.snapshotId === null ? null : String(r.snapshotId), removedFiles: r.removedFiles, addedFiles: r.addedDataFiles };

@@ -16,10 +16,8 @@ export const ageMsField = durationMsField(3650 * DAY).meta({ description: 'secon
 
 /** `tributary lake remove-orphans` / `lake.remove_orphans`. */
 export const RemoveOrphansRequest = z.strictObject({
-  table: tableField,
-  /** Only files last modified longer ago than this are removed, so an uncommitted writer's files stay. (Default: 3d, Iceberg's older_than) */
-  olderThan: ageMsField.optional(),
-  /** Report what would be removed; remove nothing. (Default: false) */
-  dryRun: z.boolean().default(false),
+  table: tableField.describe('Lake table, namespace.table.'),
+  olderThan: ageMsField.optional().describe("Only files last modified longer ago than this (seconds, or a duration such as 3d, 12h, 30m) are removed, so an uncommitted writer's files stay. (Default: 3d, Iceberg's older_than)"),
+  dryRun: z.boolean().default(false).describe('Report what would be removed; remove nothing. (Default: false)'),
 });
 export type RemoveOrphansRequest = z.infer<typeof RemoveOrphansRequest>;

@@ -7,20 +7,16 @@ const list = z.union([z.string(), z.array(z.string())]).optional()
 
 /** Payload of `models.run`, `models.test` and `models.build`: the CLI's flags. */
 export const ModelsPayload = z.strictObject({
-  /** dbt selectors (`name`, `+name`, `name+`, `tag:x`, `path:dir`); a string may hold several. (Default: everything) */
-  select: list,
-  exclude: list,
-  /** Rebuild incremental models from scratch. (Default: false) */
-  fullRefresh: z.boolean().default(false),
-  /** Values for var('name'), over dbt_project.yml's vars. */
-  vars: z.record(z.string(), z.unknown()).default({}),
-  /** A `clickhouse` connection's name, or `embedded`. (Default: embedded) */
-  target: z.string().min(1).max(100).optional(),
+  select: list.describe('dbt selectors (`name`, `+name`, `name+`, `tag:x`, `path:dir`); a string may hold several. (Default: everything)'),
+  exclude: list.describe('dbt selectors to leave out (same syntax as select). (Default: none)'),
+  fullRefresh: z.boolean().default(false).describe('Rebuild incremental models from scratch. (Default: false)'),
+  vars: z.record(z.string(), z.unknown()).default({}).describe("Values for var('name'), over dbt_project.yml's vars."),
+  target: z.string().min(1).max(100).optional().describe("A `clickhouse` connection's name, or `embedded`. (Default: embedded)"),
 });
 
 export const ModelsQueryPayload = z.strictObject({
-  sql: z.string().min(1).max(100_000),
-  target: z.string().min(1).max(100).optional(),
+  sql: z.string().min(1).max(100_000).describe('One SQL query (SELECT) to run against the target.'),
+  target: z.string().min(1).max(100).optional().describe("A `clickhouse` connection's name, or `embedded`. (Default: embedded)"),
 });
 
 function commandJob(command: Command, description: string) {

@@ -36,177 +36,124 @@ const engine = z.enum(['oracle', 'postgres'], { error: 'must be oracle or postgr
 const MAX_TEXT = 16 * 1024 * 1024;
 
 const StriimFields = {
-  /** Striim connection (kind striim) for the apps and cleanup. (Default: env:striim) */
-  striimConnection: connectionName.optional(),
+  striimConnection: connectionName.optional().describe('Striim connection (kind striim) for the apps and cleanup. (Default: env:striim)'),
 };
 
 export const RunRequest = z.strictObject({
-  runId,
-  /** Source connection (watermark, native reads). (Default: env:source) */
-  connection: connectionName.optional(),
-  /** Postgres target connection of the native executor. (Default: SLICES_TARGET_URL) */
-  targetConnection: connectionName.optional(),
+  runId: runId.describe('The slice run to execute (its run id).'),
+  connection: connectionName.optional().describe('Source connection (watermark, native reads). (Default: env:source)'),
+  targetConnection: connectionName.optional().describe('Postgres target connection of the native executor. (Default: SLICES_TARGET_URL)'),
   ...StriimFields,
-  /** Queryfile path (`SQL|TARGET` lines), for a fresh run. */
-  queryFile: filePath.optional(),
-  /** Or its contents inline. */
-  queryFileText: z.string().min(1).max(MAX_TEXT).optional(),
-  /** TQL template path (`--template`). (Default: SOURCE_TQL_FILE, else the built-in admin.SW.tql) */
-  template: filePath.optional(),
-  /** Or the template inline. */
-  templateText: z.string().min(1).max(MAX_TEXT).optional(),
-  /** striim | native. (Default: SLICES_EXECUTOR, else striim) */
-  executor: z.enum(['striim', 'native'], { error: 'must be striim or native' }).optional(),
-  /** Slices in flight, 1–256. (Default: CONCURRENT_APPS_MAX, else 5) */
-  concurrency: int(1, 256).optional(),
-  /** `mon` poll interval, seconds, 0–86400. (Default: 15 DEV / 60 PROD) */
-  monitorInterval: num(0, 86_400).optional(),
-  /** Pause between deploys, seconds, 0–86400. (Default: 20 DEV / 120 PROD) */
-  deployWait: num(0, 86_400).optional(),
-  /** Stall timeout, seconds, 0 = off, up to 30 days. (Default: 0) */
-  stallTimeout: num(0, 2_592_000).optional(),
-  /** Attempts before QUARANTINED, 1–100. (Default: 3) */
-  maxAttempts: int(1, 100).optional(),
-  /** Re-dispatch FAILED slices within the run. (Default: true) */
-  retryFailed: z.boolean().optional().meta({ cliNegated: true }),
-  /** Wait before re-dispatching, seconds, 0–86400, doubled per attempt. (Default: 30) */
-  retryDelay: num(0, 86_400).optional(),
-  /** Striim deployment group. (Default: default) */
-  deploymentGroup: z.string().regex(/^\w{1,64}$/, 'must be a plain name').optional(),
-  /** Folder of the watermark sidecar. (Default: <data>/slices/logging) */
-  logDir: filePath.optional(),
-  sourceEngine: engine.optional(),
-  targetEngine: engine.optional(),
-  /** Native executor: merge into the lake ("default" = TRIBUTARY_WAREHOUSE; a job may name only that one). */
-  targetLake: z.string().min(1).max(4096).optional(),
-  /** Lake merge keys, comma-separated column names. */
-  mergeKeys: z.string().max(1000).regex(/^[\w$#]+( *, *[\w$#]+)*$/, 'must be comma-separated column names').optional(),
-  /** Native: rows per upsert batch, 1–10000000. (Default: 50000) */
-  batchRows: int(1, 10_000_000).optional(),
-  /** Native: share one exported snapshot across slices. (Default: true) */
-  snapshot: z.boolean().optional().meta({ cliNegated: true }),
-  /** Start fresh even if the run had rows. (Default: false) */
-  forceFresh: z.boolean().optional(),
-  /** Retries of Striim network errors and 5xx, 0–100. (Default: 5) */
-  striimRetries: int(0, 100).optional(),
-  /** First Striim retry delay, ms, 0–600000. (Default: 1000) */
-  backoffBase: num(0, 600_000).optional(),
-  /** Striim retry delay ceiling, ms, 0–3600000. (Default: 30000) */
-  backoffMax: num(0, 3_600_000).optional(),
+  queryFile: filePath.optional().describe('Queryfile path (`SQL|TARGET` lines), for a fresh run.'),
+  queryFileText: z.string().min(1).max(MAX_TEXT).optional().describe("The queryfile's contents inline, instead of queryFile."),
+  template: filePath.optional().describe('TQL template path (`--template`). (Default: SOURCE_TQL_FILE, else the built-in admin.SW.tql)'),
+  templateText: z.string().min(1).max(MAX_TEXT).optional().describe('The TQL template inline, instead of template.'),
+  executor: z.enum(['striim', 'native'], { error: 'must be striim or native' }).optional().describe('striim | native. (Default: SLICES_EXECUTOR, else striim)'),
+  concurrency: int(1, 256).optional().describe('Slices in flight, 1–256. (Default: CONCURRENT_APPS_MAX, else 5)'),
+  monitorInterval: num(0, 86_400).optional().describe('`mon` poll interval, seconds, 0–86400. (Default: 15 DEV / 60 PROD)'),
+  deployWait: num(0, 86_400).optional().describe('Pause between deploys, seconds, 0–86400. (Default: 20 DEV / 120 PROD)'),
+  stallTimeout: num(0, 2_592_000).optional().describe('Stall timeout, seconds, 0 = off, up to 30 days. (Default: 0)'),
+  maxAttempts: int(1, 100).optional().describe('Attempts before QUARANTINED, 1–100. (Default: 3)'),
+  retryFailed: z.boolean().optional().meta({ cliNegated: true }).describe('Re-dispatch FAILED slices within the run. (Default: true)'),
+  retryDelay: num(0, 86_400).optional().describe('Wait before re-dispatching, seconds, 0–86400, doubled per attempt. (Default: 30)'),
+  deploymentGroup: z.string().regex(/^\w{1,64}$/, 'must be a plain name').optional().describe('Striim deployment group. (Default: default)'),
+  logDir: filePath.optional().describe('Folder of the watermark sidecar. (Default: <data>/slices/logging)'),
+  sourceEngine: engine.optional().describe('Source database engine: oracle or postgres. (Default: SOURCE_DB_TYPE)'),
+  targetEngine: engine.optional().describe('Target database engine: oracle or postgres. (Default: TARGET_DB_TYPE, else the source engine)'),
+  targetLake: z.string().min(1).max(4096).optional().describe('Native executor: merge into the lake ("default" = TRIBUTARY_WAREHOUSE; a job may name only that one).'),
+  mergeKeys: z.string().max(1000).regex(/^[\w$#]+( *, *[\w$#]+)*$/, 'must be comma-separated column names').optional().describe('Lake merge keys, comma-separated column names.'),
+  batchRows: int(1, 10_000_000).optional().describe('Native: rows per upsert batch, 1–10000000. (Default: 50000)'),
+  snapshot: z.boolean().optional().meta({ cliNegated: true }).describe('Native: share one exported snapshot across slices. (Default: true)'),
+  forceFresh: z.boolean().optional().describe('Start fresh even if the run had rows. (Default: false)'),
+  striimRetries: int(0, 100).optional().describe('Retries of Striim network errors and 5xx, 0–100. (Default: 5)'),
+  backoffBase: num(0, 600_000).optional().describe('First Striim retry delay, ms, 0–600000. (Default: 1000)'),
+  backoffMax: num(0, 3_600_000).optional().describe('Striim retry delay ceiling, ms, 0–3600000. (Default: 30000)'),
 }).refine((r) => !(r.queryFile && r.queryFileText), { message: 'pass either queryFile or queryFileText, not both', path: ['queryFileText'] })
   .refine((r) => !(r.template && r.templateText), { message: 'pass either template or templateText, not both', path: ['templateText'] });
 export type RunRequest = z.infer<typeof RunRequest>;
 
 export const ResetRequest = z.strictObject({
-  runId,
-  /** Also re-queue COMPLETED-FAILEDDROP slices. (Default: false) */
-  includeFaileddrop: z.boolean().optional(),
-  /** Also re-queue QUARANTINED slices. (Default: false) */
-  includeQuarantined: z.boolean().optional(),
-  /** Stop/undeploy/drop the run's leftover apps first. (Default: false) */
-  withStriimCleanup: z.boolean().optional(),
+  runId: runId.describe('The slice run to reset (its run id).'),
+  includeFaileddrop: z.boolean().optional().describe('Also re-queue COMPLETED-FAILEDDROP slices. (Default: false)'),
+  includeQuarantined: z.boolean().optional().describe('Also re-queue QUARANTINED slices. (Default: false)'),
+  withStriimCleanup: z.boolean().optional().describe("Stop/undeploy/drop the run's leftover apps first. (Default: false)"),
   ...StriimFields,
 });
 export type ResetRequest = z.infer<typeof ResetRequest>;
 
 export const ClearRequest = z.strictObject({
-  runId,
-  /** Hard-delete the run's rows instead of retiring them. (Default: false) */
-  hard: z.boolean().optional(),
-  withStriimCleanup: z.boolean().optional(),
+  runId: runId.describe('The slice run to clear (its run id).'),
+  hard: z.boolean().optional().describe("Hard-delete the run's rows instead of retiring them. (Default: false)"),
+  withStriimCleanup: z.boolean().optional().describe("Also stop, undeploy and drop the run's leftover Striim apps. (Default: false)"),
   ...StriimFields,
 });
 export type ClearRequest = z.infer<typeof ClearRequest>;
 
 export const ReconcileRequest = z.strictObject({
-  runId,
-  /** Source connection to count. (Default: env:source) */
-  connection: connectionName.optional(),
-  sourceEngine: engine.optional(),
-  /** Postgres target connection to count. (Default: SLICES_TARGET_URL) */
-  targetConnection: connectionName.optional(),
-  /** Count the lake tables instead ("default" = TRIBUTARY_WAREHOUSE; a job may name only that one). */
-  targetLake: z.string().min(1).max(4096).optional(),
+  runId: runId.describe('The slice run to reconcile (its run id).'),
+  connection: connectionName.optional().describe('Source connection to count. (Default: env:source)'),
+  sourceEngine: engine.optional().describe("Source database engine: oracle or postgres. (Default: the run's)"),
+  targetConnection: connectionName.optional().describe('Postgres target connection to count. (Default: SLICES_TARGET_URL)'),
+  targetLake: z.string().min(1).max(4096).optional().describe('Count the lake tables instead ("default" = TRIBUTARY_WAREHOUSE; a job may name only that one).'),
 });
 export type ReconcileRequest = z.infer<typeof ReconcileRequest>;
 
 export const StatusRequest = z.strictObject({
-  /** One run. (Default: UNIQUE_RUN_ID, else every run) */
-  runId: runId.optional(),
-  allRuns: z.boolean().optional(),
-  /** Only FAILED / QUARANTINED slices. */
-  failed: z.boolean().optional(),
-  /** Individual slice rows. */
-  rows: z.boolean().optional(),
+  runId: runId.optional().describe('One run. (Default: UNIQUE_RUN_ID, else every run)'),
+  allRuns: z.boolean().optional().describe('Every run in the state table. (Default: false)'),
+  failed: z.boolean().optional().describe('Only FAILED / QUARANTINED slices.'),
+  rows: z.boolean().optional().describe('Individual slice rows.'),
 });
 export type StatusRequest = z.infer<typeof StatusRequest>;
 
 export const BoardRequest = z.strictObject({
-  runId,
-  /** Ask Striim for live rates. (Default: true when the run uses Striim and Striim is configured) */
-  striim: z.boolean().optional().meta({ cliNegated: true }),
+  runId: runId.describe('The slice run to show (its run id).'),
+  striim: z.boolean().optional().meta({ cliNegated: true }).describe('Ask Striim for live rates. (Default: true when the run uses Striim and Striim is configured)'),
   ...StriimFields,
 });
 export type BoardRequest = z.infer<typeof BoardRequest>;
 
 const TemplateFields = {
-  /** The SQL template with ~SPLIT~ inline. */
-  query: z.string().min(1).max(MAX_TEXT).optional(),
-  /** Or a file holding it. */
-  queryFile: filePath.optional(),
-  table: z.string().min(1).max(300),
-  alias: z.string().min(1).max(128).optional(),
-  /** Source connection (oracle or postgres). (Default: env:source) */
-  connection: connectionName.optional(),
-  sourceEngine: choice(['oracle', 'postgres', 'sqlserver', 'jdbc']).optional(),
+  query: z.string().min(1).max(MAX_TEXT).optional().describe('The SQL template with ~SPLIT~ inline.'),
+  queryFile: filePath.optional().describe('A file holding the SQL template, instead of query.'),
+  table: z.string().min(1).max(300).describe('Driving (splitting) table, OWNER.TABLE.'),
+  alias: z.string().min(1).max(128).optional().describe('Driving-table alias in the query. (Default: detected from the query)'),
+  connection: connectionName.optional().describe('Source connection (oracle or postgres). (Default: env:source)'),
+  sourceEngine: choice(['oracle', 'postgres', 'sqlserver', 'jdbc']).optional().describe('Source engine: oracle or postgres (sqlserver, jdbc: not yet). (Default: SOURCE_DB_TYPE, else oracle)'),
 };
 
 export const ProbeRequest = z.strictObject({
   ...TemplateFields,
-  /** lightweight | bakeoff | adaptive. (Default: PROBE_DEPTH_DEFAULT, else bakeoff) */
-  depth: choice(['lightweight', 'bakeoff', 'adaptive']).optional(),
-  /** Desired per-slice runtime, seconds. (Default: 600) */
-  targetSliceSeconds: posInt(604_800).optional(),
-  /** Row cap of every timing query. (Default: 100000) */
-  sampleRows: posInt(100_000_000).optional(),
-  /** Wall-clock cap of every timing query, seconds. (Default: 20) */
-  timeBudgetSeconds: posInt(86_400).optional(),
-  /** Ceiling of the adaptive concurrency ramp. (Default: 32) */
-  maxConcurrency: posInt(256).optional(),
-  runId: posInt(2_147_483_647).optional(),
-  /** Folder for probe_recommendation.json. (Default: <data>/runs/<runId>/) */
-  outputDir: filePath.optional(),
+  depth: choice(['lightweight', 'bakeoff', 'adaptive']).optional().describe('lightweight | bakeoff | adaptive. (Default: PROBE_DEPTH_DEFAULT, else bakeoff)'),
+  targetSliceSeconds: posInt(604_800).optional().describe('Desired per-slice runtime, seconds. (Default: 600)'),
+  sampleRows: posInt(100_000_000).optional().describe('Row cap of every timing query. (Default: 100000)'),
+  timeBudgetSeconds: posInt(86_400).optional().describe('Wall-clock cap of every timing query, seconds. (Default: 20)'),
+  maxConcurrency: posInt(256).optional().describe('Ceiling of the adaptive concurrency ramp. (Default: 32)'),
+  runId: posInt(2_147_483_647).optional().describe('Run the recommendation belongs to; stored in <data>/runs/<runId>/. (Default: UNIQUE_RUN_ID, else none)'),
+  outputDir: filePath.optional().describe('Folder for probe_recommendation.json. (Default: <data>/runs/<runId>/)'),
 });
 export type ProbeRequestInput = z.infer<typeof ProbeRequest>;
 
 export const SplitRequest = z.strictObject({
   ...TemplateFields,
-  target: z.string().min(1).max(300),
-  /** auto | rowid | column | partition. (Default: auto) */
-  strategy: choice(['auto', 'rowid', 'column', 'partition']).optional(),
-  column: z.string().min(1).max(128).optional(),
-  /** Number of slices, 1–1000000. */
-  chunks: posInt(1_000_000).optional(),
-  subpartitions: z.boolean().optional(),
-  assort: z.boolean().optional(),
-  /** Wave size for assort, 1–256. (Default: CONCURRENT_APPS_MAX, else 5) */
-  waveSize: posInt(256).optional(),
-  explain: z.boolean().optional(),
-  asOfScn: z.string().trim().regex(/^(\d{1,30}|current)$/i, { error: (i) => `must be a positive integer SCN or 'current', got '${String(i.input)}'` }).optional(),
-  sampleRows: posInt(100_000_000).optional(),
-  /** Run to register under. (Default: UNIQUE_RUN_ID; none = file only) */
-  runId: posInt(2_147_483_647).optional(),
-  /** Queryfile to write. (Default: queryfile.txt; for a job <data>/runs/<runId>/queryfile.txt) */
-  output: filePath.optional(),
+  target: z.string().min(1).max(300).describe('Target table written on each queryfile line, OWNER.TABLE.'),
+  strategy: choice(['auto', 'rowid', 'column', 'partition']).optional().describe('auto | rowid | column | partition. (Default: auto)'),
+  column: z.string().min(1).max(128).optional().describe('Split column for the column strategy (numeric, date or timestamp; may be alias.col).'),
+  chunks: posInt(1_000_000).optional().describe('Number of slices, 1–1000000.'),
+  subpartitions: z.boolean().optional().describe('One slice per subpartition or leaf partition (partition strategy). (Default: false)'),
+  assort: z.boolean().optional().describe('Interleave slices so each wave spans the whole range. (Default: false)'),
+  waveSize: posInt(256).optional().describe('Wave size for assort, 1–256. (Default: CONCURRENT_APPS_MAX, else 5)'),
+  explain: z.boolean().optional().describe('Print the access path of the first slice. (Default: false)'),
+  asOfScn: z.string().trim().regex(/^(\d{1,30}|current)$/i, { error: (i) => `must be a positive integer SCN or 'current', got '${String(i.input)}'` }).optional().describe("Oracle: read every slice AS OF this SCN; 'current' captures it now."),
+  sampleRows: posInt(100_000_000).optional().describe('Values sampled for column boundaries. (Default: PROBE_SAMPLE_ROWS, else 100000)'),
+  runId: posInt(2_147_483_647).optional().describe('Run to register under. (Default: UNIQUE_RUN_ID; none = file only)'),
+  output: filePath.optional().describe('Queryfile to write. (Default: queryfile.txt; for a job <data>/runs/<runId>/queryfile.txt)'),
 });
 export type SplitRequestInput = z.infer<typeof SplitRequest>;
 
 export const AssortRequest = z.strictObject({
-  /** Queryfile to read. (Default: queryfile.txt) */
-  input: filePath.optional(),
-  /** Queryfile to write. (Default: queryfile-assorted.txt) */
-  output: filePath.optional(),
-  /** Apps per wave, 1–256. (Default: CONCURRENT_APPS_MAX, else 5) */
-  waveSize: posInt(256).optional(),
+  input: filePath.optional().describe('Queryfile to read. (Default: queryfile.txt)'),
+  output: filePath.optional().describe('Queryfile to write. (Default: queryfile-assorted.txt)'),
+  waveSize: posInt(256).optional().describe('Apps per wave, 1–256. (Default: CONCURRENT_APPS_MAX, else 5)'),
 });
 export type AssortRequest = z.infer<typeof AssortRequest>;
