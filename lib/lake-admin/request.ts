@@ -23,3 +23,11 @@ export const RemoveOrphansRequest = z.strictObject({
   dryRun: z.boolean().default(false),
 });
 export type RemoveOrphansRequest = z.infer<typeof RemoveOrphansRequest>;
+
+/** `tributary lake expire` / `lake.expire`. (Default: the table's history.expire.* properties) */
+export const ExpireRequest = z.strictObject({
+  table: tableField,
+  maxSnapshotAgeMs: z.number().int().positive().optional(),
+  minSnapshotsToKeep: z.number().int().min(1).optional(),
+});
+export type ExpireRequest = z.infer<typeof ExpireRequest>;
