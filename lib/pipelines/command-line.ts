@@ -73,6 +73,25 @@ function defaultOf(field: Schema | undefined): unknown {
   return undefined;
 }
 
+/**
+ * Job kinds `tributary` has no command of their own for, and why; a saved
+ * pipeline of one of these kinds shows `tributary pipelines run <name>`
+ * (pipelineCommandLine), which runs the same spec.
+ */
+export const NO_COMMAND: Readonly<Record<string, string>> = {
+  'system.check': "the worker's self-check, started from the panel, the API or a flow",
+  'connections.test': '`tributary connections` has import and list only; a connection is tested from the panel or the API',
+  'connections.catalog': "browsing a source's catalog is the Tables page's (the API)",
+  'mail.send': 'queued by the flow executor for alert mail',
+  'mail.test': "the Settings page's test mail",
+  'webhook.send': 'queued by the flow executor for alert webhooks',
+};
+
+/** The command line shown for a saved pipeline: its kind's command, or `pipelines run <name>` when the kind has none. */
+export function pipelineCommandLine(p: { name: string; kind: string; params: Record<string, unknown> }, schema?: z.ZodType): string {
+  return p.kind in NO_COMMAND ? commandLineFor('pipelines.run', { pipeline: p.name }) : commandLineFor(p.kind, p.params, schema);
+}
+
 /** `schema`: the kind's payload schema, so booleans render as the CLI declares them. (Default: none) */
 export function commandLineFor(kind: string, params: Record<string, unknown>, schema?: z.ZodType): string {
   const cmd = COMMAND_OF[kind] ?? kind.split('.').join(' ');
