@@ -190,6 +190,20 @@ describe('a pipeline\'s shown command line is one the CLI accepts', () => {
     });
   }
 
+  it('the fixed command lines the panel shows as hints are ones the CLI accepts', async () => {
+    // Copied from app/(panel): slice board, slice runs, overview, lake, pipelines and connections pages.
+    for (const line of [
+      'tributary slices reset --run-id 1 --include-quarantined', 'tributary slices split',
+      'tributary slices run --run-id 1 --query-file slices.sql --executor native', 'tributary worker',
+      'tributary lake import NS.TABLE FILE.parquet --mode append', 'tributary lake list', 'tributary lake describe NS.TABLE',
+      'tributary lake scan NS.TABLE --limit 20', 'tributary etl --mode INITIAL', 'tributary connections list', 'tributary connections import FILE.toml',
+    ]) {
+      const { cmd, unknown, operands } = await parse(line);
+      expect(unknown, line).toEqual([]);
+      expect(operands.length, `${line}: its required arguments`).toBeGreaterThanOrEqual(cmd.registeredArguments.filter((a) => a.required).length);
+    }
+  });
+
   it('every boolean field of every kind with a command renders a flag that command declares', async () => {
     const p = await program();
     const checked: string[] = [];
