@@ -79,3 +79,18 @@ test('remove-orphans: a dry run lists, a sweep deletes the old orphan only; a ba
   const again = JSON.parse(cli('remove-orphans', 'ops.o', '--json').out);
   expect(again).toMatchObject({ orphans: [], deletedFiles: 0 });
 });
+
+test('expire: --max-snapshot-age-ms and --min-snapshots-to-keep reach the expiry (what a lake.expire job\'s shown line carries)', () => {
+  const a = path.join(wh.dir, 'e.csv');
+  fs.writeFileSync(a, 'id\n1\n');
+  for (let i = 0; i < 3; i++) expect(cli('import', 'ops.e', a, '--mode', 'append')).toMatchObject({ code: 0 });
+  // The table's defaults (5 days) keep all three.
+  expect(JSON.parse(cli('expire', 'ops.e', '--json').out)).toMatchObject({ expiredSnapshots: 0 });
+  const bad = cli('expire', 'ops.e', '--min-snapshots-to-keep', '0');
+  expect(bad.code).not.toBe(0);
+  expect(bad.err).toMatch(/--min-snapshots-to-keep/);
+  const r = cli('expire', 'ops.e', '--max-snapshot-age-ms', '1', '--min-snapshots-to-keep', '1', '--json');
+  expect(r.code, r.err).toBe(0);
+  expect(JSON.parse(r.out)).toMatchObject({ expiredSnapshots: 2 });
+  expect(JSON.parse(cli('snapshots', 'ops.e', '--json').out)).toHaveLength(1);
+});

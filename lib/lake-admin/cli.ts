@@ -10,7 +10,7 @@ import { withCli, type CliContext } from '../cli/context';
 import { parseRequest } from '../config/request';
 import { csvCell, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, typeString, type Lake, type LakeTable } from '../lake';
 import { removeOrphans } from './remove-orphans';
-import { RemoveOrphansRequest } from './request';
+import { ExpireRequest, RemoveOrphansRequest } from './request';
 
 const positiveInt = (flag: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer`);
@@ -71,6 +71,18 @@ async function* fileBatches(file: string, tableSchema?: arrow.Schema): AsyncGene
   } else if (lower.endsWith('.csv')) {
     yield csvToBatch(fs.readFileSync(file, 'utf8'), tableSchema);
   } else throw new Error(`import: ${file}: only .parquet and .csv files can be imported`);
+}
+
+type ExpireFlags = { maxSnapshotAgeMs?: number; minSnapshotsToKeep?: number };
+
+/** `lake expire <table>`'s flags as the `lake.expire` payload they stand for. */
+export function expireRequestOf(table: string, o: ExpireFlags): ExpireRequest {
+  return parseRequest(ExpireRequest, { table, maxSnapshotAgeMs: o.maxSnapshotAgeMs, minSnapshotsToKeep: o.minSnapshotsToKeep }, 'flags', { table: '<table>' });
+}
+
+/** `lake remove-orphans <table>`'s flags as the `lake.remove_orphans` payload they stand for. */
+export function removeOrphansRequestOf(table: string, o: { olderThan?: string; dryRun?: boolean }): RemoveOrphansRequest {
+  return parseRequest(RemoveOrphansRequest, { table, olderThan: o.olderThan, dryRun: !!o.dryRun }, 'flags', { table: '<table>' });
 }
 
 export function registerLakeCommands(program: Command): void {
@@ -163,9 +175,12 @@ export function registerLakeCommands(program: Command): void {
     });
 
   lake.command('expire').argument('<table>').description('expire old snapshots (history.expire.* properties) and delete unreferenced files')
+    .option('--max-snapshot-age-ms <ms>', 'expire snapshots older than this (Default: history.expire.max-snapshot-age-ms)', positiveInt('--max-snapshot-age-ms'))
+    .option('--min-snapshots-to-keep <n>', 'always keep this many newest snapshots (Default: history.expire.min-snapshots-to-keep)', positiveInt('--min-snapshots-to-keep'))
     .option('--json', 'JSON output')
-    .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const r = await (await lakeOf(ctx).loadTable(identOf(cmd, name))).expireSnapshots();
+    .action(async (name: string, o: ExpireFlags & { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
+      const req = expireRequestOf(identOf(cmd, name), o);
+      const r = await (await lakeOf(ctx).loadTable(req.table)).expireSnapshots({ maxSnapshotAgeMs: req.maxSnapshotAgeMs, minSnapshotsToKeep: req.minSnapshotsToKeep });
       if (o.json) json(r); else out(`expired ${r.expiredSnapshots} snapshots, deleted ${r.deletedFiles.length} files`);
     }));
 
@@ -184,7 +199,7 @@ export function registerLakeCommands(program: Command): void {
     .option('--dry-run', 'list what would be deleted; delete nothing')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { olderThan?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
-      const req = parseRequest(RemoveOrphansRequest, { table: identOf(cmd, name), olderThan: o.olderThan, dryRun: !!o.dryRun }, 'flags', { table: '<table>' });
+      const req = removeOrphansRequestOf(identOf(cmd, name), o);
       return withCli(async (ctx) => {
         const t = await lakeOf(ctx).loadTable(req.table);
         const r = await removeOrphans(t, req);

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { defineJob, type JobContext } from '../jobs/types';
 import type { LakeTable } from '../lake';
-import { RemoveOrphansRequest, tableField as table } from './request';
+import { ExpireRequest, RemoveOrphansRequest, tableField as table } from './request';
 
 /** Load the lake (only now) and the payload's table, run `fn` as the job's one unit of progress. */
 async function onTable<T>(ctx: JobContext, ident: string, fn: (t: LakeTable) => Promise<T>): Promise<T> {
@@ -23,11 +23,7 @@ export const lakeJobs = [
     kind: 'lake.expire',
     description: 'Expire old snapshots of a lake table and delete the files no kept snapshot references',
     role: 'operator',
-    payload: z.object({
-      table: table.describe('Lake table, namespace.table.'),
-      maxSnapshotAgeMs: z.number().int().positive().optional().describe("Expire snapshots older than this, milliseconds. (Default: the table's history.expire.max-snapshot-age-ms, else 5 days)"),
-      minSnapshotsToKeep: z.number().int().min(1).optional().describe("Snapshots always kept. (Default: the table's history.expire.min-snapshots-to-keep, else 1)"),
-    }).strict(),
+    payload: ExpireRequest,
     run: (ctx, p) => onTable(ctx, p.table, async (t) => {
       const r = await t.expireSnapshots({ maxSnapshotAgeMs: p.maxSnapshotAgeMs, minSnapshotsToKeep: p.minSnapshotsToKeep });
       return { expiredSnapshots: r.expiredSnapshots, deletedFiles: r.deletedFiles.length };

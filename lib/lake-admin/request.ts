@@ -21,3 +21,11 @@ export const RemoveOrphansRequest = z.strictObject({
   dryRun: z.boolean().default(false).describe('Report what would be removed; remove nothing. (Default: false)'),
 });
 export type RemoveOrphansRequest = z.infer<typeof RemoveOrphansRequest>;
+
+/** `tributary lake expire` / `lake.expire`. (Default: the table's history.expire.* properties) */
+export const ExpireRequest = z.strictObject({
+  table: tableField.describe('Lake table, namespace.table.'),
+  maxSnapshotAgeMs: z.number().int().positive().optional().describe("Expire snapshots older than this, milliseconds. (Default: the table's history.expire.max-snapshot-age-ms, else 5 days)"),
+  minSnapshotsToKeep: z.number().int().min(1).optional().describe("Snapshots always kept. (Default: the table's history.expire.min-snapshots-to-keep, else 1)"),
+});
+export type ExpireRequest = z.infer<typeof ExpireRequest>;

@@ -46,11 +46,16 @@ function line(r: NodeResult): string {
   return s;
 }
 
+/** The flags of `models run|test|build` as the `models.*` job params they stand for (`project` is the CLI's alone). */
+export function modelsParamsOf(f: Flags): Record<string, unknown> {
+  return Object.fromEntries(Object.entries({ select: f.select, exclude: f.exclude, fullRefresh: f.fullRefresh, vars: f.vars, target: f.target, project: f.project }).filter(([, v]) => v !== undefined));
+}
+
 async function runCommand(command: ModelsCommand, f: Flags): Promise<void> {
   await withCli(async (ctx) => {
     try {
       // Recorded as a run (source cli) so the Runs page shows it live; stored like a models.* job's result.
-      const params = Object.fromEntries(Object.entries({ select: f.select, exclude: f.exclude, fullRefresh: f.fullRefresh, vars: f.vars, target: f.target, project: f.project }).filter(([, v]) => v !== undefined));
+      const params = modelsParamsOf(f);
       const s = await recordCliRun(ctx.pool, { kind: `models.${command}`, params, logger: ctx.logger, level: ctx.env.LOG_LEVEL },
         (run) => runModelsCommand({ ...deps(ctx), logger: run.logger }, {
           command, select: f.select, exclude: f.exclude, fullRefresh: f.fullRefresh, vars: f.vars, target: f.target, project: f.project,

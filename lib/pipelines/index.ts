@@ -5,7 +5,7 @@ export { checkJobSpec, checkJobSpecWithConfig, parseInput } from './job-spec';
 export { fieldPath } from './field-path';
 export { enqueueJobInTransaction } from './enqueue-in-transaction';
 export { withTransaction } from './transaction';
-export { commandLineFor, rowsOfResult } from './command-line';
+export { commandLineFor, NO_COMMAND, pipelineCommandLine, rowsOfResult } from './command-line';
 export {
   getPipeline, listPipelines, createPipeline, updatePipeline, clonePipeline, deletePipeline, flowsUsingPipeline,
   runPipeline, enqueuePipelineJob, pipelineHistory, type PipelineView, type PipelineRunView,

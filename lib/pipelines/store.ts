@@ -4,7 +4,7 @@ import { AppError } from '../errors';
 import { checkJobSpecWithConfig, parseInput } from './job-spec';
 import { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './spec';
 import { enqueueJobInTransaction } from './enqueue-in-transaction';
-import { commandLineFor, rowsOfResult } from './command-line';
+import { pipelineCommandLine, rowsOfResult } from './command-line';
 import { withTransaction } from './transaction';
 import { createIdempotently, findIdempotentRun, type IdempotencyRequest } from '../jobs/idempotency';
 import { assertQueueAdmits, type QueueLimits } from '../jobs/admission';
@@ -40,7 +40,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 function view(r: Record<string, any>): PipelineView {
   return {
     id: r.id, name: r.name, description: r.description, tags: r.tags, kind: r.kind, params: r.params,
-    command: commandLineFor(r.kind, r.params, jobCatalog().jobs.get(r.kind)?.payload), createdBy: r.created_by,
+    command: pipelineCommandLine({ name: r.name, kind: r.kind, params: r.params }, jobCatalog().jobs.get(r.kind)?.payload), createdBy: r.created_by,
     createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
   };
 }

@@ -44,6 +44,7 @@ function addRunOptions(c: Command): Command {
   return c
     .addOption(runIdOpt())
     .option('--query-file <file>', 'queryfile (SQL|TARGET per line); needed on a fresh run')
+    .option('--query-file-text <text>', 'the queryfile inline, instead of --query-file (what a slices.run job may carry)')
     .option('--executor <kind>', 'striim (one Striim app per slice) or native (Tributary copies) (Default: striim)')
     .option('--concurrency <n>', 'slices in flight, CONCURRENT_APPS_MAX (Default: 5)')
     .option('--monitor-interval <s>', 'mon poll interval in seconds, APP_MONITOR_INTERVAL_SECONDS (Default: 15 DEV / 60 PROD)')
@@ -54,6 +55,7 @@ function addRunOptions(c: Command): Command {
     .option('--retry-delay <s>', 'wait before re-dispatching a failed slice, doubled per attempt, SLICE_RETRY_DELAY_SECONDS (Default: 30)')
     .option('--deployment-group <g>', 'Striim deployment group, DEPLOYMENT_GROUP_TARGET (Default: default)')
     .option('--template <file>', 'TQL template, SOURCE_TQL_FILE (Default: built-in admin.SW.tql); stored with the run')
+    .option('--template-text <tql>', 'the TQL template inline, instead of --template')
     .option('--log-dir <dir>', 'folder of the watermark sidecar (Default: <data>/slices/logging)')
     .option('--source-engine <e>', 'oracle or postgres, SOURCE_DB_TYPE')
     .option('--target-engine <e>', 'oracle or postgres, TARGET_DB_TYPE (Default: the source engine)')

@@ -109,7 +109,7 @@ describe('/api/v1/pipelines', () => {
     expect(run.status).toBe(202);
     await waitFor('the job', async () => (await call(job.GET, req('GET', `/api/v1/jobs/${run.body.id}`, tok.viewer), { id: run.body.id })).body.status === 'succeeded');
     const got = await call(pipeline.GET, req('GET', '/api/v1/pipelines/probe', tok.viewer), { id: 'probe' });
-    expect(got.body).toMatchObject({ name: 'probe', command: 'tributary system check', usedBy: [] });
+    expect(got.body).toMatchObject({ name: 'probe', command: 'tributary pipelines run probe', usedBy: [] });
     expect(got.body.runs[0]).toMatchObject({ jobRunId: run.body.id, status: 'succeeded' });
     expect((await call(pipelines.GET, req('GET', '/api/v1/pipelines?tag=ops', tok.viewer))).body.pipelines).toHaveLength(1);
   });
