@@ -184,7 +184,8 @@ describe('pages', () => {
     try {
       // In the window, and the topmost element at its centre (not under another cell of a scrolled table).
       const reachable = async (button: import('playwright-core').Locator) => {
-        await button.scrollIntoViewIfNeeded(); // vertical only matters here: the check is the horizontal edge
+        // Scroll the window vertically only: scrollIntoView would also scroll the table sideways and hide what is tested.
+        await button.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 200));
         const box = await button.boundingBox();
         expect(box).not.toBeNull();
         expect(box!.x).toBeGreaterThanOrEqual(0);
@@ -199,12 +200,16 @@ describe('pages', () => {
       await page.goto(`${stack.baseUrl}/data-quality`);
       const dq = page.getByTestId('dq-table');
       await dq.locator('[data-status]').first().waitFor();
+      // Real rows are wider than the self-test's (window notes, long names, summaries): widen the first column as they would.
+      const widen = (table: import('playwright-core').Locator) => table.locator('tbody tr').first().locator('td').first().evaluate((td) => { (td as HTMLElement).style.minWidth = '1400px'; });
+      await widen(dq);
       const repairs = dq.getByRole('button', { name: 'Repair' });
       expect(await repairs.count()).toBeGreaterThan(0);
       await reachable(repairs.first());
       await page.goto(`${stack.baseUrl}/runs`);
       const retries = page.getByTestId('runs-table').getByRole('button', { name: 'Retry' });
       await retries.first().waitFor();
+      await widen(page.getByTestId('runs-table'));
       await reachable(retries.first());
     } finally {
       await page.setViewportSize({ width: 1360, height: 900 });
