@@ -179,6 +179,43 @@ describe('pages', () => {
     await shot('data-quality');
   });
 
+  it('tables fit at 1,280 px: the DQ Repair and the Runs Retry buttons are within the window, not hidden by the table', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    try {
+      // In the window, and the topmost element at its centre (not under another cell of a scrolled table).
+      const reachable = async (button: import('playwright-core').Locator) => {
+        // Scroll the window vertically only: scrollIntoView would also scroll the table sideways and hide what is tested.
+        await button.evaluate((el) => window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - 200));
+        const box = await button.boundingBox();
+        expect(box).not.toBeNull();
+        expect(box!.x).toBeGreaterThanOrEqual(0);
+        expect(box!.x + box!.width).toBeLessThanOrEqual(1280);
+        const onTop = await button.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return !!hit && (hit === el || el.contains(hit));
+        });
+        expect(onTop).toBe(true);
+      };
+      await page.goto(`${stack.baseUrl}/data-quality`);
+      const dq = page.getByTestId('dq-table');
+      await dq.locator('[data-status]').first().waitFor();
+      // Real rows are wider than the self-test's (window notes, long names, summaries): widen the first column as they would.
+      const widen = (table: import('playwright-core').Locator) => table.locator('tbody tr').first().locator('td').first().evaluate((td) => { (td as HTMLElement).style.minWidth = '1400px'; });
+      await widen(dq);
+      const repairs = dq.getByRole('button', { name: 'Repair' });
+      expect(await repairs.count()).toBeGreaterThan(0);
+      await reachable(repairs.first());
+      await page.goto(`${stack.baseUrl}/runs`);
+      const retries = page.getByTestId('runs-table').getByRole('button', { name: 'Retry' });
+      await retries.first().waitFor();
+      await widen(page.getByTestId('runs-table'));
+      await reachable(retries.first());
+    } finally {
+      await page.setViewportSize({ width: 1360, height: 900 });
+    }
+  });
+
   it('every page renders without an uncaught error (screenshots saved)', async () => {
     for (const [href, name] of [['/pipelines', 'pipelines'], ['/flows', 'flows'], ['/runs', 'runs'], ['/slices', 'slices'], ['/models', 'models'], ['/settings', 'settings'], ['/', 'overview-after']]) {
       await page.goto(`${stack.baseUrl}${href}`);

@@ -108,4 +108,22 @@ describe('Tables page', () => {
     expect(lake.tables.find((t) => t.name === 'customers')?.liveRecords).toBe(25);
     expect(pageErrors).toEqual([]);
   });
+
+  it('shows per entry which branches have the table (a connections.test job per branch)', async () => {
+    // A second entry naming a table b1 does not have.
+    const cur = (await call('GET', '/api/v1/tables')).body as { entries: unknown[]; version: string };
+    const put = await call('PUT', '/api/v1/tables', { entries: [...cur.entries, { table: 'shop.gone', unique_key: 'id' }], version: cur.version });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    await page.goto(`${stack.baseUrl}/tables`);
+    const entries = page.getByTestId('tables-entries');
+    await entries.locator('th[data-branch="b1"]').waitFor();
+    const cell = (table: string) => entries.locator(`tr[data-table="${table}"] td[data-branch="b1"]`);
+    expect(await cell('shop.customers').getAttribute('data-presence')).toBe('unchecked');
+    await page.getByRole('button', { name: 'Check branches' }).click();
+    await expect.poll(() => cell('shop.customers').getAttribute('data-presence'), { timeout: 60_000 }).toBe('present');
+    await expect.poll(() => cell('shop.gone').getAttribute('data-presence'), { timeout: 60_000 }).toBe('missing');
+    expect(await cell('shop.customers').textContent()).toBe('present');
+    expect(await cell('shop.gone').textContent()).toBe('missing');
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -232,7 +232,7 @@ export function DqView() {
               <thead>
                 <tr>
                   <th>Table</th><th>Branch</th><th>Window</th><th>Status</th><th className="right">Source</th><th className="right">Lake</th><th className="right">Δ</th>
-                  <th className="right">Matched</th><th className="right">Only src</th><th className="right">Only lake</th><th className="right">Mismatch</th>{canRun && <th />}
+                  <th className="right">Matched</th><th className="right">Only src</th><th className="right">Only lake</th><th className="right">Mismatch</th>{canRun && <th className="col-actions" aria-label="Actions" />}
                 </tr>
               </thead>
               <tbody>
@@ -259,7 +259,7 @@ export function DqView() {
                         <td className={`num right${bad(r.hash_only_in_iceberg)}`}>{count(r.hash_only_in_iceberg)}</td>
                         <td className={`num right${bad(r.hash_mismatch)}`}>{count(r.hash_mismatch)}</td>
                         {canRun && (
-                          <td className="right nowrap" onClick={(e) => e.stopPropagation()}>
+                          <td className="right nowrap col-actions" onClick={(e) => e.stopPropagation()}>
                             <button type="button" className="btn btn-ghost btn-small" onClick={() => void recheck(r.table_name, r.branch_id, false)}>Re-check</button>
                             <button type="button" className="btn btn-ghost btn-small" disabled={selfTest}
                               title={selfTest ? 'a self-test has no source to re-extract from' : 'Re-load missing and mismatched keys'}

@@ -123,9 +123,10 @@ export function RunsView() {
         ) : list.length === 0 ? (
           <p className="empty">No runs{filtered ? ' match these filters' : before ? ' before this page' : ' yet'}.{canRun && !filtered && !before ? ' Start one with “Start job”: system.check is a quick end-to-end probe.' : ''}</p>
         ) : (
+          <div className="table-scroll">
           <table className="table" data-testid="runs-table">
             <thead>
-              <tr><th>Status</th><th>Kind</th><th>Summary</th><th className="col-progress">Progress</th><th>Started by</th><th>Created</th><th>Duration</th><th /></tr>
+              <tr><th>Status</th><th>Kind</th><th>Summary</th><th className="col-progress">Progress</th><th>Started by</th><th>Created</th><th>Duration</th><th className="col-actions" aria-label="Actions" /></tr>
             </thead>
             <tbody>
               {list.map((r) => (
@@ -140,7 +141,7 @@ export function RunsView() {
                   <td className="muted">{r.createdBy ?? '—'}</td>
                   <td title={formatTime(r.createdAt)}>{timeAgo(r.createdAt, now)}</td>
                   <td className="num">{duration(r.startedAt, r.finishedAt, now)}</td>
-                  <td className="right" style={{ whiteSpace: 'nowrap' }}>
+                  <td className="right col-actions">
                     {canRun && ACTIVE.includes(r.status) && r.source !== 'cli' && (
                       <ConfirmButton label="Cancel" question="Cancel this run?" confirmLabel="Yes, cancel" disabled={r.cancelRequested}
                         onConfirm={() => act(() => cancelRun(r.id))} />
@@ -154,6 +155,7 @@ export function RunsView() {
               ))}
             </tbody>
           </table>
+          </div>
         )}
       </section>
       {(before || list.length === PAGE) && (

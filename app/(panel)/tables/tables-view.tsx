@@ -7,6 +7,7 @@ import { startJob } from '../../_components/start-job';
 import { useCan } from '../../_components/user-context';
 import { useRunOutcome } from '../connections/use-run-outcome';
 import { entryFromCatalog, suggestedChoice, type EntryChoice } from './entry-from-catalog';
+import { useBranchPresence, type Presence } from './use-branch-presence';
 
 interface TablesFile {
   file: string; version: string; entries: Record<string, unknown>[]; error: string | null;
@@ -14,6 +15,9 @@ interface TablesFile {
 }
 interface CatalogTable { table: string; kind: string; columns: { name: string; type: string; nullable: boolean }[]; primaryKey: string[]; watermarkCandidates: { name: string; type: string }[] }
 interface CatalogResult { schemas?: string[]; schema?: string; tables?: CatalogTable[] }
+
+const PRESENCE_LABEL: Record<Presence['state'], string> = { checking: 'checking…', present: 'present', missing: 'missing', error: 'error', unchecked: '—' };
+const PRESENCE_BADGE: Record<Presence['state'], string> = { checking: 'badge-running', present: 'badge-succeeded', missing: 'badge-failed', error: 'badge-cancelled', unchecked: 'badge-muted' };
 
 const list = (v: unknown) => (Array.isArray(v) ? v.join(', ') : v === undefined || v === null ? '' : String(v));
 
@@ -26,9 +30,12 @@ const list = (v: unknown) => (Array.isArray(v) ? v.join(', ') : v === undefined 
  */
 export function TablesView() {
   const canEdit = useCan('admin');
+  const canCheck = useCan('operator');
   const qc = useQueryClient();
   const file = useQuery({ queryKey: ['tables-file'], queryFn: () => api<TablesFile>('/api/v1/tables') });
-  const conns = useQuery({ queryKey: ['connections'], queryFn: () => api<{ connections: { name: string; kind: string }[] }>('/api/v1/connections') });
+  const conns = useQuery({ queryKey: ['connections'], queryFn: () => api<{ connections: { name: string; kind: string; isBranch?: boolean; branchKey?: string | null }[] }>('/api/v1/connections') });
+  const branches = (conns.data?.connections ?? []).filter((c) => c.isBranch);
+  const presence = useBranchPresence();
   const [draft, setDraft] = useState<Record<string, unknown>[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [note, setNote] = useState<string | null>(null);
@@ -74,10 +81,21 @@ export function TablesView() {
       </header>
       {file.data?.error && <p className="form-error" role="alert" data-testid="tables-file-error">{file.data.error}</p>}
       <section className="card card-flush">
-        <div className="card-head"><h2>Entries</h2><span className="muted small">{entries.length} table(s){dirty ? ' · unsaved changes' : ''}</span></div>
+        <div className="card-head">
+          <h2>Entries</h2>
+          <span className="muted small">{entries.length} table(s){dirty ? ' · unsaved changes' : ''}</span>
+          {canCheck && branches.length > 0 && (
+            // One connections.test job per branch (the worker connects): it checks the saved file, so unsaved entries read "—".
+            <button type="button" className="btn btn-small" disabled={presence.checking} title="Test each branch connection: which saved entries it has"
+              onClick={() => void presence.check(branches.map((b) => b.name))}>{presence.checking ? 'Checking branches…' : 'Check branches'}</button>
+          )}
+        </div>
+        <FormError error={presence.startError} />
         <div className="table-scroll">
           <table className="table table-compact" data-testid="tables-entries">
-            <thead><tr><th>Source table</th><th>Key</th><th>Watermark</th><th>Category</th><th>Initial range</th>{canEdit && <th />}</tr></thead>
+            <thead><tr><th>Source table</th><th>Key</th><th>Watermark</th><th>Category</th><th>Initial range</th>
+              {branches.map((b) => <th key={b.name} data-branch={b.name} title={`connection ${b.name}`}>{b.branchKey ?? b.name}</th>)}
+              {canEdit && <th />}</tr></thead>
             <tbody>
               {entries.map((e, i) => (
                 <tr key={`${String(e.table)}-${i}`} data-table={String(e.table)}>
@@ -86,6 +104,14 @@ export function TablesView() {
                   <td className="mono small">{list(e.cdc_column) || <span className="muted">full load</span>}</td>
                   <td>{list(e.category) || <span className="muted">auto</span>}</td>
                   <td className="small">{e.where_operator ? `${list(e.where_date_column)} ${list(e.where_operator)} ${list(e.where_value_of_initial_run)}` : '—'}</td>
+                  {branches.map((b) => {
+                    const p = presence.presence(b.name, String(e.table));
+                    return (
+                      <td key={b.name} data-branch={b.name} data-presence={p.state}>
+                        <span className={`badge ${PRESENCE_BADGE[p.state]}`} title={'why' in p ? p.why : undefined}>{PRESENCE_LABEL[p.state]}</span>
+                      </td>
+                    );
+                  })}
                   {canEdit && <td className="right"><button type="button" className="btn btn-ghost btn-small" onClick={() => setDraft(entries.filter((_, j) => j !== i))}>Remove</button></td>}
                 </tr>
               ))}
