@@ -62,7 +62,7 @@ describe('a fresh server through the API with a token, before any page was opene
     expect((await api('GET', '/api/v1/flows')).status).toBe(200);
     const created = await api('POST', '/api/v1/pipelines', { name: 'first-check', kind: 'system.check', params: {} });
     expect(created.status, await created.clone().text()).toBe(201);
-    expect(((await created.json()) as { command: string }).command).toBe('tributary system check');
+    expect(((await created.json()) as { command: string }).command).toBe('tributary pipelines run first-check');
     expect((await api('GET', '/api/v1/pipelines')).status).toBe(200);
   });
 });

@@ -111,7 +111,7 @@ describe('tributary flows / pipelines', () => {
   });
 
   it('lists and runs pipelines', async () => {
-    expect((await cli(['pipelines', 'list'])).stdout).toBe('probe\tsystem.check\tops\ttributary system check\n');
+    expect((await cli(['pipelines', 'list'])).stdout).toBe('probe\tsystem.check\tops\ttributary pipelines run probe\n');
     const r = await cli(['pipelines', 'run', 'probe', '--wait']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/job [0-9a-f-]{36} succeeded/);

@@ -110,7 +110,8 @@ describe('bad input: 400-style validation errors naming the field, nothing saved
 describe('pipeline library', () => {
   it('creates, edits, clones, runs with history, and refuses deletion while a flow uses it', async () => {
     const p = await createPipeline(db.pool, { name: 'check', description: 'probe', tags: ['ops'], kind: 'system.check', params: { holdSeconds: 0 } }, 'user:alice');
-    expect(p.command).toBe('tributary system check --hold-seconds 0');
+    // system.check has no CLI command of its own: the shown line runs the saved pipeline.
+    expect(p.command).toBe('tributary pipelines run check');
     await expect(createPipeline(db.pool, { name: 'check', kind: 'system.check' })).rejects.toMatchObject({ code: 'conflict', field: 'name' });
     await expect(updatePipeline(db.pool, 'check', { params: { holdSeconds: -1 } })).rejects.toMatchObject({ field: 'params.holdSeconds' });
     // Checked against the configuration at save, as POST /jobs checks it: a pipeline that could never run is not saved.
