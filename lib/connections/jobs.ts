@@ -23,6 +23,15 @@ export type CatalogRequest = z.infer<typeof CatalogRequest>;
 
 const keysOf = (env: Env) => ({ secret: env.TRIBUTARY_SECRET, dataDir: env.dataDir });
 
+/** The payload's connection (stored or built-in) exists: checked when the job is posted. */
+async function checkNamedConnection(deps: JobDeps, name: string): Promise<void> {
+  const { builtinConnections } = await import('./builtin');
+  const { connectionExists } = await import('./store');
+  if (!(await connectionExists({ pool: deps.pool, keys: keysOf(deps.env), builtins: builtinConnections(deps.env) }, name))) {
+    throw new AppError('validation', `params.name: no connection named ${JSON.stringify(name)}`, { field: 'params.name' });
+  }
+}
+
 /** `connections.test`: reachability, server version, latency and, for branches, which tables of tables.json exist. */
 export const connectionsJobs = [
   {
@@ -30,13 +39,7 @@ export const connectionsJobs = [
     description: 'Test a connection: reachability, server version, latency, and for a branch which tables of tables.json it has',
     role: 'operator' as const,
     payload: ConnectionTestRequest,
-    async check(deps: JobDeps, p: ConnectionTestRequest): Promise<void> {
-      const { builtinConnections } = await import('./builtin');
-      const { connectionExists } = await import('./store');
-      if (!(await connectionExists({ pool: deps.pool, keys: keysOf(deps.env), builtins: builtinConnections(deps.env) }, p.name))) {
-        throw new AppError('validation', `params.name: no connection named ${JSON.stringify(p.name)}`, { field: 'params.name' });
-      }
-    },
+    check: (deps: JobDeps, p: ConnectionTestRequest) => checkNamedConnection(deps, p.name),
     async run(ctx: RunContext, p: ConnectionTestRequest): Promise<unknown> {
       const { builtinConnections } = await import('./builtin');
       const { testConnection } = await import('./test-connection');
@@ -66,13 +69,7 @@ export const connectionsJobs = [
     description: "Browse a source connection's catalog: its schemas, or one schema's tables with columns, primary keys and watermark candidates",
     role: 'operator' as const,
     payload: CatalogRequest,
-    async check(deps: JobDeps, p: CatalogRequest): Promise<void> {
-      const { builtinConnections } = await import('./builtin');
-      const { connectionExists } = await import('./store');
-      if (!(await connectionExists({ pool: deps.pool, keys: keysOf(deps.env), builtins: builtinConnections(deps.env) }, p.name))) {
-        throw new AppError('validation', `params.name: no connection named ${JSON.stringify(p.name)}`, { field: 'params.name' });
-      }
-    },
+    check: (deps: JobDeps, p: CatalogRequest) => checkNamedConnection(deps, p.name),
     async run(ctx: RunContext, p: CatalogRequest): Promise<unknown> {
       const { builtinConnections } = await import('./builtin');
       const { browseCatalog } = await import('./browse-catalog');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineJob } from '../jobs/types';
+import { defineJob, type JobContext } from '../jobs/types';
 
 const email = z.string().trim().email('not an e-mail address');
 
@@ -35,6 +35,14 @@ export const WebhookSendPayload = z.strictObject({
   backoffMs: z.number().int().min(0).max(600_000).default(2000).describe('First wait between tries, doubled after each. (Default: 2000 ms)'),
 });
 
+/** A line on the flow run an alert belongs to (none outside a flow); best effort: the job's own log has it too. */
+async function flowRunNote(pool: JobContext['pool'], flowRunId: string | undefined) {
+  const { logFlowRun } = await import('./run-log');
+  return async (level: 'info' | 'warn' | 'error', m: string) => {
+    if (flowRunId) await logFlowRun(pool, flowRunId, level, m).catch(() => {});
+  };
+}
+
 export const flowsJobs = [
   defineJob({
     kind: 'flows.run',
@@ -67,10 +75,7 @@ export const flowsJobs = [
     payload: MailSendPayload,
     async run(ctx, p) {
       const { resolveSmtp, sendMail } = await import('../mail');
-      const { logFlowRun } = await import('./run-log');
-      const note = async (level: 'info' | 'warn' | 'error', m: string) => {
-        if (p.flowRunId) await logFlowRun(ctx.pool, p.flowRunId, level, m).catch(() => {}); // a flow-run log line is best effort; the job's own log has it
-      };
+      const note = await flowRunNote(ctx.pool, p.flowRunId);
       try {
         const smtp = await resolveSmtp({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);
         const sent = await sendMail(smtp, p, {
@@ -117,10 +122,7 @@ export const flowsJobs = [
     async run(ctx, p) {
       const { resolveWebhook, sendWebhook } = await import('../webhook');
       const { alertWebhookBody } = await import('./alert-webhook');
-      const { logFlowRun } = await import('./run-log');
-      const note = async (level: 'info' | 'warn' | 'error', m: string) => {
-        if (p.flowRunId) await logFlowRun(ctx.pool, p.flowRunId, level, m).catch(() => {}); // best effort, as for mail
-      };
+      const note = await flowRunNote(ctx.pool, p.flowRunId);
       try {
         const hook = await resolveWebhook({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);
         const sent = await sendWebhook(hook, alertWebhookBody(p.facts, hook.format, hook.routingKey), {
