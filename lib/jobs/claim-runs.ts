@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { QUEUE } from './queue';
 
 /** A run this worker now holds (`running`, its worker id set), with the queue job that carried it. */
-export interface ClaimedRun { queueJobId: string; runId: string; kind: string; params: unknown }
+export interface ClaimedRun { queueJobId: string; runId: string; kind: string; params: unknown; /** this attempt's number, from 1 */ attempts: number }
 
 /**
  * Take up to `limit` queue jobs and claim their runs, in one statement (one
@@ -31,16 +31,16 @@ export async function claimRuns(q: Pick<pg.Pool, 'query'>, workerId: string, lim
        update job_runs r
           set status = 'running', worker_id = $3, started_at = now(), heartbeat_at = now(), attempts = r.attempts + 1
          from taken where r.id = taken.run_id and r.status = 'queued'
-       returning r.id, r.kind, r.params
+       returning r.id, r.kind, r.params, r.attempts
      )
-     select taken.id as queue_job_id, taken.run_id, runs.kind, runs.params
+     select taken.id as queue_job_id, taken.run_id, runs.kind, runs.params, runs.attempts
        from taken left join runs on runs.id = taken.run_id`,
     [QUEUE, limit, workerId]);
   const runs: ClaimedRun[] = [];
   const stale: string[] = [];
   for (const row of r.rows) {
     if (row.kind === null) stale.push(row.queue_job_id);
-    else runs.push({ queueJobId: row.queue_job_id, runId: row.run_id, kind: row.kind, params: row.params });
+    else runs.push({ queueJobId: row.queue_job_id, runId: row.run_id, kind: row.kind, params: row.params, attempts: row.attempts });
   }
   return { runs, stale };
 }

@@ -17,6 +17,7 @@ import { listenForJobs } from './wake';
 import { releaseRuns } from './release-runs';
 import { claimRuns, type ClaimedRun } from './claim-runs';
 import { finishRun } from './finish-run';
+import { OUTAGE_ATTEMPTS, requeueRun } from './requeue-run';
 import { pruneIdempotencyKeys } from './idempotency';
 import type { JobContext } from './types';
 
@@ -70,14 +71,14 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     // Fetched from the queue just before an outage: claim it once the database is back, not lose it.
     const claimed = await retryWhileUnavailable(() => o.pool.query(
       `update job_runs set status = 'running', worker_id = $2, started_at = now(), heartbeat_at = now(), attempts = attempts + 1
-        where id = $1 and status = 'queued' returning kind, params`, [runId, id]));
+        where id = $1 and status = 'queued' returning kind, params, attempts`, [runId, id]));
     if (!claimed.rowCount) return false; // cancelled before start, or already handled
-    await execute({ runId, kind: claimed.rows[0].kind, params: claimed.rows[0].params, queueJobId: null });
+    await execute({ runId, kind: claimed.rows[0].kind, params: claimed.rows[0].params, attempts: claimed.rows[0].attempts, queueJobId: null });
     return true;
   };
 
   /** Run a run this worker has claimed, heartbeating, and write its end. */
-  const execute = async ({ runId, kind, params, queueJobId }: Omit<ClaimedRun, 'queueJobId'> & { queueJobId: string | null }): Promise<void> => {
+  const execute = async ({ runId, kind, params, attempts, queueJobId }: Omit<ClaimedRun, 'queueJobId'> & { queueJobId: string | null }): Promise<void> => {
     const logs = jobLogSink(o.pool, runId, { echo: o.echo });
     const logger = createLogger(logs.sink, { level: o.env.LOG_LEVEL, fields: {} });
     const ac = new AbortController();
@@ -106,6 +107,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
     let error: string | null = null;
     let result: unknown = null;
+    let outage = false;
     try {
       const def = o.jobs.get(kind);
       if (!def) throw new Error(`jobs: this worker does not know job kind '${kind}'`);
@@ -120,7 +122,9 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       // An engine that failed with a partial outcome (units done and failed) attaches it: keep it on the run.
       const partial = (e as { result?: unknown }).result;
       if (partial !== undefined) result = partial;
-      if (!cancelled) {
+      outage = !cancelled && queueJobId !== null && attempts < OUTAGE_ATTEMPTS && isDatabaseUnavailable(e);
+      if (outage) logger.warn(`the database went away during the run: ${err.message}; it runs again once the database is back (attempt ${attempts + 1} of at most ${OUTAGE_ATTEMPTS})`);
+      else if (!cancelled) {
         logger.error(err.message);
         // Operators read the message; the stack is for whoever debugs the engine.
         if (err.stack) logger.debug('stack', { stack: err.stack.split('\n').slice(1, 8).join(' | ') });
@@ -132,6 +136,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     else if (status === 'succeeded') logger.info(`finished ${kind}`);
     const rest = await logs.drain();
     running.delete(runId);
+    // A run felled by an outage goes back to the queue (attempts left); otherwise it ends as it ended.
+    if (outage && queueJobId && await retryWhileUnavailable(() => requeueRun(o.pool, { runId, workerId: id, queueJobId, logs: rest }))) return;
     // Its last log lines, its end (unless reaped: another worker recorded that) and its queue job's completion, at once;
     // a run that finished while the database was down records its end when it is back.
     const finish = (st: typeof status, err: string | null, res: unknown) => retryWhileUnavailable(() => finishRun(o.pool, {
