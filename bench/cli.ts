@@ -8,6 +8,11 @@
  * `lake list` runs against $DATABASE_URL when set, else against an embedded
  * PostgreSQL started once in a temporary data folder (the CLI finds it running,
  * as it finds `npm start`'s), so the number is the CLI's start, not Postgres'.
+ * `lake list (cold)` runs with no server: in a second data folder (initialised
+ * once, untimed) whose server `tributary db stop` stopped before each sample,
+ * so each sample starts the keeper and its PostgreSQL (issue #23: ≤ 2 s).
+ * Goals (#23): --help and --version ≤ 1.5× node -e 0; a read command ≤ node -e 0
+ * + 0.5 s with the database up, ≤ 2 s cold.
  *
  *   npx tsx bench/cli.ts [--runs 9] [--no-sources]
  */
@@ -38,6 +43,7 @@ async function main() {
   if (!freshCliEntry(ROOT)) { console.log('bench cli: compiling the CLI (dist/cli is stale or missing)'); await buildCli(ROOT); }
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-cli-'));
   await fs.chmod(tmp, 0o755); // embedded Postgres runs as another user when we are root
+  const coldDir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-cli-cold-'));
   let stop = async () => {};
   const env: NodeJS.ProcessEnv = { ...process.env, TRIBUTARY_DATA_DIR: tmp, LOG_LEVEL: 'warn' };
   try {
@@ -58,13 +64,26 @@ async function main() {
     for (let i = 0; i < RUNS; i++) for (const c of cases) samples.get(c.label)!.push(time(c.args, c.env));
     const floor = median(samples.get('node -e 0')!);
     console.log(`bench cli: median of ${RUNS} runs each; node ${process.version}; ${os.cpus().length} cpus; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    for (const c of cases) {
-      const m = median(samples.get(c.label)!);
-      console.log(`  ${c.label.padEnd(36)} ${m.toFixed(0).padStart(6)} ms   ×${(m / floor).toFixed(1)} node -e 0`);
+    // Cold: no server running before each sample (the keeper it leaves is stopped, untimed).
+    const cold: number[] = [];
+    const coldEnv: NodeJS.ProcessEnv = { ...env, TRIBUTARY_DATA_DIR: coldDir };
+    if (!process.env.DATABASE_URL) {
+      time([BIN, 'lake', 'list'], coldEnv); // initdb and migrations, once
+      for (let i = 0; i < RUNS; i++) { time([BIN, 'db', 'stop'], coldEnv); cold.push(time([BIN, 'lake', 'list'], coldEnv)); }
+      time([BIN, 'db', 'stop'], coldEnv);
     }
+    const m = (label: string) => median(samples.get(label)!);
+    for (const c of cases) console.log(`  ${c.label.padEnd(36)} ${m(c.label).toFixed(0).padStart(6)} ms   ×${(m(c.label) / floor).toFixed(1)} node -e 0`);
+    if (cold.length) console.log(`  ${'tributary lake list (cold)'.padEnd(36)} ${median(cold).toFixed(0).padStart(6)} ms   ×${(median(cold) / floor).toFixed(1)} node -e 0`);
+    const goal = (ok: boolean, what: string) => console.log(`  goal ${ok ? 'met' : 'NOT met'}: ${what}`);
+    goal(m('tributary --help') <= 1.5 * floor && m('tributary --version') <= 1.5 * floor, '--help and --version ≤ 1.5× node -e 0');
+    goal(m('tributary lake list') <= floor + 500, 'lake list ≤ node -e 0 + 0.5 s with the database up');
+    if (cold.length) goal(median(cold) <= 2000, 'lake list ≤ 2 s cold');
   } finally {
     await stop();
+    spawnSync(process.execPath, [BIN, 'db', 'stop'], { cwd: ROOT, env: { ...process.env, TRIBUTARY_DATA_DIR: coldDir } });
     await fs.rm(tmp, { recursive: true, force: true });
+    await fs.rm(coldDir, { recursive: true, force: true });
   }
 }
 

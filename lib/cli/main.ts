@@ -39,6 +39,10 @@ export const COMMANDS: readonly CommandModule[] = [
     load: async () => (await import('./system-commands')).registerSystemCommands,
   },
   {
+    commands: [{ name: 'db', description: 'The embedded PostgreSQL of the data folder: status, start, stop (CLI commands leave it running while they are used)' }],
+    load: async () => (await import('./db-commands')).registerDbCommands,
+  },
+  {
     commands: [{ name: 'etl', description: 'Extract tables from every branch (Oracle/Postgres) into the Iceberg lake: INITIAL or INCREMENTAL (CDC)' }],
     load: async () => (await import('../etl/cli')).registerEtlCommands,
   },

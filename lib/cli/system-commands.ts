@@ -70,14 +70,14 @@ export function registerSystemCommands(program: Command): void {
       await withCli(async (ctx) => {
         const u = await createUser(ctx.prisma, { name: o.name, password, role: o.role }, { actor: 'cli' });
         console.log(`created user ${u.name} (${u.role})`);
-      });
+      }, { prisma: true });
     });
   users.command('list').description('List users').option('--json', 'machine-readable output')
     .action(async (o) => withCli(async (ctx) => {
       const all = await listUsers(ctx.prisma);
       if (o.json) console.log(JSON.stringify(all, null, 2));
       else for (const u of all) console.log(`${u.name}\t${u.role}\t${u.createdAt.toISOString()}`);
-    }));
+    }, { prisma: true }));
 
   const tokens = program.command('tokens').description('Manage API tokens (bearer tokens for /api/v1)');
   tokens.command('create')
@@ -89,17 +89,17 @@ export function registerSystemCommands(program: Command): void {
       const t = await createApiToken(ctx.prisma, { user: o.user, name: o.name, vendCredentials: !!o.vendCredentials }, { actor: 'cli' });
       console.log(t.token);
       console.error(`token '${t.name}' for ${o.user} (${t.role})${t.vendCredentials ? ', vends object-store credentials' : ''} — shown once, store it now`);
-    }));
+    }, { prisma: true }));
   tokens.command('list').description('List tokens (never their values)').option('--json', 'machine-readable output')
     .option('--all', 'include revoked tokens')
     .action(async (o) => withCli(async (ctx) => {
       const all = await listApiTokens(ctx.prisma, { includeRevoked: !!o.all });
       if (o.json) console.log(JSON.stringify(all, null, 2));
       else for (const t of all) console.log(JSON.stringify(t));
-    }));
+    }, { prisma: true }));
   tokens.command('revoke').description('Revoke a token by id or prefix').argument('<id>', 'token id or its shown prefix')
     .action(async (id) => withCli(async (ctx) => {
       const t = await revokeApiToken(ctx.prisma, id, { audit: { actor: 'cli' } });
       console.log(`revoked token ${t.name}`);
-    }));
+    }, { prisma: true }));
 }

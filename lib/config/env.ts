@@ -199,6 +199,12 @@ const EnvSchema = z.object({
    * per failed attempt, up to 10 s. (Default: 1)
    */
   TRIBUTARY_DB_RESTART_SECONDS: z.coerce.number().min(0.1).max(10).default(1),
+  /**
+   * A CLI command that finds no server leaves the embedded PostgreSQL it starts running (kept by a
+   * small background process) for the next commands, and this many seconds without a client
+   * connection stop it. 0: each command starts and stops its own, as before. (Default: 900)
+   */
+  TRIBUTARY_DB_IDLE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(900),
   /** On SIGTERM a worker takes no new jobs and waits this long for its running ones (an ETL unit, a slice) to finish before aborting them. (Default: 120) */
   TRIBUTARY_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
   /**

@@ -23,7 +23,7 @@ import { migrate } from './migrate';
  */
 export async function connectDatabase(
   env: Env,
-  opts: { migrate?: boolean; log?: (m: string) => void; setup?: (ownerUrl: string) => Promise<void> } & Pick<EmbeddedOptions, 'exclusive' | 'command' | 'supervise' | 'onSupervisor'> = {},
+  opts: { migrate?: boolean; log?: (m: string) => void; setup?: (ownerUrl: string) => Promise<void> } & Pick<EmbeddedOptions, 'exclusive' | 'command' | 'supervise' | 'onSupervisor' | 'startKeeper'> = {},
 ): Promise<{ url: string; ownerUrl: string; embedded: EmbeddedHandle | null }> {
   // Every process (serve, worker, CLI) starts here: the data folder is created private (0700).
   ensureDataDir(env.dataDir);
@@ -34,7 +34,7 @@ export async function connectDatabase(
   }
   const embedded = await ensureEmbeddedPostgres(env.dataDir, {
     log: env.LOG_LEVEL === 'debug' ? opts.log : undefined,
-    exclusive: opts.exclusive, command: opts.command, supervise: opts.supervise, onSupervisor: opts.onSupervisor,
+    exclusive: opts.exclusive, command: opts.command, supervise: opts.supervise, onSupervisor: opts.onSupervisor, startKeeper: opts.startKeeper,
     restartDelayMs: env.TRIBUTARY_DB_RESTART_SECONDS * 1000,
   });
   const ownerUrl = embedded.url;

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { ensureDataDir, writeSecretFile } from '../config/secret';
 import { AppError } from '../errors';
 import { claimOwnership, otherLiveOwner, pidAlive, readOwner, recordOwnerPort, releaseOwnership, type OwnerRecord } from './data-folder-owner';
+import { isKeeper, stopKeeper } from './db-keeper';
 
 /**
  * The embedded PostgreSQL that Tributary runs when no DATABASE_URL is set.
@@ -63,6 +64,12 @@ export interface EmbeddedOptions {
   onSupervisor?: (level: 'info' | 'warn' | 'error', message: string) => void;
   /** Wait before the first restart of a server that exited; doubles per failed attempt, up to 10 s. (Default: 1000 ms) */
   restartDelayMs?: number;
+  /**
+   * Instead of starting the server in this process, start it in a keeper
+   * that outlives this process (lib/db/db-keeper.ts) and attach as a client:
+   * one-shot CLI commands set it. (Default: none — start it here)
+   */
+  startKeeper?: () => Promise<void>;
 }
 
 /**
@@ -108,7 +115,7 @@ async function portFree(port: number): Promise<boolean> {
 }
 
 /** The pid in postmaster.pid when that process is alive, else null. */
-function runningPostmaster(pgDir: string): number | null {
+export function runningPostmaster(pgDir: string): number | null {
   const pidFile = path.join(pgDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return null;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
@@ -128,7 +135,7 @@ const refusal = (dataDir: string, o: OwnerRecord) => new AppError('conflict',
   'or set DATABASE_URL to use that database as a client');
 
 /** Stop a postmaster nobody supervises (its owner died): fast shutdown, then kill. */
-async function stopOrphan(pid: number): Promise<void> {
+export async function stopOrphan(pid: number): Promise<void> {
   try { process.kill(pid, 'SIGINT'); } catch { return; }
   const until = Date.now() + 30_000;
   while (pidAlive(pid) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
@@ -149,7 +156,14 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
   let rec: Recorded | null = existsSync(recFile) ? JSON.parse(await fs.readFile(recFile, 'utf8')) : null;
 
   // Another live process owns the server: refuse (serve, worker) or attach as a client (CLI).
-  const owner = otherLiveOwner(dataDir);
+  let owner = otherLiveOwner(dataDir);
+  if (owner && opts.exclusive && isKeeper(owner)) {
+    // A keeper holds it for CLI commands: serve and worker take it over (it stops its server and exits).
+    opts.onSupervisor?.('info', `taking the embedded PostgreSQL over from the CLI's keeper (process ${owner.pid})`);
+    if (!(await stopKeeper(owner))) throw refusal(dataDir, owner);
+    rec = existsSync(recFile) ? JSON.parse(await fs.readFile(recFile, 'utf8')) : null;
+    owner = otherLiveOwner(dataDir);
+  }
   if (owner) {
     if (opts.exclusive) throw refusal(dataDir, owner);
     // The owner may be restarting it: wait a little before giving up.
@@ -175,6 +189,11 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
     return { url: urlOf(rec, database), owned: false, ownerPid: ownedHere ? process.pid : orphan, port: rec.port, stopSupervising: () => {}, stop: async () => {} };
   }
 
+  if (opts.startKeeper && !opts.exclusive) {
+    // A one-shot command: the server is started by a keeper that stays for the next commands.
+    await opts.startKeeper();
+    return ensureEmbeddedPostgres(dataDir, { ...opts, startKeeper: undefined });
+  }
   const winner = claimOwnership(dataDir, opts.command ?? 'tributary');
   if (winner) {
     if (opts.exclusive) throw refusal(dataDir, winner);
