@@ -35,7 +35,7 @@ function folder(): string {
 function envFor(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(VITEST|DATABASE_URL$|TRIBUTARY_|NODE_OPTIONS$)/.test(k)) env[k] = v;
-  return { ...env, TRIBUTARY_DATA_DIR: dataDir, LOG_LEVEL: 'error', ...extra } as NodeJS.ProcessEnv;
+  return { ...env, TRIBUTARY_DATA_DIR: dataDir, LOG_LEVEL: "error", ...extra } as unknown as NodeJS.ProcessEnv;
 }
 
 function cli(dataDir: string, args: string[], extra: Record<string, string> = {}): Promise<{ code: number | null; out: string; err: string }> {

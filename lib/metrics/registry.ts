@@ -1,0 +1,61 @@
+import type pg from 'pg';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import type { Lake } from '../lake';
+import { families, histograms } from './families';
+import { lakeFigures } from './lake-metrics';
+
+/**
+ * The Prometheus registry of a web process: Node's own process metrics
+ * (prom-client's defaults: CPU, memory, event-loop lag, GC) observed here, and
+ * the installation's figures read from the database and the lake on each
+ * scrape (families.ts, lake-metrics.ts). Built once per process.
+ */
+export interface MetricsDeps {
+  pool: Pick<pg.Pool, 'query'>;
+  /** The lake, for per-table figures; absent: no lake families. */
+  lake?: Lake;
+  /** The flow scheduler's advisory lock key (lib/flows/scheduler.ts). */
+  schedulerLockKey: number;
+}
+
+const LAKE = [
+  ['tributary_lake_snapshots', 'Snapshots kept in the table metadata.', 'snapshots'],
+  ['tributary_lake_data_files', 'Live data files of the current snapshot.', 'dataFiles'],
+  ['tributary_lake_delete_files', 'Live delete files of the current snapshot (compaction folds them away).', 'deleteFiles'],
+  ['tributary_lake_rows', 'Rows of the current snapshot (data rows minus position deletes).', 'rows'],
+  ['tributary_lake_bytes', 'Bytes of the current snapshot\'s live files.', 'bytes'],
+  ['tributary_lake_last_commit_age_seconds', 'Seconds since the table\'s last commit.', 'lastCommitAgeSeconds'],
+] as const;
+
+export function createMetricsRegistry(deps: MetricsDeps): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  for (const f of families(deps.schedulerLockKey)) {
+    registry.registerMetric({
+      name: f.name, help: f.help,
+      async get() {
+        const r = await deps.pool.query(f.sql);
+        return { name: f.name, help: f.help, type: f.type, values: r.rows.map(f.map), aggregator: 'sum' };
+      },
+    } as never);
+  }
+  for (const h of histograms(deps.pool)) registry.registerMetric(h as never);
+  if (deps.lake) {
+    // One read of the lake per scrape, shared by its six families.
+    let pending: { at: number; p: ReturnType<typeof lakeFigures> } | null = null;
+    const figures = () => {
+      if (!pending || Date.now() - pending.at > 1000) pending = { at: Date.now(), p: lakeFigures(deps.lake!) };
+      return pending.p;
+    };
+    for (const [name, help, key] of LAKE) {
+      registry.registerMetric({
+        name, help,
+        async get() {
+          const rows = await figures();
+          return { name, help, type: 'gauge', values: rows.map((t) => ({ labels: { table: t.table }, value: t[key] })), aggregator: 'sum' };
+        },
+      } as never);
+    }
+  }
+  return registry;
+}
