@@ -80,6 +80,7 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
   const blocked = new Map<string, string>();
   const threads = Math.max(1, o.threads ?? 4);
   let running = 0; let done = 0;
+  const freeSlots = Array.from({ length: threads }, (_, i) => i + 1);
   const total = pending.length;
 
   const runNode = async (id: string): Promise<NodeResult> => {
@@ -135,7 +136,10 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
         if (!ds.every((d) => results.has(d))) { i++; continue; }
         pending.splice(i, 1); running++;
         log.info(`models: ${id.replace(':', ' ')} started`);
-        void runNode(id).then((r) => { running--; finish(id, r); pump(); });
+        // the lowest free slot: dbt's thread_id in run_results.json
+        const slot = freeSlots.sort((a, b) => a - b).shift() ?? running;
+        const startedAt = new Date().toISOString();
+        void runNode(id).then((r) => { running--; freeSlots.push(slot); finish(id, { ...r, startedAt, thread: slot }); pump(); });
       }
       if (!pending.length && running === 0) resolve();
     };

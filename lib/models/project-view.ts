@@ -1,13 +1,13 @@
 import type pg from 'pg';
 import { lastResults, type StoredResult } from './results-store';
-import type { Project } from './types';
+import type { ColumnDoc, Project } from './types';
 
 /** What the Models page shows of a project: its files, models and tests with their last outcome. */
 export interface ProjectView {
   root: string;
   name: string;
-  files: { path: string; kind: 'model' | 'schema' | 'test' | 'macro' | 'project' }[];
-  models: { name: string; path: string; materialized: string; tags: string[]; refs: string[]; sources: string[]; description?: string; last: LastRun | null }[];
+  files: { path: string; kind: 'model' | 'schema' | 'docs' | 'test' | 'macro' | 'project' }[];
+  models: { name: string; path: string; materialized: string; tags: string[]; refs: string[]; sources: string[]; description?: string; columns?: ColumnDoc[]; last: LastRun | null }[];
   tests: { name: string; path: string; model?: string; refs: string[]; severity: string; type: string; last: LastRun | null }[];
   errors: { path: string; message: string }[];
 }
@@ -15,6 +15,7 @@ export type LastRun = Pick<StoredResult, 'status' | 'rows' | 'durationMs' | 'err
 
 export function fileKind(path: string): ProjectView['files'][number]['kind'] {
   if (path === 'dbt_project.yml') return 'project';
+  if (path.endsWith('.md')) return 'docs';
   if (path.startsWith('macros/')) return 'macro';
   if (path.startsWith('tests/')) return 'test';
   return path.endsWith('.sql') ? 'model' : 'schema';
@@ -27,7 +28,7 @@ export async function projectView(pool: pg.Pool, p: Project & { errors: { path: 
     root: p.root, name: p.name,
     files: files.sort().map((path) => ({ path, kind: fileKind(path) })),
     models: [...p.models.values()].sort((a, b) => a.name.localeCompare(b.name)).map((m) => ({
-      name: m.name, path: m.path, materialized: m.config.materialized, tags: m.config.tags, refs: m.refs, sources: m.sources, description: m.description,
+      name: m.name, path: m.path, materialized: m.config.materialized, tags: m.config.tags, refs: m.refs, sources: m.sources, description: m.description, columns: m.columns,
       last: last.get(`model:${m.name}`) ?? null,
     })),
     tests: [...p.tests.values()].sort((a, b) => a.name.localeCompare(b.name)).map((t) => ({

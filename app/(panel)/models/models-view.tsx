@@ -13,7 +13,7 @@ import type { NodeResult, ProjectData, ProjectModel } from './types';
 import css from './models.module.css';
 import { newFilePath } from './new-file-path';
 
-const GROUPS: [ProjectData['files'][number]['kind'], string][] = [['model', 'Models'], ['schema', 'Schema & tests'], ['test', 'Singular tests'], ['macro', 'Macros'], ['project', 'Project']];
+const GROUPS: [ProjectData['files'][number]['kind'], string][] = [['model', 'Models'], ['schema', 'Schema & tests'], ['docs', 'Docs'], ['test', 'Singular tests'], ['macro', 'Macros'], ['project', 'Project']];
 
 const NEW_MODEL = (name: string) => `{{ config(materialized='view') }}\n\nSELECT *\nFROM {{ ref('${name}') }}\n`;
 
@@ -157,6 +157,17 @@ export function ModelsView() {
               {path?.endsWith('.sql') && canEdit && <button type="button" className="btn btn-small" onClick={compile}>Compile</button>}
               {canEdit ? <button type="button" className="btn btn-small btn-primary" onClick={save} disabled={!dirty || !editing}>Save</button> : <span className="muted small">read-only (viewer)</span>}
             </div>
+            {model && (model.description || model.columns?.some((c) => c.description)) && (
+              <div className={css.docs} data-testid="model-docs">
+                {model.description && <p className={css.docsText} data-testid="model-description">{model.description}</p>}
+                {model.columns?.some((c) => c.description || c.data_type) && (
+                  <table className="table small" data-testid="model-columns">
+                    <thead><tr><th>Column</th><th>Type</th><th>Description</th></tr></thead>
+                    <tbody>{model.columns.map((c) => <tr key={c.name}><td className="mono">{c.name}</td><td className="mono">{c.data_type ?? ''}</td><td className={css.docsText}>{c.description ?? ''}</td></tr>)}</tbody>
+                  </table>
+                )}
+              </div>
+            )}
             {path && file.data ? (
               <div className={css.editor}>
                 <SqlEditor key={path} value={text} onChange={setText} readOnly={!canEdit} language={path.endsWith('.sql') ? 'sql' : 'yaml'} />
