@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { lastResults, type StoredResult } from './results-store';
-import type { ColumnDoc, Project } from './types';
+import type { ColumnDoc, Project, TestNode } from './types';
 
 /** What the Models page shows of a project: its files, models and tests with their last outcome. */
 export interface ProjectView {
@@ -21,6 +21,20 @@ export function fileKind(path: string): ProjectView['files'][number]['kind'] {
   return path.endsWith('.sql') ? 'model' : 'schema';
 }
 
+/**
+ * The name Tributary gave a generic test before it took dbt's names
+ * (`accepted_values_<model>_<column>` without the values,
+ * `relationships_<model>_<column>__<field>__<to>`), so a project's last
+ * results stay on the page until its next run.
+ */
+export function legacyTestName(t: TestNode): string | undefined {
+  const g = t.generic;
+  if (!g || !t.model) return undefined;
+  if (g.type === 'accepted_values') return `accepted_values_${t.model}_${g.column}`;
+  if (g.type === 'relationships') return `relationships_${t.model}_${g.column}__${g.field}__${g.to}`;
+  return undefined;
+}
+
 export async function projectView(pool: pg.Pool, p: Project & { errors: { path: string; message: string }[] }, files: string[]): Promise<ProjectView> {
   const last = new Map<string, LastRun>();
   for (const r of await lastResults(pool)) last.set(`${r.kind}:${r.name}`, { status: r.status, rows: r.rows, durationMs: r.durationMs, error: r.error, runId: r.runId, createdAt: r.createdAt });
@@ -33,7 +47,7 @@ export async function projectView(pool: pg.Pool, p: Project & { errors: { path: 
     })),
     tests: [...p.tests.values()].sort((a, b) => a.name.localeCompare(b.name)).map((t) => ({
       name: t.name, path: t.path, model: t.model, refs: t.refs, severity: t.severity, type: t.generic?.type ?? 'singular',
-      last: last.get(`test:${t.name}`) ?? null,
+      last: last.get(`test:${t.name}`) ?? (legacyTestName(t) ? last.get(`test:${legacyTestName(t)}`) : undefined) ?? null,
     })),
     errors: p.errors,
   };
