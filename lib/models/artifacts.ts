@@ -181,9 +181,20 @@ function testConfig(t: TestNode): Json {
 }
 
 /** A project's manifest.json (dbt manifest v12). `compiled` adds the SQL a command rendered. */
-export function buildManifest(p: Project, ctx: ArtifactContext, o: { compiled?: CompiledSql } = {}): Json {
+export function buildManifest(p: Project, ctx: ArtifactContext, o: {
+  compiled?: CompiledSql;
+  /** Nodes of other resource types (seeds), already shaped; a ref() to one of their names resolves to it. (Default: none) */
+  extra?: ResourceInput[];
+} = {}): Json {
   const nodes: Json = {}; const disabled: Record<string, Json[]> = {}; const sources: Json = {};
   const parents = new Map<string, string[]>();
+  const extraByName = new Map((o.extra ?? []).map((r) => [r.name, r.uniqueId]));
+  const refUid = (r: string) => (p.models.has(r) ? modelUid(p.name, r) : extraByName.get(r));
+  const refIdsOf = (refs: string[]) => refs.map(refUid).filter((x): x is string => x !== undefined);
+  for (const r of o.extra ?? []) {
+    nodes[r.uniqueId] = resourceNode(r, { name: p.name, database: ctx.database });
+    parents.set(r.uniqueId, r.dependsOn.nodes);
+  }
   const macros = projectMacros(p.name, p.macros);
   const macroIds = new Map(macros.map((m) => [m.name as string, m.unique_id as string]));
   // a model depends on the project macros it calls
@@ -210,7 +221,7 @@ export function buildManifest(p: Project, ctx: ArtifactContext, o: { compiled?: 
   for (const m of [...p.models.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     const uid = modelUid(p.name, m.name);
     const srcIds = m.sources.map((s) => addSource(s, m.path));
-    const deps = [...m.refs.filter((r) => p.models.has(r)).map((r) => modelUid(p.name, r)), ...srcIds];
+    const deps = [...refIdsOf(m.refs), ...srcIds];
     const node = resourceNode({
       resourceType: 'model', name: m.name, originalFilePath: m.path, uniqueId: uid, fqn: fqnOf(p.name, m.path, m.name),
       path: m.path.replace(/^models\//, ''), alias: m.name, raw: m.raw, config: modelConfig(m), tags: m.config.tags,
@@ -224,7 +235,7 @@ export function buildManifest(p: Project, ctx: ArtifactContext, o: { compiled?: 
 
   for (const t of [...p.tests.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     const uid = testUid(p.name, t);
-    const refIds = t.refs.filter((r) => p.models.has(r)).map((r) => modelUid(p.name, r));
+    const refIds = refIdsOf(t.refs);
     const srcIds = t.sources.map((s) => addSource(s, t.path));
     // as dbt lists them for a relationships test: the `to` model first (ref order of the compiled test)
     const deps = [...refIds.sort(), ...srcIds];
