@@ -5,6 +5,8 @@ import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseEnv } from '../config/env';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { buildManifest, buildRunResults, type ResourceInput } from './artifacts';
+import { parseProject } from './project';
 import { compileModels, runModelsCommand, type ModelsDeps } from './service';
 import { makeModelsWarehouse, makeShopLake, SHOP_PROJECT, writeProject } from './test-project';
 
@@ -134,5 +136,22 @@ describe('dbt artifacts', () => {
     expect(m.nodes['model.shop.stg_customers'].compiled_code).toMatch(/^SELECT id AS customer_id, name FROM icebergLocal\(/);
     expect(m.nodes['model.shop.customer_orders'].compiled).toBe(false);
     expect(fs.existsSync(path.join(proj.root, r.written.find((w) => w.includes('unique_stg_customers_customer_id'))!))).toBe(true);
+  });
+
+  test('a node of another resource type (a seed) fits in: validated, and a ref() to it is a dependency', () => {
+    const p = parseProject('/tmp/p', { 'dbt_project.yml': 'name: jaffle\n', 'models/customers.sql': "SELECT id FROM {{ ref('raw_customers') }}\n" });
+    const seed: ResourceInput = {
+      resourceType: 'seed', name: 'raw_customers', originalFilePath: 'seeds/raw_customers.csv', uniqueId: 'seed.jaffle.raw_customers', fqn: ['jaffle', 'raw_customers'],
+      path: 'raw_customers.csv', alias: 'raw_customers', raw: '', config: { enabled: true, materialized: 'seed', delimiter: ',', quote_columns: null, column_types: {} },
+      tags: [], dependsOn: { nodes: [], macros: [] }, relationName: '`models`.`raw_customers`',
+    };
+    const m = buildManifest(p, { database: 'models', invocationId: 'i', startedAt: new Date().toISOString() }, { extra: [seed] }) as Record<string, Record<string, unknown>>;
+    expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
+    expect(m.nodes['seed.jaffle.raw_customers']).toMatchObject({ resource_type: 'seed', checksum: { name: 'sha256' } });
+    expect(m.parent_map['model.jaffle.customers']).toEqual(['seed.jaffle.raw_customers']);
+    expect(m.child_map['seed.jaffle.raw_customers']).toEqual(['model.jaffle.customers']);
+    const rr = buildRunResults(p, [{ name: 'raw_customers', kind: 'seed' as 'model', status: 'success', rows: 3, durationMs: 5, startedAt: new Date().toISOString(), thread: 2 }], 10, { database: 'models', invocationId: 'i', startedAt: new Date().toISOString() }, { command: 'build' });
+    expect(validateRunResults(rr), errorsOf(validateRunResults).join('\n')).toBe(true);
+    expect((rr.results as { unique_id: string; thread_id: string }[])[0]).toMatchObject({ unique_id: 'seed.jaffle.raw_customers', thread_id: 'Thread-2' });
   });
 });
