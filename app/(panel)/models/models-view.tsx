@@ -88,7 +88,7 @@ export function ModelsView() {
     if (dirty && loaded && !window.confirm(`${loaded} has unsaved changes. Discard them and create ${full}?`)) return;
     const first = p?.models[0]?.name ?? 'stg_model';
     try {
-      await api('/api/v1/models/files', { method: 'PUT', body: { path: full, content: full.endsWith('.sql') ? NEW_MODEL(first) : full.endsWith('.csv') ? 'id\n' : 'version: 2\nmodels: []\n' } });
+      await api('/api/v1/models/files', { method: 'PUT', body: { path: full, content: full.endsWith('.sql') ? NEW_MODEL(first) : full.endsWith('.csv') ? 'id\n' : full.endsWith('.md') ? `{% docs ${full.slice(full.lastIndexOf('/') + 1, -3).replace(/\W/g, '_')} %}\n\n{% enddocs %}\n` : 'version: 2\nmodels: []\n' } });
       setNewPath('');
       await qc.invalidateQueries({ queryKey: ['models-project'] });
       setPath(full);
