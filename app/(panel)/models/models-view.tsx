@@ -5,6 +5,7 @@ import { api } from '../../_components/api-client';
 import { FormError } from '../../_components/form-error';
 import { useCan } from '../../_components/user-context';
 import { ModelDag } from './model-dag';
+import { ModelDocs } from './model-docs';
 import { QueryBox } from './query-box';
 import { ResultsTable } from './results-table';
 import { RunPanel } from './run-panel';
@@ -157,17 +158,7 @@ export function ModelsView() {
               {path?.endsWith('.sql') && canEdit && <button type="button" className="btn btn-small" onClick={compile}>Compile</button>}
               {canEdit ? <button type="button" className="btn btn-small btn-primary" onClick={save} disabled={!dirty || !editing}>Save</button> : <span className="muted small">read-only (viewer)</span>}
             </div>
-            {model && (model.description || model.columns?.some((c) => c.description)) && (
-              <div className={css.docs} data-testid="model-docs">
-                {model.description && <p className={css.docsText} data-testid="model-description">{model.description}</p>}
-                {model.columns?.some((c) => c.description || c.data_type) && (
-                  <table className="table small" data-testid="model-columns">
-                    <thead><tr><th>Column</th><th>Type</th><th>Description</th></tr></thead>
-                    <tbody>{model.columns.map((c) => <tr key={c.name}><td className="mono">{c.name}</td><td className="mono">{c.data_type ?? ''}</td><td className={css.docsText}>{c.description ?? ''}</td></tr>)}</tbody>
-                  </table>
-                )}
-              </div>
-            )}
+            {model && <ModelDocs model={model} />}
             {path && file.data ? (
               <div className={css.editor}>
                 <SqlEditor key={path} value={text} onChange={setText} readOnly={!canEdit} language={path.endsWith('.sql') ? 'sql' : 'yaml'} />
