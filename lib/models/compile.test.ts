@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -34,13 +35,15 @@ describe('compile', () => {
     // compile shows the full build: is_incremental() is false
     expect(sql.orders_inc).toBe('SELECT order_id, customer_id, amount, status, updated_at FROM `models`.`stg_orders`');
     expect(sql.unique_stg_orders_order_id).toBe('SELECT order_id AS unique_field, count() AS n_records\nFROM `models`.`stg_orders` AS t\nWHERE order_id IS NOT NULL\nGROUP BY order_id\nHAVING count() > 1');
-    expect(sql.accepted_values_stg_orders_status).toBe("SELECT status AS value_field, count() AS n_records\nFROM `models`.`stg_orders` AS t\nGROUP BY status\nHAVING status NOT IN ('paid', 'open', 'cancelled')");
-    expect(sql.relationships_stg_orders_customer_id__customer_id__stg_customers).toBe('SELECT customer_id AS from_field\nFROM `models`.`stg_orders` AS t\nWHERE customer_id IS NOT NULL\n  AND customer_id NOT IN (SELECT customer_id FROM `models`.`stg_customers` WHERE customer_id IS NOT NULL)');
+    expect(sql.accepted_values_stg_orders_status__paid__open__cancelled).toBe("SELECT status AS value_field, count() AS n_records\nFROM `models`.`stg_orders` AS t\nGROUP BY status\nHAVING status NOT IN ('paid', 'open', 'cancelled')");
+    expect(sql.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_).toBe('SELECT customer_id AS from_field\nFROM `models`.`stg_orders` AS t\nWHERE customer_id IS NOT NULL\n  AND customer_id NOT IN (SELECT customer_id FROM `models`.`stg_customers` WHERE customer_id IS NOT NULL)');
     expect(sql.not_null_customer_orders_total).toBe('SELECT *\nFROM (SELECT * FROM `models`.`customer_orders` WHERE orders > 0) AS t\nWHERE total IS NULL');
     expect(sql.no_negative_totals).toBe('SELECT * FROM `models`.`customer_orders` WHERE total < 0');
     const written = writeCompiled(proj.root, nodes.map((n) => ({ path: n.path, sql: n.sql! })));
     expect(written).toContain('target/compiled/models/staging/stg_orders.sql');
-    expect(written).toContain('target/compiled/tests/generic/unique_stg_orders_order_id.sql');
+    // generic tests below their schema.yml, by dbt's alias (a hash past 63 characters)
+    expect(written).toContain('target/compiled/models/schema.yml/unique_stg_orders_order_id.sql');
+    expect(written).toContain(`target/compiled/models/schema.yml/relationships_stg_orders_${crypto.createHash('md5').update('relationships_stg_orders_customer_id__customer_id__ref_stg_customers_').digest('hex')}.sql`);
     expect(fs.readFileSync(path.join(proj.root, 'target/compiled/models/marts/customer_orders.sql'), 'utf8')).toBe(sql.customer_orders + '\n');
   });
 

@@ -3,7 +3,16 @@ import { assertParsed } from './project';
 import { renderModel, renderTest } from './render';
 import { selectNodes } from './selector';
 import { renderSource, type LakeAccess } from './source-sql';
-import type { Project } from './types';
+import type { Node, Project } from './types';
+
+/**
+ * Where a node's compiled SQL goes under target/compiled/: its own path, or
+ * for a generic test, as dbt puts it, below its schema.yml by its alias
+ * (`models/schema.yml/unique_orders_order_id.sql`).
+ */
+export function compiledPath(node: Node): string {
+  return node.kind === 'test' && node.generic ? `${node.path}/${node.alias ?? node.name}.sql` : node.path;
+}
 
 export interface CompiledNode { name: string; kind: 'model' | 'test'; path: string; sql?: string; error?: string }
 
@@ -25,7 +34,7 @@ export async function compileProject(p: Project & { errors?: { path: string; mes
   for (const id of ids) {
     const isModel = id.startsWith('model:');
     const node = isModel ? p.models.get(id.slice(6))! : p.tests.get(id.slice(5))!;
-    const path = isModel ? node.path : node.kind === 'test' && node.raw !== undefined ? node.path : `tests/generic/${node.name}.sql`;
+    const path = compiledPath(node);
     try {
       for (const s of node.sources) if (!resolved.has(s)) resolved.set(s, renderSource(await o.resolveSource(s), o.lake));
       const sql = node.kind === 'model' ? renderModel(p, node, env) : renderTest(p, node, env);

@@ -1,3 +1,4 @@
+import { pointAtSource } from './error-position';
 import { buildGraph, modelId } from './graph';
 import { materialize } from './materialize';
 import { assertParsed } from './project';
@@ -32,6 +33,17 @@ export interface ExecuteOptions {
 }
 
 const FAILING_ROWS = 100;
+
+/**
+ * A ClickHouse error on a node's rendered SQL, pointed at the node's own
+ * file (`models: models/x.sql: line 4, col 15: ClickHouse: …`): positions
+ * ClickHouse gives count from the statement it ran, not from the file.
+ */
+function located(message: string, file: string, raw: string, sql: string | undefined): string {
+  if (sql === undefined || !/^models: ClickHouse: /.test(message)) return message;
+  const p = pointAtSource(message.replace(/^models: /, ''), raw, sql.replace(/[\s;]+$/, ''));
+  return p.position ? `models: ${file}: line ${p.position.line}, col ${p.position.col}: ${p.message}` : message;
+}
 
 /**
  * run / test / build over a selection: every node starts when what it needs
@@ -80,6 +92,7 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
   const blocked = new Map<string, string>();
   const threads = Math.max(1, o.threads ?? 4);
   let running = 0; let done = 0;
+  const freeSlots = Array.from({ length: threads }, (_, i) => i + 1);
   const total = pending.length;
 
   const runNode = async (id: string): Promise<NodeResult> => {
@@ -99,7 +112,7 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
         });
         return { name: m.name, kind: 'model', status: 'success', materialized: m.config.materialized, rows: out.rows, durationMs: Date.now() - start, sql: out.sql };
       } catch (e) {
-        return { name: m.name, kind: 'model', status: 'error', materialized: m.config.materialized, rows: null, durationMs: Date.now() - start, sql, error: (e as Error).message };
+        return { name: m.name, kind: 'model', status: 'error', materialized: m.config.materialized, rows: null, durationMs: Date.now() - start, sql, error: located((e as Error).message, m.path, m.raw, sql) };
       }
     }
     const t = p.tests.get(id.slice(5))!;
@@ -116,7 +129,7 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
       const status = n === 0 ? 'pass' : t.severity === 'warn' ? 'warn' : 'fail';
       return { name: t.name, kind: 'test', status, rows: n, durationMs: Date.now() - start, sql, failingRows: n ? rows.rows : [] };
     } catch (e) {
-      return { name: t.name, kind: 'test', status: 'error', rows: null, durationMs: Date.now() - start, sql, error: (e as Error).message };
+      return { name: t.name, kind: 'test', status: 'error', rows: null, durationMs: Date.now() - start, sql, error: t.raw === undefined ? (e as Error).message : located((e as Error).message, t.path, t.raw, sql) };
     }
   };
 
@@ -135,7 +148,10 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
         if (!ds.every((d) => results.has(d))) { i++; continue; }
         pending.splice(i, 1); running++;
         log.info(`models: ${id.replace(':', ' ')} started`);
-        void runNode(id).then((r) => { running--; finish(id, r); pump(); });
+        // the lowest free slot: dbt's thread_id in run_results.json
+        const slot = freeSlots.sort((a, b) => a - b).shift() ?? running;
+        const startedAt = new Date().toISOString();
+        void runNode(id).then((r) => { running--; freeSlots.push(slot); finish(id, { ...r, startedAt, thread: slot }); pump(); });
       }
       if (!pending.length && running === 0) resolve();
     };

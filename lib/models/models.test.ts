@@ -55,8 +55,8 @@ describe('models on chdb', () => {
     expect(r.stg_customers.materialized).toBe('view');
     expect(r.customer_orders.rows).toBe(3);
     expect(r.unique_stg_orders_order_id.status).toBe('pass');
-    expect(r.accepted_values_stg_orders_status.status).toBe('pass');
-    expect(r.relationships_stg_orders_customer_id__customer_id__stg_customers.status).toBe('pass');
+    expect(r.accepted_values_stg_orders_status__paid__open__cancelled.status).toBe('pass');
+    expect(r.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_.status).toBe('pass');
     expect(r.no_negative_totals.status).toBe('pass');
     // build order: a model runs after its parents' tests
     const names = s.results.map((x) => x.name);
@@ -161,8 +161,8 @@ describe('models on chdb', () => {
     files['models/staging/stg_customers_extra.sql'] = "SELECT * FROM {{ ref('stg_customers') }}\n";
     const s = await exec('build', { select: ['stg_customers_extra'], files });
     const r = byName(s);
-    expect(r.accepted_values_stg_customers_extra_customer_id).toMatchObject({ status: 'warn', rows: 1, failingRows: [{ value_field: 3, n_records: 1 }] });
-    expect(r.accepted_values_stg_customers_extra_customer_id_2).toMatchObject({ status: 'pass', rows: 0 });
+    expect(r.accepted_values_stg_customers_extra_customer_id__False__1__2).toMatchObject({ status: 'warn', rows: 1, failingRows: [{ value_field: 3, n_records: 1 }] });
+    expect(r.accepted_values_stg_customers_extra_customer_id__False__1__2_2).toMatchObject({ status: 'pass', rows: 0 });
     expect(s.ok).toBe(true);
   });
 

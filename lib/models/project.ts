@@ -1,7 +1,8 @@
 import { AppError } from '../errors';
 import { configOf, parseProjectYml, parseSchemaYml } from './schema-yml';
 import { renderTemplate, type TemplateContext } from './template';
-import type { ModelConfig, ModelNode, Project, TestNode } from './types';
+import { parseDocBlocks } from './docs-blocks';
+import type { ColumnDoc, DocBlock, ModelConfig, ModelNode, Project, TestNode } from './types';
 
 /** A project as files: path relative to the root → text. */
 export type ProjectFiles = Record<string, string>;
@@ -49,12 +50,24 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
   // Each macro file is preceded by a marker comment, so an error in the joined text can name its file and line.
   const macros = paths.filter((p) => p.startsWith('macros/') && p.endsWith('.sql')).map((p) => `${macroFileMarker(p)}\n${files[p]}`).join('\n');
 
-  const yml = new Map<string, { description?: string; config: Partial<ModelConfig>; tests: TestNode[] }>();
+  // docs blocks first: descriptions below may name them with doc()
+  const docs = new Map<string, DocBlock>();
+  for (const p of paths.filter((x) => (x.startsWith('models/') || x.startsWith('macros/')) && x.endsWith('.md'))) {
+    try {
+      for (const d of parseDocBlocks(files[p], p)) {
+        const prev = docs.get(d.name);
+        if (prev) errors.push({ path: p, message: `models: docs block ${d.name} is defined twice: in ${prev.path} and ${p}` });
+        else docs.set(d.name, d);
+      }
+    } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
+  }
+
+  const yml = new Map<string, { description?: string; columns: ColumnDoc[]; path: string; config: Partial<ModelConfig>; tests: TestNode[] }>();
   for (const p of paths.filter((x) => x.startsWith('models/') && /\.ya?ml$/.test(x))) {
     try {
       for (const m of parseSchemaYml(files[p], p).models) {
         const prev = yml.get(m.name);
-        yml.set(m.name, { description: m.description ?? prev?.description, config: { ...prev?.config, ...m.config }, tests: [...(prev?.tests ?? []), ...m.tests] });
+        yml.set(m.name, { description: m.description ?? prev?.description, columns: [...(prev?.columns ?? []), ...m.columns], path: prev?.path ?? p, config: { ...prev?.config, ...m.config }, tests: [...(prev?.tests ?? []), ...m.tests] });
       }
     } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
   }
@@ -66,7 +79,7 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
     if (models.has(mname)) { errors.push({ path: p, message: `models: two models named ${mname}: ${models.get(mname)!.path} and ${p}` }); continue; }
     const fromYml = yml.get(mname);
     const node: ModelNode = {
-      kind: 'model', name: mname, path: p, raw: files[p], refs: [], sources: [], description: fromYml?.description,
+      kind: 'model', name: mname, path: p, raw: files[p], refs: [], sources: [],
       config: { materialized: 'view', tags: [], enabled: true, ...defaults, ...fromYml?.config } as ModelConfig,
     };
     try {
@@ -75,6 +88,13 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
       const inline = configOf(rec.config, p);
       node.config = { ...node.config, ...inline, tags: [...new Set([...(node.config.tags ?? []), ...(inline.tags ?? [])])] };
     } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
+    if (fromYml) {
+      const render = (text: string | undefined, what: string) => {
+        try { return renderDescription(text, fromYml.path, what, docs, allVars); } catch (e) { errors.push({ path: fromYml.path, message: (e as Error).message }); return text; }
+      };
+      node.description = render(fromYml.description, `${mname}.description`);
+      if (fromYml.columns.length) node.columns = fromYml.columns.map((c) => ({ ...c, description: render(c.description, `${mname}.columns.${c.name}.description`) }));
+    }
     models.set(mname, node);
   }
 
@@ -84,7 +104,7 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
     for (const t of y.tests) {
       let n = t.name; let k = 2;
       while (tests.has(n)) n = `${t.name}_${k++}`;
-      tests.set(n, { ...t, name: n, tags: [...new Set([...t.tags, ...models.get(mname)!.config.tags])] });
+      tests.set(n, { ...t, name: n, alias: n === t.name ? t.alias : n, tags: [...new Set([...t.tags, ...models.get(mname)!.config.tags])] });
     }
   }
   for (const p of paths.filter((x) => x.startsWith('tests/') && x.endsWith('.sql'))) {
@@ -103,7 +123,29 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
 
   for (const m of models.values()) for (const r of m.refs) if (!models.has(r)) errors.push({ path: m.path, message: `models: ${m.name} refs ${r}, which is no model` });
   for (const t of tests.values()) for (const r of t.refs) if (!models.has(r)) errors.push({ path: t.path, message: `models: test ${t.name} refs ${r}, which is no model` });
-  return { root, name, models, tests, macros, vars: allVars, errors };
+  return { root, name, models, tests, macros, vars: allVars, docs: [...docs.values()].sort((a, b) => a.name.localeCompare(b.name)), errors };
+}
+
+/**
+ * A schema.yml description as dbt renders it: Jinja with `doc('name')` for a
+ * docs block and `var()`; a doc() naming no block is an error naming it.
+ */
+function renderDescription(text: string | undefined, file: string, what: string, docs: Map<string, DocBlock>, vars: Record<string, unknown>): string | undefined {
+  if (text === undefined || !/\{[{%#]/.test(text)) return text;
+  const none = (f: string) => () => { throw new Error(`${f}() is not available in a description`); };
+  try {
+    return renderTemplate(text, {
+      ref: none('ref'), source: none('source'), config: none('config'), is_incremental: () => false, this: '',
+      var: (n, d) => lookupVar(vars, n, d, d !== undefined),
+      doc: (n) => {
+        const d = docs.get(n);
+        if (!d) throw new Error(`doc('${n}') names no docs block ({% docs ${n} %} … {% enddocs %} in a .md file)${docs.size ? `; the project has ${[...docs.keys()].join(', ')}` : ''}`);
+        return d.contents;
+      },
+    }, { file: `${file}: ${what}` });
+  } catch (e) {
+    throw new AppError('validation', (e as Error).message, { cause: e });
+  }
 }
 
 /** The comment that opens each macro file in a project's joined macros (see template.ts). */

@@ -1,10 +1,11 @@
 import YAML from 'yaml';
 import { AppError } from '../errors';
-import type { GenericTestType, ModelConfig, TestNode } from './types';
+import { synthesizeTestNames, TEST_CONFIG_ARGS } from './test-names';
+import type { ColumnDoc, GenericTestType, ModelConfig, TestNode } from './types';
 
 /** What one schema.yml says about the models it names. */
 export interface SchemaYml {
-  models: { name: string; description?: string; config: Partial<ModelConfig>; tests: TestNode[] }[];
+  models: { name: string; description?: string; columns: ColumnDoc[]; config: Partial<ModelConfig>; tests: TestNode[] }[];
 }
 
 const GENERIC: GenericTestType[] = ['not_null', 'unique', 'accepted_values', 'relationships'];
@@ -39,27 +40,36 @@ function configOf(raw: Record<string, unknown>, where: string): Partial<ModelCon
   return out;
 }
 
-/** One generic test entry of a column (`- unique`, `- accepted_values: {values: [...]}`) → a test node. */
+/** One generic test entry of a column (`- unique`, `- accepted_values: {values: [...]}`) → a test node, named as dbt names it (test-names.ts). */
 function genericTest(entry: unknown, model: string, column: string, file: string): TestNode {
   const where = `${file}: ${model}.${column}`;
-  let type: string; let args: Record<string, unknown> = {};
+  let type: string; let raw: Record<string, unknown> = {};
   if (typeof entry === 'string') type = entry;
   else {
     const o = asObject(entry, where);
     const keys = Object.keys(o);
     if (keys.length !== 1) throw new AppError('validation', `models: ${where}: a test is a name or a one-key mapping, got ${JSON.stringify(entry)}`);
-    type = keys[0]; args = asObject(o[type], `${where}.${type}`);
+    type = keys[0]; raw = asObject(o[type], `${where}.${type}`);
   }
   if (!GENERIC.includes(type as GenericTestType)) throw new AppError('validation', `models: ${where}: unknown test ${JSON.stringify(type)} (known: ${GENERIC.join(', ')})`);
-  const cfg = { ...args, ...asObject(args.config, `${where}.${type}.config`) };
+  // dbt 1.10's `arguments:` holds the test's arguments apart from its configs
+  const { arguments: argBlock, config: cfgBlock, name: customName, description, ...rest } = { ...raw, ...asObject(raw.arguments, `${where}.${type}.arguments`) } as Record<string, unknown>;
+  void argBlock;
+  const cfg: Record<string, unknown> = { ...asObject(cfgBlock, `${where}.${type}.config`) };
+  const args: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(rest)) if (TEST_CONFIG_ARGS.includes(k)) cfg[k] = v; else args[k] = v;
   const severity = String(cfg.severity ?? 'error').toLowerCase();
   if (severity !== 'error' && severity !== 'warn') throw new AppError('validation', `models: ${where}: severity must be error or warn`);
   const t = type as GenericTestType;
+  args.column_name = column;
+  const names = synthesizeTestNames(t, model, args);
+  const name = customName === undefined ? names.full : String(customName);
   const node: TestNode = {
-    kind: 'test', name: `${t}_${model}_${column}`, path: file, model, refs: [model], sources: [],
+    kind: 'test', name, alias: customName === undefined ? names.short : name, path: file, model, refs: [model], sources: [],
     severity, where: cfg.where === undefined ? undefined : String(cfg.where),
     tags: (Array.isArray(cfg.tags) ? cfg.tags : cfg.tags ? [cfg.tags] : []).map(String),
-    generic: { type: t, column },
+    generic: { type: t, column }, args,
+    description: description === undefined ? undefined : String(description),
   };
   if (t === 'accepted_values') {
     if (!Array.isArray(args.values) || args.values.length === 0) throw new AppError('validation', `models: ${where}: accepted_values needs values: [..]`);
@@ -71,7 +81,6 @@ function genericTest(entry: unknown, model: string, column: string, file: string
     if (!field) throw new AppError('validation', `models: ${where}: relationships needs field:`);
     node.generic!.to = to; node.generic!.field = field;
     node.refs = [model, to];
-    node.name = `relationships_${model}_${column}__${field}__${to}`;
   }
   return node;
 }
@@ -88,7 +97,7 @@ export function parseSchemaYml(text: string, file: string): SchemaYml {
       const o = asObject(m, `${file}: models[${i}]`);
       const name = String(o.name ?? '');
       if (!name) throw new AppError('validation', `models: ${file}: models[${i}] has no name`);
-      const tests: TestNode[] = [];
+      const tests: TestNode[] = []; const columns: ColumnDoc[] = [];
       const cols = o.columns ?? [];
       if (!Array.isArray(cols)) throw new AppError('validation', `models: ${file}: ${name}.columns must be a list`);
       for (const c of cols) {
@@ -98,8 +107,9 @@ export function parseSchemaYml(text: string, file: string): SchemaYml {
         const list = co.data_tests ?? co.tests ?? [];
         if (!Array.isArray(list)) throw new AppError('validation', `models: ${file}: ${name}.${col}.tests must be a list`);
         for (const t of list) tests.push(genericTest(t, name, col, file));
+        columns.push({ name: col, description: co.description === undefined || co.description === null ? undefined : String(co.description), data_type: co.data_type === undefined || co.data_type === null ? undefined : String(co.data_type) });
       }
-      return { name, description: o.description === undefined ? undefined : String(o.description), config: configOf(asObject(o.config, `${file}: ${name}.config`), `${file}: ${name}`), tests };
+      return { name, description: o.description === undefined || o.description === null ? undefined : String(o.description), columns, config: configOf(asObject(o.config, `${file}: ${name}.config`), `${file}: ${name}`), tests };
     }),
   };
 }

@@ -12,7 +12,8 @@ import { openClickHouseTarget, serverLakeAccess } from './clickhouse-target';
 import { compileProject, type CompiledNode } from './compile';
 import { executeProject } from './execute';
 import { parseProject } from './project';
-import { readProjectFiles, writeCompiled } from './project-dir';
+import { readProjectFiles, writeArtifact, writeCompiled } from './project-dir';
+import { buildManifest, buildRunResults, type ArtifactContext, type RunArgs } from './artifacts';
 import { renderInChild, type RenderChildOptions } from './render-child';
 import { fromParsed, type ParsedProject } from './render-request';
 import { QUERY_ROW_LIMIT, queryLimits, readOnlyQuery } from './read-only-query';
@@ -165,6 +166,7 @@ export interface ModelsCommandInput {
 
 /** run / test / build; every outcome is stored in model_results as it finishes. */
 export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Promise<RunSummary & { target: string }> {
+  const startedAt = new Date().toISOString();
   const project = await loadModelsProject(d, { project: i.project, vars: i.vars });
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
@@ -181,6 +183,7 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
         i.onResult?.(r, done, total);
       },
     });
+    writeRunArtifacts(d, project, summary, { database: spec.database, invocationId: i.runId, startedAt }, { ...i, threads: d.env.TRIBUTARY_MODELS_THREADS, target: spec.name });
     return { ...summary, target: spec.name };
   } finally {
     await saves;
@@ -188,8 +191,24 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
   }
 }
 
+/**
+ * dbt's target/manifest.json and target/run_results.json after run / test /
+ * build (artifacts.ts). A project folder that cannot be written (read-only
+ * deployment) costs the artifacts, not the run: the results are stored.
+ */
+function writeRunArtifacts(d: ModelsDeps, project: Project, summary: RunSummary, ctx: ArtifactContext, args: RunArgs): void {
+  try {
+    const compiled = new Map(summary.results.filter((r) => r.sql !== undefined).map((r) => [`${r.kind}:${r.name}`, r.sql!]));
+    writeArtifact(project.root, 'manifest.json', buildManifest(project, ctx, { compiled }));
+    writeArtifact(project.root, 'run_results.json', buildRunResults(project, summary.results, summary.durationMs, ctx, args));
+  } catch (e) {
+    d.logger?.warn(`models: could not write target/manifest.json or run_results.json: ${(e as Error).message}`);
+  }
+}
+
 /** compile: rendered SQL of the selection, written under target/compiled/. */
 export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; project?: string; write?: boolean; overrides?: Record<string, string> }): Promise<{ nodes: CompiledNode[]; written: string[] }> {
+  const startedAt = new Date().toISOString();
   const project = await loadModelsProject(d, { project: i.project, vars: i.vars, overrides: i.overrides });
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
@@ -198,6 +217,10 @@ export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclu
     resolveSource: async (ident) => (await lake.loadTable(ident)).location,
   });
   const written = i.write === false ? [] : writeCompiled(project.root, nodes.filter((n) => n.sql !== undefined).map((n) => ({ path: n.path, sql: n.sql! })));
+  if (i.write !== false) {
+    const compiled = new Map(nodes.filter((n) => n.sql !== undefined).map((n) => [`${n.kind}:${n.name}`, n.sql!]));
+    written.push(writeArtifact(project.root, 'manifest.json', buildManifest(project, { database: spec.database, invocationId: crypto.randomUUID(), startedAt }, { compiled })));
+  }
   return { nodes, written };
 }
 

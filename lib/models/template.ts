@@ -24,6 +24,8 @@ export interface TemplateContext {
   var(name: string, fallback?: unknown): unknown;
   is_incremental(): boolean;
   this: string;
+  /** dbt's doc('name'): a docs block's text. Only descriptions have it. (Default: undefined, as in models) */
+  doc?(name: string): string;
 }
 
 type Program = { type: 'Program'; body: unknown[] };
@@ -143,6 +145,7 @@ function contextScope(it: Interpreter, ctx: TemplateContext): Scope {
   }));
   s.set('is_incremental', hostFn('is_incremental', () => ctx.is_incremental()));
   s.set('this', ctx.this);
+  if (ctx.doc) { const doc = ctx.doc; s.set('doc', hostFn('doc', (a) => doc(stringArg(a[a.length - 1], 'doc', 'a docs block name')))); }
   return s;
 }
 

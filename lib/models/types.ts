@@ -29,7 +29,14 @@ export interface ModelNode {
   /** Lake table identifiers (`namespace.table`) this one reads. */
   sources: string[];
   description?: string;
+  /** Columns schema.yml describes, descriptions rendered (`{{ doc('…') }}` resolved). */
+  columns?: ColumnDoc[];
 }
+
+export interface ColumnDoc { name: string; description?: string; data_type?: string }
+
+/** A `{% docs name %}…{% enddocs %}` block of a project's .md file. */
+export interface DocBlock { name: string; path: string; contents: string }
 
 export type GenericTestType = 'not_null' | 'unique' | 'accepted_values' | 'relationships';
 
@@ -47,6 +54,15 @@ export interface TestNode {
   where?: string;
   tags: string[];
   generic?: { type: GenericTestType; column: string; values?: unknown[]; quote?: boolean; to?: string; field?: string };
+  /**
+   * dbt's short name of a generic test: its name, or when that is 64
+   * characters or longer, a prefix and the name's md5 (test-names.ts). Names
+   * the compiled file. (Default: the name)
+   */
+  alias?: string;
+  /** A generic test's arguments as written (column_name included): dbt's test_metadata.kwargs. */
+  args?: Record<string, unknown>;
+  description?: string;
   /** SQL template of a singular test. */
   raw?: string;
 }
@@ -62,6 +78,8 @@ export interface Project {
   macros: string;
   /** `vars:` of dbt_project.yml. */
   vars: Record<string, unknown>;
+  /** Docs blocks of the project's .md files, by name order. (Default: none) */
+  docs?: DocBlock[];
 }
 
 export type NodeStatus = 'success' | 'error' | 'skipped' | 'pass' | 'fail' | 'warn';
@@ -80,6 +98,10 @@ export interface NodeResult {
   failingRows?: Record<string, unknown>[];
   /** Why a node was skipped: the failed node upstream. */
   skippedBecause?: string;
+  /** When the node started (ISO 8601); skipped nodes never start. */
+  startedAt?: string;
+  /** Which of the run's threads ran it, from 1 (dbt's `Thread-N`). */
+  thread?: number;
 }
 
 export type Command = 'run' | 'test' | 'build';

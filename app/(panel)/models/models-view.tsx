@@ -5,6 +5,7 @@ import { api } from '../../_components/api-client';
 import { FormError } from '../../_components/form-error';
 import { useCan } from '../../_components/user-context';
 import { ModelDag } from './model-dag';
+import { ModelDocs } from './model-docs';
 import { QueryBox } from './query-box';
 import { ResultsTable } from './results-table';
 import { RunPanel } from './run-panel';
@@ -13,7 +14,7 @@ import type { NodeResult, ProjectData, ProjectModel } from './types';
 import css from './models.module.css';
 import { newFilePath } from './new-file-path';
 
-const GROUPS: [ProjectData['files'][number]['kind'], string][] = [['model', 'Models'], ['schema', 'Schema & tests'], ['test', 'Singular tests'], ['macro', 'Macros'], ['project', 'Project']];
+const GROUPS: [ProjectData['files'][number]['kind'], string][] = [['model', 'Models'], ['schema', 'Schema & tests'], ['docs', 'Docs'], ['test', 'Singular tests'], ['macro', 'Macros'], ['project', 'Project']];
 
 const NEW_MODEL = (name: string) => `{{ config(materialized='view') }}\n\nSELECT *\nFROM {{ ref('${name}') }}\n`;
 
@@ -88,7 +89,7 @@ export function ModelsView() {
     if (dirty && loaded && !window.confirm(`${loaded} has unsaved changes. Discard them and create ${full}?`)) return;
     const first = p?.models[0]?.name ?? 'stg_model';
     try {
-      await api('/api/v1/models/files', { method: 'PUT', body: { path: full, content: full.endsWith('.sql') ? NEW_MODEL(first) : full.endsWith('.csv') ? 'id\n' : 'version: 2\nmodels: []\n' } });
+      await api('/api/v1/models/files', { method: 'PUT', body: { path: full, content: full.endsWith('.sql') ? NEW_MODEL(first) : full.endsWith('.csv') ? 'id\n' : full.endsWith('.md') ? `{% docs ${full.slice(full.lastIndexOf('/') + 1, -3).replace(/\W/g, '_')} %}\n\n{% enddocs %}\n` : 'version: 2\nmodels: []\n' } });
       setNewPath('');
       await qc.invalidateQueries({ queryKey: ['models-project'] });
       setPath(full);
@@ -157,6 +158,7 @@ export function ModelsView() {
               {path?.endsWith('.sql') && canEdit && <button type="button" className="btn btn-small" onClick={compile}>Compile</button>}
               {canEdit ? <button type="button" className="btn btn-small btn-primary" onClick={save} disabled={!dirty || !editing}>Save</button> : <span className="muted small">read-only (viewer)</span>}
             </div>
+            {model && <ModelDocs model={model} />}
             {path && file.data ? (
               <div className={css.editor}>
                 <SqlEditor key={path} value={text} onChange={setText} readOnly={!canEdit} language={path.endsWith('.sql') ? 'sql' : 'yaml'} />

@@ -10,5 +10,6 @@ describe('newFilePath', () => {
     expect(newFilePath('tests/assert_positive.sql')).toBe('tests/assert_positive.sql');
     expect(newFilePath('macros/cents')).toBe('macros/cents.sql');
     expect(newFilePath('dbt_project.yml')).toBe('dbt_project.yml');
+    expect(newFilePath('staging/overview.md')).toBe('models/staging/overview.md');
   });
 });

@@ -6,5 +6,5 @@
 export function newFilePath(typed: string): string {
   const t = typed.trim().replace(/^\/+/, '');
   const rel = /^(models|tests|macros|seeds)\//.test(t) || t === 'dbt_project.yml' ? t : `models/${t}`;
-  return /\.(sql|ya?ml|csv)$/.test(rel) ? rel : `${rel}.sql`;
+  return /\.(sql|ya?ml|csv|md)$/.test(rel) ? rel : `${rel}.sql`;
 }

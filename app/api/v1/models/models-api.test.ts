@@ -135,4 +135,33 @@ describe('/api/v1/models', () => {
     const p = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
     expect(p.body.models.find((m: { name: string }) => m.name === 'stg_customers').last).toMatchObject({ status: 'success', runId: 'r1' });
   });
+
+  it('docs blocks and doc() in schema.yml descriptions reach the page; an unknown doc() is an error naming it; results under a test\'s old name still show', async () => {
+    const put = (p: string, content: string) => call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body: { path: p, content } });
+    expect((await put('models/staging/docs.md', '{% docs branch %}\nThe branch the row came from.\n{% enddocs %}\n')).status).toBe(200);
+    const yml = fs.readFileSync(path.join(wh.dir, 'models', 'models/staging/schema.yml'), 'utf8');
+    expect((await put('models/staging/schema.yml', `version: 2
+models:
+  - name: stg_customers
+    description: Customers of every branch ({{ doc("branch") }})
+    columns:
+      - name: BRANCH_ID
+        description: "{{ doc('branch') }}"
+        tests:
+          - not_null
+          - accepted_values: { values: [1, 2], quote: false }
+`)).status).toBe(200);
+    await db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms) VALUES ('r-old', 'test', 'accepted_values_stg_customers_BRANCH_ID', 'test', 'pass', 0, 3)`);
+    const r = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
+    expect(r.body.errors).toEqual([]);
+    const m = r.body.models.find((x: { name: string }) => x.name === 'stg_customers');
+    expect(m.description).toBe('Customers of every branch (The branch the row came from.)');
+    expect(m.columns).toEqual([{ name: 'BRANCH_ID', description: 'The branch the row came from.' }]);
+    expect(r.body.files).toContainEqual({ path: 'models/staging/docs.md', kind: 'docs' });
+    expect(r.body.tests.find((t: { name: string }) => t.name === 'accepted_values_stg_customers_BRANCH_ID__False__1__2').last).toMatchObject({ status: 'pass', runId: 'r-old' });
+    expect((await put('models/staging/schema.yml', yml.replace(/description: .*/, 'description: "{{ doc(\'nope\') }}"'))).status).toBe(200);
+    const bad = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
+    expect(bad.body.errors.map((e: { message: string }) => e.message)).toEqual([expect.stringMatching(/models\/staging\/schema\.yml: stg_customers\.description: line 1: doc\('nope'\) names no docs block .*the project has branch/)]);
+    await put('models/staging/schema.yml', yml);
+  });
 });

@@ -1,0 +1,157 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv2020 from 'ajv/dist/2020';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseEnv } from '../config/env';
+import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { buildManifest, buildRunResults, type ResourceInput } from './artifacts';
+import { parseProject } from './project';
+import { compileModels, runModelsCommand, type ModelsDeps } from './service';
+import { makeModelsWarehouse, makeShopLake, SHOP_PROJECT, writeProject } from './test-project';
+
+// target/manifest.json and target/run_results.json after real runs on the
+// embedded ClickHouse, validated against dbt's published JSON schemas
+// (manifest v12, run-results v6, vendored in test/fixtures/dbt-schemas/).
+
+const schemaDir = path.resolve('test/fixtures/dbt-schemas');
+const ajv = new Ajv2020({ strict: false, allErrors: true, formats: { uuid: true } });
+const validateManifest = ajv.compile(JSON.parse(fs.readFileSync(path.join(schemaDir, 'manifest-v12.json'), 'utf8')));
+const validateRunResults = ajv.compile(JSON.parse(fs.readFileSync(path.join(schemaDir, 'run-results-v6.json'), 'utf8')));
+const errorsOf = (v: { errors?: unknown[] | null }) => (v.errors ?? []).slice(0, 5).map((e) => JSON.stringify(e));
+
+let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>; let proj: ReturnType<typeof writeProject>; let deps: ModelsDeps;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  wh = makeModelsWarehouse();
+  await makeShopLake(db.pool, wh.uri);
+  proj = writeProject({
+    ...SHOP_PROJECT,
+    'models/docs.md': '{% docs customer_id %}\nThe customer\'s id in the branch system.\n{% enddocs %}\n\n{% docs orders_overview %}One row per customer with their orders.{% enddocs %}\n',
+    'models/marts/marts.yml': `version: 2
+models:
+  - name: customer_orders
+    description: "{{ doc('orders_overview') }}"
+    columns:
+      - name: customer_id
+        description: '{{ doc("customer_id") }}'
+        tests: [unique]
+      - name: orders
+        description: How many orders
+  - name: broken
+    columns:
+      - name: x
+        tests: [not_null]
+`,
+    'models/marts/broken.sql': "SELECT nope AS x FROM {{ ref('stg_orders') }}\n",
+    'models/marts/after_broken.sql': "SELECT * FROM {{ ref('broken') }}\n",
+    'tests/some_open_orders.sql': "{{ config(severity='warn') }}\nSELECT * FROM {{ ref('stg_orders') }} WHERE status = 'open'\n",
+  });
+  deps = { pool: db.pool, env: parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri } as unknown as NodeJS.ProcessEnv), cwd: process.cwd() };
+});
+afterAll(async () => { await db?.drop(); wh?.remove(); proj?.remove(); });
+
+const read = (name: string) => JSON.parse(fs.readFileSync(path.join(proj.root, 'target', name), 'utf8'));
+
+describe('dbt artifacts', () => {
+  test('build writes manifest.json (v12) and run_results.json (v6) that validate against dbt\'s schemas', async () => {
+    const s = await runModelsCommand(deps, { command: 'build', project: proj.root, runId: 'run-artifacts', exclude: ['orders_inc'] });
+    expect(s.ok).toBe(false); // broken fails, after_broken is skipped
+    const m = read('manifest.json');
+    expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
+    expect(m.metadata.dbt_schema_version).toBe('https://schemas.getdbt.com/dbt/manifest/v12.json');
+    // the validator does reject what the schema does not allow
+    expect(validateManifest({ ...m, nodes: { ...m.nodes, x: { ...m.nodes['model.shop.stg_orders'], materialised: 'table' } } })).toBe(false);
+    expect(m.metadata.project_name).toBe('shop');
+    expect(Object.keys(m.nodes).filter((k) => k.startsWith('model.')).sort()).toEqual([
+      'model.shop.after_broken', 'model.shop.broken', 'model.shop.customer_orders', 'model.shop.orders_inc', 'model.shop.stg_customers', 'model.shop.stg_orders',
+    ]);
+    const co = m.nodes['model.shop.customer_orders'];
+    expect(co).toMatchObject({
+      resource_type: 'model', package_name: 'shop', path: 'marts/customer_orders.sql', original_file_path: 'models/marts/customer_orders.sql',
+      fqn: ['shop', 'marts', 'customer_orders'], alias: 'customer_orders', schema: 'models',
+      config: { materialized: 'table', order_by: 'customer_id', enabled: true }, compiled: true,
+      description: 'One row per customer with their orders.',
+      refs: [{ name: 'stg_customers', package: null, version: null }, { name: 'stg_orders', package: null, version: null }],
+    });
+    expect(co.depends_on.nodes).toEqual(['model.shop.stg_customers', 'model.shop.stg_orders']);
+    expect(co.columns.customer_id.description).toBe("The customer's id in the branch system.");
+    expect(co.columns.orders.description).toBe('How many orders');
+    expect(co.compiled_code).toContain('FROM `models`.`stg_customers` AS c');
+    expect(co.raw_code).toContain("{{ ref('stg_customers') }}");
+    expect(m.nodes['model.shop.stg_orders'].depends_on).toEqual({ nodes: ['source.shop.shop.orders'], macros: ['macro.shop.money'] });
+    expect(m.nodes['model.shop.stg_orders'].sources).toEqual([['shop', 'orders']]);
+    // orders_inc was not run: in the manifest, not compiled
+    expect(m.nodes['model.shop.orders_inc']).toMatchObject({ compiled: false, compiled_code: null });
+    expect(m.sources['source.shop.shop.orders']).toMatchObject({ resource_type: 'source', source_name: 'shop', name: 'orders', identifier: 'orders' });
+    expect(m.macros['macro.shop.money']).toMatchObject({ path: 'macros/money.sql', macro_sql: '{% macro money(col) %}round({{ col }}, 2){% endmacro %}', arguments: [{ name: 'col', type: null, description: '' }] });
+    expect(m.docs['doc.shop.customer_id']).toMatchObject({ resource_type: 'doc', original_file_path: 'models/docs.md', block_contents: "The customer's id in the branch system." });
+
+    // tests: dbt's names, unique_ids and metadata
+    const rel = Object.keys(m.nodes).find((k) => k.startsWith('test.shop.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_.'))!;
+    expect(rel).toMatch(/\.[0-9a-f]{10}$/);
+    expect(m.nodes[rel]).toMatchObject({
+      resource_type: 'test', name: 'relationships_stg_orders_customer_id__customer_id__ref_stg_customers_', column_name: 'customer_id',
+      test_metadata: { name: 'relationships', kwargs: { column_name: 'customer_id', to: "ref('stg_customers')", field: 'customer_id' }, namespace: null },
+      attached_node: 'model.shop.stg_orders', original_file_path: 'models/schema.yml',
+    });
+    // 64 characters or more: the alias and compiled file take dbt's short name
+    expect(m.nodes[rel].alias).toBe(`relationships_stg_orders_${crypto.createHash('md5').update(m.nodes[rel].name).digest('hex')}`);
+    expect(m.nodes[rel].path).toBe(`${m.nodes[rel].alias}.sql`);
+    expect(m.nodes[rel].raw_code).toBe(`{{ test_relationships(**_dbt_generic_test_kwargs) }}{{ config(alias="${m.nodes[rel].alias}") }}`);
+    expect(m.nodes[rel].depends_on).toEqual({ nodes: ['model.shop.stg_customers', 'model.shop.stg_orders'], macros: ['macro.dbt.test_relationships', 'macro.dbt.get_where_subquery'] });
+    expect(m.macros['macro.dbt.test_relationships']).toMatchObject({ package_name: 'dbt' });
+    // dbt's unique_id of jaffle_shop's best-known test has the same form: test.<project>.<name>.<10 hex of md5(name + metadata)>
+    expect(Object.keys(m.nodes)).toContain('test.shop.unique_stg_orders_order_id.' + Object.keys(m.nodes).find((k) => k.startsWith('test.shop.unique_stg_orders_order_id.'))!.split('.').pop());
+    expect(m.nodes['test.shop.some_open_orders']).toMatchObject({ resource_type: 'test', path: 'some_open_orders.sql', depends_on: { nodes: ['model.shop.stg_orders'] } });
+
+    expect(m.parent_map['model.shop.customer_orders']).toEqual(['model.shop.stg_customers', 'model.shop.stg_orders']);
+    expect(m.child_map['source.shop.shop.orders']).toEqual(['model.shop.stg_orders']);
+    expect(m.child_map['model.shop.stg_orders']).toContain(rel);
+    expect(Object.keys(m.child_map).sort()).toEqual(Object.keys(m.parent_map).sort());
+
+    const rr = read('run_results.json');
+    expect(validateRunResults(rr), errorsOf(validateRunResults).join('\n')).toBe(true);
+    expect(rr.metadata.dbt_schema_version).toBe('https://schemas.getdbt.com/dbt/run-results/v6.json');
+    expect(rr.metadata.invocation_id).toBe('run-artifacts');
+    expect(rr.args).toMatchObject({ which: 'build', exclude: ['orders_inc'] });
+    const by = Object.fromEntries(rr.results.map((r: { unique_id: string }) => [r.unique_id, r]));
+    expect(Object.keys(by)).toEqual(expect.arrayContaining(Object.keys(m.nodes).filter((k) => k !== 'model.shop.orders_inc')));
+    expect(by['model.shop.customer_orders']).toMatchObject({ status: 'success', failures: null, compiled: true, thread_id: expect.stringMatching(/^Thread-\d+$/) });
+    expect(by['model.shop.customer_orders'].compiled_code).toBe(co.compiled_code);
+    expect(by['model.shop.customer_orders'].timing.map((t: { name: string }) => t.name)).toEqual(['compile', 'execute']);
+    expect(by['model.shop.broken']).toMatchObject({ status: 'error', message: expect.stringContaining('nope') });
+    expect(by['model.shop.after_broken']).toMatchObject({ status: 'skipped', timing: [] });
+    expect(by['test.shop.some_open_orders']).toMatchObject({ status: 'warn', failures: 1, message: 'Got 1 result, configured to warn if != 0' });
+    expect(by[rel]).toMatchObject({ status: 'pass', failures: 0 });
+    expect(rr.elapsed_time).toBeGreaterThan(0);
+  });
+
+  test('compile writes a manifest with the compiled SQL of the selection only', async () => {
+    const r = await compileModels(deps, { project: proj.root, select: ['stg_customers'] });
+    expect(r.written).toContain('target/manifest.json');
+    const m = read('manifest.json');
+    expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
+    expect(m.nodes['model.shop.stg_customers']).toMatchObject({ compiled: true, compiled_path: 'target/compiled/models/staging/stg_customers.sql' });
+    expect(m.nodes['model.shop.stg_customers'].compiled_code).toMatch(/^SELECT id AS customer_id, name FROM icebergLocal\(/);
+    expect(m.nodes['model.shop.customer_orders'].compiled).toBe(false);
+    expect(fs.existsSync(path.join(proj.root, r.written.find((w) => w.includes('unique_stg_customers_customer_id'))!))).toBe(true);
+  });
+
+  test('a node of another resource type (a seed) fits in: validated, and a ref() to it is a dependency', () => {
+    const p = parseProject('/tmp/p', { 'dbt_project.yml': 'name: jaffle\n', 'models/customers.sql': "SELECT id FROM {{ ref('raw_customers') }}\n" });
+    const seed: ResourceInput = {
+      resourceType: 'seed', name: 'raw_customers', originalFilePath: 'seeds/raw_customers.csv', uniqueId: 'seed.jaffle.raw_customers', fqn: ['jaffle', 'raw_customers'],
+      path: 'raw_customers.csv', alias: 'raw_customers', raw: '', config: { enabled: true, materialized: 'seed', delimiter: ',', quote_columns: null, column_types: {} },
+      tags: [], dependsOn: { nodes: [], macros: [] }, relationName: '`models`.`raw_customers`',
+    };
+    const m = buildManifest(p, { database: 'models', invocationId: 'i', startedAt: new Date().toISOString() }, { extra: [seed] }) as Record<string, Record<string, unknown>>;
+    expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
+    expect(m.nodes['seed.jaffle.raw_customers']).toMatchObject({ resource_type: 'seed', checksum: { name: 'sha256' } });
+    expect(m.parent_map['model.jaffle.customers']).toEqual(['seed.jaffle.raw_customers']);
+    expect(m.child_map['seed.jaffle.raw_customers']).toEqual(['model.jaffle.customers']);
+    const rr = buildRunResults(p, [{ name: 'raw_customers', kind: 'seed' as 'model', status: 'success', rows: 3, durationMs: 5, startedAt: new Date().toISOString(), thread: 2 }], 10, { database: 'models', invocationId: 'i', startedAt: new Date().toISOString() }, { command: 'build' });
+    expect(validateRunResults(rr), errorsOf(validateRunResults).join('\n')).toBe(true);
+    expect((rr.results as { unique_id: string; thread_id: string }[])[0]).toMatchObject({ unique_id: 'seed.jaffle.raw_customers', thread_id: 'Thread-2' });
+  });
+});

@@ -1,0 +1,339 @@
+import crypto from 'node:crypto';
+import { compiledPath } from './compile';
+import { relationName } from './project';
+import { testHash } from './test-names';
+import type { Command, ModelNode, NodeResult, Project, TestNode } from './types';
+
+/**
+ * dbt's artifacts, so tools that read them (lineage viewers, dbt-docs, CI
+ * checks, dbt-artifacts-parser) work on a Tributary project:
+ * `target/manifest.json` in dbt's manifest v12 schema and
+ * `target/run_results.json` in run-results v6, both first written by
+ * dbt 1.8. Pure functions of the parsed project and a run's results; the
+ * schemas are vendored in test/fixtures/dbt-schemas/ and the tests validate
+ * against them. Every node kind goes through `resourceNode`, so another
+ * resource type (seeds) is one more caller.
+ */
+
+export const MANIFEST_SCHEMA = 'https://schemas.getdbt.com/dbt/manifest/v12.json';
+export const RUN_RESULTS_SCHEMA = 'https://schemas.getdbt.com/dbt/run-results/v6.json';
+/** The dbt release whose artifact formats these are: tools read it to pick a parser. */
+export const DBT_VERSION = '1.8.0';
+
+/** What the artifacts of one invocation share. */
+export interface ArtifactContext {
+  /** Database (dbt's schema) the models are created in. */
+  database: string;
+  /** `clickhouse` for both targets: the SQL dialect. (Default: clickhouse) */
+  adapterType?: string;
+  invocationId: string;
+  /** ISO 8601 time the invocation started. */
+  startedAt: string;
+  /** ISO 8601 time the artifact is written. (Default: now) */
+  generatedAt?: string;
+}
+
+/** Compiled SQL by node key (`model:x`, `test:y`), when a command rendered it. */
+export type CompiledSql = Map<string, string>;
+
+type Json = Record<string, unknown>;
+
+const sha256 = (s: string) => crypto.createHash('sha256').update(s, 'utf8').digest('hex');
+
+/** A project-level resource (model, test, seed …), as the caller knows it. */
+export interface ResourceInput {
+  resourceType: 'model' | 'test' | 'seed';
+  name: string;
+  /** Path from the project root (`models/staging/x.sql`, `seeds/x.csv`, `models/schema.yml`). */
+  originalFilePath: string;
+  uniqueId: string;
+  fqn: string[];
+  /** dbt's `path`: below the resource folder (`staging/x.sql`), or a generic test's compiled file. */
+  path: string;
+  alias: string;
+  raw: string;
+  config: Json;
+  tags: string[];
+  description?: string;
+  columns?: { name: string; description?: string; data_type?: string }[];
+  dependsOn: { nodes: string[]; macros: string[] };
+  refs?: string[];
+  sources?: [string, string][];
+  compiled?: string;
+  /** Where the compiled SQL was written, from the project root. */
+  compiledPath?: string;
+  relationName?: string | null;
+}
+
+function docsOf(): Json { return { show: true, node_color: null }; }
+
+/** One node of manifest.json, with every field dbt's v12 schema knows for its type. */
+export function resourceNode(r: ResourceInput, p: { name: string; database: string }): Json {
+  const columns: Json = {};
+  for (const c of r.columns ?? []) {
+    columns[c.name] = { name: c.name, description: c.description ?? '', meta: {}, data_type: c.data_type ?? null, constraints: [], quote: null, tags: [], doc_blocks: [] };
+  }
+  const common: Json = {
+    database: null, schema: p.database, name: r.name, resource_type: r.resourceType, package_name: p.name,
+    path: r.path, original_file_path: r.originalFilePath, unique_id: r.uniqueId, fqn: r.fqn, alias: r.alias,
+    checksum: { name: 'sha256', checksum: sha256(r.raw) },
+    config: r.config, tags: r.tags, description: r.description ?? '', columns, meta: {}, group: null, docs: docsOf(),
+    patch_path: null, build_path: null, unrendered_config: {}, created_at: 0, config_call_dict: {}, unrendered_config_call_dict: {},
+    relation_name: r.relationName ?? null, raw_code: r.raw, doc_blocks: [],
+  };
+  if (r.resourceType === 'seed') return { ...common, root_path: null, depends_on: { macros: r.dependsOn.macros }, defer_relation: null };
+  return {
+    ...common, language: 'sql',
+    refs: (r.refs ?? []).map((n) => ({ name: n, package: null, version: null })),
+    sources: r.sources ?? [], metrics: [],
+    depends_on: r.dependsOn,
+    compiled_path: r.compiled === undefined || !r.compiledPath ? null : r.compiledPath,
+    compiled: r.compiled !== undefined, compiled_code: r.compiled ?? null,
+    extra_ctes_injected: r.compiled !== undefined, extra_ctes: [],
+    contract: { enforced: false, alias_types: true, checksum: null },
+  };
+}
+
+/** `models/staging/x.sql` → [project, staging, x]: dbt's fqn of a file below a resource folder. */
+function fqnOf(project: string, originalFilePath: string, name: string): string[] {
+  const dirs = originalFilePath.split('/').slice(1, -1);
+  return [project, ...dirs, name];
+}
+
+/** `shop.orders` (a lake table) → dbt's source name and table name. */
+export function sourceParts(ident: string): [string, string] {
+  const i = ident.lastIndexOf('.');
+  return [ident.slice(0, i), ident.slice(i + 1)];
+}
+
+export function modelUid(project: string, name: string): string { return `model.${project}.${name}`; }
+export function sourceUid(project: string, ident: string): string { const [s, t] = sourceParts(ident); return `source.${project}.${s}.${t}`; }
+/** dbt's test unique_id: generic tests carry a hash of their metadata, singular tests none. */
+export function testUid(project: string, t: TestNode): string {
+  return t.generic ? `test.${project}.${t.name}.${testHash(t.name, testMetadata(t))}` : `test.${project}.${t.name}`;
+}
+
+function testMetadata(t: TestNode): Json {
+  return { name: t.generic!.type, kwargs: { ...(t.args ?? { column_name: t.generic!.column }), model: `{{ get_where_subquery(ref('${t.model}')) }}` }, namespace: null };
+}
+
+/** The unique_id of a result's node, for run_results.json. */
+export function resultUid(p: Pick<Project, 'name' | 'tests'>, r: Pick<NodeResult, 'kind' | 'name'>): string {
+  if (r.kind === 'test') { const t = p.tests.get(r.name); return t ? testUid(p.name, t) : `test.${p.name}.${r.name}`; }
+  return `${r.kind}.${p.name}.${r.name}`;
+}
+
+/**
+ * Project macros, `{% macro name(args) %}` … `{% endmacro %}`, read from the
+ * project's joined macros (each file opened by its marker comment, see
+ * project.ts's macroFileMarker).
+ */
+export function projectMacros(project: string, joined: string): Json[] {
+  const out: Json[] = [];
+  const parts = joined.split(/^\{# file: (.*) #\}$/m);
+  for (let i = 1; i < parts.length; i += 2) {
+    const path = parts[i]; const text = parts[i + 1] ?? '';
+    for (const m of text.matchAll(/\{%-?\s*macro\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(([^)]*)\)\s*-?%\}[\s\S]*?\{%-?\s*endmacro\s*-?%\}/g)) {
+      out.push({
+        name: m[1], resource_type: 'macro', package_name: project, path, original_file_path: path, unique_id: `macro.${project}.${m[1]}`,
+        macro_sql: m[0], depends_on: { macros: [] }, description: '', meta: {}, docs: docsOf(), patch_path: null,
+        arguments: m[2].split(',').map((a) => a.split('=')[0].trim()).filter(Boolean).map((name) => ({ name, type: null, description: '' })),
+        created_at: 0, supported_languages: null,
+      });
+    }
+  }
+  return out;
+}
+
+/** dbt's built-in generic tests a project's tests depend on (`macro.dbt.test_unique` …). */
+const BUILTIN_TESTS: Record<string, string> = {
+  not_null: 'not_null(model, column_name)', unique: 'unique(model, column_name)',
+  accepted_values: 'accepted_values(model, column_name, values, quote=True)', relationships: 'relationships(model, column_name, to, field)',
+};
+
+/** dbt's raw_code of a generic test: the test macro's call and the configs it was given. */
+function genericRaw(t: TestNode): string {
+  const cfg: string[] = [];
+  if (t.severity === 'warn') cfg.push('severity="warn"');
+  if (t.where) cfg.push(`where=${JSON.stringify(t.where)}`);
+  if (t.alias && t.alias !== t.name) cfg.push(`alias="${t.alias}"`);
+  return `{{ test_${t.generic!.type}(**_dbt_generic_test_kwargs) }}${cfg.length ? `{{ config(${cfg.join(',')}) }}` : ''}`;
+}
+
+function modelConfig(m: ModelNode): Json {
+  const { materialized, tags, enabled, unique_key, ...rest } = m.config;
+  return {
+    enabled, alias: null, schema: null, database: null, tags, meta: {}, group: null, materialized,
+    incremental_strategy: null, persist_docs: {}, 'post-hook': [], 'pre-hook': [], quoting: {}, column_types: {},
+    full_refresh: null, unique_key: unique_key ?? null, on_schema_change: 'ignore', on_configuration_change: 'apply', grants: {}, packages: [],
+    docs: docsOf(), contract: { enforced: false, alias_types: true }, access: 'protected',
+    // ClickHouse's own settings (engine, order_by, partition_by), as dbt-clickhouse keeps them
+    ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
+  };
+}
+
+function testConfig(t: TestNode): Json {
+  return {
+    enabled: true, alias: t.alias && t.alias !== t.name ? t.alias : null, schema: 'dbt_test__audit', database: null, tags: t.tags, meta: {}, group: null,
+    materialized: 'test', severity: t.severity.toUpperCase(), store_failures: null, store_failures_as: null, where: t.where ?? null,
+    limit: null, fail_calc: 'count(*)', warn_if: '!= 0', error_if: '!= 0',
+  };
+}
+
+/** A project's manifest.json (dbt manifest v12). `compiled` adds the SQL a command rendered. */
+export function buildManifest(p: Project, ctx: ArtifactContext, o: {
+  compiled?: CompiledSql;
+  /** Nodes of other resource types (seeds), already shaped; a ref() to one of their names resolves to it. (Default: none) */
+  extra?: ResourceInput[];
+} = {}): Json {
+  const nodes: Json = {}; const disabled: Record<string, Json[]> = {}; const sources: Json = {};
+  const parents = new Map<string, string[]>();
+  const extraByName = new Map((o.extra ?? []).map((r) => [r.name, r.uniqueId]));
+  const refUid = (r: string) => (p.models.has(r) ? modelUid(p.name, r) : extraByName.get(r));
+  const refIdsOf = (refs: string[]) => refs.map(refUid).filter((x): x is string => x !== undefined);
+  for (const r of o.extra ?? []) {
+    nodes[r.uniqueId] = resourceNode(r, { name: p.name, database: ctx.database });
+    parents.set(r.uniqueId, r.dependsOn.nodes);
+  }
+  const macros = projectMacros(p.name, p.macros);
+  const macroIds = new Map(macros.map((m) => [m.name as string, m.unique_id as string]));
+  // a model depends on the project macros it calls
+  const macrosOf = (raw: string) => [...macroIds].filter(([n]) => new RegExp(`\\b${n}\\s*\\(`).test(raw)).map(([, id]) => id);
+  const addSource = (ident: string, by: string) => {
+    const uid = sourceUid(p.name, ident);
+    if (sources[uid]) return uid;
+    const [src, table] = sourceParts(ident);
+    sources[uid] = {
+      database: null, schema: src, name: table, resource_type: 'source', package_name: p.name,
+      // a lake table is declared by no yml file: the first file reading it stands for it
+      path: by, original_file_path: by, unique_id: uid, fqn: [p.name, src, table],
+      source_name: src, source_description: '', loader: 'tributary', identifier: table,
+      quoting: { database: null, schema: null, identifier: null, column: null }, loaded_at_field: null, loaded_at_query: null,
+      freshness: { warn_after: { count: null, period: null }, error_after: { count: null, period: null }, filter: null },
+      external: null, description: `Iceberg table ${ident} of the lake`, columns: {}, meta: {}, source_meta: {}, tags: [],
+      config: { enabled: true, event_time: null, freshness: null }, patch_path: null, unrendered_config: {},
+      relation_name: null, created_at: 0, unrendered_database: null, unrendered_schema: null, doc_blocks: [],
+    };
+    parents.set(uid, []);
+    return uid;
+  };
+
+  for (const m of [...p.models.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    const uid = modelUid(p.name, m.name);
+    const srcIds = m.sources.map((s) => addSource(s, m.path));
+    const deps = [...refIdsOf(m.refs), ...srcIds];
+    const node = resourceNode({
+      resourceType: 'model', name: m.name, originalFilePath: m.path, uniqueId: uid, fqn: fqnOf(p.name, m.path, m.name),
+      path: m.path.replace(/^models\//, ''), alias: m.name, raw: m.raw, config: modelConfig(m), tags: m.config.tags,
+      description: m.description, columns: m.columns, dependsOn: { nodes: deps, macros: macrosOf(m.raw) },
+      refs: m.refs, sources: m.sources.map(sourceParts), compiled: o.compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${compiledPath(m)}`,
+      relationName: relationName(ctx.database, m.name),
+    }, { name: p.name, database: ctx.database });
+    if (!m.config.enabled) { disabled[uid] = [node]; continue; }
+    nodes[uid] = node; parents.set(uid, deps);
+  }
+
+  for (const t of [...p.tests.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    const uid = testUid(p.name, t);
+    const refIds = refIdsOf(t.refs);
+    const srcIds = t.sources.map((s) => addSource(s, t.path));
+    // as dbt lists them for a relationships test: the `to` model first (ref order of the compiled test)
+    const deps = [...refIds.sort(), ...srcIds];
+    const generic = t.generic;
+    const macrosUsed = generic ? [`macro.dbt.test_${generic.type}`, 'macro.dbt.get_where_subquery'] : macrosOf(t.raw ?? '');
+    const node = resourceNode({
+      resourceType: 'test', name: t.name, originalFilePath: t.path, uniqueId: uid,
+      // a generic test's fqn: the yml's folder below models/ and the test's full name
+      fqn: generic ? [p.name, ...t.path.split('/').slice(1, -1), t.name] : fqnOf(p.name, t.path, t.name),
+      path: generic ? `${t.alias ?? t.name}.sql` : t.path.replace(/^tests\//, ''),
+      alias: t.alias ?? t.name,
+      raw: generic ? genericRaw(t) : t.raw ?? '',
+      config: testConfig(t), tags: t.tags, description: t.description,
+      dependsOn: { nodes: deps, macros: macrosUsed }, refs: generic ? [...t.refs].sort() : t.refs, sources: t.sources.map(sourceParts),
+      compiled: o.compiled?.get(`test:${t.name}`), compiledPath: `target/compiled/${compiledPath(t)}`, relationName: null,
+    }, { name: p.name, database: ctx.database });
+    nodes[uid] = generic ? {
+      ...node, column_name: generic.column, file_key_name: `models.${t.model}`, attached_node: t.model ? modelUid(p.name, t.model) : null,
+      test_metadata: testMetadata(t),
+    } : node;
+    parents.set(uid, deps);
+  }
+
+  const children = new Map<string, string[]>([...parents.keys()].map((k) => [k, []]));
+  for (const [id, ps] of parents) for (const par of ps) children.get(par)?.push(id);
+  const sortMap = (m: Map<string, string[]>) => Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...v].sort()]));
+
+  const macroMap: Json = Object.fromEntries(macros.map((m) => [m.unique_id as string, m]));
+  const builtin = (name: string, path: string, sql: string) => {
+    macroMap[`macro.dbt.${name}`] = {
+      name, resource_type: 'macro', package_name: 'dbt', path, original_file_path: path, unique_id: `macro.dbt.${name}`, macro_sql: sql,
+      depends_on: { macros: [] }, description: '', meta: {}, docs: docsOf(), patch_path: null, arguments: [], created_at: 0, supported_languages: null,
+    };
+  };
+  const types = new Set([...p.tests.values()].map((x) => x.generic?.type).filter(Boolean) as string[]);
+  // Tributary's own SQL stands behind these (generic-tests.ts); the entries make depends_on resolve
+  for (const t of types) builtin(`test_${t}`, `macros/generic_test_sql/${t}.sql`, `{% test ${BUILTIN_TESTS[t]} %}{# Tributary's built-in ${t} test #}{% endtest %}`);
+  if (types.size) builtin('get_where_subquery', 'macros/materializations/tests/where_subquery.sql', '{% macro get_where_subquery(relation) %}{# the tested relation, filtered by the where config #}{% endmacro %}');
+  const docs: Json = {};
+  for (const d of p.docs ?? []) {
+    const uid = `doc.${p.name}.${d.name}`;
+    docs[uid] = { name: d.name, resource_type: 'doc', package_name: p.name, path: d.path.split('/').slice(1).join('/'), original_file_path: d.path, unique_id: uid, block_contents: d.contents };
+  }
+
+  return {
+    metadata: {
+      dbt_schema_version: MANIFEST_SCHEMA, dbt_version: DBT_VERSION, generated_at: ctx.generatedAt ?? new Date().toISOString(),
+      invocation_id: ctx.invocationId, invocation_started_at: ctx.startedAt, env: {}, project_name: p.name,
+      project_id: crypto.createHash('md5').update(p.name).digest('hex'), user_id: null, send_anonymous_usage_stats: false,
+      adapter_type: ctx.adapterType ?? 'clickhouse', quoting: { database: null, schema: null, identifier: null, column: null }, run_started_at: ctx.startedAt,
+    },
+    nodes, sources, macros: macroMap, docs, exposures: {}, metrics: {}, groups: {}, selectors: {}, disabled,
+    parent_map: sortMap(parents), child_map: sortMap(children), group_map: {},
+    saved_queries: {}, semantic_models: {}, unit_tests: {},
+  };
+}
+
+/** What a command was asked, dbt's `args` of run_results.json. */
+export interface RunArgs {
+  command: Command | 'compile';
+  select?: string[];
+  exclude?: string[];
+  fullRefresh?: boolean;
+  vars?: Record<string, unknown>;
+  target?: string;
+  threads?: number;
+}
+
+/** run_results.json (dbt run-results v6) of one run / test / build. */
+export function buildRunResults(p: Pick<Project, 'name' | 'tests'>, results: NodeResult[], elapsedMs: number, ctx: ArtifactContext, args: RunArgs): Json {
+  return {
+    metadata: {
+      dbt_schema_version: RUN_RESULTS_SCHEMA, dbt_version: DBT_VERSION, generated_at: ctx.generatedAt ?? new Date().toISOString(),
+      invocation_id: ctx.invocationId, invocation_started_at: ctx.startedAt, env: {},
+    },
+    results: results.map((r) => {
+      const completed = r.startedAt ? new Date(Date.parse(r.startedAt) + r.durationMs).toISOString() : null;
+      const timing = r.startedAt ? [{ name: 'compile', started_at: r.startedAt, completed_at: r.startedAt }, { name: 'execute', started_at: r.startedAt, completed_at: completed }] : [];
+      return {
+        status: r.status, timing, thread_id: `Thread-${r.thread ?? 1}`, execution_time: r.durationMs / 1000,
+        adapter_response: r.status === 'skipped' ? {} : { _message: messageOf(r) ?? '', code: r.kind === 'model' ? r.materialized ?? 'view' : 'SELECT', rows_affected: r.rows ?? -1 },
+        message: messageOf(r), failures: r.kind === 'test' && r.rows !== null ? r.rows : null,
+        unique_id: resultUid(p, r), compiled: r.sql !== undefined, compiled_code: r.sql ?? null,
+        relation_name: null, batch_results: null,
+      };
+    }),
+    elapsed_time: elapsedMs / 1000,
+    args: {
+      which: args.command, select: args.select ?? [], exclude: args.exclude ?? [], full_refresh: !!args.fullRefresh,
+      vars: args.vars ?? {}, target: args.target ?? null, threads: args.threads ?? null,
+    },
+  };
+}
+
+/** dbt's result message: the error, a test's `Got n results, configured to fail if != 0`, a model's `OK`. */
+function messageOf(r: NodeResult): string | null {
+  if (r.status === 'error') return r.error ?? 'error';
+  if (r.status === 'skipped') return r.skippedBecause ? `skipped: upstream ${r.skippedBecause} failed` : null;
+  if (r.kind === 'test') return r.status === 'pass' ? null : `Got ${r.rows} result${r.rows === 1 ? '' : 's'}, configured to ${r.status === 'warn' ? 'warn' : 'fail'} if != 0`;
+  return r.rows === null ? 'OK' : `OK ${r.rows}`;
+}
