@@ -157,7 +157,8 @@ async function ensureKeys(s3: S3Settings | undefined, signal?: AbortSignal): Pro
 
 export async function openChdbTarget(opts: ChdbTargetOptions): Promise<Target> {
   const cwd = path.resolve(opts.cwd);
-  const host = await acquire(opts.stateDir, cwd, opts.lockWaitMs ?? 60_000, opts.signal);
+  // absolute: the session opens in a process with another working directory
+  const host = await acquire(path.resolve(opts.stateDir), cwd, opts.lockWaitMs ?? 60_000, opts.signal);
   try { await ensureKeys(opts.s3, opts.signal); } catch (e) { await release(); throw e; }
   const database = opts.database ?? 'models';
   let closed = false;
