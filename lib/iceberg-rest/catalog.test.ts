@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { handleIcebergRest, type IcebergRestDeps } from './catalog';
 import { chdbChild } from './test-chdb';
 import { startIcebergServer } from './test-server';
+import { loadSpec } from './test-spec';
 
 // The read-only Iceberg REST catalog over an s3:// warehouse (s3rver): the pure request → response
 // function, then real HTTP clients (iceberg-js, ClickHouse through chdb) against a node:http adapter
@@ -155,7 +156,12 @@ describe('REST catalog handlers (no HTTP)', () => {
     expect((await call('HEAD', '/namespaces/sales/tables/orders')).status).toBe(204);
   });
 
-  it('credentials: the table\'s keys for a vending token, none for others', async () => {
+  it('credentials: the table\'s keys for a vending token, none for others; s3 answers conform to the spec', async () => {
+    const spec = loadSpec();
+    for (const [p, tk] of [['/config', vendToken], ['/namespaces/sales/tables/orders', vendToken], ['/namespaces/sales/tables/orders/credentials', vendToken], ['/namespaces/sales/tables/orders/credentials', token]]) {
+      const r = await call('GET', p, { token: tk });
+      expect(spec.checkResponse('GET', `/iceberg/v1${p}`, r.status, r.headers.get('content-type'), await r.text()), p).toEqual([]);
+    }
     const v = await (await call('GET', '/namespaces/sales/tables/orders/credentials', { token: vendToken })).json();
     expect(v['storage-credentials']).toHaveLength(1);
     expect(v['storage-credentials'][0].prefix).toMatch(/^s3:\/\/lake\/wh-[0-9a-f]+\/sales\/orders$/);
