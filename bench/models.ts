@@ -15,7 +15,7 @@ import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import { openCliContext } from '../lib/cli/context';
 import { openLake } from '../lib/lake';
-import { openChdbTarget } from '../lib/models/chdb-target';
+import { chdbReadRoot, openChdbTarget } from '../lib/models/chdb-target';
 import { executeProject } from '../lib/models/execute';
 import { parseProject } from '../lib/models/project';
 import { renderSource } from '../lib/models/source-sql';
@@ -62,7 +62,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 async function main() {
   const ctx = await openCliContext({ migrate: true });
-  const target = await openChdbTarget({ stateDir: path.join(DATA, 'chdb'), cwd: process.cwd(), database: 'models' });
+  const target = await openChdbTarget({ stateDir: path.join(DATA, 'chdb'), cwd: chdbReadRoot(ctx.env.warehouse, path.join(DATA, 'chdb')), database: 'models' });
   try {
     const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse });
     await lake.createNamespace('bench');

@@ -11,6 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { handleIcebergRest, type IcebergRestDeps } from './catalog';
 import { chdbChild } from './test-chdb';
 import { startIcebergServer } from './test-server';
+import { loadSpec } from './test-spec';
 
 // The read-only Iceberg REST catalog over an s3:// warehouse (s3rver): the pure request → response
 // function, then real HTTP clients (iceberg-js, ClickHouse through chdb) against a node:http adapter
@@ -136,24 +137,36 @@ describe('REST catalog handlers (no HTTP)', () => {
     expect(r.status).toBe(204);
   });
 
-  it('writes answer 406 UnsupportedOperationException and change nothing', async () => {
-    const cases: [string, string, unknown?][] = [
-      ['POST', '/namespaces', { namespace: ['x'] }],
-      ['DELETE', '/namespaces/ops'],
-      ['POST', '/namespaces/sales/tables', { name: 't2', schema: { type: 'struct', fields: [] } }],
-      ['POST', '/namespaces/sales/tables/orders', { requirements: [], updates: [] }],
-      ['DELETE', '/namespaces/sales/tables/orders'],
-      ['POST', '/transactions/commit', { 'table-changes': [] }],
+  it('writes answer the refusal the spec declares (406 where it lists it, else 403) and change nothing', async () => {
+    const cases: [string, string, unknown, number][] = [
+      ['POST', '/namespaces', { namespace: ['x'] }, 406],
+      ['DELETE', '/namespaces/ops', undefined, 403],
+      ['POST', '/namespaces/sales/tables', { name: 't2', schema: { type: 'struct', fields: [] } }, 403],
+      ['POST', '/namespaces/sales/tables/orders', { requirements: [], updates: [] }, 403],
+      ['DELETE', '/namespaces/sales/tables/orders', undefined, 403],
+      ['POST', '/tables/rename', { source: { namespace: ['sales'], name: 'orders' }, destination: { namespace: ['sales'], name: 'o' } }, 406],
+      ['POST', '/transactions/commit', { 'table-changes': [] }, 403],
     ];
-    for (const [m, p, body] of cases) {
+    for (const [m, p, body, status] of cases) {
       const r = await call(m, p, { body });
-      const j = await r.json();
-      if (p === '/transactions/commit') { expect(r.status).toBe(404); continue; }
-      expect(r.status, `${m} ${p}`).toBe(406);
-      expect(j.error).toMatchObject({ type: 'UnsupportedOperationException', code: 406 });
+      expect(r.status, `${m} ${p}`).toBe(status);
+      expect((await r.json()).error).toMatchObject({ type: status === 406 ? 'UnsupportedOperationException' : 'ForbiddenException', code: status });
     }
     expect((await call('HEAD', '/namespaces/ops')).status).toBe(204);
     expect((await call('HEAD', '/namespaces/sales/tables/orders')).status).toBe(204);
+  });
+
+  it('credentials: the table\'s keys for a vending token, none for others; s3 answers conform to the spec', async () => {
+    const spec = loadSpec();
+    for (const [p, tk] of [['/config', vendToken], ['/namespaces/sales/tables/orders', vendToken], ['/namespaces/sales/tables/orders/credentials', vendToken], ['/namespaces/sales/tables/orders/credentials', token]]) {
+      const r = await call('GET', p, { token: tk });
+      expect(spec.checkResponse('GET', `/iceberg/v1${p}`, r.status, r.headers.get('content-type'), await r.text()), p).toEqual([]);
+    }
+    const v = await (await call('GET', '/namespaces/sales/tables/orders/credentials', { token: vendToken })).json();
+    expect(v['storage-credentials']).toHaveLength(1);
+    expect(v['storage-credentials'][0].prefix).toMatch(/^s3:\/\/lake\/wh-[0-9a-f]+\/sales\/orders$/);
+    expect(v['storage-credentials'][0].config).toMatchObject({ 's3.access-key-id': 'S3RVER', 's3.secret-access-key': 'S3RVER' });
+    expect(await (await call('GET', '/namespaces/sales/tables/orders/credentials')).json()).toEqual({ 'storage-credentials': [] });
   });
 });
 

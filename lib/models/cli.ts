@@ -35,7 +35,7 @@ function common(c: Command): Command {
 }
 
 function deps(ctx: CliContext): ModelsDeps {
-  return { pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, cwd: process.cwd() };
+  return { pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal };
 }
 
 function line(r: NodeResult): string {

@@ -72,7 +72,9 @@ describe('source rendering', () => {
     expect(renderSource('s3://lake/wh/ns/t', serverLakeAccess({ s3 }))).toBe("icebergS3('http://minio:9000/lake/wh/ns/t/')");
     // no keys (the default credential chain): the plain URL
     expect(renderSource('s3a://lake/wh/ns/t', chdbLakeAccess('/', { endpoint: 'http://minio:9000' }))).toBe("icebergS3('http://minio:9000/lake/wh/ns/t/')");
-    expect(chdbLakeAccess('/w')).toEqual({ mode: 'relative', cwd: '/w' });
+    expect(chdbLakeAccess('/w')).toEqual({ mode: 'absolute', within: '/w' });
+    expect(renderSource('file:///w/ns/t', chdbLakeAccess('/w'))).toBe("icebergLocal('/w/ns/t')");
+    expect(() => renderSource('file:///elsewhere/ns/t', chdbLakeAccess('/w'))).toThrow(/reads files only below the warehouse folder \/w/);
   });
 });
 

@@ -80,7 +80,7 @@ describe('targets', () => {
     const d = { pool: db.pool, env: c.env, cwd: process.cwd() };
     const t = await resolveTarget(d, 'ch');
     expect(t).toMatchObject({ name: 'ch', database: 'analytics', lake: { mode: 'absolute', warehouse: wh.uri, serverWarehouse: '/var/lib/clickhouse/user_files/wh' } });
-    expect(await resolveTarget(d, undefined)).toMatchObject({ name: 'embedded', database: 'models', lake: { mode: 'relative', cwd: process.cwd() } });
+    expect(await resolveTarget(d, undefined)).toMatchObject({ name: 'embedded', database: 'models', lake: { mode: 'absolute', within: wh.dir } });
     await expect(resolveTarget(d, 'pg1')).rejects.toMatchObject({ code: 'validation', field: 'target' });
     await expect(resolveTarget(d, 'nope')).rejects.toMatchObject({ code: 'not_found', field: 'target' });
     const { checkConnectionFields } = await import('../api/presenters/connection-kinds');

@@ -28,7 +28,7 @@ function commandJob(command: Command, description: string) {
     payload: command === 'test' ? ModelsPayload.omit({ fullRefresh: true }) : ModelsPayload,
     async run(ctx: JobContext, p) {
       const { runModelsCommand } = await import('./service');
-      const s = await runModelsCommand({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, cwd: process.cwd() }, {
+      const s = await runModelsCommand({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal }, {
         command, select: p.select, exclude: p.exclude, fullRefresh: 'fullRefresh' in p && p.fullRefresh === true, vars: p.vars, target: p.target, runId: ctx.runId,
         onResult: (_r, done, total) => ctx.progress(done, total),
       });
@@ -53,7 +53,7 @@ export const modelsJobs = [
     payload: ModelsQueryPayload,
     async run(ctx, p) {
       const { queryModels } = await import('./service');
-      return queryModels({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, cwd: process.cwd() }, { sql: p.sql, target: p.target });
+      return queryModels({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal }, { sql: p.sql, target: p.target });
     },
   }),
 ];

@@ -73,7 +73,7 @@ afterAll(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-const deps = (): ModelsDeps => ({ pool: db.pool, env, logger: silentLogger, cwd: process.cwd() });
+const deps = (): ModelsDeps => ({ pool: db.pool, env, logger: silentLogger });
 const build = (runId: string) => runModelsCommand(deps(), { command: 'build', project: proj.root, runId });
 const query = async (sql: string) => (await queryModels(deps(), { sql })).rows;
 

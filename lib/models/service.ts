@@ -7,7 +7,7 @@ import { getConnectionWithSecrets } from '../connections';
 import { AppError } from '../errors';
 import { openLake, type Lake } from '../lake';
 import type { Logger } from '../log';
-import { chdbLakeAccess, openChdbTarget } from './chdb-target';
+import { chdbLakeAccess, chdbReadRoot, openChdbTarget } from './chdb-target';
 import { openClickHouseTarget, serverLakeAccess } from './clickhouse-target';
 import { compileProject, type CompiledNode } from './compile';
 import { executeProject } from './execute';
@@ -34,8 +34,6 @@ export interface ModelsDeps {
   env: Env;
   logger?: Logger;
   signal?: AbortSignal;
-  /** Working directory of this process: chdb reads lake files only below it. */
-  cwd: string;
   /** Limits of the rendering child process, for the `…Confined` functions. (Default: render-child.ts's) */
   render?: RenderChildOptions;
 }
@@ -133,9 +131,11 @@ interface TargetSpec { name: string; open(): Promise<Target>; lake: LakeAccess; 
 /** The named target: `embedded` (or none) for chdb, else a connection of kind clickhouse. */
 export async function resolveTarget(d: ModelsDeps, name?: string): Promise<TargetSpec> {
   if (!name || name === EMBEDDED) {
+    const root = chdbReadRoot(d.env.warehouse, chdbStateDir(d.env));
     return {
-      name: EMBEDDED, database: 'models', lake: chdbLakeAccess(d.cwd, s3Of(d.env)),
-      open: () => openChdbTarget({ stateDir: chdbStateDir(d.env), database: 'models', cwd: d.cwd, s3: s3Of(d.env), signal: d.signal }),
+      // Read below the warehouse folder wherever the data folder is, not below this process's cwd.
+      name: EMBEDDED, database: 'models', lake: chdbLakeAccess(root, s3Of(d.env)),
+      open: () => openChdbTarget({ stateDir: chdbStateDir(d.env), database: 'models', cwd: root, s3: s3Of(d.env), signal: d.signal }),
     };
   }
   const c = await getConnectionWithSecrets({ pool: d.pool, keys: { secret: d.env.TRIBUTARY_SECRET, dataDir: d.env.dataDir } }, name);

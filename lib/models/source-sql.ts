@@ -20,13 +20,15 @@ export interface S3Settings {
  * How a target reaches the lake's files:
  * - `relative`: embedded chdb, which reads only below its working directory —
  *   `icebergLocal('<location relative to cwd>')`, refused when outside it;
- * - `absolute`: a ClickHouse server reading its own filesystem — the table
- *   folder, with the warehouse root optionally re-rooted at `serverWarehouse`
- *   (the same folder as that server sees it, e.g. a mount below its user_files).
+ * - `absolute`: the table folder as an absolute path — the embedded chdb
+ *   (its process started in the warehouse folder, `within`: refused outside
+ *   it), or a ClickHouse server reading its own filesystem, with the warehouse
+ *   root optionally re-rooted at `serverWarehouse` (the same folder as that
+ *   server sees it, e.g. a mount below its user_files).
  */
 export type LakeAccess =
   | { mode: 'relative'; cwd: string; s3?: S3Settings }
-  | { mode: 'absolute'; warehouse?: string; serverWarehouse?: string; s3?: S3Settings };
+  | { mode: 'absolute'; warehouse?: string; serverWarehouse?: string; within?: string; s3?: S3Settings };
 
 /** A ClickHouse string literal. */
 export const lit = (s: string) => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
@@ -60,6 +62,12 @@ export function lakeRead(location: string, access: LakeAccess): LakeRead {
       throw new AppError('validation', `models: the embedded ClickHouse reads files only below its working directory ${access.cwd}, and the lake table folder ${abs} is outside it; start the worker/CLI from a folder containing the warehouse (TRIBUTARY_DATA_DIR under it) or use a ClickHouse server target`);
     }
     return { fn: 'icebergLocal', path: rel || '.' };
+  }
+  if (access.within) {
+    const rel = path.relative(access.within, abs);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) {
+      throw new AppError('validation', `models: the embedded ClickHouse reads files only below the warehouse folder ${access.within}, and the lake table folder ${abs} is outside it; move the table into the warehouse or use a ClickHouse server target`);
+    }
   }
   let p = abs;
   if (access.serverWarehouse && access.warehouse) {

@@ -21,7 +21,7 @@ import { parseProject } from './project';
 let target: Target; let stateDir: string;
 const cwd = process.cwd();
 const warehouse = path.join(cwd, 'lib/models/.wh-guard');
-const lake = chdbLakeAccess(cwd);
+const lake = chdbLakeAccess(warehouse);
 const policy: SqlPolicy = { database: 'models', lakeRoots: lakeRoots(lake, [`file://${warehouse}`]), use: 'query' };
 const s3Lake = chdbLakeAccess(cwd, { endpoint: 'http://minio:9000', accessKeyId: 'k', secretAccessKey: 's' });
 const s3Policy: SqlPolicy = { database: 'models', lakeRoots: lakeRoots(s3Lake, ['s3://lake/wh']), use: 'model' };
@@ -152,9 +152,9 @@ describe('the SQL allow-list (ClickHouse parser)', () => {
 
   it('allows what source() renders below the warehouse, and nothing beside it', async () => {
     const src = renderSource(`file://${warehouse}/shop/customers`, lake);
-    expect(src).toBe("icebergLocal('lib/models/.wh-guard/shop/customers')");
+    expect(src).toBe(`icebergLocal('${warehouse}/shop/customers')`);
     for (const sql of [
-      `SELECT * FROM ${src}`, `SELECT * FROM ICEBERGLOCAL('lib/models/.wh-guard/shop/customers')`,
+      `SELECT * FROM ${src}`, `SELECT * FROM ICEBERGLOCAL('${warehouse}/shop/customers')`,
       'SELECT number FROM numbers(10)', 'SELECT * FROM `numbers`(3)', 'SELECT * FROM zeros(2)', "SELECT * FROM values('a UInt8', 1, 2)",
       'SELECT * FROM generateSeries(1, 3)', 'SELECT * FROM generate_series(1, 3)', "SELECT * FROM null('a UInt8')",
       'SELECT * FROM system.one', 'SELECT * FROM system.numbers LIMIT 3', 'SELECT * FROM models.t', 'SELECT * FROM `models`.`t` AS x',
@@ -163,9 +163,9 @@ describe('the SQL allow-list (ClickHouse parser)', () => {
       readOnlyQuery('SELECT * FROM models.t'), readOnlyQuery('WITH a AS (SELECT 1) SELECT * FROM a -- ; drop'),
     ]) expect(await refusal(sql), sql).toBeNull();
     for (const sql of [
-      "SELECT * FROM icebergLocal('lib/models/.wh-guard/../../secret.key')", "SELECT * FROM icebergLocal('/etc')", "SELECT * FROM icebergLocal('lib')",
-      "SELECT * FROM icebergLocal('lib/models/.wh-guard-other/x')", "SELECT * FROM icebergLocal('lib/models/.wh-guard/*')",
-      "SELECT * FROM icebergLocal('lib/models/.wh-guard/t', 'Parquet')", `SELECT * FROM icebergS3(${S3_COLLECTION}, url = 'http://minio:9000/lake/wh/t/')`,
+      `SELECT * FROM icebergLocal('${warehouse}/../../secret.key')`, "SELECT * FROM icebergLocal('/etc')", "SELECT * FROM icebergLocal('lib')",
+      "SELECT * FROM icebergLocal('lib/models/.wh-guard/shop/customers')", `SELECT * FROM icebergLocal('${warehouse}-other/x')`, `SELECT * FROM icebergLocal('${warehouse}/*')`,
+      `SELECT * FROM icebergLocal('${warehouse}/t', 'Parquet')`, `SELECT * FROM icebergS3(${S3_COLLECTION}, url = 'http://minio:9000/lake/wh/t/')`,
     ]) expect(await refusal(sql), sql).toMatch(/icebergLocal|icebergS3/);
   });
 

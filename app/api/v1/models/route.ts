@@ -4,7 +4,7 @@ import { loadModelsProjectConfined, projectView, readProjectFiles } from '@/lib/
 
 // The templates are parsed (rendered once, as dbt does) in a short-lived child process, never here.
 export const GET = apiHandler({}, async ({ deps }) => {
-  const d = { pool: deps.pool, env: deps.env, cwd: process.cwd() };
+  const d = { pool: deps.pool, env: deps.env };
   const p = await loadModelsProjectConfined(d);
   return projectView(deps.pool, p, Object.keys(readProjectFiles(p.root)));
 });

@@ -1,4 +1,4 @@
-// GET|HEAD|POST|PUT|DELETE /iceberg/v1/... - the Iceberg REST catalog (read-only; writes answer 406), bearer API tokens
+// GET|HEAD|POST|PUT|DELETE /iceberg/v1/... - the Iceberg REST catalog (read-only; writes answer the spec's 406 or 403), bearer API tokens
 import { getServerDeps } from '@/lib/api';
 import { handleIcebergRest } from '@/lib/iceberg-rest';
 

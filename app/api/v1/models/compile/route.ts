@@ -15,6 +15,6 @@ const Body = z.strictObject({
 // Rendering unsaved text is editing: operators only. The templates are rendered in a short-lived child process, never here.
 export const POST = apiHandler({ role: 'operator', body: Body, maxBodyBytes: 1024 * 1024 }, async ({ deps, body }) => {
   const overrides = body.files ? Object.fromEntries(Object.entries(body.files).map(([p, t]) => [checkProjectPath(p), t])) : undefined;
-  const r = await compileModelsConfined({ pool: deps.pool, env: deps.env, cwd: process.cwd() }, { select: body.select, exclude: body.exclude, vars: body.vars, target: body.target, overrides });
+  const r = await compileModelsConfined({ pool: deps.pool, env: deps.env }, { select: body.select, exclude: body.exclude, vars: body.vars, target: body.target, overrides });
   return { nodes: r.nodes };
 });

@@ -9,7 +9,7 @@ import { checkProjectPath, deleteProjectFile, ensureModelsProject, loadModelsPro
 const PathQuery = z.object({ path: z.string().min(1).max(300) });
 const PutBody = z.strictObject({ path: z.string().min(1).max(300), content: z.string().max(512 * 1024) });
 
-const depsOf = (deps: { pool: import('pg').Pool; env: import('@/lib/config/env').Env }) => ({ pool: deps.pool, env: deps.env, cwd: process.cwd() });
+const depsOf = (deps: { pool: import('pg').Pool; env: import('@/lib/config/env').Env }) => ({ pool: deps.pool, env: deps.env });
 
 export const GET = apiHandler({ query: PathQuery }, async ({ deps, query }) => {
   const rel = checkProjectPath(query.path);
