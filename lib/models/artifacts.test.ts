@@ -47,7 +47,7 @@ models:
     'models/marts/after_broken.sql': "SELECT * FROM {{ ref('broken') }}\n",
     'tests/some_open_orders.sql': "{{ config(severity='warn') }}\nSELECT * FROM {{ ref('stg_orders') }} WHERE status = 'open'\n",
   });
-  deps = { pool: db.pool, env: parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri } as unknown as NodeJS.ProcessEnv), cwd: process.cwd() };
+  deps = { pool: db.pool, env: parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri } as unknown as NodeJS.ProcessEnv) };
 });
 afterAll(async () => { await db?.drop(); wh?.remove(); proj?.remove(); });
 
