@@ -267,56 +267,63 @@ describe('column naming (tables.json naming)', () => {
 
   it('a lake created under upper (the old default) goes on loading and comparing under the default: no twin columns, values equal', async () => {
     // n_upper.rental was created by the first test with naming: upper (RENTAL_ID, …, RETURNNOTE)
-    const defs = parseTablesConfig(rental);
+    // deletes: detect too, so its key-set comparison resolves RENTAL_ID from rental_id as well
+    const defs = parseTablesConfig(rental.map((e) => ({ ...e, deletes: 'detect' })));
     expect(defs[0].naming).toBe('preserve');
     const upperCols = ['RENTAL_ID', 'RENTAL_DATE', 'RETURN_DATE', 'LAST_UPDATE', 'RETURNNOTE', 'BRANCH_ID', 'insert_at', 'Recorded_updated_at'];
     expect(await lakeNames('n_upper')).toEqual(upperCols);
-    const incremental = async () => {
+    const incremental = async (deleted: number) => {
       const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'n_upper' }), branches, tables: defs, settings: settings({ mode: 'INCREMENTAL', namespace: 'n_upper' }), logger: silentLogger, stagingRoot: staging });
       expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
+      expect(r.units.map((u) => u.rowsDeleted ?? 0)).toEqual([deleted, deleted]);
     };
     const dqBranches = () => scratch.map((s, i) => ({ key: `b${i}`, open: () => openPostgresDqSource({ branch: `b${i}`, connectionString: s.url }) }));
-    const dq = () => runDq({ pool: db.pool, lake, tables: defs, branches: dqBranches(), logger: silentLogger }, { namespace: 'n_upper', since: '2000-01-01', write: false });
-    const expectDqOk = async (columns: string[]) => {
-      const r = await dq();
-      expect(r.results.map((x) => `${x.branch}: ${x.status} ${x.errorDetails ?? ''}`)).toEqual(['b0: OK ', 'b1: OK ']);
-      for (const x of r.results) {
+    const dq = (tables: typeof defs) => runDq({ pool: db.pool, lake, tables, branches: dqBranches(), logger: silentLogger }, { namespace: 'n_upper', since: '2000-01-01', write: false });
+    const expectDqOk = async (columns: string[], rows: number) => {
+      // under the default, and under naming: upper as the table was created
+      const results = [...(await dq(defs)).results, ...(await dq(parseTablesConfig({ naming: 'upper', tables: rental }))).results];
+      expect(results.map((x) => `${x.branch}: ${x.status} ${x.errorDetails ?? ''}`)).toEqual(['b0: OK ', 'b1: OK ', 'b0: OK ', 'b1: OK ']);
+      for (const x of results) {
         // every lake column compared with its source column (film_id ↔ FILM_ID), none left out on either side
         expect(x.hashColumns).toEqual(columns);
-        expect([x.columnsOnlyInOracle, x.columnsOnlyInIceberg, x.hashTotalDelta, x.oracleRowCount]).toEqual([[], [], 0, 3]);
+        expect([x.columnsOnlyInOracle, x.columnsOnlyInIceberg, x.hashTotalDelta, x.oracleRowCount, x.icebergRowCount]).toEqual([[], [], 0, rows, rows]);
       }
     };
 
-    // a changed row at the sources, merged into the upper-case columns
+    // a changed row and a new one at the sources, merged into the upper-case columns
     for (let i = 0; i < N; i++) {
       const c = new pg.Client({ connectionString: scratch[i].url });
       await c.connect();
-      try { await c.query(`UPDATE pagila.rental SET "ReturnNote" = 'changed', last_update = '2030-01-01 00:00:00.25' WHERE rental_id = 2`); } finally { await c.end(); }
+      try {
+        await c.query(`UPDATE pagila.rental SET "ReturnNote" = 'changed', last_update = '2030-01-01 00:00:00.25' WHERE rental_id = 2`);
+        await c.query(`INSERT INTO pagila.rental VALUES (4, '2030-01-01 10:00:00.5', NULL, '2030-01-01 00:00:00.5', 'brief')`);
+      } finally { await c.end(); }
     }
-    await incremental();
+    await incremental(0);
     expect(await lakeNames('n_upper')).toEqual(upperCols);
     const t = await lake.loadTable('n_upper.rental');
     expect(chdbRows(t, (f) => `SELECT BRANCH_ID AS b, RENTAL_ID AS id, RETURNNOTE AS note FROM ${f} WHERE RENTAL_ID = 2 ORDER BY b`))
       .toEqual([0, 1].map((b) => ({ b: `b${b}`, id: 2, note: 'changed' })));
     expect(chdbCanonical(t, 'rental')).toEqual(await sourceRows('rental'));
-    await expectDqOk(['LAST_UPDATE', 'RENTAL_DATE', 'RENTAL_ID', 'RETURNNOTE', 'RETURN_DATE']);
+    await expectDqOk(['LAST_UPDATE', 'RENTAL_DATE', 'RENTAL_ID', 'RETURNNOTE', 'RETURN_DATE'], 4);
 
-    // a column new at the sources is named by the convention; the existing ones keep their spelling
+    // a column new at the sources is named by the convention; the existing ones keep their spelling; the new row's delete reaches the lake
     for (let i = 0; i < N; i++) {
       const c = new pg.Client({ connectionString: scratch[i].url });
       await c.connect();
       try {
+        await c.query(`DELETE FROM pagila.rental WHERE rental_id = 4`);
         await c.query(`ALTER TABLE pagila.rental ADD COLUMN staff_id int`);
         await c.query(`UPDATE pagila.rental SET staff_id = 7, last_update = '2030-01-02 00:00:00.5' WHERE rental_id = 2`);
       } finally { await c.end(); }
     }
-    await incremental();
+    await incremental(1);
     expect(await lakeNames('n_upper')).toEqual([...upperCols, 'staff_id']);
     const rows = chdbRows(await lake.loadTable('n_upper.rental'), (f) => `SELECT BRANCH_ID AS b, RENTAL_ID AS id, RETURNNOTE AS note, staff_id FROM ${f} ORDER BY b, id`);
     expect(rows).toEqual([0, 1].flatMap((b) => [
       { b: `b${b}`, id: 1, note: 'late', staff_id: null }, { b: `b${b}`, id: 2, note: 'changed', staff_id: 7 }, { b: `b${b}`, id: 3, note: 'ok', staff_id: null },
     ]));
-    await expectDqOk(['LAST_UPDATE', 'RENTAL_DATE', 'RENTAL_ID', 'RETURNNOTE', 'RETURN_DATE', 'staff_id']);
+    await expectDqOk(['LAST_UPDATE', 'RENTAL_DATE', 'RENTAL_ID', 'RETURNNOTE', 'RETURN_DATE', 'staff_id'], 3);
   });
 });
 
