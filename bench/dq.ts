@@ -157,7 +157,7 @@ async function measure(pool: pg.Pool, srcUrls: string[], lake: ReturnType<typeof
   const loc = await runDq({ pool, lake, tables, branches: branches.slice(0, 1), logger: silentLogger }, { since: '2024-01-01', write: false });
   const locMs = Date.now() - s0;
   const u = loc.results[0];
-  const found = (u.exampleKeys as { hash_mismatch: { key: { ORDER_ID: string } }[] }).hash_mismatch.map((m) => Number(m.key.ORDER_ID)).sort((a, b) => a - b);
+  const found = (u.exampleKeys as { hash_mismatch: { key: { order_id: string } }[] }).hash_mismatch.map((m) => Number(m.key.order_id)).sort((a, b) => a - b);
   console.log(`localise   10 changed rows on one branch: ${(locMs / 1000).toFixed(1)}s, hash_mismatch=${u.hashMismatch}, keys ${JSON.stringify(found)} ${JSON.stringify(found) === JSON.stringify(ids) ? '(all correct)' : '(WRONG)'}`);
   console.log(`peak RSS   whole reconciler: ${mib(peakRss)}`);
 

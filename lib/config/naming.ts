@@ -3,10 +3,12 @@ import { snakeCase } from './identifiers';
 /**
  * How a source column's name becomes the lake column's name (tables.json
  * `naming`, top level or per entry), as dlt's naming conventions do:
- * - `upper` (the default, Tributary's behaviour so far): plain identifiers
+ * - `preserve` (the default): as the source reports it — PostgreSQL's lower
+ *   case (`film_id`), Oracle's upper case (`FILM_ID`), a quoted name verbatim.
+ *   A PostgreSQL or dbt user queries the lake with the names they know, and
+ *   an Oracle source keeps Oracle's;
+ * - `upper` (Tributary's default before issue 21): plain identifiers
  *   upper-cased, as Oracle folds them (`film_id` → `FILM_ID`);
- * - `preserve`: as the source reports it — PostgreSQL's lower case
- *   (`film_id`), Oracle's upper case (`FILM_ID`), a quoted name verbatim;
  * - `lower`: plain identifiers lower-cased (`FILM_ID` → `film_id`);
  * - `snake_case`: lower snake case (`FilmId`, `FILM_ID` → `film_id`).
  * Under `upper` and `lower` a name that is not a plain identifier (a quoted
@@ -18,8 +20,12 @@ import { snakeCase } from './identifiers';
  */
 export const NAMINGS = ['preserve', 'upper', 'lower', 'snake_case'] as const;
 export type Naming = (typeof NAMINGS)[number];
-/** (Default: upper — changing it would rename the columns of tables created from now on) */
-export const DEFAULT_NAMING: Naming = 'upper';
+/**
+ * (Default: preserve.) It names the columns of tables created from now on; a
+ * lake created under `upper` keeps its `FILM_ID` columns, since every
+ * source→lake lookup matches names without regard to case (lib/sources/lake-names.ts).
+ */
+export const DEFAULT_NAMING: Naming = 'preserve';
 
 const PLAIN = /^[A-Za-z_][A-Za-z0-9_$#]*$/;
 

@@ -31,8 +31,9 @@ describe('tables.json validation', () => {
     expect(() => parseTablesConfig([ok, { ...ok, table: 'OTHER.APPOINTMENTS' }])).toThrow(/entry 1 \(OTHER\.APPOINTMENTS\): duplicate lake table name "appointments" \(also entry 0\)/);
     expect(() => parseTablesConfig({ nope: 1 })).toThrow(/expected a JSON array/);
   });
-  it('naming: per entry over the file default (upper when neither), refused naming the field', () => {
-    expect(parseTablesConfig([ok])[0].naming).toBe('upper');
+  it('naming: per entry over the file default (preserve when neither), refused naming the field', () => {
+    expect(parseTablesConfig([ok])[0].naming).toBe('preserve');
+    expect(parseTablesConfig({ naming: 'upper', tables: [ok] })[0].naming).toBe('upper');
     expect(parseTablesConfig({ naming: 'preserve', tables: [ok, { ...ok, table: 'S.OTHER', naming: 'snake_case' }] }).map((d) => d.naming)).toEqual(['preserve', 'snake_case']);
     expect(bad({ ...ok, naming: 'camel' })).toThrow(/entry 0 \(OASIS\.APPOINTMENTS\): field naming: must be one of preserve upper lower snake_case/);
     expect(() => parseTablesConfig({ naming: 'UPPER', tables: [ok] })).toThrow(/tables\.json: field naming: must be one of/);

@@ -70,7 +70,7 @@ export interface TableDef {
   /** Source deletes on INCREMENTAL: `ignore` or `detect` (hard, or soft into `_deleted_at`). (Default: ignore) */
   deletes: { mode: 'ignore' | 'detect'; soft: boolean };
   entry: TableEntry;
-  /** Column naming convention: the entry's `naming`, else the file's top-level `naming`. (Default: upper) */
+  /** Column naming convention: the entry's `naming`, else the file's top-level `naming`. (Default: preserve) */
   naming: Naming;
 }
 

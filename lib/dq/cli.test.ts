@@ -85,8 +85,8 @@ describe('tributary dq', () => {
     const bad = await cli(['--since', '2023-01-01', '--branch', 'br1', '--tables', 'orders']);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/orders\s+br1\s+MISMATCH/);
-    expect(bad.stdout).toContain('only in lake:   {"ORDER_ID":"44"}');
-    expect(bad.stdout).toContain('mismatch:       {"ORDER_ID":"33"} [AMOUNT]');
+    expect(bad.stdout).toContain('only in lake:   {"order_id":"44"}');
+    expect(bad.stdout).toContain('mismatch:       {"order_id":"33"} [amount]');
 
     const fixed = await cli(['--since', '2023-01-01', '--branch', 'br1', '--tables', 'orders', '--repair', '--repair-deletes', '--json']);
     expect(fixed.code).toBe(0);

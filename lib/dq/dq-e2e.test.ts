@@ -73,8 +73,8 @@ describe('dq end to end', () => {
       expect(x.oracleRowCount).toBeGreaterThan(0);
       expect(x.lakeSnapshotId).toMatch(/^\d+$/);
     }
-    // b0 lacks the EMAIL column the schema union added from the other branch
-    expect(unit(r, 'customers', 'b0').columnsOnlyInIceberg).toEqual(['EMAIL']);
+    // b0 lacks the email column the schema union added from the other branch
+    expect(unit(r, 'customers', 'b0').columnsOnlyInIceberg).toEqual(['email']);
     expect(unit(r, 'customers', 'b1').columnsOnlyInIceberg).toEqual([]);
     // helper-driven: upper bound skipped, said so
     expect(unit(r, 'order_lines', 'b0').windowNote).toMatch(/helper-driven/);
@@ -104,16 +104,16 @@ describe('dq end to end', () => {
 
   it('narrows a deleted lake row, a changed value and an extra lake row to their keys; repair fixes them', async () => {
     const orders = await lake.loadTable('etl.orders');
-    await orders.deleteWhere({ partition: { BRANCH_ID: 'b0' }, keys: { columns: ['ORDER_ID'], values: [['50']] } }); // lake lost a row
+    await orders.deleteWhere({ partition: { BRANCH_ID: 'b0' }, keys: { columns: ['order_id'], values: [['50']] } }); // lake lost a row
     await sql(0, `UPDATE oasis.orders SET note = 'changed quietly' WHERE order_id = 70`); // CDC column not moved
     await sql(0, `DELETE FROM oasis.orders WHERE order_id = 90`); // deleted at the source: extra in the lake
     const r = await dq({ tables: ['orders'] });
     const u = unit(r, 'orders', 'b0');
     expect(u).toMatchObject({ status: 'MISMATCH', hashOnlyInOracle: 1, hashMismatch: 1, hashOnlyInIceberg: 1, hashTotalDelta: 3, rowCountDelta: 0 });
     const ex = u.exampleKeys as { only_in_source: unknown[]; only_in_lake: unknown[]; hash_mismatch: unknown[] };
-    expect(ex.only_in_source).toEqual([{ ORDER_ID: '50' }]);
-    expect(ex.only_in_lake).toEqual([{ ORDER_ID: '90' }]);
-    expect(ex.hash_mismatch).toEqual([{ key: { ORDER_ID: '70' }, columns: ['NOTE'] }]);
+    expect(ex.only_in_source).toEqual([{ order_id: '50' }]);
+    expect(ex.only_in_lake).toEqual([{ order_id: '90' }]);
+    expect(ex.hash_mismatch).toEqual([{ key: { order_id: '70' }, columns: ['note'] }]);
     expect(unit(r, 'orders', 'b1').status).toBe('OK');
     expect(r.ok).toBe(false);
 
@@ -133,8 +133,8 @@ describe('dq end to end', () => {
     expect(unit(r4, 'orders', 'b0')).toMatchObject({ status: 'OK', hashTotalDelta: 0, rowCountDelta: 0 });
     // insert_at carried forward on the updated row, Recorded_updated_at moved
     const rows: Record<string, unknown>[] = [];
-    for await (const b of (await lake.loadTable('etl.orders')).scan({ partition: { BRANCH_ID: 'b0' }, columns: ['ORDER_ID', 'insert_at', 'Recorded_updated_at'] })) rows.push(...b.toArray().map((x) => x.toJSON()));
-    const r70 = rows.find((x) => String(x.ORDER_ID) === '70')!;
+    for await (const b of (await lake.loadTable('etl.orders')).scan({ partition: { BRANCH_ID: 'b0' }, columns: ['order_id', 'insert_at', 'Recorded_updated_at'] })) rows.push(...b.toArray().map((x) => x.toJSON()));
+    const r70 = rows.find((x) => String(x.order_id) === '70')!;
     expect(r70.insert_at).not.toEqual(r70.Recorded_updated_at);
   });
 

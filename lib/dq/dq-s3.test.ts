@@ -91,8 +91,8 @@ describe('dq on an s3:// warehouse', () => {
       const [{ c, p, o }] = await sql(i, `SELECT (SELECT count(*) FROM oasis.customers)::int AS c, (SELECT count(*) FROM oasis.products)::int AS p,
         (SELECT count(*) FROM oasis.orders WHERE order_date >= date '2024-01-01')::int AS o`);
       expect([unit(r.results, 'customers', `b${i}`).oracleRowCount, unit(r.results, 'products', `b${i}`).oracleRowCount, unit(r.results, 'orders', `b${i}`).oracleRowCount]).toEqual([c, p, o]);
-      expect((await lakeRows(await lake().loadTable('etl.customers'), `b${i}`, ['CUSTOMER_ID'])).length).toBe(c);
-      expect((await lakeRows(await lake().loadTable('etl.products'), `b${i}`, ['PRODUCT_ID'])).length).toBe(p);
+      expect((await lakeRows(await lake().loadTable('etl.customers'), `b${i}`, ['customer_id'])).length).toBe(c);
+      expect((await lakeRows(await lake().loadTable('etl.products'), `b${i}`, ['product_id'])).length).toBe(p);
     }
   });
 
@@ -105,11 +105,11 @@ describe('dq on an s3:// warehouse', () => {
     const bad = r.results.filter((x) => x.status !== 'OK').map((x) => `${x.table}/${x.branch}:${x.status}`);
     expect(bad).toEqual(['customers/b2:MISMATCH', 'products/b0:MISMATCH', 'products/b1:MISMATCH']);
     expect(unit(r.results, 'products', 'b0')).toMatchObject({ rowCountDelta: 1, hashOnlyInOracle: 1, hashOnlyInIceberg: 0, hashMismatch: 0, hashTotalDelta: 1 });
-    expect(unit(r.results, 'products', 'b0').exampleKeys).toMatchObject({ only_in_source: [{ PRODUCT_ID: '500' }] });
+    expect(unit(r.results, 'products', 'b0').exampleKeys).toMatchObject({ only_in_source: [{ product_id: '500' }] });
     expect(unit(r.results, 'products', 'b1')).toMatchObject({ rowCountDelta: -1, hashOnlyInOracle: 0, hashOnlyInIceberg: 1, hashMismatch: 0, hashTotalDelta: 1 });
-    expect(unit(r.results, 'products', 'b1').exampleKeys).toMatchObject({ only_in_lake: [{ PRODUCT_ID: '5' }] });
+    expect(unit(r.results, 'products', 'b1').exampleKeys).toMatchObject({ only_in_lake: [{ product_id: '5' }] });
     expect(unit(r.results, 'customers', 'b2')).toMatchObject({ rowCountDelta: 0, hashOnlyInOracle: 0, hashOnlyInIceberg: 0, hashMismatch: 1, hashTotalDelta: 1 });
-    expect(unit(r.results, 'customers', 'b2').exampleKeys).toMatchObject({ hash_mismatch: [{ key: { CUSTOMER_ID: '7' }, columns: ['NAME'] }] });
+    expect(unit(r.results, 'customers', 'b2').exampleKeys).toMatchObject({ hash_mismatch: [{ key: { customer_id: '7' }, columns: ['name'] }] });
     // the results were stored
     const stored = (await db.pool.query(`SELECT table_name, branch_id FROM etl_meta.etl_dq_results WHERE pipeline_run_id = $1 AND status = 'MISMATCH' ORDER BY 1, 2`, [r.runId])).rows;
     expect(stored).toEqual([{ table_name: 'customers', branch_id: 'b2' }, { table_name: 'products', branch_id: 'b0' }, { table_name: 'products', branch_id: 'b1' }]);
@@ -125,10 +125,10 @@ describe('dq on an s3:// warehouse', () => {
     const products = await lake().loadTable('etl.products');
     expect(products.currentSnapshotId()).not.toBe(snapBefore);
     expect((await products.files()).every((f) => f.path.startsWith('s3://'))).toBe(true);
-    expect((await lakeRows(products, 'b0', ['PRODUCT_ID', 'TITLE'])).find((x) => Number(x.PRODUCT_ID) === 500)).toMatchObject({ TITLE: 'late product' });
-    expect((await lakeRows(products, 'b1', ['PRODUCT_ID'])).some((x) => Number(x.PRODUCT_ID) === 5)).toBe(false);
-    const c7 = (await lakeRows(await lake().loadTable('etl.customers'), 'b2', ['CUSTOMER_ID', 'NAME'])).filter((x) => Number(x.CUSTOMER_ID) === 7);
-    expect(c7).toEqual([{ CUSTOMER_ID: 7n, NAME: 'renamed quietly' }]);
+    expect((await lakeRows(products, 'b0', ['product_id', 'title'])).find((x) => Number(x.product_id) === 500)).toMatchObject({ title: 'late product' });
+    expect((await lakeRows(products, 'b1', ['product_id'])).some((x) => Number(x.product_id) === 5)).toBe(false);
+    const c7 = (await lakeRows(await lake().loadTable('etl.customers'), 'b2', ['customer_id', 'name'])).filter((x) => Number(x.customer_id) === 7);
+    expect(c7).toEqual([{ customer_id: 7n, name: 'renamed quietly' }]);
 
     const again = await dq({ write: false });
     expect(again.results.filter((x) => x.status !== 'OK').map((x) => `${x.table}/${x.branch}:${x.status}`)).toEqual([]);

@@ -90,26 +90,26 @@ describe('dq window and precision', () => {
     const r = await dq({ tables: ['rental'] });
     const u = r.results[0];
     expect(u).toMatchObject({ status: 'MISMATCH', hashMismatch: 1, hashOnlyInOracle: 0, hashOnlyInIceberg: 0 });
-    expect(u.exampleKeys).toMatchObject({ hash_mismatch: [{ key: { RENTAL_ID: '7' }, columns: ['RETURN_DATE'] }] });
+    expect(u.exampleKeys).toMatchObject({ hash_mismatch: [{ key: { rental_id: '7' }, columns: ['return_date'] }] });
     const fixed = await dq({ tables: ['rental'], repair: true });
     expect(fixed.results[0]).toMatchObject({ status: 'OK', repair: { status: 'REPAIRED', merged: { rows: 1, updated: 1 } } });
     const t = await lake.loadTable('etl.rental');
-    expect(chdbRows(t, (f) => `SELECT toString(RETURN_DATE) AS d FROM ${f} WHERE RENTAL_ID = 7`).map((x) => norm(x.d))).toEqual(['2022-05-26 17:00:00.9']);
+    expect(chdbRows(t, (f) => `SELECT toString(return_date) AS d FROM ${f} WHERE rental_id = 7`).map((x) => norm(x.d))).toEqual(['2022-05-26 17:00:00.9']);
   });
 
   it('repair and repair-deletes on a composite key with a sub-second timestamp touch exactly the differing rows', async () => {
     await sql(`DELETE FROM rent.payment WHERE payment_id = 7 AND payment_date = '2022-05-01 10:07:00.25';
       UPDATE rent.payment SET amount = 5.55 WHERE payment_id = 8 AND payment_date = '2022-05-01 10:08:00.75'`);
     const t = await lake.loadTable('etl.payment');
-    const lost = await t.deleteWhere({ partition: { BRANCH_ID: 'b0' }, keys: { columns: ['PAYMENT_ID', 'PAYMENT_DATE'], values: [['9', '2022-05-01 10:09:00.25']] } });
+    const lost = await t.deleteWhere({ partition: { BRANCH_ID: 'b0' }, keys: { columns: ['payment_id', 'payment_date'], values: [['9', '2022-05-01 10:09:00.25']] } });
     expect(lost.deleted).toBe(1); // exactly the one row: its sibling 0.5 s later stays
 
     const r = await dq({ tables: ['payment'] });
     expect(r.results[0]).toMatchObject({ status: 'MISMATCH', hashOnlyInOracle: 1, hashOnlyInIceberg: 1, hashMismatch: 1 });
     expect(r.results[0].exampleKeys).toMatchObject({
-      only_in_source: [{ PAYMENT_ID: '9', PAYMENT_DATE: '2022-05-01 10:09:00.25' }],
-      only_in_lake: [{ PAYMENT_ID: '7', PAYMENT_DATE: '2022-05-01 10:07:00.25' }],
-      hash_mismatch: [{ key: { PAYMENT_ID: '8', PAYMENT_DATE: '2022-05-01 10:08:00.75' }, columns: ['AMOUNT'] }],
+      only_in_source: [{ payment_id: '9', payment_date: '2022-05-01 10:09:00.25' }],
+      only_in_lake: [{ payment_id: '7', payment_date: '2022-05-01 10:07:00.25' }],
+      hash_mismatch: [{ key: { payment_id: '8', payment_date: '2022-05-01 10:08:00.75' }, columns: ['amount'] }],
     });
     const fixed = await dq({ tables: ['payment'], repair: true, repairDeletes: true });
     expect(fixed.results[0]).toMatchObject({ status: 'OK', repair: { status: 'REPAIRED', deleted: 1, merged: { rows: 2, inserted: 1, updated: 1 } } });
@@ -118,10 +118,10 @@ describe('dq window and precision', () => {
     // the lake equals the source row for row, read by ClickHouse and icebird
     const want = (await sql(`SELECT payment_id, payment_date::text AS d, amount::text AS a FROM rent.payment`)).map((x) => `${x.payment_id}|${norm(x.d)}|${norm(x.a)}`).sort();
     await t.refresh();
-    expect(chdbRows(t, (f) => `SELECT PAYMENT_ID AS i, toString(PAYMENT_DATE) AS d, toString(AMOUNT) AS a FROM ${f}`).map((x) => `${x.i}|${norm(x.d)}|${norm(x.a)}`).sort()).toEqual(want);
+    expect(chdbRows(t, (f) => `SELECT payment_id AS i, toString(payment_date) AS d, toString(amount) AS a FROM ${f}`).map((x) => `${x.i}|${norm(x.d)}|${norm(x.a)}`).sort()).toEqual(want);
     const ib = (await icebirdRows(t)).map((x) => {
-      const us = BigInt(x.PAYMENT_DATE instanceof Date ? x.PAYMENT_DATE.getTime() * 1000 : (x.PAYMENT_DATE as bigint | number));
-      return `${x.PAYMENT_ID}|${us}`;
+      const us = BigInt(x.payment_date instanceof Date ? x.payment_date.getTime() * 1000 : (x.payment_date as bigint | number));
+      return `${x.payment_id}|${us}`;
     }).sort();
     const wantUs = (await sql(`SELECT payment_id, (extract(epoch FROM payment_date) * 1000000)::bigint::text AS us FROM rent.payment`)).map((x) => `${x.payment_id}|${x.us}`).sort();
     expect(ib).toEqual(wantUs);

@@ -4,6 +4,8 @@ import type { SourceColumn } from '../sources';
 import { fromClause } from '../reconcile/from-clause';
 import { DELETED_AT, INJECTED } from '../config/lake-columns';
 import type { TableDef } from '../config/tables-json';
+import { applyNaming } from '../config/naming';
+import { lakeNameOf, matchName } from '../sources/lake-names';
 import { arrowKind } from '../reconcile/arrow-canonical';
 import { arrowSide, type BatchPredicate } from '../reconcile/arrow-side';
 import { compareAsFloat } from '../reconcile/canonical';
@@ -33,41 +35,58 @@ export interface UnitPlan {
 /** Resolve columns, keys and window of a unit (pure over the described schemas). */
 export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: SourceColumn[], helperDate: SourceColumn | null, lakeSchema: arrow.Schema,
   w: { since: string | null; until?: string | null; watermark: { cdc: string | null; date: string | null } | null }): UnitPlan {
-  const lakeFields = lakeSchema.fields.filter((f) => !INJECTED.includes(f.name) && !INJECTED.some((n) => n.toUpperCase() === f.name.toUpperCase()));
+  const lakeFields = lakeSchema.fields.filter((f) => !INJECTED.some((n) => n.toUpperCase() === f.name.toUpperCase()));
   const src = source.filter((c) => !INJECTED.some((n) => n.toUpperCase() === c.name.toUpperCase()));
-  const lakeByName = new Map(lakeFields.map((f) => [f.name.toUpperCase(), f]));
-  const srcByName = new Map(src.map((c) => [c.name.toUpperCase(), c]));
-  const common = [...srcByName.keys()].filter((n) => lakeByName.has(n)).sort();
-  const columnsOnlyInSource = [...srcByName.keys()].filter((n) => !lakeByName.has(n)).sort();
-  const columnsOnlyInLake = [...lakeByName.keys()].filter((n) => !srcByName.has(n)).sort();
+  // Each source column is matched to the lake column the ETL fills from it: the name the table's
+  // `naming` gives it, or an existing lake column equal to that without regard to case (a lake
+  // created under another convention, e.g. `FILM_ID` under the old `upper` default, keeps loading
+  // and is compared). Reported names are the lake's spelling.
+  const lakeNames = lakeFields.map((f) => f.name);
+  const lakeByName = new Map(lakeFields.map((f) => [f.name, f]));
+  const lakeByUpper = new Map(lakeFields.map((f) => [f.name.toUpperCase(), f]));
+  const pairs: { s: SourceColumn; f: arrow.Field }[] = [];
+  const matched = new Set<string>();
+  const columnsOnlyInSource: string[] = [];
+  for (const c of src) {
+    const f = lakeByName.get(lakeNameOf(def, c, lakeNames)) ?? lakeByUpper.get(c.name.toUpperCase());
+    if (f && !matched.has(f.name)) { pairs.push({ s: c, f }); matched.add(f.name); } else columnsOnlyInSource.push(c.sourceName ?? c.name);
+  }
+  const order = (a: string, b: string) => (a.toUpperCase() < b.toUpperCase() ? -1 : a.toUpperCase() > b.toUpperCase() ? 1 : a < b ? -1 : a > b ? 1 : 0);
+  pairs.sort((a, b) => order(a.f.name, b.f.name));
+  columnsOnlyInSource.sort(order);
+  const common = pairs.map((p) => p.f.name);
+  const columnsOnlyInLake = lakeNames.filter((n) => !matched.has(n)).sort(order);
   // a subquery entry may have no unique_key (loaded by full replace only): there is nothing to join the two sides on
   if (!def.uniqueKey.length) throw new Error(`dq: tables.json entry '${def.lakeName}' has no unique_key: the row-hash check joins source and lake rows on it`);
-  for (const k of def.uniqueKey) {
-    if (!common.includes(k.toUpperCase())) throw new Error(`dq: unique key column ${k} is not on both sides (source has ${srcByName.has(k.toUpperCase())}, lake has ${lakeByName.has(k.toUpperCase())})`);
-  }
+  // tables.json keys are canonical (upper-cased) source names
+  const keyIdx = def.uniqueKey.map((k) => {
+    const i = pairs.findIndex((p) => p.s.name.toUpperCase() === k.toUpperCase());
+    if (i < 0) throw new Error(`dq: unique key column ${k} is not on both sides (source has ${src.some((c) => c.name.toUpperCase() === k.toUpperCase())}, lake has ${!!matchName(lakeNames, applyNaming(k, def.naming)) || !!matchName(lakeNames, k)})`);
+    return i;
+  });
+  const srcByName = new Map(src.map((c) => [c.name.toUpperCase(), c]));
   const kindOf = dialect === 'postgres' ? pgKind : oracleKind;
   const sqlCols: SqlColumn[] = [];
   const lakeCols: { name: string; asFloat: boolean }[] = [];
-  for (const n of common) {
-    const s = srcByName.get(n)!, f = lakeByName.get(n)!;
-    const asFloat = compareAsFloat(kindOf(s.sourceType), arrowKind(f.type));
-    sqlCols.push({ name: s.sourceName ?? s.name, sourceType: s.sourceType, asFloat });
+  for (const { s: c, f } of pairs) {
+    const asFloat = compareAsFloat(kindOf(c.sourceType), arrowKind(f.type));
+    sqlCols.push({ name: c.sourceName ?? c.name, sourceType: c.sourceType, asFloat });
     lakeCols.push({ name: f.name, asFloat });
   }
-  const keyIdx = def.uniqueKey.map((k) => common.indexOf(k.toUpperCase()));
   const winCol = def.spec.helper ? helperDate : def.spec.dateColumn ? srcByName.get(def.spec.dateColumn.toUpperCase()) ?? null : null;
   if (!def.spec.helper && def.spec.dateColumn && !winCol) throw new Error(`dq: date column ${def.spec.dateColumn} not found at the source`);
-  if (!def.spec.helper && def.spec.dateColumn && !lakeByName.has(def.spec.dateColumn.toUpperCase())) throw new Error(`dq: date column ${def.spec.dateColumn} not found in the lake table`);
+  const winLake = !def.spec.helper && winCol ? pairs.find((p) => p.s === winCol)?.f ?? null : null;
+  if (!def.spec.helper && def.spec.dateColumn && !winLake) throw new Error(`dq: date column ${def.spec.dateColumn} not found in the lake table`);
   const julian = !!winCol && NUMERIC.has(winCol.type.kind);
   const window = unitWindow({ spec: def.spec, category: def.category, since: w.since, until: w.until, watermark: w.watermark, julian });
-  if (window.column) window.column = lakeByName.get(window.column)!.name;
+  if (window.column && winLake) window.column = winLake.name;
   const where = windowWhere(dialect, window, {
     window: !def.spec.helper && winCol ? { alias: 't', column: winCol } : null,
     initial: window.initial ? (window.initial.onHelper ? (helperDate ? { alias: 'h', column: helperDate, raw: def.spec.helper!.dateColumn! } : null) : { alias: 't', column: winCol! }) : null,
   });
   // a single integer key on both sides buckets by a cheap integer mix instead of an MD5 of its text
-  const keyHash = keyIdx.length === 1 && kindOf(srcByName.get(common[keyIdx[0]])!.sourceType) === 'integer'
-    && arrowKind(lakeByName.get(common[keyIdx[0]])!.type) === 'integer' ? 'int32' as const : 'md5' as const;
+  const keyHash = keyIdx.length === 1 && kindOf(pairs[keyIdx[0]].s.sourceType) === 'integer'
+    && arrowKind(pairs[keyIdx[0]].f.type) === 'integer' ? 'int32' as const : 'md5' as const;
   return {
     window,
     query: { rel: { from: fromClause(def), where }, keys: keyIdx.map((i) => sqlCols[i]), columns: sqlCols, keyHash },

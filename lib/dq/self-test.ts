@@ -12,6 +12,7 @@ import { newDqRunId, type DqResult } from './result';
 import { lakeSideOf, type UnitPlan } from './plan';
 import { arrowKind } from '../reconcile/arrow-canonical';
 import { compareAsFloat } from '../reconcile/canonical';
+import { lakeKeys } from '../sources/lake-names';
 
 /** The newest staging run folder holding `<table>/<branch>/*.parquet`, or null. */
 async function latestStaged(stagingRoot: string, table: string, branch: string): Promise<{ runId: string; files: string[] } | null> {
@@ -70,16 +71,18 @@ export async function runSelfTest(deps: { lake: Lake; tables: TableDef[]; branch
         const lakeFields = table.arrowSchema().fields;
         const names = lakeFields.map((f) => f.name).filter((n) => !INJECTED.includes(n) && stagedFields.some((f) => f.name === n)).sort();
         const cols = names.map((n) => ({ name: n, asFloat: compareAsFloat(arrowKind(stagedFields.find((f) => f.name === n)!.type), arrowKind(lakeFields.find((f) => f.name === n)!.type)) }));
-        const keys = def.uniqueKey.map((k) => cols[names.indexOf(k)]);
+        // tables.json keys are canonical source names; the staging and the lake spell them by the table's naming
+        const keyNames = lakeKeys(def, names);
+        const keys = keyNames.map((k) => cols[names.indexOf(k)]);
         if (keys.some((k) => !k)) throw new Error(`dq: unique key ${def.uniqueKey.join(',')} not in both the staging and the lake`);
         const plan: UnitPlan = {
           window: { start: null, end: null, note: null, column: null, julian: false, lower: null, upper: null, upperExclusive: false, initial: null },
-          query: { rel: { from: '', where: '' }, keys: [], columns: [] }, lakeColumns: cols, lakeKeys: keys, columnNames: names, keyNames: def.uniqueKey,
+          query: { rel: { from: '', where: '' }, keys: [], columns: [] }, lakeColumns: cols, lakeKeys: keys, columnNames: names, keyNames,
           columnsOnlyInSource: stagedFields.map((f) => f.name).filter((n) => !INJECTED.includes(n) && !names.includes(n)),
           columnsOnlyInLake: lakeFields.map((f) => f.name).filter((n) => !INJECTED.includes(n) && !names.includes(n)), sourceColumns: [],
         };
         const staging = arrowSide({ scan: async function* () { yield* batches; }, keys, columns: cols, signal: deps.signal });
-        const d = await compareSides(staging, lakeSideOf(table, branch, snap, plan, deps.signal), { columnNames: names, keyNames: def.uniqueKey, examples: o.examples, signal: deps.signal });
+        const d = await compareSides(staging, lakeSideOf(table, branch, snap, plan, deps.signal), { columnNames: names, keyNames, examples: o.examples, signal: deps.signal });
         const total = d.onlyInSource + d.onlyInLake + d.mismatch;
         out.push({
           ...res, lakeSnapshotId: snap === null ? null : String(snap), windowNote: `self-test: staged Parquet of run ${staged.runId} vs the lake partition`,

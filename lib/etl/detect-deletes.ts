@@ -14,6 +14,7 @@ import type { Logger } from '../log';
 import { deletedIntKeys, lakeIntKeys } from './detect-int-keys';
 import type { LakeTarget } from './lake-target';
 import type { Unit } from './run-types';
+import { lakeKeys as lakeKeysOf } from '../sources';
 
 export interface DetectedDeletes {
   /** Canonical key values (unique_key order) live in the lake's branch partition and gone from the source. */
@@ -54,9 +55,11 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
   const upper = (s: string) => s.toUpperCase();
   const sql: SqlColumn[] = [];
   const lakeKeys: { name: string; asFloat: boolean }[] = [];
-  for (const k of def.uniqueKey) {
+  // the lake spells each key by the table's naming (or keeps an older spelling: matched without regard to case)
+  const lakeKeyNames = lakeKeysOf(def, a.schema.fields.map((x) => x.name));
+  for (const [i, k] of def.uniqueKey.entries()) {
     const c = u.columns?.find((x) => upper(x.name) === upper(k));
-    const f = a.schema.fields.find((x) => upper(x.name) === upper(k));
+    const f = a.schema.fields.find((x) => x.name === lakeKeyNames[i]);
     if (!c || !f) throw fatal(`etl: ${def.lakeName}: deletes: detect: unique key column ${k} is not ${c ? 'in the lake table' : `projected by branch ${u.branch.key}`}`);
     const asFloat = compareAsFloat(kindOf(c.sourceType), arrowKind(f.type));
     sql.push({ name: c.sourceName ?? c.name, sourceType: c.sourceType, asFloat });

@@ -52,7 +52,7 @@ const col = (t: { arrowSchema(): { fields: { name: string }[] } }, name: string)
 
 const failures = (r: EtlRunSummary) => r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`);
 
-const COUNTRY = { table: 'PUBLIC.COUNTRY', unique_key: 'COUNTRY_ID', cdc_column: 'LAST_UPDATE', category: 'masters' };
+const COUNTRY = { table: 'PUBLIC.COUNTRY', unique_key: 'country_id', cdc_column: 'last_update', category: 'masters' };
 
 beforeAll(async () => {
   await loadChdb();
@@ -124,7 +124,7 @@ describe('control state per lake table', () => {
     expect(planned.units.map((u) => [u.branch, u.status, u.error])).toEqual([['b0', 'REFUSED', msg], ['b1', 'REFUSED', msg]]);
     const before = await wm('etl', 'country', 'b0');
     // a refusal is not fatal: the transactions phase after it still runs
-    const facts = { table: 'PUBLIC.FILM_ACTOR', unique_key: ['ACTOR_ID', 'FILM_ID'], cdc_column: 'LAST_UPDATE', category: 'transactions' };
+    const facts = { table: 'PUBLIC.FILM_ACTOR', unique_key: ['actor_id', 'film_id'], cdc_column: 'last_update', category: 'transactions' };
     const r = await run([textWm, facts], { mode: 'INITIAL', namespace: 'probe2' });
     expect(r.units.map((u) => [u.table, u.status, u.error])).toEqual([['country', 'REFUSED', msg], ['country', 'REFUSED', msg], ['film_actor', 'SUCCESS', null], ['film_actor', 'SUCCESS', null]]);
     expect(await lake.tableExists('probe2.country')).toBe(false);
@@ -142,14 +142,14 @@ describe('control state per lake table', () => {
 });
 
 describe('duplicate keys are caught before a commit', () => {
-  const FA_BAD = { table: 'PUBLIC.FILM_ACTOR', unique_key: 'ACTOR_ID', cdc_column: 'LAST_UPDATE', category: 'masters' };
-  const FA = { ...FA_BAD, unique_key: ['ACTOR_ID', 'FILM_ID'] };
+  const FA_BAD = { table: 'PUBLIC.FILM_ACTOR', unique_key: 'actor_id', cdc_column: 'last_update', category: 'masters' };
+  const FA = { ...FA_BAD, unique_key: ['actor_id', 'film_id'] };
 
   it('INITIAL (full replace) with a key that is not unique fails each unit naming table, branch, count and keys; no table is left', async () => {
     const r = await run([FA_BAD], { mode: 'INITIAL', namespace: 'dup' });
     expect(r.units.map((u) => u.status)).toEqual(['FAILED', 'FAILED']);
     for (const u of r.units) {
-      expect(u.error).toMatch(new RegExp(`^etl: film_actor on branch ${u.branch}: 10 unique_key values of \\(ACTOR_ID\\) occur more than once in the extract \\(20 extra rows\\), first: \\(2\\), \\(3\\), \\(4\\), \\(5\\), \\(6\\), …; nothing of this unit was committed`));
+      expect(u.error).toMatch(new RegExp(`^etl: film_actor on branch ${u.branch}: 10 unique_key values of \\(actor_id\\) occur more than once in the extract \\(20 extra rows\\), first: \\(2\\), \\(3\\), \\(4\\), \\(5\\), \\(6\\), …; nothing of this unit was committed`));
     }
     expect(await lake.tableExists('dup.film_actor')).toBe(false);
     const log = await db.pool.query(`SELECT branch_id, status FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1 ORDER BY branch_id`, [r.runId]);
@@ -166,7 +166,7 @@ describe('duplicate keys are caught before a commit', () => {
     await atBranch(0, `UPDATE film_actor SET last_update = timestamp '2030-01-01' WHERE actor_id = 4`);
     const r = await run([FA_BAD], { mode: 'INCREMENTAL', branches: ['b0'] });
     expect(r.units[0].status).toBe('FAILED');
-    expect(r.units[0].error).toMatch(/^etl: film_actor on branch b0: 1 unique_key value of \(ACTOR_ID\) occur more than once in the extract \(2 extra rows\), first: \(4\);/);
+    expect(r.units[0].error).toMatch(/^etl: film_actor on branch b0: 1 unique_key value of \(actor_id\) occur more than once in the extract \(2 extra rows\), first: \(4\);/);
     await t.refresh();
     expect(t.currentSnapshotId()).toBe(snap);
     expect(Number(count())).toBe(60);
@@ -175,7 +175,7 @@ describe('duplicate keys are caught before a commit', () => {
   });
 
   it('dedupe: latest keeps the newest row of each key by the CDC column and reports how many it dropped', async () => {
-    const view = { table: 'PUBLIC.FILM_LIST', unique_key: 'FID', cdc_column: 'LAST_UPDATE', category: 'masters', dedupe: 'latest' };
+    const view = { table: 'PUBLIC.FILM_LIST', unique_key: 'fid', cdc_column: 'last_update', category: 'masters', dedupe: 'latest' };
     const r = await run([view], { mode: 'INITIAL' });
     expect(failures(r)).toEqual([]);
     const src = await atBranch(0, `SELECT count(*)::int n, count(DISTINCT fid)::int d FROM film_list`);
@@ -203,7 +203,7 @@ describe('duplicate keys are caught before a commit', () => {
 });
 
 describe('a query source without a key', () => {
-  const keyless = { table: '(SELECT f.film_id AS fid, f.title, f.last_update FROM public.film f)', name: 'film_names', cdc_column: 'LAST_UPDATE', category: 'masters' };
+  const keyless = { table: '(SELECT f.film_id AS fid, f.title, f.last_update FROM public.film f)', name: 'film_names', cdc_column: 'last_update', category: 'masters' };
 
   it('loads by full replace over every branch, and is refused a merge at planning', async () => {
     const r = await run([keyless], { mode: 'INITIAL' });
@@ -221,24 +221,24 @@ describe('a query source without a key', () => {
   it('tables.json: a plain table still needs a unique_key; dedupe: latest needs a key and a cdc_column', () => {
     expect(() => parseTablesConfig([{ table: 'PUBLIC.FILM' }])).toThrow(/field unique_key: required/);
     expect(() => parseTablesConfig([{ ...keyless, dedupe: 'latest' }])).toThrow(/field dedupe: needs a unique_key/);
-    expect(() => parseTablesConfig([{ table: 'PUBLIC.FILM', unique_key: 'FILM_ID', dedupe: 'latest' }])).toThrow(/field dedupe: latest needs a CDC column/);
-    expect(() => parseTablesConfig([{ table: 'PUBLIC.FILM', unique_key: 'FILM_ID', dedupe: 'newest' }])).toThrow(/field dedupe: must be fail or latest/);
+    expect(() => parseTablesConfig([{ table: 'PUBLIC.FILM', unique_key: 'film_id', dedupe: 'latest' }])).toThrow(/field dedupe: latest needs a CDC column/);
+    expect(() => parseTablesConfig([{ table: 'PUBLIC.FILM', unique_key: 'film_id', dedupe: 'newest' }])).toThrow(/field dedupe: must be fail or latest/);
   });
 });
 
 describe('a failed first write leaves no table behind', () => {
   it('a unique_key that is not a column is refused at planning: no table is created', async () => {
-    const bad = { table: 'PUBLIC.CATEGORY', unique_key: 'CAT_ID', cdc_column: 'LAST_UPDATE', category: 'masters' };
+    const bad = { table: 'PUBLIC.CATEGORY', unique_key: 'cat_id', cdc_column: 'last_update', category: 'masters' };
     const r = await run([bad], { mode: 'INITIAL', namespace: 'probe', branches: ['b0'] });
     expect(r.units.map((u) => u.status)).toEqual(['REFUSED']);
     // the source's column names as described (their case follows the naming convention)
-    expect(r.units[0].error).toMatch(/^etl: tables.json entry 'category': unique_key column CAT_ID is not a column of the source \(it has category_id, name, last_update\)$/i);
+    expect(r.units[0].error).toMatch(/^etl: tables.json entry 'category': unique_key column cat_id is not a column of the source \(it has category_id, name, last_update\)$/i);
     expect(await lake.tableExists('probe.category')).toBe(false);
     expect(r.records.some((x) => x.level === 'warn' && /table not loaded: no unit of it succeeded/.test(x.message))).toBe(true);
   });
 
   it('a table whose first load fails (duplicate keys in every unit) is dropped, saying so at warn', async () => {
-    const r = await run([{ table: 'PUBLIC.FILM_ACTOR', unique_key: 'ACTOR_ID', cdc_column: 'LAST_UPDATE', category: 'masters' }], { mode: 'INITIAL', namespace: 'first' });
+    const r = await run([{ table: 'PUBLIC.FILM_ACTOR', unique_key: 'actor_id', cdc_column: 'last_update', category: 'masters' }], { mode: 'INITIAL', namespace: 'first' });
     expect(r.units.map((u) => u.status)).toEqual(['FAILED', 'FAILED']);
     expect(await lake.tableExists('first.film_actor')).toBe(false);
     expect(r.records.some((x) => x.level === 'warn' && /dropped the table this run created: its first load wrote nothing/.test(x.message))).toBe(true);

@@ -107,22 +107,22 @@ describe('deletes reach the lake', () => {
     const want: string[] = [];
     for (let i = 0; i < 2; i++) for (const x of await sql(i, 'SELECT item_id, name FROM shop.items')) want.push(`b${i}:${x.item_id}|${x.name}`);
     want.sort();
-    expect(await lakeKeys('items', `concat(toString(ITEM_ID), '|', NAME)`)).toEqual(want);
-    const ib = (await icebirdRows(await lake.loadTable('etl.items'))).map((x) => `${x.BRANCH_ID}:${x.ITEM_ID}|${x.NAME}`).sort();
+    expect(await lakeKeys('items', `concat(toString(item_id), '|', name)`)).toEqual(want);
+    const ib = (await icebirdRows(await lake.loadTable('etl.items'))).map((x) => `${x.BRANCH_ID}:${x.item_id}|${x.name}`).sort();
     expect(ib).toEqual(want);
 
     // visits (soft): every row kept; exactly the two deleted keys stamped with the load time
-    const stamped = await lakeKeys('visits', `concat(toString(VISIT_ID), ' ', toString(VISIT_TS))`, '_deleted_at IS NOT NULL');
+    const stamped = await lakeKeys('visits', `concat(toString(visit_id), ' ', toString(visit_ts))`, '_deleted_at IS NOT NULL');
     expect(stamped).toEqual(['b0:10 2025-03-01 08:10:00.123456', 'b0:20 2025-03-01 08:20:00.654321']);
-    expect((await lakeKeys('visits', 'VISIT_ID')).length).toBe(400);
+    expect((await lakeKeys('visits', 'visit_id')).length).toBe(400);
     const t = await lake.loadTable('etl.visits');
     const ibv = await icebirdRows(t);
-    expect(ibv.filter((x) => x._deleted_at !== null && x._deleted_at !== undefined).map((x) => `${x.BRANCH_ID}:${x.VISIT_ID}:${x.NOTE}`).sort()).toEqual(['b0:10:v10', 'b0:20:w20']);
+    expect(ibv.filter((x) => x._deleted_at !== null && x._deleted_at !== undefined).map((x) => `${x.BRANCH_ID}:${x.visit_id}:${x.note}`).sort()).toEqual(['b0:10:v10', 'b0:20:w20']);
     // the sibling keys (same id, other fraction) are untouched
-    expect(await lakeKeys('visits', `toString(VISIT_TS)`, `VISIT_ID IN (10, 20) AND BRANCH_ID = 'b0' AND _deleted_at IS NULL`)).toEqual(['b0:2025-03-01 08:10:00.654321', 'b0:2025-03-01 08:20:00.123456']);
+    expect(await lakeKeys('visits', `toString(visit_ts)`, `visit_id IN (10, 20) AND BRANCH_ID = 'b0' AND _deleted_at IS NULL`)).toEqual(['b0:2025-03-01 08:10:00.654321', 'b0:2025-03-01 08:20:00.123456']);
 
     // notes (deletes: ignore, the default): the deleted row stays in the lake
-    expect(await lakeKeys('notes', 'NOTE_ID', `NOTE_ID = 1`)).toEqual(['b0:1', 'b1:1']);
+    expect(await lakeKeys('notes', 'note_id', `note_id = 1`)).toEqual(['b0:1', 'b1:1']);
 
     // etl_run_log counts them per unit
     const log = await db.pool.query(`SELECT table_name, branch_id, rows_deleted::int AS d FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1 ORDER BY 1, 2`, [r1.runId]);
@@ -130,17 +130,17 @@ describe('deletes reach the lake', () => {
   });
 
   it('a later INCREMENTAL with nothing deleted deletes nothing (soft-deleted rows are not stamped again)', async () => {
-    const before = await lakeKeys('visits', `concat(toString(VISIT_ID), ' ', toString(_deleted_at))`, '_deleted_at IS NOT NULL');
+    const before = await lakeKeys('visits', `concat(toString(visit_id), ' ', toString(_deleted_at))`, '_deleted_at IS NOT NULL');
     const r = await run('INCREMENTAL', 2);
     expect(r.units.filter((u) => u.status !== 'SUCCESS')).toEqual([]);
     expect(r.units.filter((u) => u.rowsDeleted).map((u) => `${u.table}@${u.branch}`)).toEqual([]);
-    expect(await lakeKeys('visits', `concat(toString(VISIT_ID), ' ', toString(_deleted_at))`, '_deleted_at IS NOT NULL')).toEqual(before);
+    expect(await lakeKeys('visits', `concat(toString(visit_id), ' ', toString(_deleted_at))`, '_deleted_at IS NOT NULL')).toEqual(before);
   });
 
   it('a soft-deleted key inserted again at the source comes back live', async () => {
     await sql(0, `INSERT INTO shop.visits VALUES (10, '2025-03-01 08:10:00.123456', 'back', '2025-07-01 00:00:00')`);
     const r = await run('INCREMENTAL', 3);
     expect(r.units.filter((u) => u.status !== 'SUCCESS')).toEqual([]);
-    expect(await lakeKeys('visits', `concat(NOTE, ' ', toString(isNull(_deleted_at)))`, `VISIT_ID = 10 AND BRANCH_ID = 'b0' AND VISIT_TS = '2025-03-01 08:10:00.123456'`)).toEqual(['b0:back 1']);
+    expect(await lakeKeys('visits', `concat(note, ' ', toString(isNull(_deleted_at)))`, `visit_id = 10 AND BRANCH_ID = 'b0' AND visit_ts = '2025-03-01 08:10:00.123456'`)).toEqual(['b0:back 1']);
   });
 });

@@ -138,13 +138,13 @@ describe('failure handling', () => {
     expect(proxy.cuts()).toBe(1);
     expect(r.units.map((x) => [x.status, x.attempts])).toEqual([['SUCCESS', 2]]);
     const t = await lake.loadTable('etl.orders');
-    const n = chdbRows(t, (f) => `SELECT count() AS n, uniqExact(ORDER_ID) AS k FROM ${f} WHERE BRANCH_ID = 'b1'`)[0];
+    const n = chdbRows(t, (f) => `SELECT count() AS n, uniqExact(order_id) AS k FROM ${f} WHERE BRANCH_ID = 'b1'`)[0];
     expect(Number(n.n)).toBe(r.units[0].rows);
     expect(Number(n.k)).toBe(r.units[0].rows);
   });
 
   it('a fatal SQL error is not retried and stops later phases', async () => {
-    const bad = parseTablesConfig([...FIXTURE_TABLES.slice(0, 1), { table: 'OASIS.NO_SUCH_TABLE', unique_key: 'ID', category: 'masters' }, FIXTURE_TABLES[2]]);
+    const bad = parseTablesConfig([...FIXTURE_TABLES.slice(0, 1), { table: 'OASIS.NO_SUCH_TABLE', unique_key: 'id', category: 'masters' }, FIXTURE_TABLES[2]]);
     const b = pgBranch('b0', scratch[0].url);
     const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: [b], tables: bad, settings: settings({ mode: 'INITIAL', retries: 3, retryDelayMs: 600_000 }), logger: silentLogger, stagingRoot: staging });
     const u = r.units.find((x) => x.table === 'no_such_table')!;
@@ -212,10 +212,10 @@ describe('failure handling', () => {
       const l2 = openLake({ pool: db.pool, warehouse: `file://${wh2}` });
       // each table's keys (and one value column) per branch, from the lake and from the source databases
       const checks = [
-        { table: 'customers', lake: 'toString(CUSTOMER_ID), NAME', source: `SELECT customer_id::text AS k, name AS v FROM oasis.customers` },
-        { table: 'orders', lake: 'toString(ORDER_ID), toString(CUSTOMER_ID)', source: `SELECT order_id::text AS k, customer_id::text AS v FROM oasis.orders WHERE order_date >= '2024-01-01'` },
+        { table: 'customers', lake: 'toString(customer_id), name', source: `SELECT customer_id::text AS k, name AS v FROM oasis.customers` },
+        { table: 'orders', lake: 'toString(order_id), toString(customer_id)', source: `SELECT order_id::text AS k, customer_id::text AS v FROM oasis.orders WHERE order_date >= '2024-01-01'` },
         {
-          table: 'order_lines', lake: 'concat(toString(ORDER_ID), \'/\', toString(LINE_NO)), toString(QTY)',
+          table: 'order_lines', lake: 'concat(toString(order_id), \'/\', toString(line_no)), toString(qty)',
           source: `SELECT l.order_id || '/' || l.line_no AS k, l.qty::text AS v FROM oasis.order_lines l JOIN oasis.orders o ON o.order_id = l.order_id WHERE o.order_date >= '2024-01-01'`,
         },
       ];

@@ -33,7 +33,7 @@ function sourceSet(table: string, stage: 'initial' | 'incremental'): { from: str
     case 'orders': return { from: 'oasis.orders t', where: `t.order_date >= '2024-01-01'${inc ? ` OR t.amend_last_date >= '2025-01-01'` : ''}` };
     case 'appointments': return { from: 'oasis.appointments t', where: `t.julian_date >= 2460311${inc ? ` OR t.updated_at >= '2025-01-01'` : ''}` };
     case 'order_lines': return { from: 'oasis.order_lines t JOIN oasis.orders h ON h.order_id = t.order_id', where: `h.order_date >= '2024-01-01'${inc ? ` OR h.amend_last_date >= '2025-01-01'` : ''}` };
-    case 'orders_enriched': return { from: '(SELECT o.ORDER_ID, o.AMEND_LAST_DATE, o.ORDER_DATE, c.BALANCE AS CUSTOMER_BALANCE FROM OASIS.ORDERS o JOIN OASIS.CUSTOMERS c ON c.CUSTOMER_ID = o.CUSTOMER_ID) t', where: 'true' };
+    case 'orders_enriched': return { from: '(SELECT o.order_id, o.amend_last_date, o.order_date, c.balance AS customer_balance FROM OASIS.ORDERS o JOIN OASIS.CUSTOMERS c ON c.customer_id = o.customer_id) t', where: 'true' };
     default: return { from: `oasis.${table} t`, where: 'true' };
   }
 }
@@ -103,14 +103,14 @@ describe('seven branches into the lake', () => {
     const t = await lake.loadTable('etl.customers');
     const ib = await icebirdRows(t);
     expect(ib.length).toBe(N * 25);
-    expect(Object.keys(ib[0])).toEqual(expect.arrayContaining(['CUSTOMER_ID', 'EMAIL', 'BRANCH_ID', 'insert_at', 'Recorded_updated_at']));
-    insertAt = new Map(chdbRows(t, (f) => `SELECT BRANCH_ID, CUSTOMER_ID, toString(insert_at) AS ia FROM ${f}`).map((x) => [`${x.BRANCH_ID}:${x.CUSTOMER_ID}`, String(x.ia)]));
+    expect(Object.keys(ib[0])).toEqual(expect.arrayContaining(['customer_id', 'email', 'BRANCH_ID', 'insert_at', 'Recorded_updated_at']));
+    insertAt = new Map(chdbRows(t, (f) => `SELECT BRANCH_ID, customer_id, toString(insert_at) AS ia FROM ${f}`).map((x) => [`${x.BRANCH_ID}:${x.customer_id}`, String(x.ia)]));
     const cs = await db.pool.query(`SELECT * FROM etl_meta.control_state WHERE table_name = 'orders' AND branch_id = 'b0'`);
     expect(cs.rows[0].last_cdc_value).toMatch(/^2024-01-/);
     const runs = await db.pool.query(`SELECT status, write_disposition, count(*)::int n FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1 GROUP BY 1, 2`, [r.runId]);
     expect(runs.rows).toEqual([{ status: 'SUCCESS', write_disposition: 'replace', n: N * tables.length }]);
     const drift = await db.pool.query(`SELECT schema_discrepancy FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1 AND table_name = 'customers' LIMIT 1`, [r.runId]);
-    expect(drift.rows[0].schema_discrepancy.map((d: { column: string }) => d.column).sort()).toEqual(['BALANCE', 'EMAIL']);
+    expect(drift.rows[0].schema_discrepancy.map((d: { column: string }) => d.column).sort()).toEqual(['balance', 'email']);
   });
 
   it('INCREMENTAL: lake equals sources, insert_at carried forward, Recorded_updated_at moves', async () => {
@@ -119,12 +119,12 @@ describe('seven branches into the lake', () => {
     expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
     await expectLakeEqualsSources('incremental');
     const t = await lake.loadTable('etl.customers');
-    const rows = chdbRows(t, (f) => `SELECT BRANCH_ID, CUSTOMER_ID, NAME, toString(insert_at) AS ia, toString(Recorded_updated_at) AS ru FROM ${f}`);
+    const rows = chdbRows(t, (f) => `SELECT BRANCH_ID, customer_id, name, toString(insert_at) AS ia, toString(Recorded_updated_at) AS ru FROM ${f}`);
     let carried = 0;
     for (const x of rows) {
-      const before = insertAt.get(`${x.BRANCH_ID}:${x.CUSTOMER_ID}`);
+      const before = insertAt.get(`${x.BRANCH_ID}:${x.customer_id}`);
       if (before) { expect(x.ia).toBe(before); carried++; } else expect(x.ia).toBe(x.ru);
-      if (String(x.NAME).endsWith('(upd)')) expect(x.ru).not.toBe(x.ia);
+      if (String(x.name).endsWith('(upd)')) expect(x.ru).not.toBe(x.ia);
     }
     expect(carried).toBe(N * 25);
     const runs = await db.pool.query(`SELECT DISTINCT write_disposition FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1`, [r.runId]);

@@ -60,9 +60,9 @@ describe('runEtl (memory write step)', () => {
     expect([...lines.rows.values()].filter((x) => x.BRANCH_ID === 'b0').length).toBe(n);
     expect(lines.schema.fields.map((f) => f.name)).not.toContain('ETL_HELPER_CDC');
     const cust = target.tables.get('customers')!;
-    expect(cust.schema.fields.map((f) => `${f.name}:${f.type}`)).toContain('EMAIL:Utf8');
-    expect(String(cust.schema.fields.find((f) => f.name === 'BALANCE')!.type)).toBe('Decimal[14e+4]');
-    expect(r.drift.customers.map((d) => d.column).sort()).toEqual(['BALANCE', 'EMAIL']);
+    expect(cust.schema.fields.map((f) => `${f.name}:${f.type}`)).toContain('email:Utf8');
+    expect(String(cust.schema.fields.find((f) => f.name === 'balance')!.type)).toBe('Decimal[14e+4]');
+    expect(r.drift.customers.map((d) => d.column).sort()).toEqual(['balance', 'email']);
     const wm = await db.pool.query(`SELECT * FROM etl_meta.control_state WHERE table_name = 'appointments' ORDER BY branch_id`);
     expect(wm.rows.length).toBe(2);
     expect(Number(wm.rows[0].last_date_value)).toBeGreaterThan(2460311);
@@ -71,14 +71,14 @@ describe('runEtl (memory write step)', () => {
   });
 
   it('INCREMENTAL merges changes and carries insert_at forward', async () => {
-    const before = new Map([...target.tables.get('customers')!.rows.values()].map((r) => [`${r.BRANCH_ID}:${r.CUSTOMER_ID}`, r.insert_at]));
+    const before = new Map([...target.tables.get('customers')!.rows.values()].map((r) => [`${r.BRANCH_ID}:${r.customer_id}`, r.insert_at]));
     for (let i = 0; i < scratch.length; i++) await changeBranch(scratch[i].url, { index: i, customers: 30, orders: 120 });
     const r = await runEtl({ pool: db.pool, target, branches, tables, settings: settings({ mode: 'INCREMENTAL' }), logger: silentLogger, stagingRoot: staging, now: () => new Date(Date.now() + 3_600_000) });
     expect(r.units.filter((u) => u.status !== 'SUCCESS')).toEqual([]);
     const cust = [...target.tables.get('customers')!.rows.values()];
     expect(cust.filter((x) => x.BRANCH_ID === 'b0').length).toBe(33);
-    const upd = cust.find((x) => x.BRANCH_ID === 'b0' && String(x.CUSTOMER_ID) === '11')!;
-    expect(upd.NAME).toMatch(/\(upd\)/);
+    const upd = cust.find((x) => x.BRANCH_ID === 'b0' && String(x.customer_id) === '11')!;
+    expect(upd.name).toMatch(/\(upd\)/);
     expect(upd.insert_at).toBe(before.get('b0:11'));
     expect(upd.Recorded_updated_at).not.toBe(upd.insert_at);
     const u = r.units.find((x) => x.table === 'customers' && x.branch === 'b0')!;

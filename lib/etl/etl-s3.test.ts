@@ -101,8 +101,8 @@ async function expectCustomersEqualSources(): Promise<void> {
   const t = await lakeOf(dbS3, envS3).loadTable('etl.customers');
   const { query } = await import('chdb');
   const key = t.location.replace(/^s3:\/\/[^/]+\//, '');
-  const out = query(`SELECT BRANCH_ID, toString(CUSTOMER_ID) AS id, NAME FROM icebergS3('${s3.endpoint}/${s3.bucket}/${key}/', 'S3RVER', 'S3RVER')`, 'JSONEachRow');
-  const got = out.trim().split('\n').map((l) => JSON.parse(l)).map((r) => `${r.BRANCH_ID}|${r.id}|${r.NAME}`);
+  const out = query(`SELECT BRANCH_ID, toString(customer_id) AS id, name FROM icebergS3('${s3.endpoint}/${s3.bucket}/${key}/', 'S3RVER', 'S3RVER')`, 'JSONEachRow');
+  const got = out.trim().split('\n').map((l) => JSON.parse(l)).map((r) => `${r.BRANCH_ID}|${r.id}|${r.name}`);
   expect(got.sort()).toEqual(want.sort());
 }
 

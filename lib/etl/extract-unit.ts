@@ -3,7 +3,7 @@ import path from 'node:path';
 import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isTransient, toError, withRetry } from '../errors';
 import type { Logger } from '../log';
-import { matchName, targetFields, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
+import { lakeKeys, matchName, targetFields, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
 import { describedUnitProblem } from './plan-checks';
 import { detectDeletes } from './detect-deletes';
 import { renderUnit } from './render-unit';
@@ -76,7 +76,7 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     writer = new StagingWriter(path.join(ctx.stagingRoot, ctx.runId, u.def.lakeName, u.branch.key, u.stagingSub ?? ''), ctx.encoder!, { rowsPerFile: s.stagingRowsPerFile, hold: ctx.hold });
     await writer.init();
     ulog.info('extracting', { attempt: u.attempts, sql: q.sql, binds: q.binds.map((b) => b.value) });
-    const keys = u.def.uniqueKey.length ? KeyTracker.forSchema(st.schema!, u.def.uniqueKey, `${u.def.lakeName} on branch ${u.branch.key}`) : null;
+    const keys = u.def.uniqueKey.length ? KeyTracker.forSchema(st.schema!, lakeKeys(u.def, st.schema!.fields.map((f) => f.name)), `${u.def.lakeName} on branch ${u.branch.key}`) : null;
     // required columns (the key and BRANCH_ID of a table created with identifier fields) must hold no NULL
     const required = st.schema!.fields.flatMap((f, i) => (f.nullable ? [] : [i]));
     for await (const b of u.branch.source.read(q, u.columns, target, { batchSize: u.branch.fetchBatchSize ?? s.fetchBatchSize, signal: ctx.signal, stats })) {
@@ -127,7 +127,10 @@ function noRowsReason(u: Unit, mode: string): string {
 async function settleDuplicates(ctx: ExtractContext, u: Unit, st: TableState, keys: KeyTracker, ulog: Logger): Promise<void> {
   const def = u.def;
   const latest = def.entry.dedupe === 'latest';
-  const cdcIdx = latest && def.spec.cdcColumn ? st.schema!.fields.findIndex((f) => f.name.toUpperCase() === def.spec.cdcColumn!.toUpperCase()) : -1;
+  const names = st.schema!.fields.map((f) => f.name);
+  // the CDC column as the lake spells it (the table's naming, or an older spelling matched without regard to case)
+  const cdcName = latest && def.spec.cdcColumn ? lakeKeys({ naming: def.naming, uniqueKey: [def.spec.cdcColumn] }, names)[0] : null;
+  const cdcIdx = cdcName ? names.indexOf(cdcName) : -1;
   const read = (f: number) => stagedBatches(u.files[f]);
   const dups = await exactDuplicates(u.files.length, read, keys, cdcIdx >= 0 ? cdcIdx : null);
   if (!dups.length) return;

@@ -125,7 +125,7 @@ async function expectCustomersEqualSources(): Promise<void> {
     await c.connect();
     try { for (const r of (await c.query('SELECT customer_id::text AS id, name FROM oasis.customers')).rows) want.push(`b${i}|${r.id}|${r.name}`); } finally { await c.end(); }
   }
-  const got = (await rowsOf(await lake().loadTable('fan.customers'))).map((j) => JSON.parse(j) as Record<string, unknown>).map((r) => `${r.BRANCH_ID}|${r.CUSTOMER_ID}|${r.NAME}`);
+  const got = (await rowsOf(await lake().loadTable('fan.customers'))).map((j) => JSON.parse(j) as Record<string, unknown>).map((r) => `${r.BRANCH_ID}|${r.customer_id}|${r.name}`);
   expect(got.sort()).toEqual(want.sort());
 }
 

@@ -71,7 +71,7 @@ async function expectLakeRight(ns: string): Promise<void> {
   for (const def of tables) {
     const got = await lakeSet(ns, def.lakeName);
     expect(got.length, `${ns}.${def.lakeName} rows`).toBe(want[def.lakeName]);
-    const keys = new Set(got.map((j) => JSON.stringify((JSON.parse(j) as [string, unknown][]).filter(([k]) => k === 'BRANCH_ID' || def.uniqueKey.includes(k)))));
+    const keys = new Set(got.map((j) => JSON.stringify((JSON.parse(j) as [string, unknown][]).filter(([k]) => k === 'BRANCH_ID' || def.uniqueKey.includes(k.toUpperCase())))));
     expect(keys.size, `${ns}.${def.lakeName} distinct keys`).toBe(got.length);
     expect(got, `${ns}.${def.lakeName} equals the single-process lake`).toEqual(await lakeSet('one', def.lakeName));
   }

@@ -153,7 +153,7 @@ describe('Pagila-like types into the lake', () => {
       expect(await icebirdCanonical(t, table), `${table} via icebird`).toEqual(toMillis(want, table));
     }
     // spot checks of what a text rendering used to hide
-    const film = chdbRows(await lake.loadTable('pagila.film'), (f) => `SELECT SPECIAL_FEATURES AS sf, toTypeName(SPECIAL_FEATURES) AS t, toTypeName(SCORES) AS st, toTypeName(RELEASE_YEAR) AS yt, toTypeName(RATING) AS rt FROM ${f} WHERE TITLE = 'ACADEMY DINOSAUR' LIMIT 1`)[0];
+    const film = chdbRows(await lake.loadTable('pagila.film'), (f) => `SELECT special_features AS sf, toTypeName(special_features) AS t, toTypeName(scores) AS st, toTypeName(release_year) AS yt, toTypeName(rating) AS rt FROM ${f} WHERE title = 'ACADEMY DINOSAUR' LIMIT 1`)[0];
     expect(film.sf).toEqual(['Trailers', null, 'a{b}c', 'Deleted Scenes', 'with "quote"', '']);
     expect(film.t).toBe('Array(Nullable(String))');
     expect(film.st).toBe('Array(Nullable(Int32))');
@@ -218,8 +218,8 @@ describe('Pagila-like types into the lake', () => {
     expect(bad.results.map((x) => `${x.table}@${x.branch}: ${x.status}`)).toEqual(['film@b0: OK', expect.stringMatching(/^film@b1: (?!OK)/)]);
     // the preview (plain rows) shows a list as a JSON array
     const t = await lake.loadTable('pagila.film');
-    for await (const b of t.scan({ filter: [{ column: 'TITLE', in: ['ACADEMY DINOSAUR'] }], limit: 1 })) {
-      expect(plainRow(b, 0).SPECIAL_FEATURES).toEqual(['Trailers', null, 'a{b}c', 'Deleted Scenes', 'with "quote"', '']);
+    for await (const b of t.scan({ filter: [{ column: 'title', in: ['ACADEMY DINOSAUR'] }], limit: 1 })) {
+      expect(plainRow(b, 0).special_features).toEqual(['Trailers', null, 'a{b}c', 'Deleted Scenes', 'with "quote"', '']);
     }
   });
 });
@@ -229,7 +229,7 @@ describe('required keys', () => {
     const defs = parseTablesConfig([{ table: '(SELECT t.rental_id, t.return_date FROM pagila.rental t)', name: 'returns', unique_key: 'return_date', category: 'masters' }]);
     const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'keys' }), branches, tables: defs, settings: settings({ mode: 'INITIAL', namespace: 'keys' }), logger: silentLogger, stagingRoot: staging });
     expect(r.units.map((u) => `${u.branch}: ${u.status}`).sort()).toEqual(['b0: FAILED', 'b1: FAILED']);
-    expect(r.units[0].error).toMatch(/returns on branch b\d: key column RETURN_DATE has 1 NULL value\(s\); a unique_key column must not be NULL/);
+    expect(r.units[0].error).toMatch(/returns on branch b\d: key column return_date has 1 NULL value\(s\); a unique_key column must not be NULL/);
   });
 });
 
@@ -260,28 +260,70 @@ describe('column naming (tables.json naming)', () => {
     }
   });
 
-  it('an existing upper-case lake goes on loading under preserve: columns matched without regard to case, new ones named by the convention', async () => {
+  it('a table with no naming gets the default, preserve: PostgreSQL\'s own lower-case names', async () => {
+    expect(tables.map((d) => d.naming)).toEqual(tables.map(() => 'preserve'));
+    expect(await lakeNames('pagila')).toEqual(['rental_id', 'rental_date', 'return_date', 'last_update', 'ReturnNote', 'BRANCH_ID', 'insert_at', 'Recorded_updated_at']);
+  });
+
+  it('a lake created under upper (the old default) goes on loading and comparing under the default: no twin columns, values equal', async () => {
+    // n_upper.rental was created by the first test with naming: upper (RENTAL_ID, …, RETURNNOTE)
+    // deletes: detect too, so its key-set comparison resolves RENTAL_ID from rental_id as well
+    const defs = parseTablesConfig(rental.map((e) => ({ ...e, deletes: 'detect' })));
+    expect(defs[0].naming).toBe('preserve');
+    const upperCols = ['RENTAL_ID', 'RENTAL_DATE', 'RETURN_DATE', 'LAST_UPDATE', 'RETURNNOTE', 'BRANCH_ID', 'insert_at', 'Recorded_updated_at'];
+    expect(await lakeNames('n_upper')).toEqual(upperCols);
+    const incremental = async (deleted: number) => {
+      const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'n_upper' }), branches, tables: defs, settings: settings({ mode: 'INCREMENTAL', namespace: 'n_upper' }), logger: silentLogger, stagingRoot: staging });
+      expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
+      expect(r.units.map((u) => u.rowsDeleted ?? 0)).toEqual([deleted, deleted]);
+    };
+    const dqBranches = () => scratch.map((s, i) => ({ key: `b${i}`, open: () => openPostgresDqSource({ branch: `b${i}`, connectionString: s.url }) }));
+    const dq = (tables: typeof defs) => runDq({ pool: db.pool, lake, tables, branches: dqBranches(), logger: silentLogger }, { namespace: 'n_upper', since: '2000-01-01', write: false });
+    const expectDqOk = async (columns: string[], rows: number) => {
+      // under the default, and under naming: upper as the table was created
+      const results = [...(await dq(defs)).results, ...(await dq(parseTablesConfig({ naming: 'upper', tables: rental }))).results];
+      expect(results.map((x) => `${x.branch}: ${x.status} ${x.errorDetails ?? ''}`)).toEqual(['b0: OK ', 'b1: OK ', 'b0: OK ', 'b1: OK ']);
+      for (const x of results) {
+        // every lake column compared with its source column (film_id ↔ FILM_ID), none left out on either side
+        expect(x.hashColumns).toEqual(columns);
+        expect([x.columnsOnlyInOracle, x.columnsOnlyInIceberg, x.hashTotalDelta, x.oracleRowCount, x.icebergRowCount]).toEqual([[], [], 0, rows, rows]);
+      }
+    };
+
+    // a changed row and a new one at the sources, merged into the upper-case columns
     for (let i = 0; i < N; i++) {
       const c = new pg.Client({ connectionString: scratch[i].url });
       await c.connect();
       try {
-        await c.query(`ALTER TABLE pagila.rental ADD COLUMN staff_id int`);
-        await c.query(`UPDATE pagila.rental SET "ReturnNote" = 'changed', staff_id = 7, last_update = '2030-01-01 00:00:00.25' WHERE rental_id = 2`);
+        await c.query(`UPDATE pagila.rental SET "ReturnNote" = 'changed', last_update = '2030-01-01 00:00:00.25' WHERE rental_id = 2`);
+        await c.query(`INSERT INTO pagila.rental VALUES (4, '2030-01-01 10:00:00.5', NULL, '2030-01-01 00:00:00.5', 'brief')`);
       } finally { await c.end(); }
     }
-    const before = await lakeNames('pagila');
-    expect(before).toContain('RENTAL_ID');
-    const defs = parseTablesConfig({ naming: 'preserve', tables: rental });
-    expect(defs[0].naming).toBe('preserve');
-    const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'pagila' }), branches, tables: defs, settings: settings({ mode: 'INCREMENTAL', namespace: 'pagila' }), logger: silentLogger, stagingRoot: staging });
-    expect(r.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
-    // no lower-case twin of an existing column; the new source column is named as PostgreSQL names it
-    expect(await lakeNames('pagila')).toEqual([...before.filter((n) => !['BRANCH_ID', 'insert_at', 'Recorded_updated_at'].includes(n)), 'BRANCH_ID', 'insert_at', 'Recorded_updated_at', 'staff_id']);
-    const t = await lake.loadTable('pagila.rental');
-    const rows = chdbRows(t, (f) => `SELECT BRANCH_ID AS b, RENTAL_ID AS id, RETURNNOTE AS note, staff_id FROM ${f} ORDER BY b, id`);
+    await incremental(0);
+    expect(await lakeNames('n_upper')).toEqual(upperCols);
+    const t = await lake.loadTable('n_upper.rental');
+    expect(chdbRows(t, (f) => `SELECT BRANCH_ID AS b, RENTAL_ID AS id, RETURNNOTE AS note FROM ${f} WHERE RENTAL_ID = 2 ORDER BY b`))
+      .toEqual([0, 1].map((b) => ({ b: `b${b}`, id: 2, note: 'changed' })));
+    expect(chdbCanonical(t, 'rental')).toEqual(await sourceRows('rental'));
+    await expectDqOk(['LAST_UPDATE', 'RENTAL_DATE', 'RENTAL_ID', 'RETURNNOTE', 'RETURN_DATE'], 4);
+
+    // a column new at the sources is named by the convention; the existing ones keep their spelling; the new row's delete reaches the lake
+    for (let i = 0; i < N; i++) {
+      const c = new pg.Client({ connectionString: scratch[i].url });
+      await c.connect();
+      try {
+        await c.query(`DELETE FROM pagila.rental WHERE rental_id = 4`);
+        await c.query(`ALTER TABLE pagila.rental ADD COLUMN staff_id int`);
+        await c.query(`UPDATE pagila.rental SET staff_id = 7, last_update = '2030-01-02 00:00:00.5' WHERE rental_id = 2`);
+      } finally { await c.end(); }
+    }
+    await incremental(1);
+    expect(await lakeNames('n_upper')).toEqual([...upperCols, 'staff_id']);
+    const rows = chdbRows(await lake.loadTable('n_upper.rental'), (f) => `SELECT BRANCH_ID AS b, RENTAL_ID AS id, RETURNNOTE AS note, staff_id FROM ${f} ORDER BY b, id`);
     expect(rows).toEqual([0, 1].flatMap((b) => [
       { b: `b${b}`, id: 1, note: 'late', staff_id: null }, { b: `b${b}`, id: 2, note: 'changed', staff_id: 7 }, { b: `b${b}`, id: 3, note: 'ok', staff_id: null },
     ]));
+    await expectDqOk(['LAST_UPDATE', 'RENTAL_DATE', 'RENTAL_ID', 'RETURNNOTE', 'RETURN_DATE', 'staff_id'], 3);
   });
 });
 

@@ -8,6 +8,7 @@ import { describedUnitProblem } from './plan-checks';
 import { runPool } from './pool-runner';
 import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
 import type { TableDef } from '../config/tables-json';
+import { DEFAULT_NAMING } from '../config/naming';
 
 /**
  * The schema step: what each branch projects, and the lake table that holds
@@ -42,7 +43,7 @@ export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>,
  * The described columns that go to the lake, named by the table's convention (the helper's
  * CDC / date projections are for the watermark only).
  */
-export function dataColumns(cols: SourceColumn[], def: Pick<TableDef, 'naming'> = { naming: 'upper' }): UnionColumn[] {
+export function dataColumns(cols: SourceColumn[], def: Pick<TableDef, 'naming'> = { naming: DEFAULT_NAMING }): UnionColumn[] {
   return cols.filter((c) => c.name !== HELPER_CDC && c.name !== HELPER_DATE).map((c) => ({ name: namedColumn(def, c), type: c.type }));
 }
 

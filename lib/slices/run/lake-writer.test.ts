@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../../db/pool';
 import { openLake } from '../../lake';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../../testing/pg';
-import { lakeCounter, lakeTargetFromSettings } from './lake-writer';
+import { arrowSchemaOf, lakeCounter, lakeTargetFromSettings } from './lake-writer';
 import type { LakeSliceWriter } from './native-executor';
 import type { SliceRow } from './state';
 import { fastSettings, makeSource, tmpDir } from './test-fixtures';
@@ -23,11 +23,11 @@ beforeAll(async () => {
 });
 afterAll(async () => { await db?.drop(); await src?.drop(); if (dir) await fs.rm(dir, { recursive: true, force: true }); });
 
-async function copy(writer: LakeSliceWriter, pool: ReturnType<typeof createPool>, id: number, lo: number, hi: number) {
+async function copy(writer: LakeSliceWriter, pool: ReturnType<typeof createPool>, id: number, lo: number, hi: number, targettbl = 'slices.raced') {
   const c = await pool.connect();
   try {
     await c.query('begin');
-    const slice = { id, roworder: id, targettbl: 'slices.raced' } as SliceRow;
+    const slice = { id, roworder: id, targettbl } as SliceRow;
     const r = await writer({ slice, source: c, query: `select * from public.src where id >= ${lo} and id < ${hi}`, signal: new AbortController().signal, onBatch: () => {} });
     await c.query('commit');
     return r;
@@ -54,4 +54,34 @@ describe('lake slice writer', () => {
     }
     expect(ids.size).toBe(ROWS);
   });
+
+  it('an existing lake table with upper-case columns (an ETL load under naming: upper) is filled and merged by the query\'s lower-case names', async () => {
+    const warehouse = `file://${dir}/warehouse`;
+    const lake = openLake({ pool: db.pool, warehouse });
+    const pool = createPool(src.url, { max: 2 });
+    try {
+      const probe = await pool.query('select * from public.src limit 0');
+      const fields = probe.fields.map((f) => ({ name: f.name.toUpperCase(), dataTypeID: f.dataTypeID, dataTypeModifier: f.dataTypeModifier }));
+      if (!(await lake.listNamespaces()).includes('slices')) await lake.createNamespace('slices');
+      await lake.createTable('slices.legacy', { schema: arrowSchemaOf(fields, ['ID']), identifierColumns: ['ID'] });
+      const s = fastSettings({ executor: 'native', runId: 2, targetLake: warehouse, mergeKeys: 'id', batchRows: 50 }, dir);
+      const w = await lakeTargetFromSettings(db.pool, s, warehouse);
+      await copy(w, pool, 1, 1, 101, 'slices.legacy');
+      await copy(w, pool, 2, 51, 151, 'slices.legacy'); // overlaps: merged on ID, not doubled
+    } finally { await pool.end(); }
+    const t = await lake.loadTable('slices.legacy');
+    expect(t.arrowSchema().fields.map((f) => f.name)).toEqual(['ID', 'GRP', 'AMOUNT', 'NOTE', 'CREATED_AT']);
+    const want = await pool2rows(src.url);
+    const got: string[] = [];
+    for await (const b of t.scan({ columns: ['ID', 'NOTE'] })) for (const r of b.toArray()) got.push(`${r.ID}|${r.NOTE}`);
+    expect(got.sort()).toEqual(want);
+  });
 });
+
+async function pool2rows(url: string): Promise<string[]> {
+  const pool = createPool(url, { max: 1 });
+  try {
+    const r = await pool.query(`select id::text || '|' || coalesce(note, 'null') as k from public.src where id >= 1 and id < 151`);
+    return r.rows.map((x: { k: string }) => x.k).sort();
+  } finally { await pool.end(); }
+}

@@ -2,7 +2,7 @@ import * as arrow from 'apache-arrow';
 import type pg from 'pg';
 import { AppError } from '../../errors';
 import { openLake, type LakeTable, type S3Settings } from '../../lake';
-import { ColumnBuilder, assembleBatch, fromArrowType, pgColumnType, toArrowType } from '../../sources';
+import { ColumnBuilder, assembleBatch, fromArrowType, matchName, pgColumnType, toArrowType } from '../../sources';
 import type { LakeSliceWriter } from './native-executor';
 import type { RunSettings } from './settings';
 import { backoffDelay, pause } from './backoff';
@@ -35,15 +35,18 @@ function fromPgText(v: string | null, kind: string): unknown {
  * written as strings).
  */
 export function toRecordBatch(schema: arrow.Schema, rows: Record<string, string | null>[]): arrow.RecordBatch {
+  const names = rows.length ? Object.keys(rows[0]) : [];
   const columns = schema.fields.map((f) => {
     const type = fromArrowType(f.type);
+    // a lake column spelt otherwise (`FILM_ID`, from an ETL load under naming: upper) is filled from the query's `film_id`
+    const from = f.name in (rows[0] ?? {}) ? f.name : matchName(names, f.name) ?? f.name;
     const b = new ColumnBuilder(type, Math.max(1, rows.length));
     for (let i = 0; i < rows.length; i++) {
       b.prepare(i);
       try {
-        b.set(i, fromPgText(rows[i][f.name] ?? null, type.kind));
+        b.set(i, fromPgText(rows[i][from] ?? null, type.kind));
       } catch (e) {
-        throw new Error(`slices: column ${f.name}: cannot store ${JSON.stringify(rows[i][f.name])} as ${f.type}: ${(e as Error).message}`, { cause: e });
+        throw new Error(`slices: column ${f.name}: cannot store ${JSON.stringify(rows[i][from])} as ${f.type}: ${(e as Error).message}`, { cause: e });
       }
     }
     return b.finish(rows.length);
@@ -108,7 +111,10 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
       for (const k of s.mergeKeys) if (!r.fields.some((f) => f.name === k)) throw new Error(`slices: merge key ${k} is not a column of the slice query`);
       const table = await tableFor(slice.targettbl, r.fields);
       const batch = toRecordBatch(table.arrowSchema(), r.rows);
-      const res = await serial(slice.targettbl, () => mergeRetryingConflicts(table, batch, s.mergeKeys, signal));
+      // the merge keys as the lake spells them (matched without regard to case, as the ETL's schema union does)
+      const lakeNames = table.arrowSchema().fields.map((f) => f.name);
+      const keys = s.mergeKeys.map((k) => (lakeNames.includes(k) ? k : matchName(lakeNames, k) ?? k));
+      const res = await serial(slice.targettbl, () => mergeRetryingConflicts(table, batch, keys, signal));
       rowsRead += r.rows.length;
       rowsWritten += r.rows.length;
       void res;
