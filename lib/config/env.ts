@@ -246,7 +246,7 @@ export function processEnvironment(): NodeJS.ProcessEnv {
  * `overrides` win over `source` (the slices setup wizard's answers), so no
  * caller ever needs to write to `process.env`.
  */
-export function parseEnv(source: NodeJS.ProcessEnv = process.env, overrides: Record<string, string> = {}): Env {
+export function parseEnv(source: Readonly<Record<string, string | undefined>> = process.env, overrides: Record<string, string> = {}): Env {
   const cleaned = Object.fromEntries(Object.entries({ ...source, ...overrides }).filter(([, v]) => v !== ''));
   const r = EnvSchema.safeParse(cleaned);
   if (!r.success) {
