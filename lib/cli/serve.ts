@@ -4,7 +4,7 @@ import { processEnvironment, type Env } from '../config/env';
 import { resolveSecret } from '../config/secret';
 import { connectDatabase, createPrisma } from '../db';
 import { installQueue } from '../jobs/queue';
-import { ensureAdminUser } from '../auth/users';
+import { countUsers, ensureAdminUser } from '../auth/users';
 import { collapseRepeats, consoleSink, createLogger } from '../log';
 import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
 import { buildCli, freshCliEntry } from './cli-build.mjs';
@@ -31,7 +31,7 @@ export async function serve(opts: { settings: Env; build?: boolean; worker?: boo
   if (env.TRIBUTARY_ADMIN_USER && env.TRIBUTARY_ADMIN_PASSWORD) {
     const r = await ensureAdminUser(prisma, { name: env.TRIBUTARY_ADMIN_USER, password: env.TRIBUTARY_ADMIN_PASSWORD });
     if (r.created) logger.info('created the admin user from TRIBUTARY_ADMIN_USER', { user: r.user.name });
-  } else if ((await prisma.user.count()) === 0) {
+  } else if ((await countUsers(prisma)) === 0) {
     logger.info(`no user yet: open http://${env.HOST}:${env.PORT}/setup to create the first admin`);
   }
   await prisma.$disconnect();
