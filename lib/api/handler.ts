@@ -84,59 +84,62 @@ export type ApiHandler = <
 >(spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>) => ApiRouteHandler;
 
 /**
- * Make the one wrapper for `/api/v1` route handlers, handed the server's deps
- * by the web process's edge (`app/_server/deps.ts` binds it; routes import
- * `apiHandler` from there): authenticates (session cookie or bearer token),
- * checks the role, parses params/query/body with zod, limits the body size,
- * and maps every error to `{ error: { code, message, field? } }`. The handler
- * returns data (sent as 200 JSON) or a Response.
+ * Make the process's `apiHandler`, handed its server deps by the web process's
+ * edge (`app/_server/deps.ts` binds it; routes import `apiHandler` from there).
+ * @param serverDeps opens (or returns) the process's deps; called on first use in a request
+ */
+export function createApiHandler(serverDeps: () => ServerDeps): ApiHandler {
+  return (spec, fn) => apiHandler(serverDeps, spec, fn);
+}
+
+/**
+ * The one wrapper for `/api/v1` route handlers: authenticates (session cookie
+ * or bearer token), checks the role, parses params/query/body with zod,
+ * limits the body size, and maps every error to `{ error: { code, message, field? } }`.
+ * The handler returns data (sent as 200 JSON) or a Response.
  *
- * @param serverDeps opens (or returns) the process's deps; called on first use
- *   in a request, so a public route that needs no database (the OpenAPI
- *   document) answers without one.
  * @example
  * // GET /api/v1/jobs/:id - one run with its log
  * export const GET = apiHandler({ params: z.object({ id: z.string() }) }, async ({ deps, params }) => …);
  */
-export function createApiHandler(serverDeps: () => ServerDeps): ApiHandler {
-  return function apiHandler<
-    P extends z.ZodType = z.ZodType<Record<string, never>>,
-    Q extends z.ZodType = z.ZodType<Record<string, never>>,
-    B extends z.ZodType = z.ZodType<undefined>,
-  >(spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>): ApiRouteHandler {
-    const handle = async function handle(req: Request, routeCtx?: NextRouteContext): Promise<Response> {
-      try {
-        // Path segments, query and cookies before anything reads them (the session reader decodes cookies).
-        assertCleanRequestHead(req);
-        let opened: ServerDeps | undefined;
-        const getDeps = () => (opened ??= serverDeps());
-        const least = spec.role ?? 'viewer';
-        let principal: Principal | null = null;
-        if (least !== 'public' || req.headers.has('authorization')) principal = await authenticate(req, getDeps());
-        if (least !== 'public') {
-          if (!principal) throw new AppError('unauthorized', 'authentication required: sign in, or send `Authorization: Bearer <API token>`');
-          if (!roleAtLeast(principal.role, least)) throw new AppError('forbidden', `this needs the ${least} role; you are ${principal.role}`);
-        }
-        const rawParams = (await routeCtx?.params) ?? {};
-        const params = spec.params ? parsePart(spec.params, rawParams, 'params') : rawParams;
-        const url = new URL(req.url);
-        const query = spec.query ? parsePart(spec.query, Object.fromEntries(url.searchParams), 'query') : {};
-        let body: unknown = undefined;
-        if (spec.body) body = parsePart(spec.body, await readJsonBody(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), 'body');
-        const key = spec.enqueues ? parseIdempotencyKey(req.headers.get('idempotency-key')) : undefined;
-        // Per user (a session and the user's tokens share keys); the fingerprint is of what was asked, after parsing.
-        const idempotency = key && principal
-          ? { scope: `user:${principal.userId}`, key, fingerprint: requestFingerprint(req.method, url.pathname, body ?? null) }
-          : undefined;
-        const handlerCtx = { req, principal: principal as Principal, params, query, body, idempotency, get deps() { return getDeps(); } };
-        const out = await fn(handlerCtx as HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>);
-        if (out instanceof Response) return out;
-        return Response.json(out ?? null, { headers: { 'Cache-Control': 'no-store' } });
-      } catch (e) {
-        return toErrorResponse(e);
+function apiHandler<
+  P extends z.ZodType = z.ZodType<Record<string, never>>,
+  Q extends z.ZodType = z.ZodType<Record<string, never>>,
+  B extends z.ZodType = z.ZodType<undefined>,
+>(serverDeps: () => ServerDeps, spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>): ApiRouteHandler {
+  const handle = async function handle(req: Request, routeCtx?: NextRouteContext): Promise<Response> {
+    try {
+      // Path segments, query and cookies before anything reads them (the session reader decodes cookies).
+      assertCleanRequestHead(req);
+      // Opened on first use: a public route that needs no database (the OpenAPI document) answers without one.
+      let opened: ServerDeps | undefined;
+      const getDeps = () => (opened ??= serverDeps());
+      const least = spec.role ?? 'viewer';
+      let principal: Principal | null = null;
+      if (least !== 'public' || req.headers.has('authorization')) principal = await authenticate(req, getDeps());
+      if (least !== 'public') {
+        if (!principal) throw new AppError('unauthorized', 'authentication required: sign in, or send `Authorization: Bearer <API token>`');
+        if (!roleAtLeast(principal.role, least)) throw new AppError('forbidden', `this needs the ${least} role; you are ${principal.role}`);
       }
-    };
-    // The spec travels with the handler: lib/api/openapi.ts documents routes from it.
-    return Object.assign(handle, { spec: spec as unknown as HandlerSpec<z.ZodType, z.ZodType, z.ZodType> });
+      const rawParams = (await routeCtx?.params) ?? {};
+      const params = spec.params ? parsePart(spec.params, rawParams, 'params') : rawParams;
+      const url = new URL(req.url);
+      const query = spec.query ? parsePart(spec.query, Object.fromEntries(url.searchParams), 'query') : {};
+      let body: unknown = undefined;
+      if (spec.body) body = parsePart(spec.body, await readJsonBody(req, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), 'body');
+      const key = spec.enqueues ? parseIdempotencyKey(req.headers.get('idempotency-key')) : undefined;
+      // Per user (a session and the user's tokens share keys); the fingerprint is of what was asked, after parsing.
+      const idempotency = key && principal
+        ? { scope: `user:${principal.userId}`, key, fingerprint: requestFingerprint(req.method, url.pathname, body ?? null) }
+        : undefined;
+      const handlerCtx = { req, principal: principal as Principal, params, query, body, idempotency, get deps() { return getDeps(); } };
+      const out = await fn(handlerCtx as HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>);
+      if (out instanceof Response) return out;
+      return Response.json(out ?? null, { headers: { 'Cache-Control': 'no-store' } });
+    } catch (e) {
+      return toErrorResponse(e);
+    }
   };
+  // The spec travels with the handler: lib/api/openapi.ts documents routes from it.
+  return Object.assign(handle, { spec: spec as unknown as HandlerSpec<z.ZodType, z.ZodType, z.ZodType> });
 }
