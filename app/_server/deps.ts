@@ -12,6 +12,8 @@ import { jobs } from './jobs';
  * answer 500 "no job catalog installed" because nothing in that route's
  * bundle had loaded the module that installed it.
  */
+// The one set of deps of this process (`next start` evaluates this module once). Under `next dev`
+// an edit that re-evaluates it opens new pools; the old ones' idle connections close on their own.
 let opened: ServerDeps | undefined;
 
 /** Open the server deps from these settings (tests hand their own; the server parses its environment on first use). */
