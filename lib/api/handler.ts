@@ -4,7 +4,7 @@ import { roleAtLeast, type Role } from '../auth/roles';
 import { authenticate, type Principal } from './authenticate';
 import { readJsonBody, DEFAULT_MAX_BODY_BYTES } from './body';
 import { assertCleanRequestHead } from '../errors/bad-bytes';
-import { getServerDeps, type ServerDeps } from './deps';
+import type { ServerDeps } from './deps';
 import { toErrorResponse, zodField } from './errors';
 import { parseIdempotencyKey, requestFingerprint, type IdempotencyRequest } from '../jobs/idempotency';
 
@@ -73,6 +73,25 @@ export function accepted(data: unknown, location: string, replayed: boolean): Re
   return json(data, 202, { Location: location, ...(replayed ? { 'Idempotent-Replayed': 'true' } : {}) });
 }
 
+/** A route handler as Next.js calls it, carrying its spec for the API reference (lib/api/openapi.ts). */
+export type ApiRouteHandler = ((req: Request, routeCtx?: NextRouteContext) => Promise<Response>) & { spec: HandlerSpec<z.ZodType, z.ZodType, z.ZodType> };
+
+/** The `apiHandler` of a process, bound to how it reaches its server deps. */
+export type ApiHandler = <
+  P extends z.ZodType = z.ZodType<Record<string, never>>,
+  Q extends z.ZodType = z.ZodType<Record<string, never>>,
+  B extends z.ZodType = z.ZodType<undefined>,
+>(spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>) => ApiRouteHandler;
+
+/**
+ * Make the process's `apiHandler`, handed its server deps by the web process's
+ * edge (`app/_server/deps.ts` binds it; routes import `apiHandler` from there).
+ * @param serverDeps opens (or returns) the process's deps; called on first use in a request
+ */
+export function createApiHandler(serverDeps: () => ServerDeps): ApiHandler {
+  return (spec, fn) => apiHandler(serverDeps, spec, fn);
+}
+
 /**
  * The one wrapper for `/api/v1` route handlers: authenticates (session cookie
  * or bearer token), checks the role, parses params/query/body with zod,
@@ -83,18 +102,18 @@ export function accepted(data: unknown, location: string, replayed: boolean): Re
  * // GET /api/v1/jobs/:id - one run with its log
  * export const GET = apiHandler({ params: z.object({ id: z.string() }) }, async ({ deps, params }) => …);
  */
-export function apiHandler<
+function apiHandler<
   P extends z.ZodType = z.ZodType<Record<string, never>>,
   Q extends z.ZodType = z.ZodType<Record<string, never>>,
   B extends z.ZodType = z.ZodType<undefined>,
->(spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>) {
+>(serverDeps: () => ServerDeps, spec: HandlerSpec<P, Q, B>, fn: (ctx: HandlerContext<z.infer<P>, z.infer<Q>, z.infer<B>>) => Promise<unknown>): ApiRouteHandler {
   const handle = async function handle(req: Request, routeCtx?: NextRouteContext): Promise<Response> {
     try {
       // Path segments, query and cookies before anything reads them (the session reader decodes cookies).
       assertCleanRequestHead(req);
       // Opened on first use: a public route that needs no database (the OpenAPI document) answers without one.
       let opened: ServerDeps | undefined;
-      const getDeps = () => (opened ??= getServerDeps());
+      const getDeps = () => (opened ??= serverDeps());
       const least = spec.role ?? 'viewer';
       let principal: Principal | null = null;
       if (least !== 'public' || req.headers.has('authorization')) principal = await authenticate(req, getDeps());

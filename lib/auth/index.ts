@@ -5,6 +5,6 @@ export { hashPassword, verifyPassword, dummyCompare, DUMMY_HASH, MIN_PASSWORD_LE
 export { createUser, createFirstAdmin, ensureAdminUser, verifyCredentials, findUser, listUsers, countUsers, updateUser, deleteUser, endSessions, findSessionUser, type UserInfo } from './users';
 export { createApiToken, listApiTokens, revokeApiToken, authenticateApiToken, hashToken, TOKEN_PREFIX, type ApiTokenInfo } from './tokens';
 export { loadSecret } from './secret';
-export { createAuthOptions, readSession, sessionUser, LOCKED_ERROR, type SessionUser } from './session';
+export { createAuthOptions, readSession, sessionUser, usesSecureCookies, LOCKED_ERROR, type SessionUser } from './session';
 export { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions, type LoginLock } from './login-throttle';
 export { attemptLogin, recordRefusedLogin, clientAddress, type LoginResult } from './login';

@@ -1,7 +1,7 @@
 import type { NextAuthOptions } from 'next-auth';
 import CredentialsImport from 'next-auth/providers/credentials';
 import { decode } from 'next-auth/jwt';
-import { parseEnv } from '../config/env';
+import type { Env } from '../config/env';
 import type { Db } from '../db/prisma';
 import type { Logger } from '../log';
 import { recordAudit } from '../audit';
@@ -20,10 +20,15 @@ export interface SessionUser {
 /** How long a panel session lasts without activity. (Default: 12 hours) */
 const SESSION_MAX_AGE_S = 12 * 60 * 60;
 
-// The panel is served over plain http on 127.0.0.1 by default: secure cookies
-// only when the operator says the public URL is https.
-const secureCookies = () => (parseEnv().NEXTAUTH_URL ?? '').startsWith('https://');
-const cookieName = () => (secureCookies() ? '__Secure-next-auth.session-token' : 'next-auth.session-token');
+/**
+ * Whether session cookies are `Secure` (and named `__Secure-…`): the panel is
+ * served over plain http on 127.0.0.1 by default, so only when the operator
+ * says its URL is https. Read from the settings once, by the server's deps.
+ */
+export function usesSecureCookies(settings: Pick<Env, 'NEXTAUTH_URL'>): boolean {
+  return (settings.NEXTAUTH_URL ?? '').startsWith('https://');
+}
+const cookieName = (secure: boolean) => (secure ? '__Secure-next-auth.session-token' : 'next-auth.session-token');
 
 // The provider module is CommonJS with `exports.default`: bundlers unwrap it, plain Node ESM does not.
 const Credentials: typeof CredentialsImport = typeof CredentialsImport === 'function'
@@ -41,7 +46,11 @@ export const LOCKED_ERROR = 'TooManyAttempts';
  * throttle), JWT sessions carrying id, name, role and the session version,
  * which the JWT callback checks on every use, so a bumped version ends the session.
  */
-export function createAuthOptions(deps: { prisma: Db; secret: string; throttle?: LoginThrottle; logger?: Logger }): NextAuthOptions {
+export function createAuthOptions(deps: {
+  prisma: Db; secret: string; throttle?: LoginThrottle; logger?: Logger;
+  /** Secure session cookies (`usesSecureCookies(settings)`). (Default: false) */
+  secureCookies?: boolean;
+}): NextAuthOptions {
   const provider = Credentials({
     id: 'credentials',
     name: 'Tributary',
@@ -59,7 +68,7 @@ export function createAuthOptions(deps: { prisma: Db; secret: string; throttle?:
     secret: deps.secret,
     session: { strategy: 'jwt', maxAge: SESSION_MAX_AGE_S },
     pages: { signIn: '/login', error: '/login' },
-    useSecureCookies: secureCookies(),
+    useSecureCookies: deps.secureCookies ?? false,
     providers: [provider],
     callbacks: {
       jwt: async ({ token, user }) => {
@@ -100,9 +109,12 @@ export function createAuthOptions(deps: { prisma: Db; secret: string; throttle?:
   };
 }
 
-/** The user of a session cookie when it is valid now: user still there, session version current (role fresh from the database). */
-export async function sessionUser(prisma: Db, cookieHeader: string | null | undefined, secret: string): Promise<UserInfo | null> {
-  const s = await readSession(cookieHeader, secret);
+/**
+ * The user of a session cookie when it is valid now: user still there, session version current (role fresh from the database).
+ * @param secureCookies whether the server names its cookie `__Secure-…` (`usesSecureCookies(settings)`). (Default: false)
+ */
+export async function sessionUser(prisma: Db, cookieHeader: string | null | undefined, secret: string, secureCookies = false): Promise<UserInfo | null> {
+  const s = await readSession(cookieHeader, secret, secureCookies);
   if (!s) return null;
   const u = await findSessionUser(prisma, s.id);
   if (!u || u.sessionVersion !== s.sessionVersion) return null;
@@ -125,10 +137,11 @@ function parseCookies(header: string | null | undefined): Map<string, string> {
 /**
  * Read the next-auth session cookie (whole, or split in `.0`, `.1`… chunks)
  * from a Cookie header; null when absent, expired or forged.
+ * @param secureCookies as for `sessionUser`. (Default: false)
  */
-export async function readSession(cookieHeader: string | null | undefined, secret: string): Promise<SessionUser | null> {
+export async function readSession(cookieHeader: string | null | undefined, secret: string, secureCookies = false): Promise<SessionUser | null> {
   const cookies = parseCookies(cookieHeader);
-  const name = cookieName();
+  const name = cookieName(secureCookies);
   let token = cookies.get(name);
   if (!token) {
     const chunks: string[] = [];

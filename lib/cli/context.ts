@@ -7,10 +7,7 @@ import { createPool } from '../db/pool';
 import type { Db } from '../db/prisma';
 import { createLogger, consoleSink, type Logger } from '../log';
 import type { JobRegistry } from '../jobs';
-
-// The assembly's state lives apart so that main() sets it without loading the database modules.
-export { cliAssembly, setCliAssembly, type CliAssemblyState } from './assembly';
-import { cliAssembly } from './assembly';
+import { AppError } from '../errors';
 
 /** What a CLI command gets: the database (embedded found or started), a logger, a signal. */
 export interface CliContext {
@@ -29,16 +26,57 @@ export interface CliContext {
 }
 
 /**
+ * What the CLI's edge (`main()`) hands every command module: the settings it
+ * parsed once at start, the job kinds and the worker runner the executable
+ * assembled, and `withCli`, which opens the database with those settings.
+ * Commands receive it as a parameter of their `register…Commands`.
+ */
+export interface CliEdge {
+  /** The environment, parsed once when the command started. */
+  settings: Env;
+  /** Every job kind, for commands that validate or enqueue jobs. */
+  jobs: JobRegistry;
+  /** Run a worker process until SIGINT/SIGTERM (`tributary worker`). */
+  runWorker(opts: { concurrency?: number; settings: Env }): Promise<void>;
+  /**
+   * Run a command body with a context and always close it.
+   * @param opts.settings other settings for this command only (the slices setup wizard's answers). (Default: the edge's)
+   * @param opts.prisma open a Prisma client too (users, tokens: lib/auth's account models). (Default: false)
+   */
+  withCli<T>(body: (ctx: CliContext) => Promise<T>, opts?: { settings?: Env; prisma?: boolean }): Promise<T>;
+}
+
+/**
+ * Parse the CLI's settings: a bad variable is a usage error naming it (exit 2).
+ * @param overrides values that win over the environment for this command only (the slices setup wizard's answers)
+ * @param source the variables (Default: the process environment; tests hand their own)
+ */
+export function parseCliSettings(overrides?: Record<string, string>, source: Readonly<Record<string, string | undefined>> = processEnvironment()): Env {
+  try { return parseEnv(source, overrides); } catch (e) { throw new AppError('usage', (e as Error).message, { cause: e }); }
+}
+
+/** The edge of a CLI process from what it parsed and assembled. */
+export function createCliEdge(a: { settings: Env; jobs: JobRegistry; runWorker: CliEdge['runWorker'] }): CliEdge {
+  return {
+    ...a,
+    withCli: async (body, opts) => {
+      const ctx = await openCliContext({ settings: opts?.settings ?? a.settings, jobs: a.jobs }, { prisma: opts?.prisma });
+      try { return await body(ctx); } finally { await ctx.close(); }
+    },
+  };
+}
+
+/**
  * Open Tributary's database for a CLI command. While `npm start` runs, its
  * embedded Postgres is found through the data folder; otherwise this process
  * starts it and stops it again in close().
  */
-export async function openCliContext(opts: { migrate?: boolean; prisma?: boolean } = {}): Promise<CliContext> {
+export async function openCliContext(edge: { settings: Env; jobs: JobRegistry }, opts: { migrate?: boolean; prisma?: boolean } = {}): Promise<CliContext> {
   // The Prisma client (a large module) loads while the database connects, for the few commands that
   // use it (users, tokens); the others (lists, status, engines on `pg`) do not pay for it.
   const prismaModule = opts.prisma ? import('../db/prisma') : null;
   prismaModule?.catch(() => {}); // observed below; not an unhandled rejection if connecting fails first
-  const env = parseEnv();
+  const env = edge.settings;
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL });
   // No server running: one is started by a keeper that stays for the next commands (TRIBUTARY_DB_IDLE_SECONDS).
   const startKeeper = env.TRIBUTARY_DB_IDLE_SECONDS > 0 ? () => spawnKeeper(env.dataDir, processEnvironment()) : undefined;
@@ -54,13 +92,11 @@ export async function openCliContext(opts: { migrate?: boolean; prisma?: boolean
   process.once('SIGINT', onSig);
   process.once('SIGTERM', onSig);
   return {
-    env, url, ownerUrl, pool, logger, signal: ac.signal,
+    env, url, ownerUrl, pool, logger, signal: ac.signal, jobs: edge.jobs,
     get prisma(): Db {
       if (!prisma) throw new Error('cli: this command opened its context without Prisma (withCli(body, { prisma: true }))');
       return prisma;
     },
-    // Read when a command needs it: a command registered on its own (tests) has no assembly and no use for it.
-    get jobs() { return cliAssembly().jobs; },
     close: async () => {
       process.off('SIGINT', onSig);
       process.off('SIGTERM', onSig);
@@ -71,10 +107,4 @@ export async function openCliContext(opts: { migrate?: boolean; prisma?: boolean
       unregister();
     },
   };
-}
-
-/** Run a command body with a context and always close it; sets the exit code from the result. */
-export async function withCli<T>(body: (ctx: CliContext) => Promise<T>, opts: { prisma?: boolean } = {}): Promise<T> {
-  const ctx = await openCliContext(opts);
-  try { return await body(ctx); } finally { await ctx.close(); }
 }

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Command } from 'commander';
-import { parseEnv, processEnvironment } from '../config/env';
+import type { CliEdge } from './context';
+import { processEnvironment, type Env } from '../config/env';
 import { AppError } from '../errors';
 import { createLogger, consoleSink } from '../log';
 import { connectDatabase } from '../db/connect';
@@ -23,7 +24,7 @@ export interface DbStatus {
   idleStopSeconds?: number;
 }
 
-export function dbStatus(env = parseEnv()): DbStatus {
+export function dbStatus(env: Env): DbStatus {
   if (env.DATABASE_URL) return { dataDir: env.dataDir, state: 'external' };
   const owner = otherLiveOwner(env.dataDir);
   const postmaster = runningPostmaster(path.join(env.dataDir, 'pg'));
@@ -49,8 +50,7 @@ function describe(s: DbStatus): string {
  * after `TRIBUTARY_DB_IDLE_SECONDS` without a client connection, on SIGTERM
  * (`db stop`, or `serve`/`worker` taking the folder over) or SIGINT.
  */
-async function keep(): Promise<void> {
-  const env = parseEnv();
+async function keep(env: Env): Promise<void> {
   if (env.DATABASE_URL) throw new AppError('usage', 'db keep: DATABASE_URL is set; there is no embedded server to keep');
   // Its own log file (pg.keeper.log) says when the server started and stopped, whatever the commands' level.
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL === 'debug' ? 'debug' : 'info' });
@@ -88,24 +88,24 @@ async function keep(): Promise<void> {
 }
 
 /** `tributary db status|start|stop` (and the hidden `db keep` the CLI spawns). */
-export function registerDbCommands(program: Command): void {
+export function registerDbCommands(program: Command, { settings }: Pick<CliEdge, 'settings'>): void {
   const db = program.command('db').description("The embedded PostgreSQL of the data folder: status, start, stop (CLI commands leave it running while they are used)");
   db.command('status').description('Whether the embedded PostgreSQL runs, on which port, and who owns it')
     .option('--json', 'machine-readable output')
     .action((o) => {
-      const s = dbStatus();
+      const s = dbStatus(settings);
       console.log(o.json ? JSON.stringify(s) : describe(s));
     });
   db.command('start').description('Start the embedded PostgreSQL in the background for CLI commands (a command that needs it does so too)')
     .action(async () => {
-      const env = parseEnv();
+      const env = settings;
       if (env.DATABASE_URL) throw new AppError('usage', 'db start: DATABASE_URL is set; Tributary runs no server of its own');
       if (dbStatus(env).state !== 'running') await spawnKeeper(env.dataDir, processEnvironment());
       console.log(describe(dbStatus(env)));
     });
   db.command('stop').description('Stop the embedded PostgreSQL kept for CLI commands (a running `serve` or `worker` is stopped with Ctrl+C or SIGTERM instead)')
     .action(async () => {
-      const env = parseEnv();
+      const env = settings;
       if (env.DATABASE_URL) throw new AppError('usage', 'db stop: DATABASE_URL is set; Tributary runs no server of its own');
       const owner = otherLiveOwner(env.dataDir);
       if (owner && !isKeeper(owner)) {
@@ -125,5 +125,5 @@ export function registerDbCommands(program: Command): void {
       console.log(`embedded PostgreSQL of ${env.dataDir}: not running`);
     });
   db.command('keep', { hidden: true }).description('(internal) own the embedded PostgreSQL for CLI commands until idle')
-    .action(keep);
+    .action(() => keep(settings));
 }

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, commandNameOf } from './main';
 import { buildCli, builtStamp, freshCliEntry } from './cli-build.mjs';
 import { ENGINE_PACKAGES, runTraced } from './testing/trace';
+import { testCliEdge } from '../testing/cli-edge';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BIN = path.join(ROOT, 'bin/tributary.mjs');
@@ -15,7 +16,7 @@ describe('the command table', () => {
   it('names and describes exactly what each module registers, in order', async () => {
     for (const m of COMMANDS) {
       const program = new Command('tributary');
-      (await m.load())(program);
+      (await m.load())(program, testCliEdge());
       expect(program.commands.map((c) => ({ name: c.name(), description: c.description() }))).toEqual(m.commands);
     }
     expect(new Set(ALL).size).toBe(ALL.length);

@@ -1,23 +1,26 @@
 import { Command } from 'commander';
 import { exitCodeFor } from '../errors';
+import type { Env } from '../config/env';
 import { installJobCatalog } from '../jobs/catalog';
 import { createJobRegistry } from '../jobs/registry';
 import type { JobDefinition } from '../jobs/types';
-import { setCliAssembly } from './assembly';
+import type { CliEdge } from './context';
 import { versionText } from './version';
 
 /** What the executable's entry point (`workers/cli.ts`) hands the CLI. */
 export interface CliAssembly {
   /** Every job kind (validation and enqueueing from the command line), loaded when a command runs. */
   loadJobs(): Promise<readonly JobDefinition[]>;
-  /** Run a worker process until SIGINT/SIGTERM (`tributary worker`). */
-  runWorker(opts: { concurrency?: number }): Promise<void>;
+  /** Run a worker process with the CLI's settings until SIGINT/SIGTERM (`tributary worker`). */
+  runWorker(opts: { concurrency?: number; settings: Env }): Promise<void>;
 }
 
 /** One module of top-level commands: their names and descriptions (for help), and how to load them. */
 export interface CommandModule {
   commands: readonly { name: string; description: string }[];
-  load(): Promise<(program: Command) => void>;
+  /** Whether its commands validate or enqueue jobs: false skips loading every engine's job kinds (a faster start). (Default: true) */
+  jobs?: false;
+  load(): Promise<(program: Command, cli: CliEdge) => void>;
 }
 
 /**
@@ -41,6 +44,7 @@ export const COMMANDS: readonly CommandModule[] = [
   {
     commands: [{ name: 'db', description: 'The embedded PostgreSQL of the data folder: status, start, stop (CLI commands leave it running while they are used)' }],
     load: async () => (await import('./db-commands')).registerDbCommands,
+    jobs: false,
   },
   {
     commands: [{ name: 'etl', description: 'Extract tables from every branch (Oracle/Postgres) into the Iceberg lake: INITIAL or INCREMENTAL (CDC)' }],
@@ -92,17 +96,19 @@ export async function main(argv: string[], assembly: CliAssembly): Promise<void>
   const name = commandNameOf(argv);
   const wanted = COMMANDS.find((m) => m.commands.some((c) => c.name === name));
   try {
-    let register: ((program: Command) => void) | undefined;
+    let register: (() => void) | undefined;
     if (wanted) {
-      const [reg, jobs] = await Promise.all([wanted.load(), assembly.loadJobs()]);
+      // The CLI's edge: the settings are parsed here, once, and handed to the command with the job kinds.
+      const [reg, jobs, { createCliEdge, parseCliSettings }] = await Promise.all([wanted.load(), wanted.jobs === false ? [] : assembly.loadJobs(), import('./context')]);
+      const settings = parseCliSettings();
       const registry = createJobRegistry(jobs);
-      setCliAssembly({ jobs: registry, runWorker: assembly.runWorker });
       // The flows and pipelines engines validate and enqueue job specs through the process's catalog.
-      installJobCatalog({ jobs: registry, env: (await import('../config/env')).parseEnv() });
-      register = reg;
+      installJobCatalog({ jobs: registry, env: settings });
+      const cli = createCliEdge({ settings, jobs: registry, runWorker: assembly.runWorker });
+      register = () => reg(program, cli);
     }
     for (const m of COMMANDS) {
-      if (m === wanted) register!(program);
+      if (m === wanted) register!();
       // The others appear in help (and in commander's "did you mean") by name and description alone.
       else for (const c of m.commands) program.command(c.name).description(c.description);
     }

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { parseEnv, processEnvironment } from '../config/env';
+import { processEnvironment, type Env } from '../config/env';
 import { resolveSecret } from '../config/secret';
 import { connectDatabase, createPrisma } from '../db';
 import { installQueue } from '../jobs/queue';
-import { ensureAdminUser } from '../auth/users';
+import { countUsers, ensureAdminUser } from '../auth/users';
 import { collapseRepeats, consoleSink, createLogger } from '../log';
 import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
 import { buildCli, freshCliEntry } from './cli-build.mjs';
@@ -17,8 +17,8 @@ import { buildCli, freshCliEntry } from './cli-build.mjs';
  * keep their URL and reconnect. SIGINT/SIGTERM stops all of them and the
  * embedded Postgres, in that order.
  */
-export async function serve(opts: { build?: boolean; worker?: boolean } = {}): Promise<void> {
-  const env = parseEnv();
+export async function serve(opts: { settings: Env; build?: boolean; worker?: boolean }): Promise<void> {
+  const env = opts.settings;
   const logger = createLogger(collapseRepeats(consoleSink()), { level: env.LOG_LEVEL, fields: { proc: 'serve' } });
   // One owner per data folder: a second `serve` on a folder whose database another process runs is refused (lib/db/data-folder-owner.ts).
   // The job queue's schema is installed by the tables' owner; web and worker then connect as the application role.
@@ -31,7 +31,7 @@ export async function serve(opts: { build?: boolean; worker?: boolean } = {}): P
   if (env.TRIBUTARY_ADMIN_USER && env.TRIBUTARY_ADMIN_PASSWORD) {
     const r = await ensureAdminUser(prisma, { name: env.TRIBUTARY_ADMIN_USER, password: env.TRIBUTARY_ADMIN_PASSWORD });
     if (r.created) logger.info('created the admin user from TRIBUTARY_ADMIN_USER', { user: r.user.name });
-  } else if ((await prisma.user.count()) === 0) {
+  } else if ((await countUsers(prisma)) === 0) {
     logger.info(`no user yet: open http://${env.HOST}:${env.PORT}/setup to create the first admin`);
   }
   await prisma.$disconnect();

@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { cliAssembly, withCli } from './context';
+import type { CliEdge } from './context';
 import { AppError } from '../errors';
 import { serve } from './serve';
 import { migrate } from '../db/migrate';
@@ -19,13 +19,13 @@ const role = (v: string): Role => {
 };
 
 /** serve, worker, migrate, users, tokens. */
-export function registerSystemCommands(program: Command): void {
+export function registerSystemCommands(program: Command, { settings, runWorker, withCli }: CliEdge): void {
   program.command('serve')
     .description('Start the panel and one worker (what `npm start` runs); embedded PostgreSQL unless DATABASE_URL is set')
     .option('--no-build', 'do not build the panel even when its sources changed')
     .option('--no-worker', 'start the panel only')
     .action(async (o) => {
-      await serve({ build: o.build, worker: o.worker });
+      await serve({ settings, build: o.build, worker: o.worker });
       // Everything is stopped in order; libraries' idle timers must not keep a stopped supervisor alive.
       process.exit(process.exitCode ?? 0);
     });
@@ -34,7 +34,7 @@ export function registerSystemCommands(program: Command): void {
     .description('Run a worker alone (start several, on several machines, against one database)')
     .option('--concurrency <n>', 'jobs run at once (default: TRIBUTARY_WORKER_CONCURRENCY or 2)', positiveInt('--concurrency'))
     .action(async (o) => {
-      await cliAssembly().runWorker({ concurrency: o.concurrency });
+      await runWorker({ concurrency: o.concurrency, settings });
       process.exit(process.exitCode ?? 0);
     });
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { readDecimal, readInteger } from './number-text';
 
 /**
  * The process environment, parsed once at start-up. Engines never read
@@ -8,14 +9,19 @@ import { z } from 'zod';
 // Messages name the variable and quote the bad value, as the seeds' loaders do
 // (`PROBE_SAMPLE_ROWS must be an integer, got 'abc'`).
 const got = (input: unknown) => `got '${String(input)}'`;
+/** A variable read by `read` (lib/config/number-text.ts) and kept in [min, max]. */
+const numericVar = (read: (v: unknown) => number | null, kind: string) => (name: string, min: number, max: number) =>
+  z.string().transform((v, ctx) => {
+    const n = read(v);
+    if (n === null) { ctx.addIssue({ code: 'custom', message: `${name} must be ${kind}, ${got(v)}` }); return z.NEVER; }
+    if (n < min) { ctx.addIssue({ code: 'custom', message: `${name} must be >= ${min}, ${got(v)}` }); return z.NEVER; }
+    if (n > max) { ctx.addIssue({ code: 'custom', message: `${name} must be <= ${max}, ${got(v)}` }); return z.NEVER; }
+    return n;
+  });
 /** An integer variable in [min, max]. */
-const intVar = (name: string, min: number, max: number) =>
-  z.string().trim().regex(/^-?\d+$/, { error: (i) => `${name} must be an integer, ${got(i.input)}` }).transform(Number)
-    .pipe(z.number().min(min, { error: (i) => `${name} must be >= ${min}, ${got(i.input)}` }).max(max, { error: (i) => `${name} must be <= ${max}, ${got(i.input)}` }));
+const intVar = numericVar(readInteger, 'an integer');
 /** A number variable (seconds, milliseconds) in [min, max]. */
-const numVar = (name: string, min: number, max: number) =>
-  z.string().trim().regex(/^-?\d+(\.\d+)?$/, { error: (i) => `${name} must be a number, ${got(i.input)}` }).transform(Number)
-    .pipe(z.number().min(min, { error: (i) => `${name} must be >= ${min}, ${got(i.input)}` }).max(max, { error: (i) => `${name} must be <= ${max}, ${got(i.input)}` }));
+const numVar = numericVar(readDecimal, 'a number');
 /** A yes/no variable: 1/true/yes/on or 0/false/no/off. */
 const boolVar = (name: string) => z.string().regex(/^(1|0|true|false|yes|no|on|off)$/i, { error: (i) => `${name} must be 1/0 (true/false), ${got(i.input)}` })
   .transform((v) => /^(1|true|yes|on)$/i.test(v));
@@ -152,7 +158,7 @@ const EnvSchema = z.object({
   /** Folder for the embedded database, the warehouse, secrets and run files. (Default: `./.data`) */
   TRIBUTARY_DATA_DIR: z.string().min(1).default('.data'),
   /** Port the panel serves on. (Default: 8765) */
-  PORT: z.coerce.number().int().min(1).max(65535).default(8765),
+  PORT: intVar('PORT', 1, 65535).default(8765),
   /** Interface the panel binds to. (Default: 127.0.0.1) */
   HOST: z.string().min(1).default('127.0.0.1'),
   /** First admin's user name, created at start when no such user exists. (Default: unset) */
@@ -164,24 +170,24 @@ const EnvSchema = z.object({
   /** (Default: http://HOST:PORT) — base URL used in alert mail links and for origin checks */
   TRIBUTARY_PUBLIC_URL: z.string().url().optional(),
   /** Failed sign-ins per account within the login window before the account is locked. (Default: 5) */
-  TRIBUTARY_LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  TRIBUTARY_LOGIN_MAX_FAILURES: intVar('TRIBUTARY_LOGIN_MAX_FAILURES', 1, 1000).default(5),
   /** Failed sign-ins per client address within the login window before the address is locked. (Default: 30) */
-  TRIBUTARY_LOGIN_MAX_FAILURES_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(30),
+  TRIBUTARY_LOGIN_MAX_FAILURES_PER_ADDRESS: intVar('TRIBUTARY_LOGIN_MAX_FAILURES_PER_ADDRESS', 1, 100_000).default(30),
   /** Login window and first lockout, seconds; each further lockout of an account within a day doubles it. (Default: 900) */
-  TRIBUTARY_LOGIN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  TRIBUTARY_LOGIN_WINDOW_SECONDS: intVar('TRIBUTARY_LOGIN_WINDOW_SECONDS', 1, 86_400).default(900),
   /** Jobs one worker runs at once. (Default: 2) */
-  TRIBUTARY_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  TRIBUTARY_WORKER_CONCURRENCY: intVar('TRIBUTARY_WORKER_CONCURRENCY', 1, 64).default(2),
   /**
    * The API answers 429 (with Retry-After) to new work — POST /jobs, pipeline and flow runs — while this many
    * runs or more wait for a worker; 0 = no limit. (Default: 5000)
    */
-  TRIBUTARY_QUEUE_MAX_DEPTH: z.coerce.number().int().min(0).max(10_000_000).default(5000),
+  TRIBUTARY_QUEUE_MAX_DEPTH: intVar('TRIBUTARY_QUEUE_MAX_DEPTH', 0, 10_000_000).default(5000),
   /** The same, while the oldest waiting run has waited this many seconds or more; 0 = no limit. (Default: 900) */
-  TRIBUTARY_QUEUE_MAX_AGE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(900),
+  TRIBUTARY_QUEUE_MAX_AGE_SECONDS: intVar('TRIBUTARY_QUEUE_MAX_AGE_SECONDS', 0, 604_800).default(900),
   /** Retry-After of that 429, seconds. (Default: 30) */
-  TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS: intVar('TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS', 1, 3600).default(30),
   /** A running job whose worker has not heartbeated for this long is failed. (Default: 30) */
-  TRIBUTARY_JOB_STALE_SECONDS: z.coerce.number().int().min(3).max(86_400).default(30),
+  TRIBUTARY_JOB_STALE_SECONDS: intVar('TRIBUTARY_JOB_STALE_SECONDS', 3, 86_400).default(30),
   /** Iceberg warehouse root, `file:///abs/path` or `s3://bucket/prefix`. (Default: `file://<data>/warehouse`) */
   TRIBUTARY_WAREHOUSE: z.string().regex(/^(file:\/\/\/|s3a?:\/\/[^/]+|\/)/, 'TRIBUTARY_WAREHOUSE: file:///abs/path, /abs/path or s3://bucket/prefix').optional(),
   /** Access key of an s3:// warehouse. (Default: unset — the AWS SDK's default credential chain) */
@@ -198,15 +204,15 @@ const EnvSchema = z.object({
    * Wait before restarting an embedded PostgreSQL that exited on its own (killed, crashed); doubles
    * per failed attempt, up to 10 s. (Default: 1)
    */
-  TRIBUTARY_DB_RESTART_SECONDS: z.coerce.number().min(0.1).max(10).default(1),
+  TRIBUTARY_DB_RESTART_SECONDS: numVar('TRIBUTARY_DB_RESTART_SECONDS', 0.1, 10).default(1),
   /**
    * A CLI command that finds no server leaves the embedded PostgreSQL it starts running (kept by a
    * small background process) for the next commands, and this many seconds without a client
    * connection stop it. 0: each command starts and stops its own, as before. (Default: 900)
    */
-  TRIBUTARY_DB_IDLE_SECONDS: z.coerce.number().int().min(0).max(604_800).default(900),
+  TRIBUTARY_DB_IDLE_SECONDS: intVar('TRIBUTARY_DB_IDLE_SECONDS', 0, 604_800).default(900),
   /** On SIGTERM a worker takes no new jobs and waits this long for its running ones (an ETL unit, a slice) to finish before aborting them. (Default: 120) */
-  TRIBUTARY_DRAIN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(120),
+  TRIBUTARY_DRAIN_SECONDS: intVar('TRIBUTARY_DRAIN_SECONDS', 0, 86_400).default(120),
   /**
    * Whether an ETL run fans its (table × branch) units, and a native slice run its slices, out as
    * queue jobs that every worker shares: `on` always, `off` never (one worker runs the whole run),
@@ -218,7 +224,7 @@ const EnvSchema = z.object({
   /** State folder of the embedded ClickHouse (chdb) models materialise into. (Default: `<data>/chdb`) */
   TRIBUTARY_CHDB_DIR: z.string().min(1).optional(),
   /** Models and tests one models command runs at once. (Default: 4) */
-  TRIBUTARY_MODELS_THREADS: z.coerce.number().int().min(1).max(64).default(4),
+  TRIBUTARY_MODELS_THREADS: intVar('TRIBUTARY_MODELS_THREADS', 1, 64).default(4),
   /** Log level: debug, info, warn, error. (Default: info) */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 
@@ -252,7 +258,7 @@ export function processEnvironment(): NodeJS.ProcessEnv {
  * `overrides` win over `source` (the slices setup wizard's answers), so no
  * caller ever needs to write to `process.env`.
  */
-export function parseEnv(source: NodeJS.ProcessEnv = process.env, overrides: Record<string, string> = {}): Env {
+export function parseEnv(source: Readonly<Record<string, string | undefined>> = process.env, overrides: Record<string, string> = {}): Env {
   const cleaned = Object.fromEntries(Object.entries({ ...source, ...overrides }).filter(([, v]) => v !== ''));
   const r = EnvSchema.safeParse(cleaned);
   if (!r.success) {

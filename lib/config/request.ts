@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors';
+import { readDecimal, readInteger } from './number-text';
 
 /**
  * One request schema per engine action, shared by the CLI (flags arrive as
@@ -15,8 +16,8 @@ const got = (v: unknown) => `got ${JSON.stringify(v)}`;
 /** An integer in [min, max], from a number or a string of digits. */
 export function intField(min: number, max: number) {
   return z.union([z.number(), z.string()]).transform((v, ctx) => {
-    const n = typeof v === 'number' ? v : /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
-    if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const n = readInteger(v);
+    if (n === null || n < min || n > max) {
       ctx.addIssue({ code: 'custom', message: `expected an integer ≥ ${min} and ≤ ${max}, ${got(v)}` });
       return z.NEVER;
     }
@@ -28,8 +29,8 @@ export function intField(min: number, max: number) {
 /** A number in [min, max], from a number or a decimal string. */
 export function numberField(min: number, max: number) {
   return z.union([z.number(), z.string()]).transform((v, ctx) => {
-    const n = typeof v === 'number' ? v : /^\s*\d+(\.\d+)?\s*$/.test(v) ? Number(v) : NaN;
-    if (!Number.isFinite(n) || n < min || n > max) {
+    const n = readDecimal(v);
+    if (n === null || n < min || n > max) {
       ctx.addIssue({ code: 'custom', message: `expected a number from ${min} to ${max}, ${got(v)}` });
       return z.NEVER;
     }

@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { readInteger } from '../config/number-text';
 
 /**
  * Read-only built-in connections made from the process environment, so the
@@ -35,8 +36,9 @@ const text = (env: EnvLike, k: string): string | undefined => {
 function port(env: EnvLike, k: string, dflt: number): number {
   const v = text(env, k);
   if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 65535) throw new AppError('validation', `${k} must be an integer, got '${v}'`, { field: k });
-  return Number(v);
+  const n = readInteger(v);
+  if (n === null || n < 1 || n > 65535) throw new AppError('validation', `${k} must be an integer, got '${v}'`, { field: k });
+  return n;
 }
 
 /** `env:striim`: STRIIM_URL, or STRIIM_URL_PREFIX + STRIIM_NODE (https:// by default when ENV=PROD). */

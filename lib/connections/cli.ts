@@ -1,12 +1,12 @@
 import { processEnvironment } from '../config/env';
 import type { Command } from 'commander';
-import { withCli } from '../cli/context';
+import type { CliEdge } from '../cli/context';
 import { readConnectionsToml } from './import-toml';
 import { builtinConnections } from './builtin';
 import { createConnection, listConnections } from './store';
 
 /** `tributary connections import FILE.toml` and `tributary connections list`. */
-export function registerConnectionsCommands(program: Command): void {
+export function registerConnectionsCommands(program: Command, { withCli }: CliEdge): void {
   const cmd = program.command('connections').description('Branch and service connections (secrets encrypted at rest)');
   cmd.command('import')
     .description('Create or update branch connections from [oracle_branches.<key>] / [postgres_branches.<key>] sections; ${ENV} is interpolated')

@@ -97,7 +97,7 @@ describe('the application role of the embedded database', () => {
       const jobs = createJobRegistry(systemJobs);
       const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv);
       const { runId } = await enqueueJob({ pool: app, jobs, env }, { kind: 'system.check', createdBy: 'test' });
-      const worker = await startWorker({ jobs, pool: app, prisma, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300, staleAfterMs: 60_000 });
+      const worker = await startWorker({ jobs, pool: app, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300, staleAfterMs: 60_000 });
       try {
         const until = Date.now() + 60_000;
         let run = await getJobRun(app, runId);

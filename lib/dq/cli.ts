@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { withCli } from '../cli/context';
+import type { CliEdge } from '../cli/context';
 import { recordCliRun } from '../jobs/record-cli-run';
 import { localPaths } from '../config/data-path';
 import { parseRequest } from '../config/request';
@@ -44,7 +44,7 @@ function printSummary(runId: string, rows: DqResult[], csvFile?: string): void {
 }
 
 /** `tributary dq …`: reconcile the lake against the sources (seed 000's dq_check.py flags). */
-export function registerDqCommands(program: Command): void {
+export function registerDqCommands(program: Command, { withCli }: CliEdge): void {
   program.command('dq')
     .description('Data-quality reconciliation: windowed row counts and row-hash diff per table × branch, narrowed to keys, with repair')
     .option('--branch <keys>', 'comma-separated branch keys (default: all branches)')

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { withCli } from '../cli/context';
+import type { CliEdge } from '../cli/context';
 import { recordCliRun } from '../jobs/record-cli-run';
 import { localPaths } from '../config/data-path';
 import { parseRequest } from '../config/request';
@@ -61,7 +61,7 @@ function printPlan(s: EtlRunSummary, json: boolean): void {
 }
 
 /** `tributary etl …`: the multi-branch extract/load (seed 000's flags). */
-export function registerEtlCommands(program: Command): void {
+export function registerEtlCommands(program: Command, { withCli }: CliEdge): void {
   program.command('etl')
     .description('Extract tables from every branch (Oracle/Postgres) into the Iceberg lake: INITIAL or INCREMENTAL (CDC)')
     .addOption(new Option('--mode <mode>', 'INITIAL (full/ranged load) or INCREMENTAL (CDC since the last watermark)'))

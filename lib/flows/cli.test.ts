@@ -39,7 +39,7 @@ beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'flows-cli-'));
   env = { ...process.env, DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' };
   installJobCatalog({ jobs: jobRegistry, env: parseEnv(env) });
-  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, prisma, env: parseEnv(env), logger: silentLogger, concurrency: 2, heartbeatMs: 300 });
+  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env: parseEnv(env), logger: silentLogger, concurrency: 2, heartbeatMs: 300 });
   exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
   await createPipeline(db.pool, { name: 'probe', kind: 'system.check', tags: ['ops'] });
   await createFlow(db.pool, { name: 'nightly', cron: '0 9 * * 1-5', timezone: 'America/New_York', nodes: [{ id: 'a', pipeline: 'probe' }, { id: 'b', kind: 'system.check' }], edges: [{ from: 'a', to: 'b' }] });

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import type { Command } from 'commander';
-import { withCli } from '../cli/context';
+import type { CliEdge } from '../cli/context';
 import { AppError } from '../errors';
 import { listPipelines, runPipeline } from '../pipelines';
 import { getJobRun } from '../jobs/runs';
@@ -24,7 +24,7 @@ function cliIdempotency(key: string | undefined, command: string): IdempotencyRe
   return k ? { scope: 'cli', key: k, fingerprint: requestFingerprint('CLI', command, null) } : undefined;
 }
 
-export function registerFlowsCommands(program: Command): void {
+export function registerFlowsCommands(program: Command, { withCli }: CliEdge): void {
   const flows = program.command('flows').description('DAG flows of pipelines and jobs, with cron schedules in time zones and alert mail');
   flows.command('list').description('List flows with their schedule, state and next fire')
     .option('--json', 'machine-readable output')

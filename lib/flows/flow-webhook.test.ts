@@ -63,7 +63,7 @@ beforeAll(async () => {
   await createConnection(ctx, { name: 'ops-hook', kind: 'webhook', params: {}, secrets: { url: `${base}/hooks/ops`, secret: HMAC_KEY } });
   await createConnection(ctx, { name: 'pager', kind: 'webhook', params: { format: 'pagerduty' }, secrets: { url: `${base}/v2/enqueue`, routing_key: 'R0UT1NG' } });
   installJobCatalog({ jobs: jobRegistry, env });
-  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 4, heartbeatMs: 300, staleAfterMs: 5000 });
+  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 4, heartbeatMs: 300, staleAfterMs: 5000 });
   exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, publicUrl: 'http://panel.test:8765' });
 });
 

@@ -61,7 +61,7 @@ beforeAll(async () => {
     name: 'test-mail', kind: 'smtp', params: { host: '127.0.0.1', port: smtp.port, tls: 'none', from: 'tributary@flows.test' },
   });
   installJobCatalog({ jobs: jobRegistry, env });
-  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 4, heartbeatMs: 300, staleAfterMs: 5000 });
+  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 4, heartbeatMs: 300, staleAfterMs: 5000 });
   // The executor only (schedules are fired by hand with fireDue, at chosen instants).
   exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, publicUrl: 'http://panel.test:8765' });
 });

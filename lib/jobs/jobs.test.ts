@@ -50,7 +50,7 @@ describe('jobs', () => {
     const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', createdBy: 'test' });
     const queued = await getJobRun(db.pool, runId);
     expect(queued?.status).toBe('queued');
-    worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 3000 });
+    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 3000 });
     const done = await waitFor(async () => { const r = await getJobRun(db.pool, runId); return r?.status === 'succeeded' && r; });
     expect(done.progress).toEqual({ done: 3, total: 3 });
     expect(done.result).toMatchObject({ database: 'ok' });
@@ -84,7 +84,7 @@ describe('jobs', () => {
       const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { holdSeconds: 120 } });
       await waitFor(async () => (await getJobRun(db.pool, runId))?.status === 'running', 60_000);
       child.kill('SIGKILL');
-      worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, heartbeatMs: 300, staleAfterMs: 3000 });
+      worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, heartbeatMs: 300, staleAfterMs: 3000 });
       const r = await waitFor(async () => { const x = await getJobRun(db.pool, runId); return x?.status === 'failed' && x; }, 30_000);
       expect(r.error).toMatch(/stopped responding/);
       expect(r.logs.some((l) => l.level === 'error' && /stopped responding/.test(l.message))).toBe(true);

@@ -44,7 +44,7 @@ async function ended(runId: string) {
 beforeAll(async () => {
   db = await createTestDatabase();
   prisma = createPrisma(db.url, { max: 2 });
-  worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 30_000, pollMs: 200 });
+  worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 30_000, pollMs: 200 });
 });
 afterAll(async () => {
   await worker?.stop();

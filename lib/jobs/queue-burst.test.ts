@@ -46,7 +46,7 @@ describe('the queue keeps up', () => {
   it('drains a burst of 1,000 tiny jobs at the default concurrency: every one done, none run twice, every queue job completed', async () => {
     const ids = await enqueueMany(1000);
     expect(new Set(ids).size).toBe(1000);
-    worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger });
+    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger });
     await waitFor(async () => (await db.pool.query(
       `select count(*)::int n from job_runs where id = any($1::uuid[]) and status in ('queued', 'running')`, [ids])).rows[0].n === 0, 300_000);
     const runs = await db.pool.query(
@@ -67,7 +67,7 @@ describe('the queue keeps up', () => {
 
   it('an idle worker is woken by the enqueue (LISTEN/NOTIFY), not by its next poll', async () => {
     // A poll so long that only the notification can start the job within the deadline below.
-    worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, pollMs: 3_600_000 });
+    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, pollMs: 3_600_000 });
     await waitFor(async () => (await db.pool.query(
       `select count(*)::int n from pg_stat_activity where datname = current_database() and query ilike $1`, [`listen ${JOBS_CHANNEL}`])).rows[0].n > 0);
     // Let the worker's first look at the (empty) queue pass, so it is asleep on its hour-long poll.
@@ -79,9 +79,9 @@ describe('the queue keeps up', () => {
   it('stopping a worker right after it starts loses no run and runs none twice (a claimed batch goes back to the queue)', async () => {
     // stop() right after start: any batch the claim loop took goes back, and a second worker runs it.
     const ids = await enqueueMany(6, 2);
-    const w = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 2 });
+    const w = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2 });
     await w.stop();
-    worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 2 });
+    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2 });
     await waitFor(async () => (await db.pool.query(
       `select count(*)::int n from job_runs where id = any($1::uuid[]) and status = 'succeeded'`, [ids])).rows[0].n === 6, 60_000);
     const twice = await db.pool.query(`select count(*)::int n from job_runs where id = any($1::uuid[]) and attempts <> 1`, [ids]);

@@ -2,17 +2,18 @@ import type { z } from 'zod';
 import type pg from 'pg';
 import type { Logger } from '../log';
 import type { Env } from '../config/env';
-import type { Db } from '../db/prisma';
 import type { JobRegistry } from './registry';
 
 /** What a job handler is handed by the worker (or by a test, or the CLI). */
 export interface JobContext {
   /** The job run's id (job_runs.id). */
   runId: string;
-  /** Raw SQL pool on Tributary's own database (etl_meta, catalog, queue…). */
+  /**
+   * Raw SQL pool on Tributary's own database (etl_meta, catalog, queue…). Jobs
+   * use `pg` only: Prisma serves the panel's account models (docs/architecture.md,
+   * "Two stores").
+   */
   pool: pg.Pool;
-  /** Prisma client on the same database. */
-  prisma: Db;
   /** The job kinds this process knows (a flow node enqueues through it). */
   jobs: JobRegistry;
   /** Child logger whose lines are stored as the run's log. */

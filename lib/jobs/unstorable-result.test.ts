@@ -41,7 +41,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   prisma = createPrisma(db.url, { max: 2 });
   // A stale limit far beyond the test: only the worker itself can end these runs.
-  worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300, staleAfterMs: 600_000 });
+  worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300, staleAfterMs: 600_000 });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -4,7 +4,6 @@ import crypto from 'node:crypto';
 import type pg from 'pg';
 import type PgBoss from 'pg-boss';
 import type { Env } from '../config/env';
-import type { Db } from '../db/prisma';
 import { createLogger, type Logger, type Sink } from '../log';
 import { toError } from '../errors';
 import { isDatabaseUnavailable } from '../errors/db-unavailable';
@@ -25,7 +24,6 @@ export interface WorkerOptions {
   /** The job kinds this worker runs, assembled by the process entry point (`workers/jobs.ts`). */
   jobs: JobRegistry;
   pool: pg.Pool;
-  prisma: Db;
   env: Env;
   logger: Logger;
   /** Jobs run at once. (Default: env.TRIBUTARY_WORKER_CONCURRENCY) */
@@ -101,7 +99,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     };
     const timer = setInterval(() => void beat(), heartbeatMs);
     const ctx: JobContext = {
-      runId, pool: o.pool, prisma: o.prisma, jobs: o.jobs, logger, signal: ac.signal, env: o.env, workerId: id, runInline: runOne,
+      runId, pool: o.pool, jobs: o.jobs, logger, signal: ac.signal, env: o.env, workerId: id, runInline: runOne,
       progress: (d, t) => { done = d; if (t !== undefined) total = t; dirty = true; },
     };
     let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { withCli, type CliContext } from '../cli/context';
+import type { CliContext, CliEdge } from '../cli/context';
 import { parseRequest } from '../config/request';
 import { csvCell, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, typeString, type Lake, type LakeTable } from '../lake';
 import { removeOrphans } from './remove-orphans';
@@ -85,7 +85,7 @@ export function removeOrphansRequestOf(table: string, o: { olderThan?: string; d
   return parseRequest(RemoveOrphansRequest, { table, olderThan: o.olderThan, dryRun: !!o.dryRun }, 'flags', { table: '<table>' });
 }
 
-export function registerLakeCommands(program: Command): void {
+export function registerLakeCommands(program: Command, { withCli }: CliEdge): void {
   const lake = program.command('lake').description('Iceberg lake: tables, snapshots, scans, imports and maintenance')
     .option('--namespace <ns>', 'namespace for table names without one (Default: default)', 'default');
 

@@ -33,7 +33,7 @@ async function finished(runId: string) {
 beforeAll(async () => {
   db = await createTestDatabase();
   prisma = createPrisma(db.url, { max: 2 });
-  worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300 });
+  worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300 });
 });
 afterAll(async () => {
   await worker?.stop();

@@ -60,7 +60,7 @@ beforeAll(async () => {
   await ensureQueue(db.pool);
   warehouse = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-metrics-'));
   const env = parseEnv({ TRIBUTARY_DATA_DIR: warehouse, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv);
-  worker = await startWorker({ jobs, pool: db.pool, prisma: null as never, env, logger: silentLogger, heartbeatMs: 300, pollMs: 200 });
+  worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, heartbeatMs: 300, pollMs: 200 });
 });
 afterAll(async () => {
   await worker?.stop({ timeoutMs: 10_000 });

@@ -5,7 +5,7 @@
  * worker (see chdb-target.ts).
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { withCli, type CliContext } from '../cli/context';
+import type { CliContext, CliEdge } from '../cli/context';
 import { recordCliRun } from '../jobs/record-cli-run';
 import { exitCodeFor } from '../errors';
 import { buildGraph } from './graph';
@@ -51,7 +51,7 @@ export function modelsParamsOf(f: Flags): Record<string, unknown> {
   return Object.fromEntries(Object.entries({ select: f.select, exclude: f.exclude, fullRefresh: f.fullRefresh, vars: f.vars, target: f.target, project: f.project }).filter(([, v]) => v !== undefined));
 }
 
-async function runCommand(command: ModelsCommand, f: Flags): Promise<void> {
+async function runCommand({ withCli }: CliEdge, command: ModelsCommand, f: Flags): Promise<void> {
   await withCli(async (ctx) => {
     try {
       // Recorded as a run (source cli) so the Runs page shows it live; stored like a models.* job's result.
@@ -76,7 +76,8 @@ async function runCommand(command: ModelsCommand, f: Flags): Promise<void> {
   });
 }
 
-export function registerModelsCommands(program: Command): void {
+export function registerModelsCommands(program: Command, cli: CliEdge): void {
+  const { withCli } = cli;
   const models = program.command('models').description('SQL models over the lake, materialised in ClickHouse (dbt-style run / test / build)');
   for (const [cmd, desc] of [
     ['run', 'materialise the selected models (views, tables, incremental tables)'],
@@ -85,7 +86,7 @@ export function registerModelsCommands(program: Command): void {
   ] as const) {
     const c = common(models.command(cmd).description(desc));
     if (cmd !== 'test') c.option('--full-refresh', 'rebuild incremental models from scratch');
-    c.action(async (f: Flags) => runCommand(cmd, f));
+    c.action(async (f: Flags) => runCommand(cli, cmd, f));
   }
   common(models.command('compile').description('render the selected models and tests; SQL written under <project>/target/compiled/'))
     .action(async (f: Flags) => withCli(async (ctx) => {

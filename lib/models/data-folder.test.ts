@@ -38,7 +38,7 @@ beforeAll(async () => {
     fs.writeFileSync(path.join(dataDir, 'models', rel), text);
   }
   installJobCatalog({ jobs, env });
-  worker = await startWorker({ jobs, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300, staleAfterMs: 5000 });
+  worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300, staleAfterMs: 5000 });
   flows = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
 });
 

@@ -30,7 +30,7 @@ afterAll(async () => { await db?.drop(); wh?.remove(); });
 function ctx(runId: string): JobContext & { seen: [number, number?][] } {
   const seen: [number, number?][] = [];
   return {
-    jobs: registry, runId, pool: db.pool, prisma: null as never, logger: silentLogger, signal: new AbortController().signal, seen,
+    jobs: registry, runId, pool: db.pool, logger: silentLogger, signal: new AbortController().signal, seen,
     env: parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri } as unknown as NodeJS.ProcessEnv),
     progress: (d, t) => seen.push([d, t]),
   };

@@ -1,15 +1,10 @@
 import type { CliContext } from '../cli/context';
-import { parseEnv, type Env } from '../config/env';
+import type { Env } from '../config/env';
 import type { ConnectionRecord } from '../connections';
 import { AppError } from '../errors';
 import { CLI_SOURCE, CLI_STRIIM, CLI_TARGET, transientPostgres, transientStriim, type SlicesContext } from './execute/context';
 
 /** Helpers shared by the `slices` commands (lib/slices/cli.ts) and the planning ones (planning/cli.ts). */
-
-/** The environment, parsed once per command; a bad variable is a usage error naming it (exit 2). */
-export function loadEnv(overrides?: Record<string, string>): Env {
-  try { return parseEnv(undefined, overrides); } catch (e) { throw new AppError('usage', (e as Error).message, { cause: e }); }
-}
 
 export type UrlFlags = { connection?: string; sourceUrl?: string; targetConnection?: string; targetUrl?: string; striimConnection?: string; striimUrl?: string };
 

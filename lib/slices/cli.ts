@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Option, type Command } from 'commander';
-import { withCli } from '../cli/context';
+import { parseCliSettings, type CliEdge } from '../cli/context';
 import { recordCliRun } from '../jobs/record-cli-run';
-import type { Env } from '../config/env';
+import { processEnvironment, type Env } from '../config/env';
 import { AppError, exitCodeFor } from '../errors';
-import { cliContext, loadEnv, urlConnections, type UrlFlags } from './cli-support';
+import { cliContext, urlConnections, type UrlFlags } from './cli-support';
 import { parseFlags } from './execute/context';
 import { executeBoard, executeClear, executeReconcile, executeReset, executeStatus } from './execute/manage';
 import { executeRun, settingsOf } from './execute/run';
@@ -78,13 +78,15 @@ function addRunOptions(c: Command): Command {
 type Flags = Record<string, unknown>;
 
 /** `tributary slices …`: run | status | reset | clear | logs | board | reconcile | setup | striim-emulator (+ probe | split | assort). */
-export function registerSlicesCommands(program: Command): void {
+export function registerSlicesCommands(program: Command, cli: CliEdge): void {
+  // The settings the CLI parsed at start, and its database opener.
+  const { settings, withCli } = cli;
   const slices = program.command('slices').description('parallel initial loads: one Striim app (or native copier) per slice');
 
   addRunOptions(slices.command('run').description('register (fresh) or resume a run and drive its slices to completion'))
     .action(async (o: Flags & UrlFlags) => {
       try {
-        const env = loadEnv();
+        const env = settings;
         const { names, transient } = urlConnections(o, env);
         const req = parseFlags(RunRequest, { ...withRunId(o, env), ...names });
         await withCli(async (ctx) => {
@@ -124,7 +126,7 @@ export function registerSlicesCommands(program: Command): void {
     .addOption(striimConnectionOpt())
     .action(async (o: Flags & { withStriimCleanup?: boolean }) => {
       try {
-        const req = parseFlags(ResetRequest, withRunId(o, loadEnv()));
+        const req = parseFlags(ResetRequest, withRunId(o, settings));
         await withCli(async (ctx) => {
           const r = await recordCliRun(ctx.pool, { kind: 'slices.reset', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
             executeReset(cliContext({ ...ctx, logger: run.logger }), req));
@@ -141,7 +143,7 @@ export function registerSlicesCommands(program: Command): void {
     .addOption(striimConnectionOpt())
     .action(async (o: Flags & { hard?: boolean; yes?: boolean; withStriimCleanup?: boolean }) => {
       try {
-        const req = parseFlags(ClearRequest, withRunId(o, loadEnv()));
+        const req = parseFlags(ClearRequest, withRunId(o, settings));
         if (o.hard && !o.yes) throw new AppError('usage', 'slices: --hard deletes the run\'s rows: add --yes to confirm', { field: '--yes' });
         await withCli(async (ctx) => {
           const r = await recordCliRun(ctx.pool, { kind: 'slices.clear', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
@@ -158,7 +160,7 @@ export function registerSlicesCommands(program: Command): void {
     .option('--errors', 'only ERROR lines')
     .action(async (o: { runId?: string; lines?: string; follow?: boolean; errors?: boolean }) => {
       try {
-        const { runId } = parseFlags(StatusRequest, withRunId(o, loadEnv()));
+        const { runId } = parseFlags(StatusRequest, withRunId(o, settings));
         if (o.lines !== undefined && (!/^\d+$/.test(o.lines) || Number(o.lines) < 1)) throw new AppError('usage', `slices: --lines must be a positive integer (>= 1), got '${o.lines}'`, { field: '--lines' });
         const lines = o.lines === undefined ? 50 : Number(o.lines);
         await withCli(async (ctx) => {
@@ -186,7 +188,7 @@ export function registerSlicesCommands(program: Command): void {
     .addOption(striimConnectionOpt())
     .action(async (o: Flags & { json?: boolean }) => {
       try {
-        const req = parseFlags(BoardRequest, withRunId(o, loadEnv()));
+        const req = parseFlags(BoardRequest, withRunId(o, settings));
         await withCli(async (ctx) => {
           const b = await executeBoard(cliContext(ctx), req);
           if (o.json) { process.stdout.write(JSON.stringify(b, null, 2) + '\n'); return; }
@@ -214,7 +216,7 @@ export function registerSlicesCommands(program: Command): void {
     .option('--json', 'machine-readable JSON')
     .action(async (o: Flags & UrlFlags & { json?: boolean }) => {
       try {
-        const env = loadEnv();
+        const env = settings;
         const { names, transient } = urlConnections(o, env);
         const req = parseFlags(ReconcileRequest, { ...withRunId(o, env), ...names });
         await withCli(async (ctx) => {
@@ -243,13 +245,13 @@ export function registerSlicesCommands(program: Command): void {
     .option('--json', 'machine-readable JSON')
     .action(async (o: { interactive?: boolean; executor?: string; sourceUrl?: string; targetUrl?: string; json?: boolean }) => {
       try {
-        const base = loadEnv();
-        // The wizard's answers are layered over the environment for this command only (never written to the process environment).
-        const envOverride: Record<string, string> = o.interactive ? await setupWizard(textEnv(base)) : {};
-        const env = o.interactive ? loadEnv(envOverride) : base;
+        // The wizard's answers are layered over the environment for this command only (never written to the
+        // process environment); it offers the variables as the operator wrote them.
+        const envOverride: Record<string, string> = o.interactive ? await setupWizard(processEnvironment()) : {};
+        const env = o.interactive ? parseCliSettings(envOverride) : settings;
         const { names, transient } = urlConnections(o, env);
         await withCli(async (ctx) => {
-          const sctx = { ...cliContext(ctx, transient), env };
+          const sctx = cliContext(ctx, transient);
           const s = await settingsOf(sctx, { runId: env.UNIQUE_RUN_ID ?? 1, executor: parseFlags(RunRequest, { runId: 1, executor: o.executor }).executor, ...names });
           const checks = await checkSetup(ctx.pool, s);
           if (o.json) process.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');
@@ -258,7 +260,7 @@ export function registerSlicesCommands(program: Command): void {
             if (o.interactive) process.stdout.write(['# export these to keep them:', ...Object.entries(envOverride).map(([k, v]) => `export ${k}=${JSON.stringify(/PASSWORD|PWD/.test(k) ? '***' : v)}`)].join('\n') + '\n');
           }
           if (checks.some((c) => !c.ok)) process.exitCode = EXIT.failures;
-        });
+        }, { settings: env });
       } catch (e) { fail(e); }
     });
 
@@ -292,14 +294,10 @@ export function registerSlicesCommands(program: Command): void {
       } catch (e) { fail(e); }
     });
 
-  registerPlanningCommands(slices);
+  registerPlanningCommands(slices, cli);
 }
 
 /** The parsed environment as text, for the setup wizard's suggested answers. */
-function textEnv(env: Env): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(env).map(([k, v]) => [k, v === undefined || v === null ? undefined : String(v)]));
-}
-
 function formatStatus(st: Awaited<ReturnType<typeof getStatus>>, o: { rows?: boolean; failed?: boolean }): string {
   if ('runs' in st && st.runs) {
     if (!st.runs.length) return 'no runs';

@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
-import type { Db } from '../db/prisma';
 import type { JobContext } from '../jobs/types';
 import { createJobRegistry } from '../jobs/registry';
 import { silentLogger } from '../log';
@@ -30,7 +29,7 @@ afterAll(async () => { await db?.drop(); await src?.drop(); await tgt?.drop(); a
 
 const ctx = (progress: [number, number | undefined][] = []): JobContext => ({
   jobs: createJobRegistry([]),
-  runId: 'job-1', pool: db.pool, prisma: null as unknown as Db, logger: silentLogger, signal: new AbortController().signal,
+  runId: 'job-1', pool: db.pool, logger: silentLogger, signal: new AbortController().signal,
   env: parseEnv({ TRIBUTARY_DATA_DIR: dir } as unknown as NodeJS.ProcessEnv), progress: (d, t) => progress.push([d, t]),
 });
 

@@ -2,6 +2,7 @@ import { Command, type Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../errors';
 import { registerSlicesCommands } from './cli';
+import { testCliEdge } from '../testing/cli-edge';
 import { parseFlags } from './execute/context';
 import { AssortRequest, BoardRequest, ClearRequest, ProbeRequest, ReconcileRequest, ResetRequest, RunRequest, SplitRequest, StatusRequest } from './requests';
 
@@ -11,7 +12,7 @@ const CLI_ONLY = new Set(['json', 'yes', 'sourceUrl', 'targetUrl', 'striimUrl', 
 
 function commands(): Map<string, Option[]> {
   const program = new Command();
-  registerSlicesCommands(program);
+  registerSlicesCommands(program, testCliEdge());
   const slices = program.commands.find((c) => c.name() === 'slices')!;
   return new Map(slices.commands.map((c) => [c.name(), c.options as Option[]]));
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { readDecimal } from '../config/number-text';
 
 /**
  * One request schema per slices action, shared by the CLI (its flags map to
@@ -13,8 +14,9 @@ import { z } from 'zod';
  * data folder (checked when the action runs), or inline text.
  */
 
-// CLI flags arrive as strings: numbers may be given as numeric text.
-const numeric = (v: unknown) => (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v);
+// CLI flags arrive as strings: numbers may be given as numeric text (read as everywhere, lib/config/number-text.ts);
+// anything else is left for the schema to refuse with the seed's wording.
+const numeric = (v: unknown) => (typeof v === 'string' ? readDecimal(v) ?? v : v);
 const int = (min: number, max: number) => z.preprocess(numeric, z.number({ error: 'must be an integer' })
   .int('must be an integer').min(min, `must be >= ${min}`).max(max, `must be <= ${max}`));
 const num = (min: number, max: number) => z.preprocess(numeric, z.number({ error: 'must be a number' })

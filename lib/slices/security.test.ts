@@ -6,7 +6,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
 import { builtinConnections, createConnection, deleteConnection, listConnections, updateConnection } from '../connections';
-import type { Db } from '../db/prisma';
 import { AppError } from '../errors';
 import { validateJob } from '../jobs/enqueue';
 import type { JobContext } from '../jobs/types';
@@ -53,7 +52,7 @@ afterAll(async () => {
 // The worker's environment holds the Striim admin password.
 const env = () => parseEnv({ TRIBUTARY_DATA_DIR: dataDir, STRIIM_ADMIN_USER: 'admin', STRIIM_ADMIN_PWD: 'worker-secret-pwd', STRIIM_NODE: '127.0.0.1:1' } as unknown as NodeJS.ProcessEnv);
 const ctx = (): JobContext => ({
-  jobs: createJobRegistry([]), runId: 'job-sec', pool: db.pool, prisma: null as unknown as Db, logger: silentLogger, signal: new AbortController().signal, env: env(), progress: () => {},
+  jobs: createJobRegistry([]), runId: 'job-sec', pool: db.pool, logger: silentLogger, signal: new AbortController().signal, env: env(), progress: () => {},
 });
 const registry = createJobRegistry(slicesJobs);
 const queryFileText = 'select * from public.t where 1=1|public.t_copy\n';

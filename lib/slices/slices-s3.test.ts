@@ -10,7 +10,6 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv, type Env } from '../config/env';
 import { createConnection } from '../connections';
-import type { Db } from '../db/prisma';
 import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
 import type { JobContext } from '../jobs/types';
 import { openLake, plainRow } from '../lake';
@@ -59,7 +58,7 @@ afterAll(async () => {
 
 const ctx = (): JobContext => ({
   jobs: createJobRegistry([]),
-  runId: 'job-s3', pool: db.pool, prisma: null as unknown as Db, logger: silentLogger, signal: new AbortController().signal, env, progress: () => {},
+  runId: 'job-s3', pool: db.pool, logger: silentLogger, signal: new AbortController().signal, env, progress: () => {},
 });
 const runParams = (runId: number, table: string, extra: Record<string, unknown> = {}) => ({
   runId, executor: 'native', connection: 'src', targetLake: 'default', mergeKeys: 'id', deployWait: 0, batchRows: 1500, concurrency: 3,

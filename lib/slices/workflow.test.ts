@@ -6,7 +6,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
-import type { Db } from '../db/prisma';
 import type { JobContext } from '../jobs/types';
 import { createJobRegistry } from '../jobs/registry';
 import { validateJob } from '../jobs/enqueue';
@@ -37,7 +36,7 @@ afterAll(async () => { await db?.drop(); await src?.drop(); await tgt?.drop(); a
 
 const ctx = (): JobContext => ({
   jobs: createJobRegistry([]),
-  runId: 'job-w', pool: db.pool, prisma: null as unknown as Db, logger: silentLogger, signal: new AbortController().signal,
+  runId: 'job-w', pool: db.pool, logger: silentLogger, signal: new AbortController().signal,
   env: parseEnv({ TRIBUTARY_DATA_DIR: dir } as unknown as NodeJS.ProcessEnv), progress: () => {},
 });
 const fingerprint = `select count(*)::int n, sum(amount)::text s, md5(string_agg(id || ':' || coalesce(note, '~') || ':' || created_at::text, ',' order by id)) h`;

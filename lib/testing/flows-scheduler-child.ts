@@ -18,7 +18,7 @@ const prisma = createPrisma(url, { max: 2 });
 const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv);
 const jobs = createJobRegistry(jobDefinitions);
 installJobCatalog({ jobs, env });
-const worker = await startWorker({ jobs, pool, prisma, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 3000 });
+const worker = await startWorker({ jobs, pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 3000 });
 const scheduler = startFlowScheduler({
   pool, url, logger: silentLogger, tickMs: 250, misfireGraceMs: 40_000,
   now: () => new Date(o + (Date.now() - o) * k),

@@ -8,7 +8,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '@/lib/config/env';
 import { createConnection } from '@/lib/connections';
-import type { Db } from '@/lib/db/prisma';
 import { createJobRegistry, type JobContext } from '@/lib/jobs';
 import { silentLogger } from '@/lib/log';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
@@ -24,7 +23,7 @@ const SECRET = 'outcomes-secret-0123456789abcdef';
 const tablesFile = path.join(dir, 'tables.json');
 const env = () => parseEnv({ TRIBUTARY_DATA_DIR: dir, TRIBUTARY_TABLES_FILE: tablesFile, TRIBUTARY_SECRET: SECRET, TRIBUTARY_WAREHOUSE: `file://${path.join(dir, 'lake')}` } as unknown as NodeJS.ProcessEnv);
 const ctx = (runId: string): JobContext => ({
-  jobs: createJobRegistry([]), runId, pool: db.pool, prisma: null as unknown as Db, logger: silentLogger,
+  jobs: createJobRegistry([]), runId, pool: db.pool, logger: silentLogger,
   signal: new AbortController().signal, env: env(), progress: () => {},
 });
 /** What the worker stores for a run: the handler's result, or the partial result a failure carries. */

@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { ensureQueue, startWorker, type WorkerHandle } from '@/lib/jobs';
 import { jobs as jobRegistry } from '@/app/_server/jobs';
@@ -25,6 +24,7 @@ import * as user from './users/[id]/route';
 import * as me from './me/route';
 import * as setup from './setup/route';
 import * as iceberg from '../../iceberg/v1/[...path]/route';
+import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
 
 const SECRET = 'api-test-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
@@ -51,26 +51,18 @@ async function call(handler: (r: Request, c: ReturnType<typeof ctx>) => Promise<
 }
 const runCount = async () => Number((await db.pool.query('select count(*) from job_runs')).rows[0].count);
 
-// Test processes are reused across files: put the environment back afterwards.
-const savedEnv = { ...process.env };
-
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-api-'));
-  process.env.DATABASE_URL = db.url;
-  process.env.TRIBUTARY_SECRET = SECRET;
-  process.env.TRIBUTARY_DATA_DIR = dataDir;
   await ensureQueue(db.pool);
+  openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
 });
 
 afterAll(async () => {
   await worker?.stop({ timeoutMs: 10_000 });
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('first run', () => {
@@ -87,7 +79,7 @@ describe('first run', () => {
     expect(again.status).toBe(409);
     expect((await call(setup.GET, req('GET', '/api/v1/setup'))).body).toEqual({ needed: false });
 
-    const { prisma } = getServerDeps();
+    const { prisma } = serverDeps();
     await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
     await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
     tok.admin = (await createApiToken(prisma, { user: 'root', name: 'admin-t' })).token;
@@ -212,8 +204,8 @@ describe('jobs', () => {
     const queued = await call(job.GET, req('GET', `/api/v1/jobs/${r.body.id}`, { token: tok.viewer }), { id: r.body.id });
     expect(queued.body).toMatchObject({ id: r.body.id, kind: 'system.check', createdBy: 'token:olga/ci' });
 
-    const { pool, prisma } = getServerDeps();
-    worker = await startWorker({ jobs: jobRegistry, pool, prisma, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 500 });
+    const { pool, prisma } = serverDeps();
+    worker = await startWorker({ jobs: jobRegistry, pool, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 500 });
     let run = queued.body;
     for (let i = 0; i < 200 && !['succeeded', 'failed', 'cancelled'].includes(run.status); i++) {
       await new Promise((res) => setTimeout(res, 100));

@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NextRequest } from 'next/server';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { ensureQueue } from '@/lib/jobs';
 import { handleIcebergRest } from '@/lib/iceberg-rest';
@@ -22,13 +21,14 @@ import * as me from './me/route';
 import * as pipelines from './pipelines/route';
 import * as rest from './[...rest]/route';
 import * as nextauth from '../auth/[...nextauth]/route';
+import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 const SECRET = 'bad-bytes-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
 let db: TestDatabase;
 let dataDir: string;
 let admin = '';
-const savedEnv = { ...process.env };
 
 type H = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
 async function send(h: H, method: string, url: string, o: { body?: string | Uint8Array; type?: string; cookie?: string; params?: Record<string, string>; token?: string | null } = {}) {
@@ -46,20 +46,16 @@ async function send(h: H, method: string, url: string, o: { body?: string | Uint
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-bytes-'));
-  Object.assign(process.env, { DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, NEXTAUTH_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, NEXTAUTH_URL: BASE });
   await ensureQueue(db.pool);
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, NEXTAUTH_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, NEXTAUTH_URL: BASE }));
   await createUser(prisma, { name: 'root', password: 'root-password', role: 'admin' });
   admin = (await createApiToken(prisma, { user: 'root', name: 'admin-t' })).token;
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'NEXTAUTH_SECRET', 'TRIBUTARY_DATA_DIR', 'NEXTAUTH_URL']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 function expect400(r: { status: number; body: any; text: string }, field: string) { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -123,7 +119,7 @@ describe('query strings, cookies and paths', () => {
   it('a path segment that does not decode → 400: /api/v1/%E0%A4%A and the REST catalog', async () => {
     expect400(await send(rest.GET as H, 'GET', '/api/v1/%E0%A4%A'), 'path');
     expect((await send(rest.GET as H, 'GET', '/api/v1/nothing-here')).status).toBe(404);
-    const { env, pool, prisma } = getServerDeps();
+    const { env, pool, prisma } = serverDeps();
     const r = await handleIcebergRest(new Request(`${BASE}/iceberg/v1/namespaces/%E0%A4%A/tables`, { headers: { authorization: `Bearer ${admin}` } }), { env, pool, prisma });
     expect(r.status).toBe(400);
     expect((await r.json()).error).toMatchObject({ type: 'BadRequestException', code: 400, field: 'path' });

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { getBranches } from '@/lib/connections';
 import { openLake } from '@/lib/lake';
@@ -23,24 +22,21 @@ import * as slices from './slices/runs/[id]/slices/route';
 import * as lakeTables from './lake/tables/route';
 import * as lakeTable from './lake/tables/[ident]/route';
 import { callRoute } from './test-call';
+import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 const BASE = 'http://127.0.0.1:8765';
 const SECRET = 'engines-api-test-secret-0123456789';
 let db: TestDatabase;
 let dataDir: string;
 const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
-const savedEnv = { ...process.env };
 
 const call = callRoute;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-engines-api-'));
-  process.env.DATABASE_URL = db.url;
-  process.env.TRIBUTARY_SECRET = SECRET;
-  process.env.TRIBUTARY_DATA_DIR = dataDir;
-  delete process.env.TRIBUTARY_WAREHOUSE;
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
   await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
@@ -50,12 +46,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_WAREHOUSE']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('connections', () => {
@@ -256,7 +249,7 @@ describe('slices', () => {
 
 describe('lake', () => {
   beforeAll(async () => {
-    const { env } = getServerDeps();
+    const { env } = serverDeps();
     const lake = openLake({ pool: db.pool, warehouse: env.warehouse });
     const schema = new arrow.Schema([
       new arrow.Field('ID', new arrow.Int64(), false),

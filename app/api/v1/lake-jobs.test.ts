@@ -7,7 +7,6 @@ import fs from 'node:fs';
 import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { parseEnv } from '@/lib/config/env';
 import { jobs as jobRegistry } from '@/app/_server/jobs';
@@ -17,12 +16,12 @@ import { silentLogger } from '@/lib/log';
 import * as jobs from './jobs/route';
 import * as job from './jobs/[id]/route';
 import { callRoute, type RouteHandler } from './test-call';
+import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
 
 let db: TestDatabase;
 let dataDir: string;
 let worker: WorkerHandle | undefined;
 let token = '';
-const savedEnv = { ...process.env };
 
 const call = (handler: RouteHandler, method: string, url: string, opts: { body?: unknown; params?: Record<string, string> } = {}) => callRoute(handler, method, url, { ...opts, token });
 
@@ -40,25 +39,18 @@ async function start(kind: string, params: unknown) {
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-lake-jobs-'));
-  process.env.DATABASE_URL = db.url;
-  process.env.TRIBUTARY_SECRET = 'lake-jobs-test-secret-0123456789';
-  process.env.TRIBUTARY_DATA_DIR = dataDir;
-  delete process.env.TRIBUTARY_WAREHOUSE;
   await ensureQueue(db.pool);
-  const { prisma, pool } = getServerDeps();
+  const { prisma, pool } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'lake-jobs-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir }));
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   token = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  worker = await startWorker({ jobs: jobRegistry, pool, prisma, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 300 });
+  worker = await startWorker({ jobs: jobRegistry, pool, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 300 });
 });
 
 afterAll(async () => {
   await worker?.stop({ timeoutMs: 10_000 });
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_WAREHOUSE']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('lake jobs through POST /api/v1/jobs', () => {
@@ -72,7 +64,7 @@ describe('lake jobs through POST /api/v1/jobs', () => {
   });
 
   it('lake.compact then lake.expire run to success and change the table', async () => {
-    const { pool, env } = getServerDeps();
+    const { pool, env } = serverDeps();
     const lake = openLake({ pool, warehouse: env.warehouse });
     const schema = new arrow.Schema([new arrow.Field('b', new arrow.Int32(), false), new arrow.Field('id', new arrow.Int64(), false)]);
     const t = await lake.createTable('ops.t', { schema, partitionBy: ['b'] });

@@ -6,7 +6,8 @@
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeServerDeps } from '@/lib/api';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 import { createPrisma } from '@/lib/db';
 import { isDatabaseUnavailable } from '@/lib/errors/db-unavailable';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
@@ -17,7 +18,6 @@ import * as me from './me/route';
 import * as iceberg from '../../iceberg/v1/[...path]/route';
 import * as openapi from './openapi.json/route';
 
-const savedEnv = { ...process.env };
 let db: TestDatabase;
 let deadUrl = '';
 
@@ -33,15 +33,11 @@ async function closedPort(): Promise<number> {
 beforeAll(async () => {
   db = await createTestDatabase();
   deadUrl = `postgres://tributary:x@127.0.0.1:${await closedPort()}/tributary`;
-  process.env.DATABASE_URL = deadUrl;
-  process.env.TRIBUTARY_SECRET = 'outage-test-secret-0123456789';
-  await closeServerDeps();
+  openServerDeps(parseEnv({ DATABASE_URL: deadUrl, TRIBUTARY_SECRET: 'outage-test-secret-0123456789' }));
 });
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
-  for (const k of Object.keys(process.env)) if (!(k in savedEnv)) delete process.env[k];
-  for (const [k, v] of Object.entries(savedEnv)) process.env[k] = v;
 });
 
 describe('database unavailable', () => {

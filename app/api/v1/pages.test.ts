@@ -11,7 +11,6 @@ import net from 'node:net';
 import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { ensureQueue } from '@/lib/jobs';
 import { openLake } from '@/lib/lake';
@@ -30,12 +29,13 @@ import * as drift from './lake/drift/route';
 import * as dqHistory from './dq/history/route';
 import * as overview from './overview/route';
 import { callRoute } from './test-call';
+import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 const SECRET = 'pages-api-test-secret-0123456789';
 let db: TestDatabase;
 let dataDir: string;
 const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
-const savedEnv = { ...process.env };
 
 const call = callRoute;
 
@@ -51,19 +51,14 @@ async function closedPort(): Promise<number> {
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-pages-api-'));
-  process.env.DATABASE_URL = db.url;
-  process.env.TRIBUTARY_SECRET = SECRET;
-  process.env.TRIBUTARY_DATA_DIR = dataDir;
-  delete process.env.TRIBUTARY_WAREHOUSE;
   // A tables.json of two tables, one of which exists in the test database.
-  process.env.TRIBUTARY_TABLES_FILE = path.join(dataDir, 'tables.json');
-  fs.writeFileSync(process.env.TRIBUTARY_TABLES_FILE, JSON.stringify([
+  fs.writeFileSync(path.join(dataDir, 'tables.json'), JSON.stringify([
     { table: 'public.shop_orders', unique_key: 'id', cdc_column: 'updated_at' },
     { table: 'public.no_such_table', unique_key: 'id' },
   ]));
   await db.pool.query('create table public.shop_orders (id int primary key, updated_at timestamptz)');
   await ensureQueue(db.pool);
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_TABLES_FILE: path.join(dataDir, 'tables.json') }));
   await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
@@ -73,12 +68,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_WAREHOUSE', 'TRIBUTARY_TABLES_FILE']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 function pgParams() {
@@ -169,7 +161,7 @@ describe('connections: delete refused while in use', () => {
 describe('connections.test', () => {
   const def = connectionsJobs[0];
   const run = async (name: string) => {
-    const { env, pool } = getServerDeps();
+    const { env, pool } = serverDeps();
     const ctx = { runId: 'r', pool, env, logger: silentLogger, signal: new AbortController().signal, progress: () => {} };
     try { return { ok: true, result: await def.run(ctx, def.payload.parse({ name })) as any }; } // eslint-disable-line @typescript-eslint/no-explicit-any
     catch (e) { return { ok: false, error: (e as Error).message, result: (e as { result?: any }).result }; } // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -231,7 +223,7 @@ describe('connections.test', () => {
 
 describe('lake pages', () => {
   beforeAll(async () => {
-    const { env } = getServerDeps();
+    const { env } = serverDeps();
     const lake = openLake({ pool: db.pool, warehouse: env.warehouse });
     const schema = new arrow.Schema([
       new arrow.Field('ID', new arrow.Int64(), false),

@@ -9,7 +9,6 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser, findSessionUser } from '@/lib/auth';
 import { ensureQueue } from '@/lib/jobs';
 import * as jobs from './jobs/route';
@@ -25,6 +24,8 @@ import * as connections from './connections/route';
 import * as connection from './connections/[id]/route';
 import * as audit from './audit/route';
 import * as me from './me/route';
+import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 const SECRET = 'security-test-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
@@ -32,7 +33,6 @@ let db: TestDatabase;
 let dataDir: string;
 const tok = { admin: '', operator: '', viewer: '' };
 const ids: Record<string, string> = {};
-const savedEnv = { ...process.env };
 
 type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
 function req(method: string, url: string, o: { token?: string; cookie?: string; body?: unknown; headers?: Record<string, string>; noType?: boolean } = {}) {
@@ -47,19 +47,19 @@ async function call(h: Handler, r: Request, params: Record<string, string> = {})
   return { status: res.status, text, body: text ? JSON.parse(text) : null };
 }
 async function cookieOf(name: string) {
-  const u = (await getServerDeps().prisma.user.findUniqueOrThrow({ where: { name } }));
-  const s = await findSessionUser(getServerDeps().prisma, u.id);
+  const u = (await serverDeps().prisma.user.findUniqueOrThrow({ where: { name } }));
+  const s = await findSessionUser(serverDeps().prisma, u.id);
   return `next-auth.session-token=${await encode({ token: { sub: u.id, name, role: u.role, sv: s!.sessionVersion }, secret: SECRET })}`;
 }
 const same = { origin: BASE };
+/** The server's settings, as `tributary serve` would parse them (this test never touches process.env). */
+const settings = (extra: Record<string, string> = {}) => parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, ...extra });
 
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-sec-api-'));
-  Object.assign(process.env, { DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir });
-  delete process.env.TRIBUTARY_PUBLIC_URL;
   await ensureQueue(db.pool);
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(settings());
   for (const [name, role] of [['root', 'admin'], ['olga', 'operator'], ['vic', 'viewer']] as const) {
     ids[name] = (await createUser(prisma, { name, password: `${name}-password`, role })).id;
   }
@@ -69,12 +69,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('origins of cookie-authenticated changes', () => {
@@ -97,16 +94,16 @@ describe('origins of cookie-authenticated changes', () => {
   });
 
   it('takes the expected origin from TRIBUTARY_PUBLIC_URL', async () => {
-    await closeServerDeps();
-    process.env.TRIBUTARY_PUBLIC_URL = 'https://tributary.example.com/panel';
+    await shutServerDeps();
+    openServerDeps(settings({ TRIBUTARY_PUBLIC_URL: 'https://tributary.example.com/panel' }));
     try {
       const cookie = await cookieOf('root');
       const post = (origin: string) => call(tokens.POST, req('POST', '/api/v1/tokens', { cookie, body: { name: 'p' }, headers: { origin } }));
       expect((await post(BASE)).status).toBe(403);
       expect((await post('https://tributary.example.com')).status).toBe(201);
     } finally {
-      delete process.env.TRIBUTARY_PUBLIC_URL;
-      await closeServerDeps();
+      await shutServerDeps();
+      openServerDeps(settings());
     }
   });
 });
@@ -255,7 +252,7 @@ describe('the audit log', () => {
 
 describe('sessions', () => {
   it('end when an admin ends them, and on a password change', async () => {
-    const { prisma } = getServerDeps();
+    const { prisma } = serverDeps();
     const sam = await createUser(prisma, { name: 'sam', password: 'sam-password', role: 'operator' });
     const c1 = await cookieOf('sam');
     expect((await call(me.GET, req('GET', '/api/v1/me', { cookie: c1 }))).status).toBe(200);

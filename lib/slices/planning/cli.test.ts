@@ -8,6 +8,8 @@ import { createScratchDatabase, createTestDatabase, type TestDatabase } from '..
 import { Command } from 'commander';
 import { createConnection } from '../../connections';
 import { registerPlanningCommands } from './cli';
+import { testCliEdge } from '../../testing/cli-edge';
+import { exitCodeFor } from '../../errors';
 import { parseQueryfile } from './queryfile';
 
 const SECRET = 'x'.repeat(32);
@@ -18,18 +20,16 @@ let db: TestDatabase;
 let dir: string;
 
 /**
- * Run `slices <args>` in this process (a fresh commander program, env swapped,
- * stdout/stderr captured): spawning tsx per case costs ~10 s on a busy box.
+ * Run `slices <args>` in this process (a fresh commander program handed the
+ * settings `env` describes, stdout/stderr captured): spawning tsx per case
+ * costs ~10 s on a busy box. A bad setting fails as `main()` reports it.
  */
 async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const saved = { ...process.env };
   const cwd = process.cwd();
   const out: string[] = [];
   const err: string[] = [];
   const ow = process.stdout.write.bind(process.stdout);
   const ew = process.stderr.write.bind(process.stderr);
-  for (const k of Object.keys(process.env)) if (/^(SOURCE_|ORACLE_|PROBE_|SLICES_|UNIQUE_RUN_ID|CONCURRENT_APPS_MAX)/.test(k)) delete process.env[k];
-  Object.assign(process.env, { DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: path.join(dir, 'data'), TRIBUTARY_SECRET: SECRET, LOG_LEVEL: 'warn' }, env);
   process.exitCode = 0;
   process.chdir(dir);
   (process.stdout as { write: unknown }).write = (c: string) => { out.push(String(c)); return true; };
@@ -37,17 +37,16 @@ async function cli(args: string[], env: Record<string, string> = {}): Promise<{ 
   let code = 0;
   try {
     const slices = new Command('slices').exitOverride();
-    registerPlanningCommands(slices);
+    registerPlanningCommands(slices, testCliEdge({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: path.join(dir, 'data'), TRIBUTARY_SECRET: SECRET, LOG_LEVEL: 'warn', ...env }));
     await slices.parseAsync(['node', 'slices', ...args]);
     code = Number(process.exitCode ?? 0);
   } catch (e) {
     err.push(`error: ${(e as Error).message}\n`);
-    code = Number(process.exitCode || 1);
+    code = Number(process.exitCode || exitCodeFor(e));
   } finally {
     process.stdout.write = ow;
     process.stderr.write = ew;
     process.chdir(cwd);
-    process.env = saved;
     process.exitCode = 0;
   }
   return { code, stdout: out.join(''), stderr: err.join('') };

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
 import type pg from 'pg';
-import { openCliContext, type CliContext } from '../../cli/context';
+import { openCliContext, type CliContext, type CliEdge } from '../../cli/context';
 import { recordCliRun } from '../../jobs/record-cli-run';
 import type { Env } from '../../config/env';
 import { isBuiltinName } from '../../connections';
 import { AppError } from '../../errors';
 import { consoleSink, createLogger } from '../../log';
-import { cliContext, loadEnv, urlConnections } from '../cli-support';
+import { cliContext, urlConnections } from '../cli-support';
 import { parseFlags, type SlicesContext } from '../execute/context';
 import { executeAssort, executeProbe, executeSplit } from '../execute/planning';
 import { AssortRequest, ProbeRequest, SplitRequest } from '../requests';
@@ -35,14 +35,15 @@ async function guarded(body: () => Promise<void>): Promise<void> {
  * (registering under a run, or a stored connection); a file-only split from
  * `--source-url` or the environment runs without it.
  */
-async function planningContext(env: Env, flags: Flags, needDb: boolean, body: (ctx: SlicesContext) => Promise<void>): Promise<void> {
+async function planningContext(cli: CliEdge, flags: Flags, needDb: boolean, body: (ctx: SlicesContext) => Promise<void>): Promise<void> {
+  const env = cli.settings;
   const { names, transient } = urlConnections(flags, env);
   if (!needDb && (names.connection || !flags.connection || isBuiltinName(String(flags.connection)))) {
     const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL });
     const noDb = new Proxy({}, { get() { throw new AppError('fatal', 'slices: this command needs the Tributary database'); } }) as pg.Pool;
     return body({ pool: noDb, env, logger, signal: new AbortController().signal, local: true, transient, print: (l) => process.stdout.write(l + '\n') });
   }
-  const ctx: CliContext = await openCliContext();
+  const ctx: CliContext = await openCliContext(cli);
   try { await body(cliContext(ctx, transient)); } finally { await ctx.close(); }
 }
 
@@ -64,7 +65,9 @@ function addSourceOptions(c: Command): Command {
  * (§4 steps 6–8, §7, §8). Added to the `slices` command owned by the run
  * engine (lib/slices/cli.ts).
  */
-export function registerPlanningCommands(slices: Command): void {
+export function registerPlanningCommands(slices: Command, cli: CliEdge): void {
+  // The settings the CLI parsed at start.
+  const env = cli.settings;
   addSourceOptions(
     slices.command('probe')
       .description('Race split strategies on bounded samples of your query; recommend strategy, chunk count and concurrency')
@@ -81,9 +84,8 @@ export function registerPlanningCommands(slices: Command): void {
       .option('--output-dir <dir>', 'folder for probe_recommendation.json (Default: <data>/runs/<run-id>/, or <data>/runs/probe/)')
       .option('--json', 'print the recommendation as JSON instead of the panel'),
   ).action((flags: Flags) => guarded(async () => {
-    const env = loadEnv();
     const req = parseFlags(ProbeRequest, requestFlags(flags, env), 'argparse');
-    await planningContext(env, flags, true, async (ctx) => {
+    await planningContext(cli, flags, true, async (ctx) => {
       const out = await recordCliRun(ctx.pool, { kind: 'slices.probe', params: req, logger: ctx.logger, level: env.LOG_LEVEL },
         (run) => executeProbe({ ...ctx, logger: run.logger }, req), (x) => ({ result: { file: x.file, id: x.id ?? null } }));
       process.stdout.write(flags.json ? JSON.stringify(out.recommendation, null, 2) + '\n' : `${out.panel}\n`);
@@ -112,11 +114,10 @@ export function registerPlanningCommands(slices: Command): void {
       .option('--no-register', 'write the queryfile only')
       .option('--output <file>', 'queryfile to write (Default: queryfile.txt in the current directory)'),
   ).action((flags: Flags) => guarded(async () => {
-    const env = loadEnv();
     const req = parseFlags(SplitRequest, requestFlags(flags, env), 'argparse');
     const register = flags.register !== false;
     const needDb = register && (req.runId ?? env.UNIQUE_RUN_ID) !== undefined;
-    await planningContext(env, flags, needDb, async (ctx) => {
+    await planningContext(cli, flags, needDb, async (ctx) => {
       const split = (c: typeof ctx) => executeSplit(c, { ...req, register });
       // Without the database (a queryfile only) there is nowhere to record a run.
       const out = needDb
@@ -138,9 +139,8 @@ export function registerPlanningCommands(slices: Command): void {
     .option('--output <file>', 'queryfile to write (Default: queryfile-assorted.txt)')
     .option('--wave-size <n>', 'apps per wave (Default: CONCURRENT_APPS_MAX, else 5)')
     .action((flags: Flags) => guarded(async () => {
-      const env = loadEnv();
-      const req = parseFlags(AssortRequest, flags, 'argparse');
-      await planningContext(env, {}, false, async (ctx) => {
+        const req = parseFlags(AssortRequest, flags, 'argparse');
+      await planningContext(cli, {}, false, async (ctx) => {
         const out = await executeAssort(ctx, req);
         process.stdout.write(`${out.summary}\nwrote ${out.count} lines to ${out.output}\n`);
       });

@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 const ctx = (): JobContext => ({
-  jobs: createJobRegistry([]), runId: 'job-1', pool: db.pool, prisma: undefined as never, logger: silentLogger, signal: new AbortController().signal,
+  jobs: createJobRegistry([]), runId: 'job-1', pool: db.pool, logger: silentLogger, signal: new AbortController().signal,
   env: { ...parseEnv({} as NodeJS.ProcessEnv), dataDir }, progress: () => {},
 });
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { z } from 'zod';
-import { envSourceConnection, envStriimConnection, striimEndpoint, type EnvLike } from '../../connections';
+import type { SlicesEnv } from '../../config/env';
+import { envSourceConnection, envStriimConnection, striimEndpoint } from '../../connections';
 import { AppError } from '../../errors';
 import { runSourceOf, sourceFromConnection } from '../planning/source';
 
@@ -83,44 +83,36 @@ export interface RunSettings {
   striim: StriimSettings;
 }
 
-const num = (name: string, min = 0) => z.coerce.number({ error: `${name} must be a number` }).min(min, `${name} must be >= ${min}`);
-const int = (name: string, min = 0) => z.coerce.number({ error: `${name} must be an integer` }).int(`${name} must be an integer`).min(min, `${name} must be >= ${min}`);
-const bool = z.union([z.boolean(), z.string()]).transform((v) => (typeof v === 'boolean' ? v : /^(1|true|yes|on)$/i.test(v)));
-
-/** Flags given on the command line (camelCase, as commander yields them). */
+/**
+ * Flags given on the command line or in a job's payload, as the request
+ * schemas (`lib/slices/requests.ts`) parsed them: typed and bounded already.
+ */
 export type RunFlags = Partial<{
-  runId: string | number; executor: string; concurrency: string | number; monitorInterval: string | number; deployWait: string | number;
-  stallTimeout: string | number; maxAttempts: string | number; retryFailed: boolean; retryDelay: string | number; deploymentGroup: string;
-  template: string; logDir: string; sourceEngine: string; targetEngine: string; sourceUrl: string; targetUrl: string; targetLake: string;
-  mergeKeys: string; batchRows: string | number; snapshot: boolean; forceFresh: boolean; striimUrl: string; striimRetries: string | number;
-  backoffBase: string | number; backoffMax: string | number;
+  runId: number; executor: 'striim' | 'native'; concurrency: number; monitorInterval: number; deployWait: number;
+  stallTimeout: number; maxAttempts: number; retryFailed: boolean; retryDelay: number; deploymentGroup: string;
+  template: string; logDir: string; sourceEngine: 'oracle' | 'postgres'; targetEngine: 'oracle' | 'postgres'; sourceUrl: string; targetUrl: string; targetLake: string;
+  mergeKeys: string; batchRows: number; snapshot: boolean; forceFresh: boolean; striimUrl: string; striimRetries: number;
+  backoffBase: number; backoffMax: number;
 }>;
 
-function pick<T>(...vals: (T | undefined | null | '')[]): T | undefined {
-  for (const v of vals) if (v !== undefined && v !== null && v !== '') return v as T;
-  return undefined;
-}
-
-function parse<T>(schema: z.ZodType<T>, v: unknown, name: string): T {
-  const r = schema.safeParse(v);
-  if (!r.success) throw new AppError('usage', `slices: ${r.error.issues[0]?.message ?? `bad ${name}`} (got '${String(v)}')`);
-  return r.data;
-}
+/**
+ * The process's settings as the slices engine reads them: the slices section
+ * of the parsed environment (`Env`, lib/config/env.ts), typed and bounded there.
+ */
+export type RunEnv = Partial<SlicesEnv>;
 
 /**
- * Resolve run settings: flags, then environment, then ENV=DEV/PROD presets.
- * `env` is the parsed environment (`CliContext.env` / `JobContext.env`) or a
- * plain record of the same names (tests); never the raw process environment.
- * The source and Striim read from the environment are exactly the built-in
+ * Resolve run settings: flags, then the parsed environment, then ENV=DEV/PROD
+ * presets. Both arrive parsed (flags by the request schema, the environment by
+ * `parseEnv` at the process's start), so nothing is parsed again here. The
+ * source and Striim read from the environment are exactly the built-in
  * connections `env:source` and `env:striim` (lib/connections/builtin.ts).
  */
-export function resolveSettings(env: EnvLike, flags: RunFlags, dataDir: string): RunSettings {
-  const e = (k: string) => (env[k] === '' || env[k] === undefined || env[k] === null ? undefined : String(env[k]));
-  const prod = (e('ENV') ?? 'DEV').toUpperCase() === 'PROD';
-  const runIdRaw = pick(flags.runId, e('UNIQUE_RUN_ID'));
-  if (runIdRaw === undefined) throw new AppError('usage', 'slices: --run-id is required (or UNIQUE_RUN_ID)', { field: 'runId' });
-  const runId = parse(int('--run-id', 1), runIdRaw, 'run id');
-  const executor = parse(z.enum(['striim', 'native'], { error: '--executor must be striim or native' }), pick(flags.executor, e('SLICES_EXECUTOR')) ?? 'striim', 'executor');
+export function resolveSettings(env: RunEnv, flags: RunFlags, dataDir: string): RunSettings {
+  const prod = env.ENV === 'PROD';
+  const runId = flags.runId ?? env.UNIQUE_RUN_ID;
+  if (runId === undefined) throw new AppError('usage', 'slices: --run-id is required (or UNIQUE_RUN_ID)', { field: 'runId' });
+  const executor = flags.executor ?? env.SLICES_EXECUTOR ?? 'striim';
 
   let sourceUrl = flags.sourceUrl || null;
   let oracle: RunSettings['oracle'] = null;
@@ -131,46 +123,45 @@ export function resolveSettings(env: EnvLike, flags: RunFlags, dataDir: string):
     else oracle = { connectString: c.connectString, user: c.user, password: c.password };
   }
   if (sourceUrl && !/^postgres(ql)?:\/\//.test(sourceUrl)) throw new AppError('usage', `slices: --source-url must be a postgres:// URL`, { field: 'sourceUrl' });
-  const engineSchema = z.enum(['oracle', 'postgres'], { error: '--source-engine must be oracle or postgres' });
-  const sourceEngine = parse(engineSchema, pick(flags.sourceEngine, e('SOURCE_DB_TYPE')) ?? (sourceUrl ? 'postgres' : 'oracle'), 'engine');
-  const targetEngine = parse(engineSchema, pick(flags.targetEngine, e('TARGET_DB_TYPE')) ?? sourceEngine, 'engine');
+  const sourceEngine = flags.sourceEngine ?? env.SOURCE_DB_TYPE ?? (sourceUrl ? 'postgres' : 'oracle');
+  const targetEngine = flags.targetEngine ?? env.TARGET_DB_TYPE ?? sourceEngine;
 
   const envStriim = striimEndpoint(envStriimConnection(env));
   const striimUrl = flags.striimUrl || envStriim.baseUrl;
-  const logDir = pick(flags.logDir, e('SLICES_LOG_DIR'), e('LOG_OUTPUT_PATH') ? path.dirname(e('LOG_OUTPUT_PATH')!) : undefined) ?? path.join(dataDir, 'slices', 'logging');
+  const logDir = flags.logDir ?? env.SLICES_LOG_DIR ?? (env.LOG_OUTPUT_PATH ? path.dirname(env.LOG_OUTPUT_PATH) : undefined) ?? path.join(dataDir, 'slices', 'logging');
 
   return {
     runId, executor,
-    concurrency: parse(int('--concurrency', 1), pick(flags.concurrency, e('CONCURRENT_APPS_MAX')) ?? 5, 'concurrency'),
-    monitorIntervalSeconds: parse(num('--monitor-interval'), pick(flags.monitorInterval, e('APP_MONITOR_INTERVAL_SECONDS')) ?? (prod ? 60 : 15), 'interval'),
+    concurrency: flags.concurrency ?? env.CONCURRENT_APPS_MAX ?? 5,
+    monitorIntervalSeconds: flags.monitorInterval ?? env.APP_MONITOR_INTERVAL_SECONDS ?? (prod ? 60 : 15),
     // DEPLOY_WAIT_TIME_SECONDS paces Striim deploys; a native run only waits when its own flag asks.
-    deployWaitSeconds: parse(num('--deploy-wait'), executor === 'native' ? (pick(flags.deployWait) ?? 0) : (pick(flags.deployWait, e('DEPLOY_WAIT_TIME_SECONDS')) ?? (prod ? 120 : 20)), 'wait'),
-    sliceMaxRuntimeSeconds: parse(num('--stall-timeout'), pick(flags.stallTimeout, e('SLICE_MAX_RUNTIME_SECONDS')) ?? 0, 'stall'),
-    maxAttempts: parse(int('--max-attempts', 1), pick(flags.maxAttempts, e('SLICE_MAX_ATTEMPTS')) ?? 3, 'attempts'),
-    retryFailed: parse(bool, pick<unknown>(flags.retryFailed, e('SLICE_RETRY_IN_RUN')) ?? true, 'retry'),
-    retryDelaySeconds: parse(num('--retry-delay'), pick(flags.retryDelay, e('SLICE_RETRY_DELAY_SECONDS')) ?? 30, 'retry delay'),
-    deploymentGroup: parse(z.string().regex(/^\w+$/, '--deployment-group must be a plain name'), pick(flags.deploymentGroup, e('DEPLOYMENT_GROUP_TARGET')) ?? 'default', 'group'),
-    namespacePrefix: parse(z.string().regex(/^[A-Za-z]\w*$/, 'ILA_NS_BASE must be a plain name'), e('ILA_NS_BASE') ?? 'ILA_', 'prefix'),
-    templateFile: pick(flags.template, e('SOURCE_TQL_FILE')) ?? null,
+    deployWaitSeconds: executor === 'native' ? (flags.deployWait ?? 0) : (flags.deployWait ?? env.DEPLOY_WAIT_TIME_SECONDS ?? (prod ? 120 : 20)),
+    sliceMaxRuntimeSeconds: flags.stallTimeout ?? env.SLICE_MAX_RUNTIME_SECONDS ?? 0,
+    maxAttempts: flags.maxAttempts ?? env.SLICE_MAX_ATTEMPTS ?? 3,
+    retryFailed: flags.retryFailed ?? env.SLICE_RETRY_IN_RUN ?? true,
+    retryDelaySeconds: flags.retryDelay ?? env.SLICE_RETRY_DELAY_SECONDS ?? 30,
+    deploymentGroup: flags.deploymentGroup ?? env.DEPLOYMENT_GROUP_TARGET ?? 'default',
+    namespacePrefix: env.ILA_NS_BASE ?? 'ILA_',
+    templateFile: flags.template ?? env.SOURCE_TQL_FILE ?? null,
     logDir: path.resolve(/*turbopackIgnore: true*/ logDir),
     sourceEngine, targetEngine,
-    providerSrc: e('STRIIM_SOURCE_PROVIDER_TYPE') ?? null,
-    providerTgt: e('STRIIM_TARGET_PROVIDER_TYPE') ?? null,
+    providerSrc: env.STRIIM_SOURCE_PROVIDER_TYPE ?? null,
+    providerTgt: env.STRIIM_TARGET_PROVIDER_TYPE ?? null,
     sourceUrl, oracle,
-    targetUrl: pick(flags.targetUrl, e('SLICES_TARGET_URL')) ?? null,
-    targetLake: pick(flags.targetLake, e('SLICES_TARGET_LAKE')) ?? null,
-    mergeKeys: (pick(flags.mergeKeys, e('SLICES_MERGE_KEYS')) ?? '').split(',').map((s) => s.trim()).filter(Boolean),
-    nativeBatchRows: parse(int('--batch-rows', 1), pick(flags.batchRows, e('NATIVE_BATCH_ROWS')) ?? 50_000, 'batch'),
-    nativeSnapshot: parse(bool, pick<unknown>(flags.snapshot, e('NATIVE_SNAPSHOT')) ?? true, 'snapshot'),
-    forceFresh: parse(bool, pick<unknown>(flags.forceFresh, e('FORCE_FRESH')) ?? false, 'force fresh'),
+    targetUrl: flags.targetUrl || env.SLICES_TARGET_URL || null,
+    targetLake: flags.targetLake || env.SLICES_TARGET_LAKE || null,
+    mergeKeys: (flags.mergeKeys || env.SLICES_MERGE_KEYS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    nativeBatchRows: flags.batchRows ?? env.NATIVE_BATCH_ROWS ?? 50_000,
+    nativeSnapshot: flags.snapshot ?? env.NATIVE_SNAPSHOT ?? true,
+    forceFresh: flags.forceFresh ?? env.FORCE_FRESH ?? false,
     striim: {
       baseUrl: striimUrl,
       user: envStriim.user,
       password: envStriim.password,
       token: envStriim.token,
-      retries: parse(int('--striim-retries'), pick(flags.striimRetries, e('STRIIM_API_RETRIES')) ?? 5, 'retries'),
-      backoffBaseMs: parse(num('--backoff-base'), pick(flags.backoffBase, e('STRIIM_BACKOFF_BASE_MS')) ?? 1000, 'backoff'),
-      backoffMaxMs: parse(num('--backoff-max'), pick(flags.backoffMax, e('STRIIM_BACKOFF_MAX_MS')) ?? 30_000, 'backoff'),
+      retries: flags.striimRetries ?? env.STRIIM_API_RETRIES ?? 5,
+      backoffBaseMs: flags.backoffBase ?? env.STRIIM_BACKOFF_BASE_MS ?? 1000,
+      backoffMaxMs: flags.backoffMax ?? env.STRIIM_BACKOFF_MAX_MS ?? 30_000,
     },
   };
 }

@@ -1,7 +1,8 @@
 // GET|POST /api/auth/* - next-auth: credentials sign-in (throttled: 429 + Retry-After), sign-out, session, CSRF
 import NextAuth from 'next-auth';
 import { clientAddress, createAuthOptions, LOCKED_ERROR, recordRefusedLogin } from '@/lib/auth';
-import { getServerDeps, publicOrigin, toErrorResponse } from '@/lib/api';
+import { publicOrigin, toErrorResponse } from '@/lib/api';
+import { serverDeps } from '@/app/_server/deps';
 import { assertCleanRequestHead, decodeComponent, decodeUtf8 } from '@/lib/errors/bad-bytes';
 import { consoleSink, createLogger, type Logger } from '@/lib/log';
 
@@ -9,13 +10,13 @@ type Ctx = { params: Promise<{ nextauth: string[] }> };
 
 let handler: ((req: Request, ctx: Ctx) => Promise<Response>) | null = null;
 let authLogger: Logger | null = null;
-const logger = () => (authLogger ??= createLogger(consoleSink(), { level: getServerDeps().env.LOG_LEVEL, fields: { proc: 'web', scope: 'auth' } }));
+const logger = () => (authLogger ??= createLogger(consoleSink(), { level: serverDeps().env.LOG_LEVEL, fields: { proc: 'web', scope: 'auth' } }));
 
 // Built on first request: the database and the secret exist only at run time, not at build.
 function authHandler() {
   if (!handler) {
-    const { prisma, secret, throttle } = getServerDeps();
-    handler = NextAuth(createAuthOptions({ prisma, secret, throttle, logger: logger() })) as unknown as (req: Request, ctx: Ctx) => Promise<Response>;
+    const { prisma, secret, throttle, secureCookies } = serverDeps();
+    handler = NextAuth(createAuthOptions({ prisma, secret, throttle, secureCookies, logger: logger() })) as unknown as (req: Request, ctx: Ctx) => Promise<Response>;
   }
   return handler;
 }
@@ -23,7 +24,7 @@ function authHandler() {
 function tooMany(retryAfterSeconds: number): Response {
   const minutes = Math.ceil(retryAfterSeconds / 60);
   const message = `too many failed sign-ins: try again in ${retryAfterSeconds < 90 ? `${retryAfterSeconds} s` : `${minutes} min`}`;
-  const url = new URL(`/login?error=${LOCKED_ERROR}:${retryAfterSeconds}`, publicOrigin(getServerDeps().env)).toString();
+  const url = new URL(`/login?error=${LOCKED_ERROR}:${retryAfterSeconds}`, publicOrigin(serverDeps().env)).toString();
   // `url` is what next-auth's signIn() reads its error from (`TooManyAttempts:<seconds>`, the only
   // place the login form can read the wait from); `error` is the API's error body.
   return Response.json({ url, error: { code: 'rate_limited', message } }, {
@@ -63,7 +64,7 @@ export async function POST(req: Request, ctx: Ctx) {
   // A locked account or address is answered 429 before next-auth (and bcrypt) runs.
   const name = form.get('username') ?? '';
   const address = clientAddress(req.headers);
-  const { throttle, prisma } = getServerDeps();
+  const { throttle, prisma } = serverDeps();
   const before = name ? await throttle.check(name, address) : null;
   if (before) {
     await recordRefusedLogin({ prisma, logger: logger() }, { name, address }, before);

@@ -1,6 +1,6 @@
 // GET /api/v1/audit - the audit log, newest first (admin; ?actor=&action=&target=&since=&until=&before=&limit=)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { listAuditEvents } from '@/lib/audit';
 
 const Query = z.object({

@@ -1,7 +1,8 @@
 // GET /api/v1/connections - every connection (?kind=&branches=true); secrets never returned, only their names
 // POST /api/v1/connections - create a branch or service connection { name, kind, isBranch?, branchKey?, params, secrets } (admin)
 import { z } from 'zod';
-import { apiHandler, auditActor, json } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor, json } from '@/lib/api';
 import { checkConnectionFields } from '@/lib/api/presenters/connection-kinds';
 import { connectionsContext } from '@/lib/api/presenters/connections';
 import { CONNECTION_KINDS, ConnectionInputSchema, createConnection, listConnections } from '@/lib/connections';

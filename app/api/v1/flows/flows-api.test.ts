@@ -7,7 +7,6 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { createJobRegistry, installJobCatalog, startWorker, type WorkerHandle } from '@/lib/jobs';
 import { jobDefinitions } from '@/workers/jobs';
@@ -29,6 +28,7 @@ import * as runDetail from './runs/[runId]/route';
 import * as connections from '../connections/route';
 import * as testMail from '../connections/[id]/test-mail/route';
 import * as job from '../jobs/[id]/route';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
 
 const SECRET = 'flows-api-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
@@ -38,7 +38,6 @@ let worker: WorkerHandle;
 let exec: SchedulerHandle;
 let smtp: TestSmtpServer;
 const tok = { admin: '', operator: '', viewer: '' };
-const savedEnv = { ...process.env };
 
 function req(method: string, url: string, token: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -65,8 +64,7 @@ const n = async (t: string) => Number((await db.pool.query(`select count(*) from
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-flows-api-'));
-  Object.assign(process.env, { DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir });
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
   await createUser(prisma, { name: 'root', password: 'root-password', role: 'admin' });
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
@@ -76,19 +74,16 @@ beforeAll(async () => {
   smtp = await startTestSmtpServer();
   const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv);
   installJobCatalog({ jobs: jobRegistry, env });
-  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, prisma, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300 });
+  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300 });
   exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
 });
 afterAll(async () => {
   await exec?.stop();
   await worker?.stop({ timeoutMs: 10_000 });
   await smtp?.close();
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('/api/v1/pipelines', () => {

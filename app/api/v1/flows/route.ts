@@ -1,8 +1,8 @@
 // GET /api/v1/flows - every flow with its schedule, next fires and last run
 // POST /api/v1/flows - save a flow: { name, nodes, edges, cron?, timezone?, catchup?, overlap?, maxParallel?, alerts? } (operator)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor, json, principalLabel } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';
 import { createFlow, listFlows, listFlowRuns } from '@/lib/flows';
 

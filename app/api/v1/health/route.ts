@@ -1,5 +1,6 @@
 // GET /api/v1/health - liveness of the web process and its database (no auth)
-import { apiHandler, json } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { json } from '@/lib/api';
 import { VERSION } from '@/lib/jobs/version';
 import { DB_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '@/lib/errors/db-unavailable';
 

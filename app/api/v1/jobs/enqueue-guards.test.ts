@@ -7,7 +7,6 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { ensureQueue, installJobCatalog } from '@/lib/jobs';
 import { parseEnv } from '@/lib/config/env';
@@ -19,6 +18,7 @@ import * as flows from '../flows/route';
 import * as flowRun from '../flows/[id]/run/route';
 import { buildOpenApi } from '@/lib/api/openapi';
 import { apiRoutes } from '@/app/_server/api-routes';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
 
 const BASE = 'http://127.0.0.1:8765';
 const SECRET = 'guards-test-secret-0123456789';
@@ -26,7 +26,6 @@ const MAX_DEPTH = 12;
 let db: TestDatabase;
 let dataDir: string;
 const tok = { operator: '', operator2: '', other: '' };
-const savedEnv = { ...process.env };
 type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 function req(method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -48,12 +47,8 @@ const post = (key: string | undefined, body: unknown, token = tok.operator) =>
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-guards-'));
-  Object.assign(process.env, {
-    DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir,
-    TRIBUTARY_QUEUE_MAX_DEPTH: String(MAX_DEPTH), TRIBUTARY_QUEUE_MAX_AGE_SECONDS: '600', TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS: '17',
-  });
   await ensureQueue(db.pool);
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_QUEUE_MAX_DEPTH: String(MAX_DEPTH), TRIBUTARY_QUEUE_MAX_AGE_SECONDS: '600', TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS: '17' }));
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'otto', password: 'operator-pw', role: 'operator' });
   tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
@@ -66,12 +61,9 @@ beforeEach(async () => {
   await db.pool.query(`update job_runs set status = 'cancelled', finished_at = now() where status = 'queued'`);
 });
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_QUEUE_MAX_DEPTH', 'TRIBUTARY_QUEUE_MAX_AGE_SECONDS', 'TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('Idempotency-Key', () => {

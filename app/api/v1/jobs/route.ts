@@ -1,10 +1,10 @@
 // GET /api/v1/jobs - list job runs, newest first (?status=&kind=&source=&limit=&before=)
 // POST /api/v1/jobs - start a job: { kind, params } → 202 { id } (Idempotency-Key honoured; 429 when the queue is full)
 import { z } from 'zod';
-import { accepted, apiHandler, auditActor, principalLabel } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { accepted, auditActor, principalLabel } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';
 import { enqueueJob, getJobRun, JOB_SOURCES, listJobRuns, queueLimits } from '@/lib/jobs';
-import { jobs } from '@/app/_server/jobs';
 
 const ListQuery = z.object({
   status: z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).optional(),
@@ -33,7 +33,7 @@ export const POST = apiHandler({ role: 'viewer', body: StartBody, enqueues: true
   const params = body.params ?? body.payload ?? {};
   // The role of the work, not of the wrapper: `pipelines.run` of an admin-kind pipeline needs admin.
   await assertMayRunWork(deps.pool, { principal, req }, body.kind, params, { action: 'job.start', target: `kind:${body.kind}` });
-  const { runId, replayed } = await enqueueJob({ pool: deps.pool, jobs, env: deps.env }, {
+  const { runId, replayed } = await enqueueJob(deps, {
     kind: body.kind,
     params,
     createdBy: principalLabel(principal),

@@ -6,19 +6,19 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { ensureQueue } from '@/lib/jobs';
 import * as jobs from './route';
 import * as job from './[id]/route';
 import * as retry from './[id]/retry/route';
 import * as tables from '../etl/tables/route';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 const BASE = 'http://127.0.0.1:8765';
 let db: TestDatabase;
 let dataDir: string;
 const tok = { operator: '', viewer: '' };
-const savedEnv = { ...process.env };
 
 function req(method: string, url: string, token: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -39,12 +39,8 @@ beforeAll(async () => {
     { table: 'SALES.ORDERS', unique_key: 'ID', cdc_column: 'UPDATED_AT', category: 'transactions' },
     { table: 'SALES.CUSTOMERS', unique_key: 'ID' },
   ]));
-  process.env.DATABASE_URL = db.url;
-  process.env.TRIBUTARY_SECRET = 'runs-test-secret-0123456789';
-  process.env.TRIBUTARY_DATA_DIR = dataDir;
-  process.env.TRIBUTARY_TABLES_FILE = path.join(dataDir, 'tables.json');
   await ensureQueue(db.pool);
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'runs-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_TABLES_FILE: path.join(dataDir, 'tables.json') }));
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
   tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
@@ -52,12 +48,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_TABLES_FILE']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('POST /api/v1/jobs/:id/retry', () => {
@@ -128,8 +121,9 @@ describe('GET /api/v1/etl/tables', () => {
 
 describe('GET /api/v1/etl/tables without a tables.json', () => {
   it('answers an empty list with the reason', async () => {
-    process.env.TRIBUTARY_TABLES_FILE = path.join(dataDir, 'missing.json');
-    await closeServerDeps(); // the environment is parsed once per deps
+    // A server started with settings that name a tables.json that is not there.
+    await shutServerDeps();
+    openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'runs-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_TABLES_FILE: path.join(dataDir, 'missing.json') }));
     const r = await call(tables.GET, req('GET', '/api/v1/etl/tables', tok.viewer));
     expect(r.status).toBe(200);
     expect(r.body.tables).toEqual([]);

@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { makeModelsWarehouse, makeShopLake } from '@/lib/models/test-project';
 import * as project from './route';
@@ -15,10 +14,11 @@ import * as compile from './compile/route';
 import * as query from './query/route';
 import * as results from './results/route';
 import { callRoute } from '../test-call';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>;
 const tok = { operator: '', viewer: '' };
-const savedEnv = { ...process.env };
 
 const call = callRoute;
 
@@ -26,23 +26,16 @@ beforeAll(async () => {
   db = await createTestDatabase();
   wh = makeModelsWarehouse();
   await makeShopLake(db.pool, wh.uri);
-  process.env.DATABASE_URL = db.url;
-  process.env.TRIBUTARY_SECRET = 'models-api-test-secret-0123456789';
-  process.env.TRIBUTARY_DATA_DIR = wh.dir;
-  process.env.TRIBUTARY_WAREHOUSE = wh.uri;
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'models-api-test-secret-0123456789', TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri }));
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
   tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
   tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
 });
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db?.drop();
   wh?.remove();
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_WAREHOUSE']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('/api/v1/models', () => {
@@ -95,6 +88,7 @@ describe('/api/v1/models', () => {
   });
 
   it("an operator's compile of a sandbox escape is a 400 or inert text, never the host", async () => {
+    // A canary in the host's environment (not a setting): the sandbox must not reach it.
     process.env.TRIBUTARY_ESCAPE_CANARY = 'canary-7f3a9';
     try {
       for (const t of [

@@ -9,7 +9,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { parseEnv } from '@/lib/config/env';
 import { ensureQueue, startWorker, type WorkerHandle } from '@/lib/jobs';
@@ -21,40 +20,36 @@ import { renderSource } from '@/lib/models/source-sql';
 import { jobs as jobRegistry } from '@/app/_server/jobs';
 import * as query from './query/route';
 import { callRoute } from '../test-call';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
 
 let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>; let lake: Lake;
 let worker: WorkerHandle | undefined; let listener: http.Server; let port = 0;
 const hits: string[] = [];
 const tok = { operator: '', viewer: '' };
-const savedEnv = { ...process.env };
 
 beforeAll(async () => {
   db = await createTestDatabase();
   wh = makeModelsWarehouse();
   lake = await makeShopLake(db.pool, wh.uri);
   fs.writeFileSync(path.join(wh.dir, 'secret.key'), 'not-for-viewers');
-  Object.assign(process.env, { DATABASE_URL: db.url, TRIBUTARY_SECRET: 'query-api-test-secret-0123456789', TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri });
   listener = http.createServer((req, res) => { hits.push(`${req.method} ${req.url}`); res.end('a\n1\n'); });
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
   port = (listener.address() as AddressInfo).port;
   await ensureQueue(db.pool);
-  const { prisma, pool } = getServerDeps();
+  const { prisma, pool } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'query-api-test-secret-0123456789', TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri }));
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
   tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
   tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
   const env = parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri, TRIBUTARY_SECRET: 'query-api-test-secret-0123456789' } as unknown as NodeJS.ProcessEnv);
-  worker = await startWorker({ jobs: jobRegistry, pool, prisma, env, logger: silentLogger, heartbeatMs: 300 });
+  worker = await startWorker({ jobs: jobRegistry, pool, env, logger: silentLogger, heartbeatMs: 300 });
 });
 afterAll(async () => {
   await worker?.stop({ timeoutMs: 10_000 });
   await new Promise((r) => listener?.close(r));
-  await closeServerDeps();
+  await shutServerDeps();
   await db?.drop();
   wh?.remove();
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_WAREHOUSE']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 const ask = (token: string, sql: string) => callRoute(query.POST, 'POST', '/api/v1/models/query', { token, body: { sql } });

@@ -1,5 +1,5 @@
 // GET /api/v1/openapi.json - the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { buildOpenApi } from '@/lib/api/openapi';
 import { VERSION } from '@/lib/jobs/version';
 import { jobs } from '@/app/_server/jobs';

@@ -1,8 +1,8 @@
 // GET /api/v1/pipelines - the pipeline library (?tag=&kind=)
 // POST /api/v1/pipelines - save a pipeline: { name, description?, tags?, kind, params } (operator)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor, json, principalLabel } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';
 import { createPipeline, listPipelines } from '@/lib/pipelines';
 

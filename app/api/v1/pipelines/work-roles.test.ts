@@ -8,7 +8,6 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { listAuditEvents } from '@/lib/audit';
 import { ensureQueue } from '@/lib/jobs';
@@ -24,20 +23,20 @@ import * as flow from '../flows/[id]/route';
 import * as flowRun from '../flows/[id]/run/route';
 import * as flowPause from '../flows/[id]/pause/route';
 import * as flowRunRetry from '../flows/runs/[runId]/retry/route';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 const SECRET = 'work-roles-secret-0123456789';
 let db: TestDatabase;
 let dataDir: string;
 const tok = { admin: '', operator: '' };
-const savedEnv = { ...process.env };
 const MAIL = { kind: 'mail.test', params: { connection: 'mail', to: 'ops@roles.test' } };
 
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-roles-'));
-  Object.assign(process.env, { DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir });
   await ensureQueue(db.pool);
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
   await createUser(prisma, { name: 'root', password: 'root-password', role: 'admin' });
   await createUser(prisma, { name: 'olga', password: 'olga-password', role: 'operator' });
   tok.admin = (await createApiToken(prisma, { user: 'root', name: 'admin-t' })).token;
@@ -47,12 +46,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 const audits = (action: string) => listAuditEvents(db.pool, { action });

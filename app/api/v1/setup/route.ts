@@ -1,7 +1,8 @@
 // GET /api/v1/setup - whether the first-run admin still has to be created (no auth)
 // POST /api/v1/setup - create the first admin { name, password }; refused once any user exists
 import { z } from 'zod';
-import { apiHandler, json } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { json } from '@/lib/api';
 import { clientAddress, countUsers, createFirstAdmin } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 

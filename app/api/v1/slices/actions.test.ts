@@ -7,18 +7,18 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { createConnection } from '@/lib/connections';
 import { registerSlices } from '@/lib/slices';
 import * as actions from './runs/[id]/actions/route';
 import * as board from './runs/[id]/board/route';
 import { callRoute } from '../test-call';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 let db: TestDatabase;
 let dataDir: string;
 const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
-const savedEnv = { ...process.env };
 
 const call = callRoute;
 const post = (who: keyof typeof tok, id: number, body: unknown) => call(actions.POST, 'POST', `/api/v1/slices/runs/${id}/actions`, { token: tok[who], body, params: { id: String(id) } });
@@ -27,28 +27,22 @@ const jobRuns = async () => (await db.pool.query('select kind, params, created_b
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-slices-actions-'));
-  process.env.DATABASE_URL = db.url;
-  process.env.TRIBUTARY_SECRET = 'slices-actions-test-secret-0123456789';
-  process.env.TRIBUTARY_DATA_DIR = dataDir;
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'slices-actions-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir }));
   await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
   tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
   tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
   tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
-  await createConnection({ pool: db.pool, keys: { secret: process.env.TRIBUTARY_SECRET, dataDir } }, { name: 'src', kind: 'postgres', secrets: { url: 'postgres://127.0.0.1:1/none' } });
+  await createConnection({ pool: db.pool, keys: { secret: 'slices-actions-test-secret-0123456789', dataDir } }, { name: 'src', kind: 'postgres', secrets: { url: 'postgres://127.0.0.1:1/none' } });
   // A run as `slices split` leaves it: registered, no executor chosen by anyone.
   await registerSlices(db.pool, { runId: 7, slices: [1, 2, 3].map((i) => ({ query: `SELECT s.* FROM public.src s WHERE s.id >= ${i} AND s.id < ${i + 1}`, target: 'public.tgt' })) });
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('POST /api/v1/slices/runs/:id/actions', () => {

@@ -2,7 +2,8 @@
 // PUT /api/v1/tables - replace tables.json { entries, version } (admin): validated naming the field, written atomically, audited
 import path from 'node:path';
 import { z } from 'zod';
-import { apiHandler, auditActor } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor } from '@/lib/api';
 import { recordAudit } from '@/lib/audit';
 import { readTablesFile, saveTablesFile } from '@/lib/config/tables-file';
 

@@ -6,18 +6,18 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { loadTablesConfig } from '@/lib/config/tables-json';
 import * as tables from './route';
 import { callRoute as call } from '../test-call';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 const SECRET = 'tables-api-test-secret-0123456789';
 let db: TestDatabase;
 let dir: string;
 let file: string;
 const tok = { admin: '', operator: '', viewer: '' };
-const savedEnv = { ...process.env };
 const KEYS = ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_TABLES_FILE'];
 
 beforeAll(async () => {
@@ -25,8 +25,7 @@ beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-tables-api-'));
   file = path.join(dir, 'tables.json');
   fs.writeFileSync(file, JSON.stringify([{ table: 'public.customers', unique_key: 'id', cdc_column: 'updated_at' }]));
-  Object.assign(process.env, { DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dir, TRIBUTARY_TABLES_FILE: file });
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dir, TRIBUTARY_TABLES_FILE: file }));
   await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
   await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
@@ -36,10 +35,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dir, { recursive: true, force: true });
-  for (const k of KEYS) { if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k]; }
 });
 
 describe('/api/v1/tables', () => {

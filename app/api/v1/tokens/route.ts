@@ -1,7 +1,8 @@
 // GET /api/v1/tokens - API tokens (yours; an admin sees everyone's), never the secret
 // POST /api/v1/tokens - create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only
 import { z } from 'zod';
-import { apiHandler, auditActor, json } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor, json } from '@/lib/api';
 import { createApiToken, listApiTokens } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 

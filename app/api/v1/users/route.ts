@@ -1,7 +1,8 @@
 // GET /api/v1/users - all users (admin)
 // POST /api/v1/users - create a user { name, password, role } (admin)
 import { z } from 'zod';
-import { apiHandler, auditActor, json } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor, json } from '@/lib/api';
 import { createUser, listUsers, RoleSchema } from '@/lib/auth';
 
 const CreateBody = z.object({

@@ -1,12 +1,12 @@
 // GET|HEAD|POST|PUT|DELETE /iceberg/v1/... - the Iceberg REST catalog (read-only; writes answer the spec's 406 or 403), bearer API tokens
-import { getServerDeps } from '@/lib/api';
+import { serverDeps } from '@/app/_server/deps';
 import { handleIcebergRest } from '@/lib/iceberg-rest';
 
 export const dynamic = 'force-dynamic';
 
 async function handle(req: Request): Promise<Response> {
   let deps;
-  try { deps = getServerDeps(); } catch (e) {
+  try { deps = serverDeps(); } catch (e) {
     return Response.json({ error: { message: `iceberg-rest: ${(e as Error).message}`, type: 'ServiceUnavailableException', code: 503 } }, { status: 503 });
   }
   return handleIcebergRest(req, deps);

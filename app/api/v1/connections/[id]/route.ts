@@ -2,7 +2,8 @@
 // PATCH /api/v1/connections/:id - change params, branch flag/key or secrets; unnamed secrets are kept (admin)
 // DELETE /api/v1/connections/:id - delete a connection (admin)
 import { z } from 'zod';
-import { apiHandler, auditActor } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor } from '@/lib/api';
 import { connectionsContext, findConnection } from '@/lib/api/presenters/connections';
 import { checkConnectionFields } from '@/lib/api/presenters/connection-kinds';
 import { ConnectionPatchSchema, deleteConnection, updateConnection } from '@/lib/connections';

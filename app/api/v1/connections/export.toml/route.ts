@@ -1,5 +1,5 @@
 // GET /api/v1/connections/export.toml - branch connections as [oracle_branches.<key>] / [postgres_branches.<key>] TOML, non-secret fields only
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { connectionsContext } from '@/lib/api/presenters/connections';
 import { connectionsToToml, listConnections } from '@/lib/connections';
 

@@ -1,6 +1,7 @@
 // POST /api/v1/connections/import - create or update branch connections from TOML { toml } in the [oracle_branches.<key>] format; stored secrets the file omits are kept; all or nothing (admin)
 import { z } from 'zod';
-import { apiHandler, auditActor } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor } from '@/lib/api';
 import { checkConnectionFields } from '@/lib/api/presenters/connection-kinds';
 import { connectionsContext } from '@/lib/api/presenters/connections';
 import { connectionsFromToml, importConnections } from '@/lib/connections';

@@ -1,6 +1,6 @@
 // GET /api/v1/dq/history - every check per table × branch for trend charts, and failed dq.run runs with their error (?table=&branch=&status=&since=&limit=)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { dqHistory } from '@/lib/api/presenters/dq';
 
 const Query = z.object({

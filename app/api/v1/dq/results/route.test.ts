@@ -4,17 +4,17 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { closeServerDeps, getServerDeps } from '@/lib/api';
 import { createApiToken, createUser } from '@/lib/auth';
 import { writeDqResults } from '@/lib/dq/results';
 import type { DqResult } from '@/lib/dq/result';
 import * as route from './route';
+import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { parseEnv } from '@/lib/config/env';
 
 const BASE = 'http://127.0.0.1:8765';
 let db: TestDatabase;
 let dataDir: string;
 let token = '';
-const savedEnv = { ...process.env };
 
 const get = async (query: string, auth = true) => {
   const res = await route.GET(new Request(`${BASE}/api/v1/dq/results${query}`, { headers: auth ? { authorization: `Bearer ${token}` } : {} }), { params: Promise.resolve({}) });
@@ -30,10 +30,7 @@ const row = (o: Partial<DqResult>): DqResult => ({
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-dqapi-'));
-  process.env.DATABASE_URL = db.url;
-  process.env.TRIBUTARY_SECRET = 'dq-api-test-secret-0123456789';
-  process.env.TRIBUTARY_DATA_DIR = dataDir;
-  const { prisma } = getServerDeps();
+  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'dq-api-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir }));
   await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
   token = (await createApiToken(prisma, { user: 'vic', name: 'dq' })).token;
   await writeDqResults(db.pool, [
@@ -43,12 +40,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await closeServerDeps();
+  await shutServerDeps();
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
-  for (const k of ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR']) {
-    if (savedEnv[k] === undefined) delete process.env[k]; else process.env[k] = savedEnv[k];
-  }
 });
 
 describe('GET /api/v1/dq/results', () => {

@@ -1,6 +1,6 @@
 // GET /api/v1/dq/results - data-quality results, newest first (?run=dq-…&table=&branch=&status=&latest=true&limit=&before=)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { listDqResults } from '@/lib/dq/results';
 
 const Query = z.object({

@@ -1,6 +1,6 @@
 // GET /api/v1/etl/control - etl_meta.etl_control: last outcome and watermarks per lake table × branch (?table=&branch=&namespace=)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { listEtlControl } from '@/lib/etl';
 
 const Query = z.object({

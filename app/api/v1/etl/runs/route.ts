@@ -1,6 +1,6 @@
 // GET /api/v1/etl/runs - etl_meta.etl_run_log, newest first (?pipeline_run_id=&table=&branch=&namespace=&status=&limit=)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { listEtlRuns } from '@/lib/etl';
 
 const Query = z.object({

@@ -1,7 +1,7 @@
 // GET /api/v1/etl/tables - the lake tables tables.json defines (name, source, category), for pickers; { tables: [], error } when the file is missing or invalid
 import path from 'node:path';
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { loadTablesConfig } from '@/lib/config/tables-json';
 
 const Table = z.object({ lakeName: z.string(), source: z.string(), category: z.enum(['masters', 'transactions']) });

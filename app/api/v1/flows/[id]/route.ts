@@ -2,9 +2,9 @@
 // PUT /api/v1/flows/:id - replace the definition (validated whole) (operator)
 // PATCH /api/v1/flows/:id - change some fields, e.g. { enabled: false } or { cron, timezone } (operator)
 // DELETE /api/v1/flows/:id - delete a flow and its run history; 409 while a run is going (operator)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler, auditActor } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';
 import { AppError } from '@/lib/errors';
 import { deleteFlow, getFlow, listFlowRuns, mustGetFlow, updateFlow, validateFlow } from '@/lib/flows';

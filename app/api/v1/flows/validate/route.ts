@@ -1,7 +1,6 @@
 // POST /api/v1/flows/validate - check a flow definition without saving it → { ok, flow, description, nextFires }
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { describeCron, nextFireTimes, validateFlow, formatInZone } from '@/lib/flows';
 
 export const POST = apiHandler({ body: z.record(z.string(), z.unknown()), maxBodyBytes: 512 * 1024 }, async ({ deps, body }) => {

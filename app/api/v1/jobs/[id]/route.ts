@@ -1,6 +1,6 @@
 // GET /api/v1/jobs/:id - one run: status, progress, timestamps, log lines (?afterLogId= for a live tail)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { AppError } from '@/lib/errors';
 import { getJobRun } from '@/lib/jobs';
 

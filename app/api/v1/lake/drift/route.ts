@@ -1,6 +1,6 @@
 // GET /api/v1/lake/drift - schema drift recorded by ETL runs, newest first (?table=&limit=)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { schemaDriftHistory } from '@/lib/api/presenters/lake';
 
 const Query = z.object({

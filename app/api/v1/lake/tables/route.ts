@@ -1,6 +1,6 @@
 // GET /api/v1/lake/tables - every lake table (namespace.table) with its current snapshot and record count (?namespace=)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { listLakeTables } from '@/lib/api/presenters/lake';
 import { openLake } from '@/lib/lake';
 

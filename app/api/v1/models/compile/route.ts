@@ -1,6 +1,6 @@
 // POST /api/v1/models/compile - rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { checkProjectPath, compileModelsConfined } from '@/lib/models';
 
 const Body = z.strictObject({

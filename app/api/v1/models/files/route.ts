@@ -2,7 +2,7 @@
 // PUT /api/v1/models/files - create or replace a project file: { path, content } → the project's parse errors
 // DELETE /api/v1/models/files?path= - delete a project file
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { AppError } from '@/lib/errors';
 import { checkProjectPath, deleteProjectFile, ensureModelsProject, loadModelsProjectConfined, readProjectFiles, writeProjectFile } from '@/lib/models';
 

@@ -1,6 +1,6 @@
 // GET /api/v1/models/results - model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { listResults } from '@/lib/models';
 
 const Query = z.object({

@@ -1,9 +1,9 @@
 // GET /api/v1/pipelines/:id - one pipeline (id or name) with its run history and command line
 // PATCH /api/v1/pipelines/:id - change name, description, tags, kind or params (operator)
 // DELETE /api/v1/pipelines/:id - delete; 409 naming the flows that still use it (operator)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler, auditActor } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';
 import { AppError } from '@/lib/errors';
 import { deletePipeline, getPipeline, pipelineHistory, updatePipeline, flowsUsingPipeline } from '@/lib/pipelines';

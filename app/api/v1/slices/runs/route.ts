@@ -1,5 +1,5 @@
 // GET /api/v1/slices/runs - every slice run with its counts by status, verdict and watermark
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { getStatus } from '@/lib/slices';
 
 export const GET = apiHandler({}, async ({ deps }) => {

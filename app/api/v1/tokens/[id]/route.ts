@@ -1,6 +1,7 @@
 // DELETE /api/v1/tokens/:id - revoke a token (your own; an admin may revoke any)
 import { z } from 'zod';
-import { apiHandler, auditActor } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor } from '@/lib/api';
 import { revokeApiToken } from '@/lib/auth';
 
 export const DELETE = apiHandler({ params: z.object({ id: z.string() }) }, async ({ req, deps, principal, params }) => {

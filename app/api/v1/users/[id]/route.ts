@@ -2,7 +2,8 @@
 // DELETE /api/v1/users/:id - delete a user and their tokens (admin; not yourself)
 // A role or password change ends the user's panel sessions.
 import { z } from 'zod';
-import { apiHandler, auditActor } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor } from '@/lib/api';
 import { deleteUser, RoleSchema, updateUser } from '@/lib/auth';
 import { AppError } from '@/lib/errors';
 

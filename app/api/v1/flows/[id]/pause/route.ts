@@ -1,7 +1,7 @@
 // POST /api/v1/flows/:id/pause - stop the flow's schedule firing (operator)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler, auditActor } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor } from '@/lib/api';
 import { assertMayUseFlow } from '@/lib/api/presenters/job-role';
 import { mustGetFlow, setFlowEnabled } from '@/lib/flows';
 

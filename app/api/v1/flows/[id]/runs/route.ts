@@ -1,7 +1,6 @@
 // GET /api/v1/flows/:id/runs - runs of a flow, newest first, with node states (?status=&limit=)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { listFlowRuns, mustGetFlow } from '@/lib/flows';
 
 const Query = z.object({

@@ -1,7 +1,6 @@
 // GET /api/v1/flows/runs/:runId - one flow run: nodes (status, timings, job run), its log (?after= log id)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { AppError } from '@/lib/errors';
 import { getFlowRun } from '@/lib/flows';
 

@@ -1,6 +1,6 @@
 // GET /api/v1/jobs/:id/units - the units a fanned-out run spread over workers: each attempt with its worker, status and times
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { AppError } from '@/lib/errors';
 import { getJobRun, listRunUnits } from '@/lib/jobs';
 

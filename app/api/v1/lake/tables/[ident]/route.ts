@@ -1,6 +1,6 @@
 // GET /api/v1/lake/tables/:ident - one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { describeLakeTable } from '@/lib/api/presenters/lake';
 import { openLake } from '@/lib/lake';
 

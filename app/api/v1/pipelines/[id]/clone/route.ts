@@ -1,7 +1,7 @@
 // POST /api/v1/pipelines/:id/clone - copy a pipeline: { name? } (default `<name>-copy`) (operator)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler, auditActor, json, principalLabel } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { auditActor, json, principalLabel } from '@/lib/api';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';
 import { AppError } from '@/lib/errors';
 import { clonePipeline, getPipeline } from '@/lib/pipelines';

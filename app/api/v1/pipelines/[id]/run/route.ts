@@ -1,7 +1,7 @@
 // POST /api/v1/pipelines/:id/run - run a pipeline now → 202 { id } of the job run (operator; Idempotency-Key honoured; 429 when the queue is full)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { accepted, apiHandler, principalLabel } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { accepted, principalLabel } from '@/lib/api';
 import { getJobRun, queueLimits } from '@/lib/jobs';
 import { assertMayRunWork } from '@/lib/api/presenters/job-role';
 import { AppError } from '@/lib/errors';

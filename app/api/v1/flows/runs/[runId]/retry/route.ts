@@ -1,7 +1,7 @@
 // POST /api/v1/flows/runs/:runId/retry - re-run a failed or cancelled run from its failed nodes (operator)
-import '@/app/_server/jobs'; // installs the job catalog the pipelines and flows engines validate through (a route's bundle holds only what it imports)
 import { z } from 'zod';
-import { apiHandler, principalLabel } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
+import { principalLabel } from '@/lib/api';
 import { assertMayRetryFlowRun } from '@/lib/api/presenters/job-role';
 import { retryFlowRun } from '@/lib/flows';
 

@@ -1,6 +1,6 @@
 // GET /api/v1/lake/tables/:ident/rows - the first rows of a table (?branch=&limit=, default 100, at most 1000); 64-bit integers and decimals as strings, dates ISO
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { previewLakeRows } from '@/lib/api/presenters/lake';
 import { openLake } from '@/lib/lake';
 

@@ -1,6 +1,6 @@
 // GET /api/v1/slices/runs/:id/board - the live board feed (percent, counts, in-flight, completions, stage watch, log tail)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { AppError } from '@/lib/errors';
 import { buildBoard, getStatus } from '@/lib/slices';
 

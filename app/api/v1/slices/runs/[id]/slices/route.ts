@@ -1,6 +1,6 @@
 // GET /api/v1/slices/runs/:id/slices - the run's slices (current registration), in order (?status=FAILED,QUARANTINED)
 import { z } from 'zod';
-import { apiHandler } from '@/lib/api';
+import { apiHandler } from '@/app/_server/deps';
 import { AppError } from '@/lib/errors';
 import { getStatus, STATUSES } from '@/lib/slices';
 
