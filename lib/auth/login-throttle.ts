@@ -103,3 +103,11 @@ export function createLoginThrottle(pool: pg.Pool, opts: LoginThrottleOptions = 
     },
   };
 }
+
+/** No throttling (next-auth options built without a throttle): every try is allowed and nothing is counted. */
+export const noLoginThrottle: LoginThrottle = {
+  check: async () => null,
+  begin: async () => ({ try: { account: 0, address: 0 } }),
+  fail: async () => null,
+  succeed: async () => {},
+};

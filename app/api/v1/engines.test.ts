@@ -9,7 +9,7 @@ import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
 import { closeServerDeps, getServerDeps } from '@/lib/api';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { getBranches } from '@/lib/connections';
 import { openLake } from '@/lib/lake';
 import { registerSlices } from '@/lib/slices';
@@ -41,12 +41,7 @@ beforeAll(async () => {
   process.env.TRIBUTARY_DATA_DIR = dataDir;
   delete process.env.TRIBUTARY_WAREHOUSE;
   const { prisma } = getServerDeps();
-  await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+  Object.assign(tok, await createTestUsers(prisma));
 });
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
 import { closeServerDeps, getServerDeps } from '@/lib/api';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { ensureQueue } from '@/lib/jobs';
 import { openLake } from '@/lib/lake';
 import { connectionsJobs } from '@/lib/connections/jobs';
@@ -64,12 +64,7 @@ beforeAll(async () => {
   await db.pool.query('create table public.shop_orders (id int primary key, updated_at timestamptz)');
   await ensureQueue(db.pool);
   const { prisma } = getServerDeps();
-  await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+  Object.assign(tok, await createTestUsers(prisma));
 });
 
 afterAll(async () => {

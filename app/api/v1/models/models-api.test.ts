@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
 import { closeServerDeps, getServerDeps } from '@/lib/api';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { makeModelsWarehouse, makeShopLake } from '@/lib/models/test-project';
 import * as project from './route';
 import * as files from './files/route';
@@ -31,10 +31,7 @@ beforeAll(async () => {
   process.env.TRIBUTARY_DATA_DIR = wh.dir;
   process.env.TRIBUTARY_WAREHOUSE = wh.uri;
   const { prisma } = getServerDeps();
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+  Object.assign(tok, await createTestUsers(prisma, ['operator', 'viewer']));
 });
 afterAll(async () => {
   await closeServerDeps();
