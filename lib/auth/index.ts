@@ -6,5 +6,5 @@ export { createUser, createFirstAdmin, ensureAdminUser, verifyCredentials, findU
 export { createApiToken, listApiTokens, revokeApiToken, authenticateApiToken, hashToken, TOKEN_PREFIX, type ApiTokenInfo } from './tokens';
 export { loadSecret } from './secret';
 export { createAuthOptions, readSession, sessionUser, usesSecureCookies, LOCKED_ERROR, type SessionUser } from './session';
-export { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions, type LoginLock } from './login-throttle';
+export { createLoginThrottle, type LoginThrottle, type LoginThrottleOptions, type LoginLock, type LoginTry } from './login-throttle';
 export { attemptLogin, recordRefusedLogin, clientAddress, type LoginResult } from './login';

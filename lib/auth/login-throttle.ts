@@ -13,13 +13,22 @@ export interface LoginThrottleOptions {
 
 export interface LoginLock { scope: 'account' | 'address'; retryAfterSeconds: number }
 
+/** A sign-in try in flight: its failure already counted, as the n-th of the window for the account and the address. */
+export interface LoginTry { account: number; address: number }
+
 export interface LoginThrottle {
   /** The lock in force for this account or address, or null. */
   check(account: string, address: string | null): Promise<LoginLock | null>;
-  /** Count a failure; returns the lock it caused, or null. */
-  fail(account: string, address: string | null): Promise<LoginLock | null>;
-  /** A correct password: the account's failures are forgotten (the address's are not). */
-  succeed(account: string): Promise<void>;
+  /**
+   * Take a try before the password is compared: it counts as a failure at
+   * once (atomically, in Postgres), so concurrent tries cannot all pass the
+   * check and compare more passwords than the limit allows. @returns the try, or the lock that refuses it
+   */
+  begin(account: string, address: string | null): Promise<{ lock: LoginLock } | { try: LoginTry }>;
+  /** The try failed: lock the account or address when it was the last one allowed. @returns the lock it caused, or null */
+  fail(account: string, address: string | null, t: LoginTry): Promise<LoginLock | null>;
+  /** A correct password: the account's failures are forgotten, the address gets its try back (its earlier failures stay). */
+  succeed(account: string, address: string | null): Promise<void>;
 }
 
 const DAY_S = 24 * 60 * 60;
@@ -68,22 +77,37 @@ export function createLoginThrottle(pool: pg.Pool, opts: LoginThrottleOptions = 
       const ad = await lockOf(address, maxAddress, addrKey(addr));
       return ad ? { scope: 'address', retryAfterSeconds: ad } : null;
     },
-    async fail(a, addr) {
+    async begin(a, addr) {
       const [acct, ad] = await Promise.all([consume(account, acctKey(a)), consume(address, addrKey(addr))]);
-      if (acct.consumedPoints >= maxAccount) {
+      // Past the limit: another try of this window is comparing the last allowed password (or the lock is being set).
+      if (acct.consumedPoints > maxAccount) return { lock: { scope: 'account', retryAfterSeconds: seconds(acct.msBeforeNext) } };
+      if (ad.consumedPoints > maxAddress) return { lock: { scope: 'address', retryAfterSeconds: seconds(ad.msBeforeNext) } };
+      return { try: { account: acct.consumedPoints, address: ad.consumedPoints } };
+    },
+    async fail(a, addr, t) {
+      // Only the try that reached the limit locks: one lockout per crossing, however many tries ran at once.
+      if (t.account === maxAccount) {
         const n = (await consume(lockouts, acctKey(a))).consumedPoints;
         const secs = Math.min(DAY_S, window * 2 ** Math.min(n - 1, 20));
         await account.block(acctKey(a), secs);
         return { scope: 'account', retryAfterSeconds: secs };
       }
-      if (ad.consumedPoints >= maxAddress) {
+      if (t.address === maxAddress) {
         await address.block(addrKey(addr), window);
         return { scope: 'address', retryAfterSeconds: window };
       }
       return null;
     },
-    async succeed(a) {
-      await account.delete(acctKey(a));
+    async succeed(a, addr) {
+      await Promise.all([account.delete(acctKey(a)), address.reward(addrKey(addr), 1)]);
     },
   };
 }
+
+/** No throttling (next-auth options built without a throttle): every try is allowed and nothing is counted. */
+export const noLoginThrottle: LoginThrottle = {
+  check: async () => null,
+  begin: async () => ({ try: { account: 0, address: 0 } }),
+  fail: async () => null,
+  succeed: async () => {},
+};

@@ -12,7 +12,8 @@ export type LoginResult =
 /**
  * One sign-in attempt, throttled: a locked account or address is refused
  * before any password is compared (the right password too, until the lock
- * ends); a failure is counted, logged (user, address, time) and written to
+ * ends); a try is counted before its compare, so tries sent at once compare
+ * no more passwords than the limit (login-throttle.ts); a failure is counted, logged (user, address, time) and written to
  * the audit log, and so is the lockout it may cause.
  */
 export async function attemptLogin(
@@ -29,13 +30,18 @@ export async function attemptLogin(
     await recordRefusedLogin(deps, { name, address: input.address }, lock);
     return { status: 'locked', retryAfterSeconds: lock.retryAfterSeconds };
   }
+  const taken = await deps.throttle.begin(name, input.address);
+  if ('lock' in taken) {
+    await recordRefusedLogin(deps, { name, address: input.address }, taken.lock);
+    return { status: 'locked', retryAfterSeconds: taken.lock.retryAfterSeconds };
+  }
   const user = await verifyCredentials(deps.prisma, name, input.password);
   if (user) {
-    await deps.throttle.succeed(name);
+    await deps.throttle.succeed(name, input.address);
     await event('login.success');
     return { status: 'ok', user };
   }
-  const locked = await deps.throttle.fail(name, input.address);
+  const locked = await deps.throttle.fail(name, input.address, taken.try);
   deps.logger?.warn('login failed', at);
   await event('login.failure');
   if (locked) {

@@ -6,7 +6,7 @@ import type { Db } from '../db/prisma';
 import type { Logger } from '../log';
 import { recordAudit } from '../audit';
 import { attemptLogin, clientAddress } from './login';
-import type { LoginThrottle } from './login-throttle';
+import { noLoginThrottle, type LoginThrottle } from './login-throttle';
 import { isRole, type Role } from './roles';
 import { findSessionUser, type UserInfo } from './users';
 
@@ -57,7 +57,7 @@ export function createAuthOptions(deps: {
     credentials: { username: { label: 'User', type: 'text' }, password: { label: 'Password', type: 'password' } },
     authorize: async (c, req) => {
       if (!c?.username || !c.password) return null;
-      const throttle = deps.throttle ?? { check: async () => null, fail: async () => null, succeed: async () => {} };
+      const throttle = deps.throttle ?? noLoginThrottle;
       const r = await attemptLogin({ prisma: deps.prisma, throttle, logger: deps.logger },
         { name: c.username, password: c.password, address: clientAddress((req?.headers ?? {}) as Record<string, string>) });
       if (r.status === 'locked') throw new Error(LOCKED_ERROR);

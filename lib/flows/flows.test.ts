@@ -123,7 +123,10 @@ describe('pipeline library', () => {
     const { runId } = await runPipeline(db.pool, 'check', 'user:alice');
     const h = await waitFor('pipeline run', async () => { const x = await pipelineHistory(db.pool, 'check'); return x[0]?.status === 'succeeded' && x; });
     expect(h[0]).toMatchObject({ jobRunId: runId, status: 'succeeded', flowRunId: null });
-    expect(h[0].durationMs).toBeGreaterThanOrEqual(0);
+    // The duration is the job run's own span: pin it in the job table and read it back.
+    expect(h[0].durationMs).toBe(Date.parse(h[0].finishedAt!) - Date.parse(h[0].startedAt!));
+    await db.pool.query(`update job_runs set started_at = '2030-01-01T10:00:00Z', finished_at = '2030-01-01T10:02:03.456Z' where id = $1`, [runId]);
+    expect((await pipelineHistory(db.pool, 'check'))[0]).toMatchObject({ jobRunId: runId, durationMs: 123_456 });
 
     await createFlow(db.pool, { name: 'uses-check', nodes: [{ id: 'x', pipeline: 'check-copy' }] });
     const e = await deletePipeline(db.pool, 'check-copy').catch((x) => x);
@@ -156,7 +159,11 @@ describe('executor and alerts', () => {
     expect((await pipelineHistory(db.pool, 'first'))[0]).toMatchObject({ jobRunId: byId.extract.jobRunId, flowRunId: run.id });
 
     await waitFor('the failure mail', async () => smtp.messages.length > before);
-    await new Promise((r) => setTimeout(r, 1500)); // more executor ticks: still one mail
+    // More executor passes over the ended run queue nothing more: one mail.send job, ended, and one mail.
+    await exec.tick(); await exec.tick();
+    await waitFor('every alert job of the run to end', async () =>
+      (await db.pool.query(`select status from job_runs where kind = 'mail.send' and params->>'flowRunId' = $1`, [run.id])).rows.every((j) => ['succeeded', 'failed'].includes(j.status)));
+    expect(await count(`select count(*) n from job_runs where kind = 'mail.send' and params->>'flowRunId' = $1`, [run.id])).toBe(1);
     const mails = smtp.messages.slice(before);
     expect(mails).toHaveLength(1);
     const m = mails[0];
@@ -231,13 +238,35 @@ describe('executor and alerts', () => {
     // Pretend it started two minutes ago rather than wait for it.
     await db.pool.query(`update flow_runs set started_at = now() - interval '2 minutes' where id = $1`, [run.id]);
     await waitFor('the long-running mail', async () => smtp.messages.length > before, 30_000);
-    await new Promise((r) => setTimeout(r, 1000));
+    // Further passes over the still-running run: the alert is not queued again.
+    await exec.tick(); await exec.tick();
+    expect(await count(`select count(*) n from job_runs where kind = 'mail.send' and params->>'flowRunId' = $1`, [run.id])).toBe(1);
     const mails = smtp.messages.slice(before);
     expect(mails).toHaveLength(1);
     expect(mails[0].subject).toMatch(/^\[tributary\] Flow slowpoke is still running after 2m/);
     await cancelFlowRun(db.pool, run.id);
     await finished(run.id);
     expect(smtp.messages.length).toBe(before + 1); // onFailure off: no mail for the cancel either
+  });
+
+  it('a node that can no longer start fails alone, with its reason; its downstream is skipped and the run fails', async () => {
+    const f = await createFlow(db.pool, {
+      name: 'unstartable', nodes: [{ id: 'gate', kind: 'system.check', params: { holdSeconds: 3 } }, { id: 'a', ...ok }, { id: 'b', ...ok }, { id: 'side', ...ok }],
+      edges: [{ from: 'gate', to: 'a' }, { from: 'a', to: 'b' }], alerts: { onFailure: false },
+    });
+    const run = await startFlowRun(db.pool, f.id);
+    await waitFor('gate to run', async () => (await getFlowRun(db.pool, run.id))!.nodes.find((n) => n.nodeId === 'gate')?.status === 'running');
+    // The run's snapshot of a no longer passes its payload schema when its turn comes.
+    await db.pool.query(`update flow_run_nodes set params = '{"bogus": 1}' where flow_run_id = $1 and node_id = 'a'`, [run.id]);
+    const done = await finished(run.id);
+    const n = Object.fromEntries(done.nodes.map((x) => [x.nodeId, x]));
+    expect(done.run).toMatchObject({ status: 'failed', error: expect.stringMatching(/^node a failed: could not start: /) });
+    expect(n.gate.status).toBe('succeeded');
+    expect(n.side.status).toBe('succeeded');
+    expect(n.a).toMatchObject({ status: 'failed', jobRunId: null, attempts: 0, error: expect.stringMatching(/^could not start: .*bogus/) });
+    expect(n.b).toMatchObject({ status: 'skipped', error: 'upstream failed (a)' });
+    expect(done.logs.map((l) => l.message)).toEqual(expect.arrayContaining([expect.stringMatching(/^node a could not start: /), 'run failed']));
+    expect(await count(`select count(*) n from job_runs where created_by = 'flow:unstartable/a'`)).toBe(0);
   });
 
   it('runs independent nodes in parallel up to the flow limit', async () => {
@@ -291,7 +320,7 @@ describe('scheduling policies (fires at chosen instants)', () => {
     await waitFor('first run running', async () => (await getFlowRun(db.pool, first.id))!.run.status === 'running');
     await fireDue(db.pool, silentLogger, at('10:02:00'), 60_000);
     await fireDue(db.pool, silentLogger, at('10:03:00'), 60_000);
-    await new Promise((r) => setTimeout(r, 600)); // executor ticks: the queued one must keep waiting
+    await exec.tick(); await exec.tick(); // whole executor passes: the queued one must keep waiting
     const runs = await runsOf(f.id);
     expect(runs.map((r) => r.status)).toEqual(['running', 'queued', 'skipped']);
     expect(runs[2].error).toMatch(/already queued/);

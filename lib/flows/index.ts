@@ -9,6 +9,7 @@ export { validateFlow } from './validate';
 export { getFlow, mustGetFlow, listFlows, createFlow, updateFlow, setFlowEnabled, deleteFlow, definitionOf, type FlowView, type FlowNodeView } from './store';
 export { startFlowRun, getFlowRun, listFlowRuns, cancelFlowRun, retryFlowRun, type FlowRunView, type FlowRunNodeView, type FlowRunStatus, type NodeStatus } from './runs';
 export { advanceFlowRuns, advanceFlowRun } from './executor';
+export { planFlowStep, type FlowStepPlan, type StepState, type StepNode } from './step-plan';
 export { startFlowScheduler, fireDue, SCHEDULER_LOCK_KEY, type SchedulerOptions, type SchedulerHandle } from './scheduler';
 export { planFire, planOverlap } from './fire-plan';
 export { nodeOutcome } from './outcome';

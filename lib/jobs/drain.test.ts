@@ -26,14 +26,17 @@ describe('worker drain and fan-out primitives', () => {
   it('SIGTERM drains a worker process: its running job finishes, a job queued after it is left for others, the process exits', async () => {
     const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv);
     const child = spawn(process.execPath, [path.resolve('bin/tributary.mjs'), 'worker'], {
-      env: { ...process.env, DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: dataDir, LOG_LEVEL: 'error' }, stdio: 'ignore',
+      env: { ...process.env, DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: dataDir, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'],
     });
+    let log = '';
+    child.stderr!.on('data', (d) => (log += d));
     const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
     try {
       const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { holdSeconds: 4 } });
       await waitFor(async () => (await getJobRun(db.pool, runId, { logLimit: 0 }))?.status === 'running');
       child.kill('SIGTERM');
-      await new Promise((r) => setTimeout(r, 1500));
+      // The worker says it drains once it has stopped taking jobs: a job queued from then on is not its.
+      await waitFor(async () => /worker draining/.test(log));
       const later = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check' });
       expect(await exited).toBe(0);
       const r = await getJobRun(db.pool, runId, { logLimit: 0 });
@@ -59,8 +62,20 @@ describe('worker drain and fan-out primitives', () => {
     const ac = new AbortController();
     let third: Awaited<ReturnType<typeof acquireSlot>> | null = null;
     const waiting = acquireSlot(db.pool, 'branch-x', 2, { pollMs: 50, signal: ac.signal }).then((l) => { third = l; return l; });
-    await new Promise((r) => setTimeout(r, 400));
+    // The waiter's connection is the one trying a slot lock without holding one: once it has asked
+    // several times (two rounds over both slots), it has been refused, not merely not asked yet.
+    const asks = new Set<string>();
+    await waitFor(async () => {
+      const r = await db.pool.query(
+        `select query_start::text as t from pg_stat_activity
+          where datname = current_database() and query like 'select pg_try_advisory_lock%'
+            and pid not in (select pid from pg_locks where locktype = 'advisory' and granted)`);
+      for (const row of r.rows) asks.add(row.t);
+      return asks.size >= 4;
+    });
     expect(third).toBeNull();
+    const holders = await db.pool.query(`select count(*)::int n from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`);
+    expect(holders.rows[0].n).toBe(2);
     const other = await acquireSlot(db.pool, 'branch-y', 2);
     await a.release();
     const t = await waiting;

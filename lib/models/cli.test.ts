@@ -22,16 +22,16 @@ beforeAll(async () => {
 });
 afterAll(async () => { await db?.drop(); wh?.remove(); proj?.remove(); });
 
-function cli(...args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const c = spawn(process.execPath, ['bin/tributary.mjs', 'models', ...args], {
-      env: { ...process.env, DATABASE_URL: db.url, TRIBUTARY_WAREHOUSE: wh.uri, TRIBUTARY_DATA_DIR: wh.dir, LOG_LEVEL: 'error' },
-    });
-    let out = ''; let err = '';
-    c.stdout.on('data', (d) => (out += d)); c.stderr.on('data', (d) => (err += d));
-    c.on('close', (code) => resolve({ code, out, err }));
+/** A `tributary models` process: its outcome, and its stderr so far (to wait on what it says while it runs). */
+function startCli(...args: string[]): { done: Promise<{ code: number | null; out: string; err: string }>; err: () => string } {
+  const c = spawn(process.execPath, ['bin/tributary.mjs', 'models', ...args], {
+    env: { ...process.env, DATABASE_URL: db.url, TRIBUTARY_WAREHOUSE: wh.uri, TRIBUTARY_DATA_DIR: wh.dir, LOG_LEVEL: 'error' },
   });
+  let out = ''; let err = '';
+  c.stdout.on('data', (d) => (out += d)); c.stderr.on('data', (d) => (err += d));
+  return { done: new Promise((resolve) => c.on('close', (code) => resolve({ code, out, err }))), err: () => err };
 }
+const cli = (...args: string[]) => startCli(...args).done;
 
 describe('tributary models', () => {
   test('build --json: every model and test with status, rows and duration; query shows the rows', async () => {
@@ -87,11 +87,18 @@ describe('tributary models', () => {
   test('the embedded state folder is taken in turns: a command waits while another process holds it', async () => {
     const { Session } = await import('chdb');
     const s = new Session(path.join(wh.dir, 'chdb'));
-    const p = cli('query', 'SELECT count() AS n FROM models.stg_orders', '--format', 'json');
-    await new Promise((r) => setTimeout(r, 3000));
+    const p = startCli('query', 'SELECT count() AS n FROM models.stg_orders', '--format', 'json');
+    // chdb itself prints each refused open to stderr while the command waits: once one shows, the command
+    // has found the folder held and is waiting its turn (not failing, not yet started).
+    const until = Date.now() + 60_000;
+    while (!/Cannot lock file|already running/i.test(p.err())) {
+      if (Date.now() > until) { s.close(); throw new Error(`the command never found the folder held; stderr: ${p.err()}`); }
+      await new Promise((r) => setTimeout(r, 100));
+    }
     s.close();
-    const r = await p;
-    // chdb itself prints each refused open to stderr while the command waits; Tributary reports no error
+    const r = await p.done;
+    // Tributary reports no error: the command waited, then ran
+    expect(r.code).toBe(0);
     expect(r.err).not.toMatch(/^error:/m);
     expect(JSON.parse(r.out)).toEqual([{ n: 4 }]);
   });

@@ -29,6 +29,13 @@ function fail(e: unknown): never {
   throw e;
 }
 
+/** Every command's one error path: the exit code from the error's code (`fail`), the error to the CLI's printer. */
+function guarded<A extends unknown[]>(command: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args) => {
+    try { await command(...args); } catch (e) { fail(e); }
+  };
+}
+
 const runIdOpt = () => new Option('--run-id <n>', 'run id (Default: UNIQUE_RUN_ID)');
 
 /** `--run-id`, else UNIQUE_RUN_ID. */
@@ -79,27 +86,10 @@ type Flags = Record<string, unknown>;
 
 /** `tributary slices …`: run | status | reset | clear | logs | board | reconcile | setup | striim-emulator (+ probe | split | assort). */
 export function registerSlicesCommands(program: Command, cli: CliEdge): void {
-  // The settings the CLI parsed at start, and its database opener.
-  const { settings, withCli } = cli;
   const slices = program.command('slices').description('parallel initial loads: one Striim app (or native copier) per slice');
 
   addRunOptions(slices.command('run').description('register (fresh) or resume a run and drive its slices to completion'))
-    .action(async (o: Flags & UrlFlags) => {
-      try {
-        const env = settings;
-        const { names, transient } = urlConnections(o, env);
-        const req = parseFlags(RunRequest, { ...withRunId(o, env), ...names });
-        await withCli(async (ctx) => {
-          const r = await recordCliRun(ctx.pool, { kind: 'slices.run', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL },
-            (run) => executeRun(cliContext({ ...ctx, logger: run.logger }, transient), req),
-            (x) => ({
-              result: { verdict: x.verdict, mode: x.mode, counts: x.counts, watermark: x.watermark, apiRetries: x.apiRetries, apiReauths: x.apiReauths },
-              error: x.verdict === 'FINISHED WITH FAILURES' ? `slices: run ${req.runId} finished with failures` : null,
-            }));
-          process.exitCode = r.verdict === 'FINISHED WITH FAILURES' ? EXIT.failures : r.verdict === 'INTERRUPTED' ? EXIT.interrupted : EXIT.ok;
-        });
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(runCommand.bind(null, cli)));
 
   slices.command('status').description('run progress: counts by status, in-flight and failed slices')
     .addOption(runIdOpt())
@@ -107,16 +97,7 @@ export function registerSlicesCommands(program: Command, cli: CliEdge): void {
     .option('--failed', 'only FAILED / QUARANTINED slices')
     .option('--json', 'machine-readable JSON')
     .option('--rows', 'individual slice rows')
-    .action(async (o: Flags & { json?: boolean; rows?: boolean; failed?: boolean }) => {
-      try {
-        const req = parseFlags(StatusRequest, o);
-        await withCli(async (ctx) => {
-          const st = await executeStatus(cliContext(ctx), req);
-          if (o.json) { process.stdout.write(JSON.stringify(st, null, 2) + '\n'); return; }
-          process.stdout.write(formatStatus(st, o) + '\n');
-        });
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(statusCommand.bind(null, cli)));
 
   slices.command('reset').description('re-queue FAILED slices as NEW so the next run retries them')
     .addOption(runIdOpt())
@@ -124,16 +105,7 @@ export function registerSlicesCommands(program: Command, cli: CliEdge): void {
     .option('--include-quarantined', 'also re-queue QUARANTINED slices (their attempt counter restarts)')
     .option('--with-striim-cleanup', "stop/undeploy/drop the run's leftover ILA_ apps and namespaces first")
     .addOption(striimConnectionOpt())
-    .action(async (o: Flags & { withStriimCleanup?: boolean }) => {
-      try {
-        const req = parseFlags(ResetRequest, withRunId(o, settings));
-        await withCli(async (ctx) => {
-          const r = await recordCliRun(ctx.pool, { kind: 'slices.reset', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
-            executeReset(cliContext({ ...ctx, logger: run.logger }), req));
-          process.stdout.write(`run ${req.runId}: ${r.requeued} slice(s) re-queued as NEW${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
-        });
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(resetCommand.bind(null, cli)));
 
   slices.command('clear').description('retire a run from the active view (history kept); --hard --yes deletes it')
     .addOption(runIdOpt())
@@ -141,69 +113,21 @@ export function registerSlicesCommands(program: Command, cli: CliEdge): void {
     .option('--yes', 'confirm --hard')
     .option('--with-striim-cleanup', "also drop the run's leftover ILA_ apps and namespaces")
     .addOption(striimConnectionOpt())
-    .action(async (o: Flags & { hard?: boolean; yes?: boolean; withStriimCleanup?: boolean }) => {
-      try {
-        const req = parseFlags(ClearRequest, withRunId(o, settings));
-        if (o.hard && !o.yes) throw new AppError('usage', 'slices: --hard deletes the run\'s rows: add --yes to confirm', { field: '--yes' });
-        await withCli(async (ctx) => {
-          const r = await recordCliRun(ctx.pool, { kind: 'slices.clear', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
-            executeClear(cliContext({ ...ctx, logger: run.logger }), req));
-          process.stdout.write(`run ${req.runId}: ${r.rows} row(s) ${o.hard ? 'deleted' : 'retired (iscurrentrow = false)'}${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
-        });
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(clearCommand.bind(null, cli)));
 
   slices.command('logs').description("the run's log")
     .addOption(runIdOpt())
     .option('--lines <n>', 'last N lines (Default: 50)')
     .option('--follow', 'stream new lines (like tail -f) until Ctrl+C')
     .option('--errors', 'only ERROR lines')
-    .action(async (o: { runId?: string; lines?: string; follow?: boolean; errors?: boolean }) => {
-      try {
-        const { runId } = parseFlags(StatusRequest, withRunId(o, settings));
-        if (o.lines !== undefined && (!/^\d+$/.test(o.lines) || Number(o.lines) < 1)) throw new AppError('usage', `slices: --lines must be a positive integer (>= 1), got '${o.lines}'`, { field: '--lines' });
-        const lines = o.lines === undefined ? 50 : Number(o.lines);
-        await withCli(async (ctx) => {
-          let last = 0;
-          const show = async (n: number) => {
-            for (const l of await readLogs(ctx.pool, runId!, { lines: n, errors: o.errors, afterId: last })) {
-              process.stdout.write(`${l.ts.toISOString()} ${l.level.toUpperCase().padEnd(5)} ${l.slice !== null ? `[slice ${l.slice}] ` : ''}${l.message}\n`);
-              last = l.id;
-            }
-          };
-          await show(lines);
-          while (o.follow && !ctx.signal.aborted) {
-            // Ctrl+C ends the wait (and the loop) at once.
-            await sleep(1000, undefined, { signal: ctx.signal }).catch(() => undefined);
-            await show(10_000);
-          }
-        });
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(logsCommand.bind(null, cli)));
 
   slices.command('board').description('the live board feed')
     .addOption(runIdOpt())
     .option('--json', 'emit the JSON feed')
     .option('--no-striim', 'do not ask Striim for live rates')
     .addOption(striimConnectionOpt())
-    .action(async (o: Flags & { json?: boolean }) => {
-      try {
-        const req = parseFlags(BoardRequest, withRunId(o, settings));
-        await withCli(async (ctx) => {
-          const b = await executeBoard(cliContext(ctx), req);
-          if (o.json) { process.stdout.write(JSON.stringify(b, null, 2) + '\n'); return; }
-          const width = 40;
-          const filled = Math.round((b.percentComplete / 100) * width);
-          process.stdout.write([
-            `run ${req.runId} (${b.executor ?? '?'})  ${b.active ? 'RUNNING' : b.verdict ?? 'idle'}  ${b.percentComplete}%  [${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`,
-            Object.entries(b.counts).map(([k, v]) => `${k} ${v}`).join('  '),
-            ...(b.inFlight.length ? ['in flight:', ...b.inFlight.map((x) => `  #${x.slice} ${x.target} ${x.namespace ?? ''} ${x.elapsedSeconds}s ${x.rowsPerSecond ?? '-'} rows/s`)] : []),
-            ...(b.recentCompletions.length ? ['recent:', ...b.recentCompletions.slice(0, 5).map((x) => `  #${x.slice} ${x.status} ${x.durationSeconds ?? '-'}s`)] : []),
-            ...(b.stageWatch.length ? ['stage watch:', ...b.stageWatch.slice(-5).map((x) => `  ${x.event} ${x.message}`)] : []),
-          ].join('\n') + '\n');
-        });
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(boardCommand.bind(null, cli)));
 
   slices.command('reconcile').description('per-slice source COUNT(*) (AS OF SCN on Oracle) vs target, with deltas')
     .addOption(runIdOpt())
@@ -214,28 +138,7 @@ export function registerSlicesCommands(program: Command, cli: CliEdge): void {
     .option('--target-url <url>', 'Postgres target to count (Default: SLICES_TARGET_URL); local use only')
     .option('--target-lake <warehouse>', 'count the Tributary lake tables instead ("default" = TRIBUTARY_WAREHOUSE)')
     .option('--json', 'machine-readable JSON')
-    .action(async (o: Flags & UrlFlags & { json?: boolean }) => {
-      try {
-        const env = settings;
-        const { names, transient } = urlConnections(o, env);
-        const req = parseFlags(ReconcileRequest, { ...withRunId(o, env), ...names });
-        await withCli(async (ctx) => {
-          const r = await recordCliRun(ctx.pool, { kind: 'slices.reconcile', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
-            executeReconcile(cliContext({ ...ctx, logger: run.logger }, transient), req));
-          if (o.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
-          else {
-            const lines = [`reconcile run ${req.runId} (${r.engine}${r.anchored ? `, AS OF SCN ${r.anchoredAt}` : ', live counts'})`];
-            for (const x of r.slices) lines.push(`  slice ${x.slice} [${x.status}] source ${x.sourceCount ?? '?'} target ${x.targetCount ?? '?'} delta ${x.delta ?? '?'}${x.note ? ` (${x.note})` : ''}`);
-            for (const x of r.slices) if (x.sourceCount === null) lines.push(`  -- source SQL slice ${x.slice}: ${x.sourceSql}`);
-            for (const x of r.slices) if (x.targetSql && x.targetCount === null) lines.push(`  -- target SQL slice ${x.slice}: ${x.targetSql}`);
-            for (const t of r.targets) lines.push(`  target ${t.table}: source sum ${t.sourceSum ?? '?'} target ${t.targetCount ?? '?'} delta ${t.delta ?? '?'}   (${t.sql})`);
-            lines.push(`  total: source ${r.total.source ?? '?'} target ${r.total.target ?? '?'} delta ${r.total.delta ?? '?'}`);
-            process.stdout.write(lines.join('\n') + '\n');
-          }
-          if (r.total.delta !== null && r.total.delta !== 0) process.exitCode = EXIT.failures;
-        });
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(reconcileCommand.bind(null, cli)));
 
   slices.command('setup').description('check connectivity to Striim, the source and the state tables; --interactive prompts for them')
     .option('--interactive', 'wizard: prompt for each setting, re-prompting bad values')
@@ -243,26 +146,7 @@ export function registerSlicesCommands(program: Command, cli: CliEdge): void {
     .option('--source-url <url>', 'Postgres source URL')
     .option('--target-url <url>', 'Postgres target URL')
     .option('--json', 'machine-readable JSON')
-    .action(async (o: { interactive?: boolean; executor?: string; sourceUrl?: string; targetUrl?: string; json?: boolean }) => {
-      try {
-        // The wizard's answers are layered over the environment for this command only (never written to the
-        // process environment); it offers the variables as the operator wrote them.
-        const envOverride: Record<string, string> = o.interactive ? await setupWizard(processEnvironment()) : {};
-        const env = o.interactive ? parseCliSettings(envOverride) : settings;
-        const { names, transient } = urlConnections(o, env);
-        await withCli(async (ctx) => {
-          const sctx = cliContext(ctx, transient);
-          const s = await settingsOf(sctx, { runId: env.UNIQUE_RUN_ID ?? 1, executor: parseFlags(RunRequest, { runId: 1, executor: o.executor }).executor, ...names });
-          const checks = await checkSetup(ctx.pool, s);
-          if (o.json) process.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');
-          else {
-            for (const c of checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}\n`);
-            if (o.interactive) process.stdout.write(['# export these to keep them:', ...Object.entries(envOverride).map(([k, v]) => `export ${k}=${JSON.stringify(/PASSWORD|PWD/.test(k) ? '***' : v)}`)].join('\n') + '\n');
-          }
-          if (checks.some((c) => !c.ok)) process.exitCode = EXIT.failures;
-        }, { settings: env });
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(setupCommand.bind(null, cli)));
 
   slices.command('striim-emulator').description("serve an emulator of Striim's REST API that really copies Postgres rows (tests, demos)")
     .option('--port <n>', 'port (Default: 9080)')
@@ -276,25 +160,155 @@ export function registerSlicesCommands(program: Command, cli: CliEdge): void {
     .option('--never-quiesce <regex>', 'matching apps never quiesce')
     .option('--die-halfway <regex>', 'matching apps die half-way (once)')
     .option('--batch-delay-ms <ms>', 'pause after each written batch (Default: 0)')
-    .action(async (o: { port?: string; host?: string; user?: string; password?: string; tokenTtlSeconds?: string; sourceUrl?: string; targetUrl?: string; failDeploy?: string; neverQuiesce?: string; dieHalfway?: string; batchDelayMs?: string }) => {
-      try {
-        const port = o.port === undefined ? 9080 : Number(o.port);
-        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new AppError('usage', `slices: --port must be an integer 0-65535, got '${o.port}'`);
-        const ttl = o.tokenTtlSeconds === undefined ? 0 : Number(o.tokenTtlSeconds);
-        if (!(ttl >= 0)) throw new AppError('usage', `slices: --token-ttl-seconds must be >= 0, got '${o.tokenTtlSeconds}'`);
-        const re = (flag: string, v?: string) => { if (!v) return null; try { return new RegExp(v); } catch { throw new AppError('usage', `slices: ${flag} is not a valid regular expression`); } };
-        const emu = await startStriimEmulator({
-          port, host: o.host, users: { [o.user ?? 'admin']: o.password ?? 'admin' }, tokenTtlMs: ttl * 1000,
-          sourceUrl: o.sourceUrl, targetUrl: o.targetUrl,
-          faults: { failDeploy: re('--fail-deploy', o.failDeploy), neverQuiesce: re('--never-quiesce', o.neverQuiesce), dieHalfway: re('--die-halfway', o.dieHalfway), batchDelayMs: o.batchDelayMs ? Number(o.batchDelayMs) : 0 },
-        });
-        process.stdout.write(`striim emulator listening on ${emu.url} (POST /security/authenticate, POST /api/v2/tungsten)\n`);
-        await new Promise<void>((resolve) => { process.once('SIGINT', () => resolve()); process.once('SIGTERM', () => resolve()); });
-        await emu.close();
-      } catch (e) { fail(e); }
-    });
+    .action(guarded(striimEmulatorCommand.bind(null, cli)));
 
   registerPlanningCommands(slices, cli);
+}
+
+/** `tributary slices run` */
+async function runCommand(cli: CliEdge, o: Flags & UrlFlags): Promise<void> {
+  const env = cli.settings;
+  const { names, transient } = urlConnections(o, env);
+  const req = parseFlags(RunRequest, { ...withRunId(o, env), ...names });
+  await cli.withCli(async (ctx) => {
+    const r = await recordCliRun(ctx.pool, { kind: 'slices.run', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL },
+      (run) => executeRun(cliContext({ ...ctx, logger: run.logger }, transient), req),
+      (x) => ({
+        result: { verdict: x.verdict, mode: x.mode, counts: x.counts, watermark: x.watermark, apiRetries: x.apiRetries, apiReauths: x.apiReauths },
+        error: x.verdict === 'FINISHED WITH FAILURES' ? `slices: run ${req.runId} finished with failures` : null,
+      }));
+    process.exitCode = r.verdict === 'FINISHED WITH FAILURES' ? EXIT.failures : r.verdict === 'INTERRUPTED' ? EXIT.interrupted : EXIT.ok;
+  });
+}
+
+/** `tributary slices status` */
+async function statusCommand(cli: CliEdge, o: Flags & { json?: boolean; rows?: boolean; failed?: boolean }): Promise<void> {
+  const req = parseFlags(StatusRequest, o);
+  await cli.withCli(async (ctx) => {
+    const st = await executeStatus(cliContext(ctx), req);
+    if (o.json) { process.stdout.write(JSON.stringify(st, null, 2) + '\n'); return; }
+    process.stdout.write(formatStatus(st, o) + '\n');
+  });
+}
+
+/** `tributary slices reset` */
+async function resetCommand(cli: CliEdge, o: Flags & { withStriimCleanup?: boolean }): Promise<void> {
+  const req = parseFlags(ResetRequest, withRunId(o, cli.settings));
+  await cli.withCli(async (ctx) => {
+    const r = await recordCliRun(ctx.pool, { kind: 'slices.reset', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
+      executeReset(cliContext({ ...ctx, logger: run.logger }), req));
+    process.stdout.write(`run ${req.runId}: ${r.requeued} slice(s) re-queued as NEW${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
+  });
+}
+
+/** `tributary slices clear` */
+async function clearCommand(cli: CliEdge, o: Flags & { hard?: boolean; yes?: boolean; withStriimCleanup?: boolean }): Promise<void> {
+  const req = parseFlags(ClearRequest, withRunId(o, cli.settings));
+  if (o.hard && !o.yes) throw new AppError('usage', 'slices: --hard deletes the run\'s rows: add --yes to confirm', { field: '--yes' });
+  await cli.withCli(async (ctx) => {
+    const r = await recordCliRun(ctx.pool, { kind: 'slices.clear', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
+      executeClear(cliContext({ ...ctx, logger: run.logger }), req));
+    process.stdout.write(`run ${req.runId}: ${r.rows} row(s) ${o.hard ? 'deleted' : 'retired (iscurrentrow = false)'}${o.withStriimCleanup ? `; Striim cleanup dropped ${r.cleaned.length} object(s)` : ''}\n`);
+  });
+}
+
+/** `tributary slices logs` */
+async function logsCommand(cli: CliEdge, o: { runId?: string; lines?: string; follow?: boolean; errors?: boolean }): Promise<void> {
+  const { runId } = parseFlags(StatusRequest, withRunId(o, cli.settings));
+  if (o.lines !== undefined && (!/^\d+$/.test(o.lines) || Number(o.lines) < 1)) throw new AppError('usage', `slices: --lines must be a positive integer (>= 1), got '${o.lines}'`, { field: '--lines' });
+  const lines = o.lines === undefined ? 50 : Number(o.lines);
+  await cli.withCli(async (ctx) => {
+    let last = 0;
+    const show = async (n: number) => {
+      for (const l of await readLogs(ctx.pool, runId!, { lines: n, errors: o.errors, afterId: last })) {
+        process.stdout.write(`${l.ts.toISOString()} ${l.level.toUpperCase().padEnd(5)} ${l.slice !== null ? `[slice ${l.slice}] ` : ''}${l.message}\n`);
+        last = l.id;
+      }
+    };
+    await show(lines);
+    while (o.follow && !ctx.signal.aborted) {
+      // Ctrl+C ends the wait (and the loop) at once.
+      await sleep(1000, undefined, { signal: ctx.signal }).catch(() => undefined);
+      await show(10_000);
+    }
+  });
+}
+
+/** `tributary slices board` */
+async function boardCommand(cli: CliEdge, o: Flags & { json?: boolean }): Promise<void> {
+  const req = parseFlags(BoardRequest, withRunId(o, cli.settings));
+  await cli.withCli(async (ctx) => {
+    const b = await executeBoard(cliContext(ctx), req);
+    if (o.json) { process.stdout.write(JSON.stringify(b, null, 2) + '\n'); return; }
+    const width = 40;
+    const filled = Math.round((b.percentComplete / 100) * width);
+    process.stdout.write([
+      `run ${req.runId} (${b.executor ?? '?'})  ${b.active ? 'RUNNING' : b.verdict ?? 'idle'}  ${b.percentComplete}%  [${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`,
+      Object.entries(b.counts).map(([k, v]) => `${k} ${v}`).join('  '),
+      ...(b.inFlight.length ? ['in flight:', ...b.inFlight.map((x) => `  #${x.slice} ${x.target} ${x.namespace ?? ''} ${x.elapsedSeconds}s ${x.rowsPerSecond ?? '-'} rows/s`)] : []),
+      ...(b.recentCompletions.length ? ['recent:', ...b.recentCompletions.slice(0, 5).map((x) => `  #${x.slice} ${x.status} ${x.durationSeconds ?? '-'}s`)] : []),
+      ...(b.stageWatch.length ? ['stage watch:', ...b.stageWatch.slice(-5).map((x) => `  ${x.event} ${x.message}`)] : []),
+    ].join('\n') + '\n');
+  });
+}
+
+/** `tributary slices reconcile` */
+async function reconcileCommand(cli: CliEdge, o: Flags & UrlFlags & { json?: boolean }): Promise<void> {
+  const env = cli.settings;
+  const { names, transient } = urlConnections(o, env);
+  const req = parseFlags(ReconcileRequest, { ...withRunId(o, env), ...names });
+  await cli.withCli(async (ctx) => {
+    const r = await recordCliRun(ctx.pool, { kind: 'slices.reconcile', params: req, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
+      executeReconcile(cliContext({ ...ctx, logger: run.logger }, transient), req));
+    if (o.json) process.stdout.write(JSON.stringify(r, null, 2) + '\n');
+    else {
+      const lines = [`reconcile run ${req.runId} (${r.engine}${r.anchored ? `, AS OF SCN ${r.anchoredAt}` : ', live counts'})`];
+      for (const x of r.slices) lines.push(`  slice ${x.slice} [${x.status}] source ${x.sourceCount ?? '?'} target ${x.targetCount ?? '?'} delta ${x.delta ?? '?'}${x.note ? ` (${x.note})` : ''}`);
+      for (const x of r.slices) if (x.sourceCount === null) lines.push(`  -- source SQL slice ${x.slice}: ${x.sourceSql}`);
+      for (const x of r.slices) if (x.targetSql && x.targetCount === null) lines.push(`  -- target SQL slice ${x.slice}: ${x.targetSql}`);
+      for (const t of r.targets) lines.push(`  target ${t.table}: source sum ${t.sourceSum ?? '?'} target ${t.targetCount ?? '?'} delta ${t.delta ?? '?'}   (${t.sql})`);
+      lines.push(`  total: source ${r.total.source ?? '?'} target ${r.total.target ?? '?'} delta ${r.total.delta ?? '?'}`);
+      process.stdout.write(lines.join('\n') + '\n');
+    }
+    if (r.total.delta !== null && r.total.delta !== 0) process.exitCode = EXIT.failures;
+  });
+}
+
+/** `tributary slices setup` */
+async function setupCommand(cli: CliEdge, o: { interactive?: boolean; executor?: string; sourceUrl?: string; targetUrl?: string; json?: boolean }): Promise<void> {
+  // The wizard's answers are layered over the environment for this command only (never written to the
+  // process environment); it offers the variables as the operator wrote them.
+  const envOverride: Record<string, string> = o.interactive ? await setupWizard(processEnvironment()) : {};
+  const env = o.interactive ? parseCliSettings(envOverride) : cli.settings;
+  const { names, transient } = urlConnections(o, env);
+  await cli.withCli(async (ctx) => {
+    const sctx = cliContext(ctx, transient);
+    const s = await settingsOf(sctx, { runId: env.UNIQUE_RUN_ID ?? 1, executor: parseFlags(RunRequest, { runId: 1, executor: o.executor }).executor, ...names });
+    const checks = await checkSetup(ctx.pool, s);
+    if (o.json) process.stdout.write(JSON.stringify({ checks }, null, 2) + '\n');
+    else {
+      for (const c of checks) process.stdout.write(`${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}\n`);
+      if (o.interactive) process.stdout.write(['# export these to keep them:', ...Object.entries(envOverride).map(([k, v]) => `export ${k}=${JSON.stringify(/PASSWORD|PWD/.test(k) ? '***' : v)}`)].join('\n') + '\n');
+    }
+    if (checks.some((c) => !c.ok)) process.exitCode = EXIT.failures;
+  }, { settings: env });
+}
+
+/** `tributary slices striim-emulator` */
+async function striimEmulatorCommand(cli: CliEdge, o: { port?: string; host?: string; user?: string; password?: string; tokenTtlSeconds?: string; sourceUrl?: string; targetUrl?: string; failDeploy?: string; neverQuiesce?: string; dieHalfway?: string; batchDelayMs?: string }): Promise<void> {
+  const port = o.port === undefined ? 9080 : Number(o.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new AppError('usage', `slices: --port must be an integer 0-65535, got '${o.port}'`);
+  const ttl = o.tokenTtlSeconds === undefined ? 0 : Number(o.tokenTtlSeconds);
+  if (!(ttl >= 0)) throw new AppError('usage', `slices: --token-ttl-seconds must be >= 0, got '${o.tokenTtlSeconds}'`);
+  const re = (flag: string, v?: string) => { if (!v) return null; try { return new RegExp(v); } catch { throw new AppError('usage', `slices: ${flag} is not a valid regular expression`); } };
+  const emu = await startStriimEmulator({
+    port, host: o.host, users: { [o.user ?? 'admin']: o.password ?? 'admin' }, tokenTtlMs: ttl * 1000,
+    sourceUrl: o.sourceUrl, targetUrl: o.targetUrl,
+    faults: { failDeploy: re('--fail-deploy', o.failDeploy), neverQuiesce: re('--never-quiesce', o.neverQuiesce), dieHalfway: re('--die-halfway', o.dieHalfway), batchDelayMs: o.batchDelayMs ? Number(o.batchDelayMs) : 0 },
+  });
+  process.stdout.write(`striim emulator listening on ${emu.url} (POST /security/authenticate, POST /api/v2/tungsten)\n`);
+  await new Promise<void>((resolve) => { process.once('SIGINT', () => resolve()); process.once('SIGTERM', () => resolve()); });
+  await emu.close();
 }
 
 /** The parsed environment as text, for the setup wizard's suggested answers. */

@@ -3,6 +3,7 @@
 // (dq does not reach into etl): what both need moves down a layer. An engine's
 // `cli.ts` is its adapter to the CLI layer, imported only by lib/cli/main.ts.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -40,10 +41,11 @@ function* sources(dir: string): Generator<string> {
 
 const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-function violations(): string[] {
+/** The import-direction violations of the project at `root` (the repository, or a test's copy of a slice of it). */
+function violations(root = ROOT): string[] {
   const out: string[] = [];
-  for (const file of sources(path.join(ROOT, 'lib'))) {
-    const rel = path.relative(path.join(ROOT, 'lib'), file);
+  for (const file of sources(path.join(root, 'lib'))) {
+    const rel = path.relative(path.join(root, 'lib'), file);
     const from = rel.split(path.sep)[0];
     if (from === 'testing') continue; // test helpers: imported by tests only
     const relPosix = rel.split(path.sep).join('/');
@@ -53,7 +55,7 @@ function violations(): string[] {
     for (const m of text.matchAll(IMPORT_RE)) {
       const spec = m[1] ?? m[2];
       let target: string | null = null;
-      if (spec.startsWith('.')) target = path.relative(ROOT, path.resolve(path.dirname(file), spec));
+      if (spec.startsWith('.')) target = path.relative(root, path.resolve(path.dirname(file), spec));
       else if (spec.startsWith('@/')) target = spec.slice(2);
       if (target === null) continue; // a package
       const parts = target.split(path.sep).join('/').split('/');
@@ -81,10 +83,14 @@ describe('import direction', () => {
   });
 
   it('would catch an upward import (the check itself can fail)', () => {
-    const tmp = path.join(ROOT, 'lib', 'config', `__probe_${process.pid}.ts`);
-    fs.writeFileSync(tmp, "import { x } from '../etl';\nexport const y = x;\n");
+    // The probe lives in a temporary project outside this one: a file written into lib/ would be
+    // seen by tsc, which typecheck.test.ts runs over the repository at the same time.
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-import-probe-'));
     try {
-      expect(violations().some((v) => v.includes(`__probe_${process.pid}.ts imports ../etl`))).toBe(true);
-    } finally { fs.rmSync(tmp); }
+      fs.mkdirSync(path.join(root, 'lib', 'config'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'lib', 'config', 'probe.ts'), "import { x } from '../etl';\nexport const y = x;\n");
+      fs.writeFileSync(path.join(root, 'lib', 'config', 'fine.ts'), "import { z } from '../errors';\nexport const w = z;\n");
+      expect(violations(root)).toEqual([expect.stringMatching(/^lib\/config\/probe\.ts imports \.\.\/etl: lib\/config \(layer \d+\) may import only lower layers/)]);
+    } finally { fs.rmSync(root, { recursive: true, force: true }); }
   });
 });

@@ -12,6 +12,7 @@ import { ConnectionForm } from './connection-form';
 import { useRunOutcome } from './use-run-outcome';
 import { ConnectionsImport } from './connections-import';
 import { TestMail } from './test-mail';
+import { QueryState } from '../../_components/query-state';
 
 /** What `connections.test` reports (lib/connections/test-connection.ts). */
 interface TestResult {
@@ -144,10 +145,8 @@ export function ConnectionsView() {
       )}
 
       <section className="card card-flush">
-        {list.isPending ? (
-          <p className="empty">Loading connections…</p>
-        ) : list.isError ? (
-          <p className="empty error-text">Could not load connections: {(list.error as Error).message}</p>
+        {!list.isSuccess ? (
+          <QueryState query={list} loading="Loading connections…" failure="Could not load connections" />
         ) : rows.length === 0 ? (
           <div className="empty" data-testid="connections-empty">
             <p><strong>No connections yet.</strong></p>

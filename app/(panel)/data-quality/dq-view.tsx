@@ -12,6 +12,7 @@ import { EngineBadge } from '../../_components/engine-badge';
 import { count, formatTime, timeAgo } from '../../_components/format';
 import { useCan } from '../../_components/user-context';
 import { DqRunForm } from './dq-run-form';
+import { QueryState } from '../../_components/query-state';
 
 interface DqRow {
   id: number; pipeline_run_id: string; table_name: string; branch_id: string; status: string;
@@ -210,10 +211,8 @@ export function DqView() {
         </section>
       )}
       <section className="card card-flush">
-        {q.isPending ? (
-          <p className="empty">Loading results…</p>
-        ) : q.isError ? (
-          <p className="empty error-text">Could not load results: {(q.error as Error).message}</p>
+        {!q.isSuccess ? (
+          <QueryState query={q} loading="Loading results…" failure="Could not load results" />
         ) : rows.length === 0 ? (
           failedRuns.length > 0 ? (
             <p className="empty" data-testid="dq-empty">No results{FILTERS.some((k) => filters[k]) ? ' match these filters' : ''}: the checks above failed before writing any.</p>

@@ -6,6 +6,7 @@ import { count, formatTime, timeAgo } from '../../_components/format';
 import type { LakeTableSummary } from '@/lib/api/presenters/lake';
 import { DriftHistory } from './drift-history';
 import { FreshnessMap } from './freshness-map';
+import { QueryState } from '../../_components/query-state';
 
 export function LakeView() {
   const list = useQuery({
@@ -29,10 +30,8 @@ export function LakeView() {
         </div>
       </header>
       <section className="card card-flush">
-        {list.isPending ? (
-          <p className="empty">Loading tables…</p>
-        ) : list.isError ? (
-          <p className="empty error-text">Could not list the lake: {(list.error as Error).message}</p>
+        {!list.isSuccess ? (
+          <QueryState query={list} loading="Loading tables…" failure="Could not list the lake" />
         ) : tables.length === 0 ? (
           <div className="empty" data-testid="lake-empty">
             <p><strong>The lake has no tables yet.</strong></p>

@@ -9,6 +9,7 @@ import { useCan } from '../../_components/user-context';
 import { useNow } from '../../_components/use-now';
 import { EtlRunForm } from './etl-run-form';
 import { PipelineLibrary } from './pipeline-library';
+import { QueryState } from '../../_components/query-state';
 
 type Row = Record<string, unknown>;
 interface ControlRow extends Row {
@@ -106,10 +107,8 @@ export function PipelinesView() {
 
       <section className="card card-flush">
         <div className="card-head"><h2>Control — table × branch</h2><span className="muted small">etl_meta.etl_control</span></div>
-        {control.isPending ? (
-          <p className="empty">Loading…</p>
-        ) : control.isError ? (
-          <p className="empty error-text">Could not load the control table: {(control.error as Error).message}</p>
+        {!control.isSuccess ? (
+          <QueryState query={control} failure="Could not load the control table" />
         ) : all.length === 0 ? (
           <div className="empty" data-testid="pipelines-empty">
             <p><strong>Nothing loaded yet.</strong></p>

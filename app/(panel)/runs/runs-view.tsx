@@ -13,6 +13,7 @@ import { cancelRun, retryRun } from './run-actions';
 import { RunWarnings } from './run-outcome';
 import { runSummary } from './run-summary';
 import { StartJobForm } from './start-job-form';
+import { QueryState } from '../../_components/query-state';
 
 const STATUSES: RunStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 const SOURCES = ['api', 'cli', 'flow', 'schedule'] as const;
@@ -116,10 +117,8 @@ export function RunsView() {
       </div>
 
       <section className="card card-flush">
-        {runs.isPending ? (
-          <p className="empty">Loading runs…</p>
-        ) : runs.isError ? (
-          <p className="empty error-text">Could not load runs: {(runs.error as Error).message}</p>
+        {!runs.isSuccess ? (
+          <QueryState query={runs} loading="Loading runs…" failure="Could not load runs" />
         ) : list.length === 0 ? (
           <p className="empty">No runs{filtered ? ' match these filters' : before ? ' before this page' : ' yet'}.{canRun && !filtered && !before ? ' Start one with “Start job”: system.check is a quick end-to-end probe.' : ''}</p>
         ) : (

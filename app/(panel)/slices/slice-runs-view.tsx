@@ -8,6 +8,7 @@ import { api } from '../../_components/api-client';
 import { EngineBadge } from '../../_components/engine-badge';
 import { duration, formatTime, timeAgo } from '../../_components/format';
 import { useNow } from '../../_components/use-now';
+import { QueryState } from '../../_components/query-state';
 
 export interface SliceRunRow {
   run_id: number; generation: number; executor: string; verdict: string | null;
@@ -35,10 +36,8 @@ export function SliceRunsView() {
       </header>
       {planning && <PlanSplit nextRunId={(runs[0]?.run_id ?? 0) + 1} onClose={() => setPlanning(false)} />}
       <section className="card card-flush">
-        {q.isPending ? (
-          <p className="empty">Loading runs…</p>
-        ) : q.isError ? (
-          <p className="empty error-text">Could not load slice runs: {(q.error as Error).message}</p>
+        {!q.isSuccess ? (
+          <QueryState query={q} loading="Loading runs…" failure="Could not load slice runs" />
         ) : runs.length === 0 ? (
           <div className="empty" data-testid="slices-empty">
             <p><strong>No slice runs yet.</strong></p>

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { getBranches } from '@/lib/connections';
 import { openLake } from '@/lib/lake';
 import { registerSlices } from '@/lib/slices';
@@ -37,12 +37,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-engines-api-'));
   const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
-  await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+  Object.assign(tok, await createTestUsers(prisma));
 });
 
 afterAll(async () => {

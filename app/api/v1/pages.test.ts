@@ -11,7 +11,7 @@ import net from 'node:net';
 import * as arrow from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { ensureQueue } from '@/lib/jobs';
 import { openLake } from '@/lib/lake';
 import { connectionsJobs } from '@/lib/connections/jobs';
@@ -59,12 +59,7 @@ beforeAll(async () => {
   await db.pool.query('create table public.shop_orders (id int primary key, updated_at timestamptz)');
   await ensureQueue(db.pool);
   const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_TABLES_FILE: path.join(dataDir, 'tables.json') }));
-  await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+  Object.assign(tok, await createTestUsers(prisma));
 });
 
 afterAll(async () => {

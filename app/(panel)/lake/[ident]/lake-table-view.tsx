@@ -13,6 +13,7 @@ import { SnapshotChart } from '../snapshot-chart';
 import { bytes, count, formatTime } from '../../../_components/format';
 import type { LakeTableDetail } from '@/lib/api/presenters/lake';
 import { snapshotRows } from '@/lib/api/presenters/snapshot-rows';
+import { QueryState } from '../../../_components/query-state';
 
 /** Branches with live rows (the BRANCH_ID partitions), for the row preview's filter. */
 const branchesOf = (t: LakeTableDetail) => [...new Set(t.rowsPerPartition.map((p) => p.partition.BRANCH_ID).filter((v) => v !== undefined && v !== null).map(String))].sort();
@@ -112,10 +113,8 @@ export function LakeTableView({ ident }: { ident: string }) {
         </div>
         {canRun && t && <Maintenance ident={ident} onDone={() => { void qc.invalidateQueries({ queryKey: ['lake-table', ident] }); void qc.invalidateQueries({ queryKey: ['lake-rows', ident] }); }} />}
       </header>
-      {q.isPending ? (
-        <section className="card"><p className="empty">Loading…</p></section>
-      ) : q.isError ? (
-        <section className="card"><p className="empty error-text">{(q.error as Error).message}</p></section>
+      {!q.isSuccess ? (
+        <QueryState query={q} card />
       ) : t && (
         <>
           <div className="stats">

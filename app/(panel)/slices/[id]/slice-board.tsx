@@ -5,6 +5,7 @@ import { api, ApiError } from '../../../_components/api-client';
 import { EngineBadge } from '../../../_components/engine-badge';
 import { count, formatTime } from '../../../_components/format';
 import { BoardActions } from './board-actions';
+import { QueryState } from '../../../_components/query-state';
 
 /** The feed of `GET /api/v1/slices/runs/:id/board` (lib/slices BoardFeed). */
 interface Board {
@@ -51,10 +52,8 @@ export function SliceBoard({ id }: { id: string }) {
           )}
         </div>
       </header>
-      {q.isPending ? (
-        <section className="card"><p className="empty">Loading the board…</p></section>
-      ) : q.isError ? (
-        <section className="card"><p className="empty error-text">{(q.error as Error).message}</p></section>
+      {!q.isSuccess ? (
+        <QueryState query={q} loading="Loading the board…" card />
       ) : b && (
         <>
           <BoardActions board={b} />

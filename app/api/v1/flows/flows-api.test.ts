@@ -7,7 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { createJobRegistry, installJobCatalog, startWorker, type WorkerHandle } from '@/lib/jobs';
 import { jobDefinitions } from '@/workers/jobs';
 
@@ -65,12 +65,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-flows-api-'));
   const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
-  await createUser(prisma, { name: 'root', password: 'root-password', role: 'admin' });
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 'a' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'o' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 'v' })).token;
+  Object.assign(tok, await createTestUsers(prisma));
   smtp = await startTestSmtpServer();
   const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv);
   installJobCatalog({ jobs: jobRegistry, env });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { ensureQueue } from '@/lib/jobs';
 import * as jobs from './route';
 import * as job from './[id]/route';
@@ -41,10 +41,7 @@ beforeAll(async () => {
   ]));
   await ensureQueue(db.pool);
   const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'runs-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_TABLES_FILE: path.join(dataDir, 'tables.json') }));
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 'dash' })).token;
+  Object.assign(tok, await createTestUsers(prisma, ['operator', 'viewer']));
 });
 
 afterAll(async () => {
@@ -67,7 +64,7 @@ describe('POST /api/v1/jobs/:id/retry', () => {
     expect(again.body).toMatchObject({ kind: 'system.check', status: 'queued', retryOf: first.body.id });
     expect(again.body.id).not.toBe(first.body.id);
     const run = await call(job.GET, req('GET', `/api/v1/jobs/${again.body.id}`, tok.viewer), { id: again.body.id });
-    expect(run.body).toMatchObject({ kind: 'system.check', params: { holdSeconds: 7 }, status: 'queued', source: 'api', createdBy: 'token:olga/ci' });
+    expect(run.body).toMatchObject({ kind: 'system.check', params: { holdSeconds: 7 }, status: 'queued', source: 'api', createdBy: 'token:olga/t' });
     const audit = await db.pool.query(`select action, target from audit_events where action in ('job.retry', 'job.start') order by id`);
     expect(audit.rows).toEqual([
       { action: 'job.start', target: `job:${first.body.id}` },

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { makeModelsWarehouse, makeShopLake } from '@/lib/models/test-project';
 import * as project from './route';
 import * as files from './files/route';
@@ -27,10 +27,7 @@ beforeAll(async () => {
   wh = makeModelsWarehouse();
   await makeShopLake(db.pool, wh.uri);
   const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'models-api-test-secret-0123456789', TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri }));
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+  Object.assign(tok, await createTestUsers(prisma, ['operator', 'viewer']));
 });
 afterAll(async () => {
   await shutServerDeps();

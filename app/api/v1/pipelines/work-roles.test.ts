@@ -8,7 +8,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { listAuditEvents } from '@/lib/audit';
 import { ensureQueue } from '@/lib/jobs';
 import { callRoute } from '../test-call';
@@ -37,10 +37,7 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-roles-'));
   await ensureQueue(db.pool);
   const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
-  await createUser(prisma, { name: 'root', password: 'root-password', role: 'admin' });
-  await createUser(prisma, { name: 'olga', password: 'olga-password', role: 'operator' });
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 'admin-t' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
+  Object.assign(tok, await createTestUsers(prisma, ['admin', 'operator']));
   const made = await callRoute(pipelines.POST, 'POST', '/api/v1/pipelines', { token: tok.admin, body: { name: 'mailer', ...MAIL } });
   expect(made.status).toBe(201);
 });
@@ -74,14 +71,14 @@ describe('a pipeline of an admin-only kind', () => {
     expect(await stored('mailer')).toEqual(before);
     const denied = await audits('pipeline.update.denied');
     expect(denied).toHaveLength(3);
-    expect(denied[0]).toMatchObject({ actor: 'token:olga/ci', target: 'pipeline:mailer', after: { needs: 'admin', role: 'operator' } });
+    expect(denied[0]).toMatchObject({ actor: 'token:olga/t', target: 'pipeline:mailer', after: { needs: 'admin', role: 'operator' } });
   });
 
   it('an admin PATCH works and is audited with before and after', async () => {
     const r = await callRoute(pipeline.PATCH, 'PATCH', '/api/v1/pipelines/mailer', { token: tok.admin, body: { description: 'alerts' }, params: { id: 'mailer' } });
     expect(r.status).toBe(200);
     const [ev] = await audits('pipeline.update');
-    expect(ev).toMatchObject({ actor: 'token:root/admin-t', target: 'pipeline:mailer', before: { description: '' }, after: { description: 'alerts', kind: 'mail.test' } });
+    expect(ev).toMatchObject({ actor: 'token:root/t', target: 'pipeline:mailer', before: { description: '' }, after: { description: 'alerts', kind: 'mail.test' } });
     expect((await audits('pipeline.create'))[0]).toMatchObject({ target: 'pipeline:mailer', after: { kind: 'mail.test' } });
   });
 
@@ -141,7 +138,7 @@ describe('a flow has the highest role of its nodes', () => {
   it("an operator may not change, pause, run or retry an admin's flow, nor run flows.run of it", async () => {
     const made = await callRoute(flows.POST, 'POST', '/api/v1/flows', { token: tok.admin, body: { name: 'alerts', nodes: [{ id: 'a', pipeline: 'mailer' }] } });
     expect(made.status).toBe(201);
-    expect((await audits('flow.create'))[0]).toMatchObject({ actor: 'token:root/admin-t', target: 'flow:alerts' });
+    expect((await audits('flow.create'))[0]).toMatchObject({ actor: 'token:root/t', target: 'flow:alerts' });
     const patch = await callRoute(flow.PATCH, 'PATCH', '/api/v1/flows/alerts', { token: tok.operator, body: { description: 'x' }, params: { id: 'alerts' } });
     expect(patch.status).toBe(403);
     expect((await callRoute(flowPause.POST, 'POST', '/api/v1/flows/alerts/pause', { token: tok.operator, params: { id: 'alerts' } })).status).toBe(403);

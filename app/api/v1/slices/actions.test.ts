@@ -7,7 +7,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { createConnection } from '@/lib/connections';
 import { registerSlices } from '@/lib/slices';
 import * as actions from './runs/[id]/actions/route';
@@ -28,13 +28,8 @@ beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-slices-actions-'));
   const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'slices-actions-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir }));
-  await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
   await createConnection({ pool: db.pool, keys: { secret: 'slices-actions-test-secret-0123456789', dataDir } }, { name: 'src', kind: 'postgres', secrets: { url: 'postgres://127.0.0.1:1/none' } });
+  Object.assign(tok, await createTestUsers(prisma));
   // A run as `slices split` leaves it: registered, no executor chosen by anyone.
   await registerSlices(db.pool, { runId: 7, slices: [1, 2, 3].map((i) => ({ query: `SELECT s.* FROM public.src s WHERE s.id >= ${i} AND s.id < ${i + 1}`, target: 'public.tgt' })) });
 });

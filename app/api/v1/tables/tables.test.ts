@@ -6,7 +6,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { createTestUsers } from '@/lib/testing/api-users';
 import { loadTablesConfig } from '@/lib/config/tables-json';
 import * as tables from './route';
 import { callRoute as call } from '../test-call';
@@ -26,12 +26,7 @@ beforeAll(async () => {
   file = path.join(dir, 'tables.json');
   fs.writeFileSync(file, JSON.stringify([{ table: 'public.customers', unique_key: 'id', cdc_column: 'updated_at' }]));
   const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dir, TRIBUTARY_TABLES_FILE: file }));
-  await createUser(prisma, { name: 'root', password: 'admin-pwd-1', role: 'admin' });
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 't' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 't' })).token;
+  Object.assign(tok, await createTestUsers(prisma));
 });
 
 afterAll(async () => {
