@@ -82,7 +82,9 @@ export function families(schedulerLockKey: number): Family[] {
     },
     {
       name: 'tributary_scheduler_leader', help: 'Whether a flow scheduler holds leadership (1) or none does (0).', type: 'gauge',
-      sql: `select count(*)::float8 as n from pg_locks where locktype = 'advisory' and granted and classid = ${lock.classid} and objid = ${lock.objid}`,
+      // advisory locks are per database: another installation on the same server holds its own
+      sql: `select count(*)::float8 as n from pg_locks where locktype = 'advisory' and granted and classid = ${lock.classid} and objid = ${lock.objid}
+              and database = (select oid from pg_database where datname = current_database())`,
       map: (r) => ({ labels: {}, value: Math.min(1, Number(r.n)) }),
     },
     {
