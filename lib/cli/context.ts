@@ -91,12 +91,8 @@ export async function openCliContext(edge: { settings: Env; jobs: JobRegistry },
   const onSig = () => ac.abort(new Error('interrupted'));
   process.once('SIGINT', onSig);
   process.once('SIGTERM', onSig);
-  return {
+  const ctx = {
     env, url, ownerUrl, pool, logger, signal: ac.signal, jobs: edge.jobs,
-    get prisma(): Db {
-      if (!prisma) throw new Error('cli: this command opened its context without Prisma (withCli(body, { prisma: true }))');
-      return prisma;
-    },
     close: async () => {
       process.off('SIGINT', onSig);
       process.off('SIGTERM', onSig);
@@ -106,5 +102,14 @@ export async function openCliContext(edge: { settings: Env; jobs: JobRegistry },
       await embedded?.stop();
       unregister();
     },
-  };
+  } as CliContext;
+  // Not enumerable: commands spread their context (`{ ...ctx, logger }`), which must not read it.
+  Object.defineProperty(ctx, 'prisma', {
+    enumerable: false,
+    get(): Db {
+      if (!prisma) throw new Error('cli: this command opened its context without Prisma (withCli(body, { prisma: true }))');
+      return prisma;
+    },
+  });
+  return ctx;
 }
