@@ -163,9 +163,11 @@ export interface ModelsCommandInput {
   onResult?(r: NodeResult, done: number, total: number): void;
 }
 
-/** run / test / build; every outcome is stored in model_results as it finishes. */
-export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Promise<RunSummary & { target: string }> {
+/** run / test / build / seed; every outcome is stored in model_results as it finishes. */
+export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Promise<RunSummary & { target: string; warnings: { path: string; message: string }[] }> {
   const project = await loadModelsProject(d, { project: i.project, vars: i.vars });
+  // what the project says but Tributary does not apply: in the run's log, never dropped silently
+  for (const w of project.warnings) d.logger?.warn(w.message);
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
   const target = await spec.open();
@@ -181,7 +183,7 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
         i.onResult?.(r, done, total);
       },
     });
-    return { ...summary, target: spec.name };
+    return { ...summary, target: spec.name, warnings: project.warnings };
   } finally {
     await saves;
     await target.close();
@@ -189,7 +191,7 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
 }
 
 /** compile: rendered SQL of the selection, written under target/compiled/. */
-export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; project?: string; write?: boolean; overrides?: Record<string, string> }): Promise<{ nodes: CompiledNode[]; written: string[] }> {
+export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; project?: string; write?: boolean; overrides?: Record<string, string> }): Promise<{ nodes: CompiledNode[]; written: string[]; warnings: { path: string; message: string }[] }> {
   const project = await loadModelsProject(d, { project: i.project, vars: i.vars, overrides: i.overrides });
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
@@ -198,7 +200,7 @@ export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclu
     resolveSource: async (ident) => (await lake.loadTable(ident)).location,
   });
   const written = i.write === false ? [] : writeCompiled(project.root, nodes.filter((n) => n.sql !== undefined).map((n) => ({ path: n.path, sql: n.sql! })));
-  return { nodes, written };
+  return { nodes, written, warnings: project.warnings };
 }
 
 /**
