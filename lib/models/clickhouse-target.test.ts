@@ -88,9 +88,12 @@ describe('ClickHouse server target (@clickhouse/client over HTTP)', () => {
       expect(s.ok).toBe(true);
       expect(reqs.filter((r) => r.method !== 'POST' || !r.url.startsWith('/?')).map((r) => r.method + ' ' + r.url)).toEqual([]);
       const sqls = reqs.map((r) => r.sql);
-      expect(sqls).toContain("CREATE OR REPLACE VIEW `analytics`.`stg_customers` AS\nSELECT id AS customer_id, name FROM icebergLocal('/var/lib/clickhouse/user_files/lake/shop/customers')");
+      // the model's SELECT under dbt's session settings, stored with the view so any reader gets them
+      const settings = " SETTINGS join_use_nulls = 1, union_default_mode = 'DISTINCT', except_default_mode = 'DISTINCT', intersect_default_mode = 'DISTINCT', cast_keep_nullable = 1, group_by_use_nulls = 1";
+      expect(sqls).toContain(`CREATE OR REPLACE VIEW \`analytics\`.\`stg_customers\` AS\nSELECT * FROM (\nSELECT id AS customer_id, name FROM icebergLocal('/var/lib/clickhouse/user_files/lake/shop/customers')\n)${settings}`);
       const create = sqls.find((x) => x.startsWith('CREATE TABLE `analytics`.`customer_orders__tmp_'))!;
-      expect(create).toMatch(/^CREATE TABLE `analytics`\.`customer_orders__tmp_[0-9a-f]{8}` ENGINE = MergeTree\(\) ORDER BY customer_id SETTINGS allow_nullable_key = 1 AS\nSELECT c\.customer_id/);
+      expect(create).toMatch(/^CREATE TABLE `analytics`\.`customer_orders__tmp_[0-9a-f]{8}` ENGINE = MergeTree\(\) ORDER BY customer_id SETTINGS allow_nullable_key = 1 AS\nSELECT \* FROM \(\nSELECT c\.customer_id/);
+      expect(create.endsWith(`\n)${settings}`)).toBe(true);
       const tmp = /`(customer_orders__tmp_[0-9a-f]{8})`/.exec(create)![1];
       expect(sqls).toContain(`RENAME TABLE \`analytics\`.\`${tmp}\` TO \`analytics\`.\`customer_orders\``);
       expect(sqls.some((x) => /^SELECT count\(\) AS n FROM \(\nSELECT customer_id AS unique_field, count\(\) AS n_records\nFROM `analytics`\.`stg_customers`/.test(x))).toBe(true);

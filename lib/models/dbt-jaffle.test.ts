@@ -123,3 +123,57 @@ describe('a dbt project written for PostgreSQL (test/fixtures/dbt-jaffle)', () =
     expect((await rows(`SELECT amount FROM ${rel('orders')} WHERE order_id = 15`))[0].amount).toBeNull();
   });
 });
+
+describe('seeds and session settings on chdb', () => {
+  const SMALL: Record<string, string> = {
+    'dbt_project.yml': 'name: small\nseeds:\n  small:\n    kinds:\n      +delimiter: ";"\n      +quote_columns: false\n      +column_types: {Code: LowCardinality(String), Score: "Decimal(10, 2)"}\n',
+    'seeds/kinds.csv': 'ID;Code;Score;Ratio;Flag;Day;At;Note\n1;a;1.50;0.5;true;2024-02-29;2024-03-01 10:20:30;"x; ""quoted"""\n2;b;;1e3;FALSE;;2024-03-02T00:00:00;null\n',
+    'seeds/people.csv': 'id,name\n1,Ann\n2,Bob\n3,\n',
+    'models/people_named.sql': "SELECT p.id, p.name, k.code FROM {{ ref('people') }} AS p LEFT JOIN {{ ref('kinds') }} AS k ON k.id = p.id\n",
+    'models/zeros.sql': "{{ config(materialized='table', query_settings={'join_use_nulls': 0}) }}\nSELECT p.id, k.ratio FROM {{ ref('people') }} AS p\nLEFT JOIN (SELECT assumeNotNull(id) AS id, assumeNotNull(ratio) AS ratio FROM {{ ref('kinds') }}) AS k ON k.id = p.id\n",
+    'models/bad_settings.sql': "{{ config(query_settings={'readonly': 0}) }}\nSELECT 1 AS x\n",
+  };
+  const small = (f: Record<string, string> = SMALL) => parseProject('/small', f);
+  const run = (command: 'seed' | 'build' | 'run', select?: string[], f?: Record<string, string>) =>
+    executeProject(small(f), target, { command, select, resolveSource: noLake, threads: 2 });
+
+  test('a query_settings key that is not on the allow-list is a parse error naming it', () => {
+    expect(small().errors.map((e) => e.message)).toEqual([expect.stringMatching(/^models: models\/bad_settings\.sql: query_settings: readonly is not a setting a model may change/)]);
+  });
+
+  const files = Object.fromEntries(Object.entries(SMALL).filter(([k]) => k !== 'models/bad_settings.sql'));
+
+  test('seed loads only seeds (the selection\'s), typed by column_types else inferred, delimiter and quote_columns applied', async () => {
+    const one = await run('seed', ['kinds'], files);
+    expect(one.results.map((r) => `${r.kind} ${r.name} ${r.status} ${r.rows}`)).toEqual(['seed kinds success 2']);
+    expect(await rows(`SELECT name, type FROM system.columns WHERE database = '${target.database}' AND table = 'kinds' ORDER BY position`)).toEqual([
+      { name: 'id', type: 'Nullable(Int64)' }, { name: 'code', type: 'LowCardinality(String)' }, { name: 'score', type: 'Nullable(Decimal(10, 2))' },
+      { name: 'ratio', type: 'Nullable(Float64)' }, { name: 'flag', type: 'Nullable(Bool)' }, { name: 'day', type: 'Nullable(Date32)' },
+      { name: 'at', type: "Nullable(DateTime64(6, 'UTC'))" }, { name: 'note', type: 'Nullable(String)' },
+    ]);
+    expect(await rows(`SELECT id, code, toString(score) AS score, ratio, flag, toString(day) AS day, toString(at) AS at, note FROM ${rel('kinds')} ORDER BY id`)).toEqual([
+      { id: 1, code: 'a', score: '1.5', ratio: 0.5, flag: true, day: '2024-02-29', at: '2024-03-01 10:20:30.000000', note: 'x; "quoted"' },
+      { id: 2, code: 'b', score: null, ratio: 1000, flag: false, day: null, at: '2024-03-02 00:00:00.000000', note: null },
+    ].map((r) => ({ ...r, id: expect.anything() })));
+    const all = await run('seed', ['resource_type:seed'], files);
+    expect(all.results.map((r) => r.name).sort()).toEqual(['kinds', 'people']);
+  });
+
+  test('ref() reaches a seed; models join under SQL NULL semantics unless their query_settings say otherwise', async () => {
+    const s = await run('build', [], files);
+    expect(bad(s)).toEqual([]);
+    expect(await rows(`SELECT toInt64(id) AS id, name, code FROM ${rel('people_named')} ORDER BY id`)).toEqual([
+      { id: 1, name: 'Ann', code: 'a' }, { id: 2, name: 'Bob', code: 'b' }, { id: 3, name: null, code: null },
+    ]);
+    // join_use_nulls = 0 for this model: ClickHouse's own default value for the unmatched row
+    expect(await rows(`SELECT toInt64(id) AS id, ratio FROM ${rel('zeros')} ORDER BY id`)).toEqual([{ id: 1, ratio: 0.5 }, { id: 2, ratio: 1000 }, { id: 3, ratio: 0 }]);
+  });
+
+  test('a value that does not fit its column_types fails the seed, naming it; the old table stays', async () => {
+    const broken = { ...files, 'dbt_project.yml': files['dbt_project.yml'].replace('Score: "Decimal(10, 2)"', 'Score: "Decimal(10, 2)", Flag: Int32') };
+    const s = await run('seed', ['kinds'], broken);
+    expect(s.results[0]).toMatchObject({ kind: 'seed', status: 'error' });
+    expect(s.results[0].error).toMatch(/^models: seed kinds \(seeds\/kinds\.csv\): 2 value\(s\) of column Flag do not fit its type Nullable\(Int32\) \(values such as "true"\)/);
+    expect((await rows(`SELECT count() AS n FROM ${rel('kinds')}`))[0].n).toBe(2);
+  });
+});

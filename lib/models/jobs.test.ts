@@ -38,7 +38,7 @@ function ctx(runId: string): JobContext & { seen: [number, number?][] } {
 
 describe('models jobs', () => {
   test('are registered with one payload: select, exclude, fullRefresh, vars, target', () => {
-    expect(jobKinds().filter((k) => k.kind.startsWith('models.')).map((k) => `${k.kind}:${k.role}`)).toEqual(['models.run:operator', 'models.test:operator', 'models.build:operator', 'models.query:viewer']);
+    expect(jobKinds().filter((k) => k.kind.startsWith('models.')).map((k) => `${k.kind}:${k.role}`)).toEqual(['models.run:operator', 'models.test:operator', 'models.build:operator', 'models.seed:operator', 'models.query:viewer']);
     expect(ModelsPayload.parse({ select: 'a +b', exclude: ['c'] })).toEqual({ select: ['a', '+b'], exclude: ['c'], fullRefresh: false, vars: {} });
     expect(ModelsPayload.safeParse({ selct: 'a' }).success).toBe(false);
     expect(ModelsPayload.safeParse({ vars: [] }).success).toBe(false);

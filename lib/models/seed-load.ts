@@ -54,6 +54,19 @@ export async function loadSeed(target: Target, s: SeedNode, o: { signal?: AbortS
       if (bytes >= BATCH_BYTES) await flush();
     }
     await flush();
+    // ClickHouse casts a string that does not parse as a Nullable type to NULL without a word;
+    // PostgreSQL (and dbt) refuse it. More NULLs in a column than the CSV has is that case.
+    if (table.rows.length && cols.length) {
+      const got = (await target.query(`SELECT ${cols.map((c, k) => `countIf(isNull(${quoteIdent(c.name)})) AS n${k}`).join(', ')} FROM ${relationName(db, tmp)}`, o.signal)).rows[0] ?? {};
+      cols.forEach((c, k) => {
+        const inCsv = table.rows.filter((r) => r[k] === null).length;
+        const lost = Number(got[`n${k}`] ?? 0) - inCsv;
+        if (lost > 0) {
+          const sample = table.rows.map((r) => r[k]).find((v) => v !== null);
+          throw new AppError('validation', `models: seed ${s.name} (${s.path}): ${lost} value(s) of column ${c.source} do not fit its type ${c.type}${sample !== undefined ? ` (values such as ${JSON.stringify(sample)})` : ''}; fix the CSV or its column_types`, { field: 'column_types' });
+        }
+      });
+    }
     await o.swap(tmp, s.name);
   } finally {
     await target.command(`DROP TABLE IF EXISTS ${relationName(db, tmp)} SYNC`).catch(() => {}); // a failure here must not hide the load's own error
