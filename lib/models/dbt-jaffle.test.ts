@@ -121,6 +121,12 @@ describe('a dbt project written for PostgreSQL (test/fixtures/dbt-jaffle)', () =
     expect(noOrders.map((r) => Number(r.customer_id))).toEqual([4, 5, 6, 10, 12]);
     expect(noOrders.every((r) => r.number_of_orders === null && r.customer_lifetime_value === null)).toBe(true);
     expect((await rows(`SELECT amount FROM ${rel('orders')} WHERE order_id = 15`))[0].amount).toBeNull();
+
+    // the incremental model's second run takes only payments past its max(payment_id): none
+    const inc = await exec('run', { select: ['payments_inc'] });
+    expect(inc.results).toMatchObject([{ name: 'payments_inc', status: 'success', rows: 0 }]);
+    expect(inc.results[0].sql).toMatch(/where payment_id > \(select max\(payment_id\) from `j_[0-9a-f]+`\.`payments_inc`\)/);
+    expect((await rows(`SELECT count() AS n, sum(amount) AS s FROM ${rel('payments_inc')}`))[0]).toEqual({ n: 16, s: 217 });
   });
 });
 
