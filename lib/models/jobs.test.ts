@@ -67,6 +67,23 @@ describe('models jobs', () => {
     const r = await def.run(ctx('job-q'), def.payload.parse({ sql: 'SELECT customer_id FROM models.customer_orders ORDER BY customer_id' }));
     expect(r).toMatchObject({ rows: [{ customer_id: 1 }, { customer_id: 2 }, { customer_id: 3 }], truncated: false, target: 'embedded' });
   });
+
+  test('models.seed loads the selected seeds; ref() to one runs after it; fullRefresh is no seed flag', async () => {
+    fs.mkdirSync(path.join(wh.dir, 'models', 'seeds'), { recursive: true });
+    fs.writeFileSync(path.join(wh.dir, 'models', 'seeds', 'codes.csv'), 'code,label\npaid,Paid\nopen,Open\n');
+    fs.writeFileSync(path.join(wh.dir, 'models', 'models', 'marts', 'labelled.sql'), "SELECT o.order_id, c.label FROM {{ ref('stg_orders') }} AS o LEFT JOIN {{ ref('codes') }} AS c ON c.code = o.status\n");
+    const def = getJobDefinition('models.seed')!;
+    expect(def.payload.safeParse({ fullRefresh: true }).success).toBe(false);
+    const r = await def.run(ctx('job-seed'), def.payload.parse({ select: 'codes' })) as { ok: boolean; results: { name: string; kind: string; rows: number }[] };
+    expect(r).toMatchObject({ ok: true, results: [{ name: 'codes', kind: 'seed', rows: 2 }] });
+    const build = getJobDefinition('models.build')!;
+    const b = await build.run(ctx('job-seed-build'), build.payload.parse({ select: '+labelled' })) as { results: { name: string; status: string }[] };
+    expect(b.results.map((x) => x.name).indexOf('codes')).toBeLessThan(b.results.map((x) => x.name).indexOf('labelled'));
+    const q = getJobDefinition('models.query')!;
+    expect(await q.run(ctx('job-seed-q'), q.payload.parse({ sql: 'SELECT order_id, label FROM models.labelled ORDER BY order_id' }))).toMatchObject({
+      rows: [{ order_id: 10, label: 'Paid' }, { order_id: 11, label: 'Paid' }, { order_id: 12, label: 'Open' }, { order_id: 13, label: 'Paid' }],
+    });
+  });
 });
 
 describe('targets', () => {
