@@ -111,7 +111,8 @@ export function clickhouseType(t: SeedType): string {
  */
 export function declaredType(t: string, where: string): string {
   const s = t.trim();
-  const shape = /^[A-Za-z][A-Za-z0-9_]*( [A-Za-z][A-Za-z0-9_]*)*(\((\s*([A-Za-z0-9_]+|'[A-Za-z0-9_/+:-]*')\s*,?|[()])*\))?$/;
+  // SQL's multi-word type names (double precision, character varying, timestamp with time zone…) take only these words
+  const shape = /^[A-Za-z][A-Za-z0-9_]*( (precision|varying|with|without|time|zone|unsigned|signed|large|object))*(\((\s*([A-Za-z0-9_]+|'[A-Za-z0-9_/+:-]*')\s*,?|[()])*\))?$/i;
   if (!shape.test(s) || !balanced(s)) throw new AppError('validation', `models: ${where}: column type ${JSON.stringify(t)} is not a type name (e.g. Int32, Decimal(10, 2), varchar(20), date)`, { field: 'column_types' });
   if (/^(Nullable|LowCardinality|Array|Map|Tuple|Nested|Object|JSON|Variant|Dynamic)\b/i.test(s)) return s;
   return `Nullable(${s})`;
