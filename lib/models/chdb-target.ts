@@ -63,6 +63,10 @@ async function acquire(dir: string, waitMs: number, signal?: AbortSignal): Promi
       try {
         const session = new Session(dir) as unknown as ChdbSession;
         dropStaleKeys(session, dir);
+        // Models run with union_default_mode = 'DISTINCT' (session-settings.ts), in their own SETTINGS;
+        // EXPLAIN AST (the allow-list's parse) takes none, and without it refuses a bare UNION.
+        // It only makes a bare UNION mean UNION DISTINCT, as in SQL, where it would fail.
+        session.query("SET union_default_mode = 'DISTINCT'", 'Null');
         shared = { dir, session, users: 1 };
         return session;
       } catch (e) {

@@ -137,6 +137,7 @@ describe('seeds and session settings on chdb', () => {
     'seeds/people.csv': 'id,name\n1,Ann\n2,Bob\n3,\n',
     'models/people_named.sql': "SELECT p.id, p.name, k.code FROM {{ ref('people') }} AS p LEFT JOIN {{ ref('kinds') }} AS k ON k.id = p.id\n",
     'models/zeros.sql': "{{ config(materialized='table', query_settings={'join_use_nulls': 0}) }}\nSELECT p.id, k.ratio FROM {{ ref('people') }} AS p\nLEFT JOIN (SELECT assumeNotNull(id) AS id, assumeNotNull(ratio) AS ratio FROM {{ ref('kinds') }}) AS k ON k.id = p.id\n",
+    'models/set_ops.sql': "{{ config(materialized='table') }}\nSELECT 'union' AS op, count() AS n FROM (SELECT id FROM {{ ref('people') }} UNION SELECT id FROM {{ ref('people') }})\nUNION ALL SELECT 'except', count() FROM (SELECT 1 AS x FROM {{ ref('people') }} EXCEPT SELECT 2)\nUNION ALL SELECT 'cast_null', count() FROM (SELECT CAST(name AS String) AS c FROM {{ ref('people') }}) WHERE c IS NULL\nUNION ALL SELECT 'rollup_null', count() FROM (SELECT name, count() AS k FROM {{ ref('people') }} WHERE name IS NOT NULL GROUP BY ROLLUP(name)) WHERE name IS NULL\n",
     'models/bad_settings.sql': "{{ config(query_settings={'readonly': 0}) }}\nSELECT 1 AS x\n",
   };
   const small = (f: Record<string, string> = SMALL) => parseProject('/small', f);
@@ -171,6 +172,8 @@ describe('seeds and session settings on chdb', () => {
     expect(await rows(`SELECT toInt64(id) AS id, name, code FROM ${rel('people_named')} ORDER BY id`)).toEqual([
       { id: 1, name: 'Ann', code: 'a' }, { id: 2, name: 'Bob', code: 'b' }, { id: 3, name: null, code: null },
     ]);
+    // bare UNION / EXCEPT are DISTINCT, CAST keeps NULL, ROLLUP's total row has a NULL key: SQL's meaning
+    expect(Object.fromEntries((await rows(`SELECT op, toInt64(n) AS n FROM ${rel('set_ops')}`)).map((r) => [r.op, r.n]))).toEqual({ union: 3, except: 1, cast_null: 1, rollup_null: 1 });
     // join_use_nulls = 0 for this model: ClickHouse's own default value for the unmatched row
     expect(await rows(`SELECT toInt64(id) AS id, ratio FROM ${rel('zeros')} ORDER BY id`)).toEqual([{ id: 1, ratio: 0.5 }, { id: 2, ratio: 1000 }, { id: 3, ratio: 0 }]);
   });
