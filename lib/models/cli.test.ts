@@ -110,6 +110,8 @@ describe('tributary models', () => {
       expect(r.err).toMatch(/^warning: models: dbt_project\.yml: seeds\.jaffle_shop: \+persist_docs is not applied/m);
       const rows = await db.pool.query(`SELECT command, kind, status, rows FROM model_results WHERE node = 'raw_orders'`);
       expect(rows.rows).toEqual([{ command: 'seed', kind: 'seed', status: 'success', rows: '15' }]);
+      const l = await cli('list', '--project', jaffle.root, '--select', 'resource_type:seed', '--exclude', 'raw_customers', '--json');
+      expect(JSON.parse(l.out).nodes.map((n: { kind: string; name: string }) => `${n.kind} ${n.name}`)).toEqual(['seed raw_orders', 'seed raw_payments']);
       const q = await cli('query', "SELECT count() AS n, countIf(status = 'placed') AS placed FROM models.raw_orders", '--format', 'json');
       expect(JSON.parse(q.out)).toEqual([{ n: 15, placed: 3 }]);
     } finally { jaffle.remove(); }
