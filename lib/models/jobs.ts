@@ -24,8 +24,9 @@ function commandJob(command: Command, description: string) {
     kind: `models.${command}`,
     description,
     role: 'operator',
-    // dbt test has no --full-refresh (tests render no model), so neither has models.test; a seed is re-created on every load.
-    payload: command === 'test' || command === 'seed' ? ModelsPayload.omit({ fullRefresh: true }) : ModelsPayload,
+    // dbt test has no --full-refresh (tests render no model), so neither has models.test. dbt seed has one; here a seed
+    // is re-created on every load anyway, so models.seed takes it and has nothing more to do.
+    payload: command === 'test' ? ModelsPayload.omit({ fullRefresh: true }) : ModelsPayload,
     async run(ctx: JobContext, p) {
       const { runModelsCommand } = await import('./service');
       const s = await runModelsCommand({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal, cwd: process.cwd() }, {

@@ -40,8 +40,8 @@ export function RunPanel({ canRun, selection }: { canRun: boolean; selection: st
   async function start(command: 'run' | 'test' | 'build' | 'seed') {
     setBusy(true); setError(null);
     try {
-      // models.test and models.seed take no fullRefresh (a seed is re-created on every load)
-      const id = await startJob(`models.${command}`, command === 'test' || command === 'seed' ? { select: words(select), exclude: words(exclude) } : { select: words(select), exclude: words(exclude), fullRefresh });
+      // models.test takes no fullRefresh
+      const id = await startJob(`models.${command}`, command === 'test' ? { select: words(select), exclude: words(exclude) } : { select: words(select), exclude: words(exclude), fullRefresh });
       setRunId(id);
     } catch (e) { setError(e); } finally { setBusy(false); }
   }
