@@ -141,6 +141,7 @@ describe('seeds in the graph and in selection', () => {
     expect(sel(['a+'])).toEqual(['model:m', 'model:stg_one', 'seed:a', 'test:not_null_m_id', 'test:not_null_stg_one_id', 'test:t', 'test:unique_a_id', 'test:unique_stg_one_id']);
     expect(sel(['tag:raw'], ['a'])).toEqual(['seed:b']);
     expect(sel(['path:seeds/lookups'])).toEqual(['seed:b']);
+    expect(sel(['config.materialized:seed'], ['resource_type:test'])).toEqual(['seed:a', 'seed:b']);
     expect(sel(['+stg_one'])).toEqual(['model:stg_one', 'seed:a', 'test:not_null_stg_one_id', 'test:unique_a_id', 'test:unique_stg_one_id']);
   });
 

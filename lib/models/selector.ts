@@ -94,6 +94,7 @@ function matchOne(p: SelectProject, g: Graph, raw: string): Set<string> {
       break;
     case 'config.materialized':
       for (const x of models) if (x.config.materialized === value) base.add(modelId(x.name));
+      if (value === 'seed') for (const x of seeds) base.add(seedId(x.name)); // dbt's seeds are materialized 'seed'
       break;
     default:
       throw new AppError('validation', `models: unknown selector method ${JSON.stringify(method)} in ${JSON.stringify(raw)} (known: tag, path, resource_type, test_type, config.materialized)`, { field: 'select' });
