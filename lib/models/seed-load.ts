@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { AppError } from '../errors';
 import { quoteIdent, relationName } from './project';
-import { clickhouseType, declaredType, inferType, parseCsv, seedColumnName } from './seed-csv';
+import { clickhouseType, declaredType, inferType, parseCsv, seedColumnName, type SeedTable } from './seed-csv';
 import { lit } from './source-sql';
 import type { Target } from './target';
 import type { SeedNode } from './types';
@@ -10,8 +10,7 @@ import type { SeedNode } from './types';
 const BATCH_BYTES = 128 * 1024;
 
 /** The columns a seed's table gets: name as stored, ClickHouse type, from column_types or inferred. */
-export function seedColumns(s: SeedNode): { source: string; name: string; type: string }[] {
-  const t = parseCsv(s.csv, s.path, s.config.delimiter);
+export function seedColumns(s: SeedNode, t: SeedTable = parseCsv(s.csv, s.path, s.config.delimiter)): { source: string; name: string; type: string }[] {
   const declared = new Map(Object.entries(s.config.column_types));
   for (const k of declared.keys()) if (!t.columns.includes(k)) throw new AppError('validation', `models: seed ${s.name}: column_types names ${k}, which is no column of ${s.path} (columns: ${t.columns.join(', ')})`, { field: 'column_types' });
   return t.columns.map((c, k) => ({
@@ -28,7 +27,7 @@ export function seedColumns(s: SeedNode): { source: string; name: string; type: 
  */
 export async function loadSeed(target: Target, s: SeedNode, o: { signal?: AbortSignal; onStatement?(sql: string): void; swap(tmp: string, name: string): Promise<void> }): Promise<{ rows: number; sql: string }> {
   const table = parseCsv(s.csv, s.path, s.config.delimiter);
-  const cols = seedColumns(s);
+  const cols = seedColumns(s, table);
   const names = new Set<string>();
   for (const c of cols) { if (names.has(c.name)) throw new AppError('validation', `models: seed ${s.name}: two columns are named ${c.name} once quote_columns: false folds them to lower case`); names.add(c.name); }
   const db = target.database;
