@@ -145,6 +145,11 @@ describe('seeds in the graph and in selection', () => {
     expect(sel(['+stg_one'])).toEqual(['model:stg_one', 'seed:a', 'test:not_null_stg_one_id', 'test:unique_a_id', 'test:unique_stg_one_id']);
   });
 
+  test('enabled: false in a seed\'s properties leaves it and its tests out', () => {
+    const q = parseProject('/x', { ...FILES, 'seeds/schema.yml': FILES['seeds/schema.yml'].replace('{tags: [yml_seed]}', '{tags: [yml_seed], enabled: false}') });
+    expect([...selectNodes(q, buildGraph(q), ['resource_type:seed'])].sort()).toEqual(['seed:b']);
+  });
+
   test('a seed and a model of one name are an error', () => {
     const q = parseProject('/x', { 'seeds/a.csv': 'id\n1\n', 'models/a.sql': 'SELECT 1 AS id\n' });
     expect(q.errors.map((e) => e.message)).toEqual(['models: a is both a model (models/a.sql) and a seed (seeds/a.csv); ref() could not tell them apart']);
