@@ -7,7 +7,7 @@ export interface ProjectView {
   root: string;
   name: string;
   files: { path: string; kind: 'model' | 'seed' | 'schema' | 'docs' | 'test' | 'macro' | 'project' }[];
-  seeds: { name: string; path: string; tags: string[]; description?: string; last: LastRun | null }[];
+  seeds: { name: string; path: string; tags: string[]; description?: string; columns?: ColumnDoc[]; last: LastRun | null }[];
   models: { name: string; path: string; materialized: string; tags: string[]; refs: string[]; sources: string[]; description?: string; columns?: ColumnDoc[]; last: LastRun | null }[];
   tests: { name: string; path: string; model?: string; refs: string[]; severity: string; type: string; last: LastRun | null }[];
   errors: { path: string; message: string }[];
@@ -50,7 +50,7 @@ export async function projectView(pool: pg.Pool, p: Project & { errors: { path: 
       last: last.get(`model:${m.name}`) ?? null,
     })),
     seeds: [...p.seeds.values()].sort((a, b) => a.name.localeCompare(b.name)).map((s) => ({
-      name: s.name, path: s.path, tags: s.config.tags, description: s.description, last: last.get(`seed:${s.name}`) ?? null,
+      name: s.name, path: s.path, tags: s.config.tags, description: s.description, columns: s.columns, last: last.get(`seed:${s.name}`) ?? null,
     })),
     tests: [...p.tests.values()].sort((a, b) => a.name.localeCompare(b.name)).map((t) => ({
       name: t.name, path: t.path, model: t.model, refs: t.refs, severity: t.severity, type: t.generic?.type ?? 'singular',

@@ -46,6 +46,8 @@ export function ModelsView() {
   useEffect(() => { if (file.data) { setText(file.data.content); setSaved(file.data.content); setLoaded(file.data.path); setCompiled(null); } }, [file.data]);
 
   const model = p?.models.find((m) => m.path === path);
+  // a seed's description and column docs show as a model's do
+  const seedDocs = p?.seeds?.find((s) => s.path === path);
   const dirty = text !== saved;
   const editing = !!path && loaded === path && !!file.data;
 
@@ -164,7 +166,7 @@ export function ModelsView() {
               {path?.endsWith('.sql') && canEdit && <button type="button" className="btn btn-small" onClick={compile}>Compile</button>}
               {canEdit ? <button type="button" className="btn btn-small btn-primary" onClick={save} disabled={!dirty || !editing}>Save</button> : <span className="muted small">read-only (viewer)</span>}
             </div>
-            {model && <ModelDocs model={model} />}
+            {(model ?? seedDocs) && <ModelDocs model={(model ?? seedDocs)!} />}
             {path && file.data ? (
               <div className={css.editor}>
                 <SqlEditor key={path} value={text} onChange={setText} readOnly={!canEdit} language={path.endsWith('.sql') ? 'sql' : 'yaml'} />

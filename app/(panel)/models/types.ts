@@ -2,7 +2,7 @@
 export interface LastRun { status: string; rows: number | null; durationMs: number; error?: string; runId: string; createdAt: string }
 export interface ProjectModel { name: string; path: string; materialized: string; tags: string[]; refs: string[]; sources: string[]; description?: string; columns?: { name: string; description?: string; data_type?: string }[]; last: LastRun | null }
 export interface ProjectTest { name: string; path: string; model?: string; refs: string[]; severity: string; type: string; last: LastRun | null }
-export interface ProjectSeed { name: string; path: string; tags: string[]; description?: string; last: LastRun | null }
+export interface ProjectSeed { name: string; path: string; tags: string[]; description?: string; columns?: { name: string; description?: string; data_type?: string }[]; last: LastRun | null }
 export interface ProjectData {
   root: string; name: string;
   files: { path: string; kind: 'model' | 'seed' | 'schema' | 'docs' | 'test' | 'macro' | 'project' }[];
