@@ -154,4 +154,68 @@ describe('dbt artifacts', () => {
     expect(validateRunResults(rr), errorsOf(validateRunResults).join('\n')).toBe(true);
     expect((rr.results as { unique_id: string; thread_id: string }[])[0]).toMatchObject({ unique_id: 'seed.jaffle.raw_customers', thread_id: 'Thread-2' });
   });
+
+  test('a project\'s seeds are manifest nodes (config, columns, tests attached) and seed / build results are in run_results', async () => {
+    const sp = writeProject({
+      'dbt_project.yml': 'name: jaffle\nseeds:\n  jaffle:\n    +tags: [raw]\n    old_codes:\n      +enabled: false\n',
+      'seeds/raw_customers.csv': 'id,first_name\n1,Ann\n2,Bob\n3,Cy\n',
+      'seeds/old_codes.csv': 'code\nA\n',
+      'seeds/seeds.yml': `version: 2
+seeds:
+  - name: raw_customers
+    description: "{{ doc('raw_customers') }}"
+    config:
+      column_types: {id: integer}
+    columns:
+      - name: id
+        description: The customer's id
+        tests: [unique, not_null]
+  - name: old_codes
+    columns:
+      - name: code
+        tests: [not_null]
+`,
+      'models/docs.md': '{% docs raw_customers %}Customers as the shop exported them.{% enddocs %}\n',
+      'models/customers.sql': "{{ config(materialized='table', order_by='customer_id') }}\nSELECT id AS customer_id, first_name FROM {{ ref('raw_customers') }}\n",
+    });
+    try {
+      const seeded = await runModelsCommand(deps, { command: 'seed', project: sp.root, runId: 'run-seed' });
+      expect(seeded.ok).toBe(true);
+      const readSp = (name: string) => JSON.parse(fs.readFileSync(path.join(sp.root, 'target', name), 'utf8'));
+      let rr = readSp('run_results.json');
+      expect(validateRunResults(rr), errorsOf(validateRunResults).join('\n')).toBe(true);
+      expect(rr.args).toMatchObject({ which: 'seed' });
+      expect(rr.results).toEqual([expect.objectContaining({ unique_id: 'seed.jaffle.raw_customers', status: 'success', message: 'INSERT 3', compiled_code: null, adapter_response: expect.objectContaining({ code: 'INSERT', rows_affected: 3 }) })]);
+
+      const s = await runModelsCommand(deps, { command: 'build', project: sp.root, runId: 'run-seed-build' });
+      expect(s.ok).toBe(true);
+      const m = readSp('manifest.json');
+      expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
+      expect(m.nodes['seed.jaffle.raw_customers']).toMatchObject({
+        resource_type: 'seed', name: 'raw_customers', package_name: 'jaffle', path: 'raw_customers.csv', original_file_path: 'seeds/raw_customers.csv',
+        fqn: ['jaffle', 'raw_customers'], alias: 'raw_customers', schema: 'models', relation_name: expect.stringContaining('`raw_customers`'),
+        checksum: { name: 'sha256', checksum: crypto.createHash('sha256').update('id,first_name\n1,Ann\n2,Bob\n3,Cy\n').digest('hex') },
+        config: { materialized: 'seed', enabled: true, tags: ['raw'], column_types: { id: 'integer' }, delimiter: ',', quote_columns: true },
+        tags: ['raw'], description: 'Customers as the shop exported them.',
+        columns: { id: expect.objectContaining({ name: 'id', description: "The customer's id" }) },
+      });
+      // a disabled seed, and the test on it, are listed under disabled
+      expect(m.nodes['seed.jaffle.old_codes']).toBeUndefined();
+      expect(m.disabled['seed.jaffle.old_codes']).toEqual([expect.objectContaining({ resource_type: 'seed' })]);
+      expect(Object.keys(m.disabled).some((k) => k.startsWith('test.jaffle.not_null_old_codes_code.'))).toBe(true);
+      expect(m.parent_map['model.jaffle.customers']).toEqual(['seed.jaffle.raw_customers']);
+      const uq = Object.keys(m.nodes).find((k) => k.startsWith('test.jaffle.unique_raw_customers_id.'))!;
+      expect(m.nodes[uq]).toMatchObject({ attached_node: 'seed.jaffle.raw_customers', file_key_name: 'seeds.raw_customers', depends_on: { nodes: ['seed.jaffle.raw_customers'] } });
+      expect(m.child_map['seed.jaffle.raw_customers']).toHaveLength(3);
+      expect(m.child_map['seed.jaffle.raw_customers']).toEqual(expect.arrayContaining(['model.jaffle.customers', uq, expect.stringMatching(/^test\.jaffle\.not_null_raw_customers_id\./)]));
+
+      rr = readSp('run_results.json');
+      expect(validateRunResults(rr), errorsOf(validateRunResults).join('\n')).toBe(true);
+      const by = Object.fromEntries(rr.results.map((r: { unique_id: string }) => [r.unique_id, r]));
+      expect(by['seed.jaffle.raw_customers']).toMatchObject({ status: 'success', message: 'INSERT 3' });
+      expect(by['model.jaffle.customers']).toMatchObject({ status: 'success' });
+      expect(by[uq]).toMatchObject({ status: 'pass', failures: 0 });
+      expect(Object.keys(by).sort()).toEqual(Object.keys(m.nodes).sort());
+    } finally { sp.remove(); }
+  });
 });

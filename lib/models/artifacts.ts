@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { compiledPath } from './compile';
 import { relationName } from './project';
 import { testHash } from './test-names';
-import type { Command, ModelNode, NodeResult, Project, TestNode } from './types';
+import type { Command, ModelNode, NodeResult, Project, SeedNode, TestNode } from './types';
 
 /**
  * dbt's artifacts, so tools that read them (lineage viewers, dbt-docs, CI
@@ -107,6 +107,7 @@ export function sourceParts(ident: string): [string, string] {
 }
 
 export function modelUid(project: string, name: string): string { return `model.${project}.${name}`; }
+export function seedUid(project: string, name: string): string { return `seed.${project}.${name}`; }
 export function sourceUid(project: string, ident: string): string { const [s, t] = sourceParts(ident); return `source.${project}.${s}.${t}`; }
 /** dbt's test unique_id: generic tests carry a hash of their metadata, singular tests none. */
 export function testUid(project: string, t: TestNode): string {
@@ -172,9 +173,29 @@ function modelConfig(m: ModelNode): Json {
   };
 }
 
+/** dbt's SeedConfig: the node configs every resource has, and the seed's own (column_types, delimiter, quote_columns). */
+function seedConfig(s: SeedNode): Json {
+  const { tags, enabled, column_types, delimiter, quote_columns } = s.config;
+  return {
+    enabled, alias: null, schema: null, database: null, tags, meta: {}, group: null, materialized: 'seed',
+    incremental_strategy: null, persist_docs: {}, 'post-hook': [], 'pre-hook': [], quoting: {}, column_types,
+    full_refresh: null, unique_key: null, on_schema_change: 'ignore', on_configuration_change: 'apply', grants: {}, packages: [],
+    docs: docsOf(), contract: { enforced: false, alias_types: true }, delimiter, quote_columns,
+  };
+}
+
+/** A seed as a manifest input: `seed.<project>.<name>`, its CSV as raw code (dbt's checksum is of the file). */
+function seedInput(projectName: string, database: string, s: SeedNode): ResourceInput {
+  return {
+    resourceType: 'seed', name: s.name, originalFilePath: s.path, uniqueId: seedUid(projectName, s.name), fqn: fqnOf(projectName, s.path, s.name),
+    path: s.path.replace(/^seeds\//, ''), alias: s.name, raw: s.csv, config: seedConfig(s), tags: s.config.tags,
+    description: s.description, columns: s.columns, dependsOn: { nodes: [], macros: [] }, relationName: relationName(database, s.name),
+  };
+}
+
 function testConfig(t: TestNode): Json {
   return {
-    enabled: true, alias: t.alias && t.alias !== t.name ? t.alias : null, schema: 'dbt_test__audit', database: null, tags: t.tags, meta: {}, group: null,
+    enabled: t.enabled !== false, alias: t.alias && t.alias !== t.name ? t.alias : null, schema: 'dbt_test__audit', database: null, tags: t.tags, meta: {}, group: null,
     materialized: 'test', severity: t.severity.toUpperCase(), store_failures: null, store_failures_as: null, where: t.where ?? null,
     limit: null, fail_calc: 'count(*)', warn_if: '!= 0', error_if: '!= 0',
   };
@@ -183,16 +204,21 @@ function testConfig(t: TestNode): Json {
 /** A project's manifest.json (dbt manifest v12). `compiled` adds the SQL a command rendered. */
 export function buildManifest(p: Project, ctx: ArtifactContext, o: {
   compiled?: CompiledSql;
-  /** Nodes of other resource types (seeds), already shaped; a ref() to one of their names resolves to it. (Default: none) */
+  /** Nodes of other resource types, already shaped; a ref() to one of their names resolves to it. (Default: none; the project's seeds are added from `p.seeds`) */
   extra?: ResourceInput[];
 } = {}): Json {
   const nodes: Json = {}; const disabled: Record<string, Json[]> = {}; const sources: Json = {};
   const parents = new Map<string, string[]>();
-  const extraByName = new Map((o.extra ?? []).map((r) => [r.name, r.uniqueId]));
+  const seeds = [...(p.seeds?.values() ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  const extra = [...seeds.map((s) => seedInput(p.name, ctx.database, s)), ...(o.extra ?? [])];
+  const extraByName = new Map(extra.map((r) => [r.name, r.uniqueId]));
   const refUid = (r: string) => (p.models.has(r) ? modelUid(p.name, r) : extraByName.get(r));
   const refIdsOf = (refs: string[]) => refs.map(refUid).filter((x): x is string => x !== undefined);
-  for (const r of o.extra ?? []) {
-    nodes[r.uniqueId] = resourceNode(r, { name: p.name, database: ctx.database });
+  const off = new Set(seeds.filter((s) => !s.config.enabled).map((s) => seedUid(p.name, s.name)));
+  for (const r of extra) {
+    const node = resourceNode(r, { name: p.name, database: ctx.database });
+    if (off.has(r.uniqueId)) { disabled[r.uniqueId] = [node]; continue; }
+    nodes[r.uniqueId] = node;
     parents.set(r.uniqueId, r.dependsOn.nodes);
   }
   const macros = projectMacros(p.name, p.macros);
@@ -229,7 +255,7 @@ export function buildManifest(p: Project, ctx: ArtifactContext, o: {
       refs: m.refs, sources: m.sources.map(sourceParts), compiled: o.compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${compiledPath(m)}`,
       relationName: relationName(ctx.database, m.name),
     }, { name: p.name, database: ctx.database });
-    if (!m.config.enabled) { disabled[uid] = [node]; continue; }
+    if (!m.config.enabled) { disabled[uid] = [node]; off.add(uid); continue; }
     nodes[uid] = node; parents.set(uid, deps);
   }
 
@@ -252,10 +278,15 @@ export function buildManifest(p: Project, ctx: ArtifactContext, o: {
       dependsOn: { nodes: deps, macros: macrosUsed }, refs: generic ? [...t.refs].sort() : t.refs, sources: t.sources.map(sourceParts),
       compiled: o.compiled?.get(`test:${t.name}`), compiledPath: `target/compiled/${compiledPath(t)}`, relationName: null,
     }, { name: p.name, database: ctx.database });
-    nodes[uid] = generic ? {
-      ...node, column_name: generic.column, file_key_name: `models.${t.model}`, attached_node: t.model ? modelUid(p.name, t.model) : null,
+    const full = generic ? {
+      // file_key_name: the yml section the test was written in (`models.orders`, `seeds.raw_orders`)
+      ...node, column_name: generic.column, file_key_name: `${t.model && !p.models.has(t.model) && p.seeds?.has(t.model) ? 'seeds' : 'models'}.${t.model}`,
+      attached_node: t.model ? refUid(t.model) ?? null : null,
       test_metadata: testMetadata(t),
     } : node;
+    // as dbt does: a disabled test, or one on a disabled model or seed, is listed under disabled
+    if (t.enabled === false || deps.some((d) => off.has(d))) { disabled[uid] = [full]; continue; }
+    nodes[uid] = full;
     parents.set(uid, deps);
   }
 
@@ -316,9 +347,10 @@ export function buildRunResults(p: Pick<Project, 'name' | 'tests'>, results: Nod
       const timing = r.startedAt ? [{ name: 'compile', started_at: r.startedAt, completed_at: r.startedAt }, { name: 'execute', started_at: r.startedAt, completed_at: completed }] : [];
       return {
         status: r.status, timing, thread_id: `Thread-${r.thread ?? 1}`, execution_time: r.durationMs / 1000,
-        adapter_response: r.status === 'skipped' ? {} : { _message: messageOf(r) ?? '', code: r.kind === 'model' ? r.materialized ?? 'view' : 'SELECT', rows_affected: r.rows ?? -1 },
+        adapter_response: r.status === 'skipped' ? {} : { _message: messageOf(r) ?? '', code: r.kind === 'model' ? r.materialized ?? 'view' : r.kind === 'seed' ? 'INSERT' : 'SELECT', rows_affected: r.rows ?? -1 },
         message: messageOf(r), failures: r.kind === 'test' && r.rows !== null ? r.rows : null,
-        unique_id: resultUid(p, r), compiled: r.sql !== undefined, compiled_code: r.sql ?? null,
+        // a seed has no compiled code in dbt (its statements load a file)
+        unique_id: resultUid(p, r), compiled: r.kind === 'seed' ? null : r.sql !== undefined, compiled_code: r.kind === 'seed' ? null : r.sql ?? null,
         relation_name: null, batch_results: null,
       };
     }),
@@ -335,5 +367,6 @@ function messageOf(r: NodeResult): string | null {
   if (r.status === 'error') return r.error ?? 'error';
   if (r.status === 'skipped') return r.skippedBecause ? `skipped: upstream ${r.skippedBecause} failed` : null;
   if (r.kind === 'test') return r.status === 'pass' ? null : `Got ${r.rows} result${r.rows === 1 ? '' : 's'}, configured to ${r.status === 'warn' ? 'warn' : 'fail'} if != 0`;
+  if (r.kind === 'seed') return `INSERT ${r.rows ?? 0}`;
   return r.rows === null ? 'OK' : `OK ${r.rows}`;
 }

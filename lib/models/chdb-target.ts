@@ -64,6 +64,10 @@ async function acquire(dir: string, cwd: string, waitMs: number, signal?: AbortS
       try {
         await host.open(dir);
         await dropStaleKeys(host, dir);
+        // Models run with union_default_mode = 'DISTINCT' (session-settings.ts), in their own SETTINGS;
+        // EXPLAIN AST (the allow-list's parse) takes none, and without it refuses a bare UNION.
+        // It only makes a bare UNION mean UNION DISTINCT, as in SQL, where it would fail.
+        await host.query("SET union_default_mode = 'DISTINCT'", 'Null');
         shared = { dir, host, users: 1 };
         return host;
       } catch (e) {

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { readProjectFiles } from './project-dir';
 import { makeModelsWarehouse, makeShopLake, SHOP_PROJECT, writeProject } from './test-project';
 
 // `tributary models …` end to end: a real database, a lake written by the lake
@@ -101,5 +102,25 @@ describe('tributary models', () => {
     expect(r.code).toBe(0);
     expect(r.err).not.toMatch(/^error:/m);
     expect(JSON.parse(r.out)).toEqual([{ n: 4 }]);
+  });
+
+  test('seed --select loads only that seed, recorded as a seed; warnings of dbt_project.yml are printed', async () => {
+    const jaffle = writeProject({
+      ...readProjectFiles(path.resolve('test/fixtures/dbt-jaffle')),
+      'dbt_project.yml': 'name: jaffle_shop\nseeds:\n  jaffle_shop:\n    +tags: [raw]\n    +persist_docs: {relation: true}\n',
+    });
+    try {
+      const r = await cli('seed', '--project', jaffle.root, '--select', 'raw_orders');
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^SUCCESS  seed  raw_orders \[seed\] 15 rows /m);
+      expect(r.out).not.toMatch(/raw_customers|stg_orders/);
+      expect(r.err).toMatch(/^warning: models: dbt_project\.yml: seeds\.jaffle_shop: \+persist_docs is not applied/m);
+      const rows = await db.pool.query(`SELECT command, kind, status, rows FROM model_results WHERE node = 'raw_orders'`);
+      expect(rows.rows).toEqual([{ command: 'seed', kind: 'seed', status: 'success', rows: '15' }]);
+      const l = await cli('list', '--project', jaffle.root, '--select', 'resource_type:seed', '--exclude', 'raw_customers', '--json');
+      expect(JSON.parse(l.out).nodes.map((n: { kind: string; name: string }) => `${n.kind} ${n.name}`)).toEqual(['seed raw_orders', 'seed raw_payments']);
+      const q = await cli('query', "SELECT count() AS n, countIf(status = 'placed') AS placed FROM models.raw_orders", '--format', 'json');
+      expect(JSON.parse(q.out)).toEqual([{ n: 15, placed: 3 }]);
+    } finally { jaffle.remove(); }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * `tributary models run | test | build | compile | list | query`: dbt's
+ * `tributary models run | test | build | seed | compile | list | query`: dbt's
  * commands over Tributary's model project. Runs in this process against the
  * target; the embedded ClickHouse's state folder is taken in turns with the
  * worker (see chdb-target.ts).
@@ -63,11 +63,12 @@ async function runCommand({ withCli }: CliEdge, command: ModelsCommand, f: Flags
           onResult: (r, done, total) => { run.progress(done, total); if (!f.json) out(line(r)); },
         }),
         (x) => ({
-          result: { command, ok: x.ok, target: x.target, durationMs: x.durationMs, results: x.results.map(({ sql, failingRows, ...r }) => { void sql; return { ...r, failingRows: failingRows?.length ? failingRows.slice(0, 10) : undefined }; }) },
+          result: { command, ok: x.ok, target: x.target, durationMs: x.durationMs, warnings: x.warnings.map((w) => w.message), results: x.results.map(({ sql, failingRows, ...r }) => { void sql; return { ...r, failingRows: failingRows?.length ? failingRows.slice(0, 10) : undefined }; }) },
           error: x.ok ? null : `models: ${command}: ${x.results.filter((r) => r.status === 'error' || r.status === 'fail' || r.status === 'skipped').length} of ${x.results.length} did not succeed`,
         }));
-      if (f.json) out(JSON.stringify({ command, ok: s.ok, target: s.target, durationMs: s.durationMs, results: s.results }, null, 2));
+      if (f.json) out(JSON.stringify({ command, ok: s.ok, target: s.target, durationMs: s.durationMs, results: s.results, warnings: s.warnings }, null, 2));
       else {
+        printWarnings(s.warnings);
         const n = (st: string) => s.results.filter((r) => r.status === st).length;
         out(`${s.ok ? 'Done' : 'FAILED'}: ${s.results.length} nodes — ${n('success')} built, ${n('pass')} passed, ${n('warn')} warned, ${n('fail')} failed, ${n('error')} errors, ${n('skipped')} skipped (${(s.durationMs / 1000).toFixed(1)}s)`);
       }
@@ -76,22 +77,29 @@ async function runCommand({ withCli }: CliEdge, command: ModelsCommand, f: Flags
   });
 }
 
+function printWarnings(ws: { message: string }[]): void {
+  for (const w of ws) process.stderr.write(`warning: ${w.message}\n`);
+}
+
 export function registerModelsCommands(program: Command, cli: CliEdge): void {
   const { withCli } = cli;
   const models = program.command('models').description('SQL models over the lake, materialised in ClickHouse (dbt-style run / test / build)');
   for (const [cmd, desc] of [
     ['run', 'materialise the selected models (views, tables, incremental tables)'],
     ['test', 'run the tests of the selected models'],
-    ['build', 'models and their tests in DAG order, skipping what lies downstream of a failure'],
+    ['build', 'seeds, models and their tests in DAG order, skipping what lies downstream of a failure'],
+    ['seed', 'load the selected seeds (seeds/*.csv) into tables'],
   ] as const) {
     const c = common(models.command(cmd).description(desc));
-    if (cmd !== 'test') c.option('--full-refresh', 'rebuild incremental models from scratch');
+    if (cmd === 'seed') c.option('--full-refresh', "dbt's flag, accepted: a seed is re-created on every load");
+    else if (cmd !== 'test') c.option('--full-refresh', 'rebuild incremental models from scratch');
     c.action(async (f: Flags) => runCommand(cli, cmd, f));
   }
   common(models.command('compile').description('render the selected models and tests; SQL written under <project>/target/compiled/'))
     .action(async (f: Flags) => withCli(async (ctx) => {
       try {
         const r = await compileModels(deps(ctx), { select: f.select, exclude: f.exclude, vars: f.vars, target: f.target, project: f.project });
+        if (!f.json) printWarnings(r.warnings);
         if (f.json) out(JSON.stringify(r, null, 2));
         else for (const n of r.nodes) out(n.error ? `ERROR ${n.kind} ${n.name}: ${n.error}` : `-- ${n.kind} ${n.name} (${n.path})\n${n.sql}\n`);
         if (!f.json) out(`${r.written.length} files written under target/compiled/`);
@@ -103,13 +111,17 @@ export function registerModelsCommands(program: Command, cli: CliEdge): void {
       try {
         const p = await loadModelsProject(deps(ctx), { project: f.project, vars: f.vars });
         for (const e of p.errors) process.stderr.write(`error: ${e.message}\n`);
+        if (!f.json) printWarnings(p.warnings);
         const g = buildGraph(p);
         const chosen = selectNodes(p, g, f.select ?? [], f.exclude ?? []);
         const items = [
-          ...g.order.filter((id) => chosen.has(id)).map((id) => { const m = p.models.get(id.slice(6))!; return { kind: 'model', name: m.name, path: m.path, materialized: m.config.materialized, tags: m.config.tags, refs: m.refs, sources: m.sources }; }),
+          ...g.order.filter((id) => chosen.has(id)).map((id) => {
+            if (id.startsWith('seed:')) { const sd = p.seeds.get(id.slice(5))!; return { kind: 'seed', name: sd.name, path: sd.path, materialized: 'seed', tags: sd.config.tags, refs: [] as string[], sources: [] as string[] }; }
+            const m = p.models.get(id.slice(6))!; return { kind: 'model', name: m.name, path: m.path, materialized: m.config.materialized, tags: m.config.tags, refs: m.refs, sources: m.sources };
+          }),
           ...[...p.tests.values()].filter((t) => chosen.has(`test:${t.name}`)).map((t) => ({ kind: 'test', name: t.name, path: t.path, severity: t.severity, refs: t.refs })),
         ];
-        if (f.json) out(JSON.stringify({ project: p.root, nodes: items, errors: p.errors }, null, 2));
+        if (f.json) out(JSON.stringify({ project: p.root, nodes: items, errors: p.errors, warnings: p.warnings }, null, 2));
         else for (const i of items) out(`${i.kind.padEnd(5)} ${i.name}${'materialized' in i ? ` [${i.materialized}]` : ''}  ${i.path}${i.refs.length ? `  ← ${i.refs.join(', ')}` : ''}`);
         if (p.errors.length) process.exitCode = 2;
       } catch (e) { process.exitCode = exitCodeFor(e); throw e; }

@@ -32,6 +32,8 @@ async function answer(sql: string): Promise<{ meta: { name: string; type: string
   if (/^SELECT count\(\) AS n FROM \(/.test(sql)) return { meta: [{ name: 'n', type: 'UInt64' }], data: [{ n: 0 }] };
   if (/^SELECT count\(\) AS n FROM `/.test(sql)) return { meta: [{ name: 'n', type: 'UInt64' }], data: [{ n: 3 }] };
   if (/^SELECT \* FROM \(/.test(sql)) return { meta: [], data: [] };
+  // a seed's NULL count per column after loading (none lost)
+  m = /^SELECT (countIf\(isNull\(`\w+`\)\) AS n\d+(?:, )?)+ FROM `\w+`\.`\w+`$/.exec(sql); if (m) return { meta: [], data: [{ n0: 0, n1: 1 }] };
   m = /^CREATE OR REPLACE VIEW `(\w+)`\.`(\w+)`/.exec(sql); if (m) { tables.set(`${m[1]}.${m[2]}`, 'View'); return null; }
   m = /^CREATE TABLE `(\w+)`\.`(\w+)`/.exec(sql); if (m) { tables.set(`${m[1]}.${m[2]}`, 'MergeTree'); return null; }
   m = /^RENAME TABLE `(\w+)`\.`(\w+)` TO `(\w+)`\.`(\w+)`$/.exec(sql); if (m) { tables.set(`${m[3]}.${m[4]}`, tables.get(`${m[1]}.${m[2]}`)!); tables.delete(`${m[1]}.${m[2]}`); return null; }
@@ -88,9 +90,12 @@ describe('ClickHouse server target (@clickhouse/client over HTTP)', () => {
       expect(s.ok).toBe(true);
       expect(reqs.filter((r) => r.method !== 'POST' || !r.url.startsWith('/?')).map((r) => r.method + ' ' + r.url)).toEqual([]);
       const sqls = reqs.map((r) => r.sql);
-      expect(sqls).toContain("CREATE OR REPLACE VIEW `analytics`.`stg_customers` AS\nSELECT id AS customer_id, name FROM icebergLocal('/var/lib/clickhouse/user_files/lake/shop/customers')");
+      // the model's SELECT under dbt's session settings, stored with the view so any reader gets them
+      const settings = " SETTINGS join_use_nulls = 1, union_default_mode = 'DISTINCT', except_default_mode = 'DISTINCT', intersect_default_mode = 'DISTINCT', cast_keep_nullable = 1, group_by_use_nulls = 1";
+      expect(sqls).toContain(`CREATE OR REPLACE VIEW \`analytics\`.\`stg_customers\` AS\nSELECT * FROM (\nSELECT id AS customer_id, name FROM icebergLocal('/var/lib/clickhouse/user_files/lake/shop/customers')\n)${settings}`);
       const create = sqls.find((x) => x.startsWith('CREATE TABLE `analytics`.`customer_orders__tmp_'))!;
-      expect(create).toMatch(/^CREATE TABLE `analytics`\.`customer_orders__tmp_[0-9a-f]{8}` ENGINE = MergeTree\(\) ORDER BY customer_id SETTINGS allow_nullable_key = 1 AS\nSELECT c\.customer_id/);
+      expect(create).toMatch(/^CREATE TABLE `analytics`\.`customer_orders__tmp_[0-9a-f]{8}` ENGINE = MergeTree\(\) ORDER BY customer_id SETTINGS allow_nullable_key = 1 AS\nSELECT \* FROM \(\nSELECT c\.customer_id/);
+      expect(create.endsWith(`\n)${settings}`)).toBe(true);
       const tmp = /`(customer_orders__tmp_[0-9a-f]{8})`/.exec(create)![1];
       expect(sqls).toContain(`RENAME TABLE \`analytics\`.\`${tmp}\` TO \`analytics\`.\`customer_orders\``);
       expect(sqls.some((x) => /^SELECT count\(\) AS n FROM \(\nSELECT customer_id AS unique_field, count\(\) AS n_records\nFROM `analytics`\.`stg_customers`/.test(x))).toBe(true);
@@ -100,6 +105,22 @@ describe('ClickHouse server target (@clickhouse/client over HTTP)', () => {
       const tmp2 = /`(customer_orders__tmp_[0-9a-f]{8})`/.exec(reqs.map((r) => r.sql).find((x) => x.startsWith('CREATE TABLE'))!)![1];
       expect(reqs.map((r) => r.sql)).toContain(`EXCHANGE TABLES \`analytics\`.\`${tmp2}\` AND \`analytics\`.\`customer_orders\``);
       expect(reqs.map((r) => r.sql)).toContain(`DROP TABLE IF EXISTS \`analytics\`.\`${tmp2}\` SYNC`);
+    } finally { await t.close(); }
+  });
+
+  test('seed: a typed table built aside from the CSV\'s values, then renamed in, on the server', async () => {
+    const t = await openClickHouseTarget({ url, user: 'modeler', password: 's3cret', database: 'analytics' });
+    try {
+      reqs.length = 0;
+      const p = parseProject('/p', { 'seeds/codes.csv': "code,n\nA,1\nB's,\n", 'seeds/codes.yml': 'seeds:\n  - name: codes\n    config: {column_types: {n: Int32}}\n' });
+      const s = await executeProject(p, t, { command: 'seed', resolveSource });
+      expect(s.results).toMatchObject([{ name: 'codes', kind: 'seed', status: 'success', rows: 2 }]);
+      const sqls = reqs.map((r) => r.sql);
+      const create = sqls.find((x) => x.startsWith('CREATE TABLE'))!;
+      expect(create).toMatch(/^CREATE TABLE `analytics`\.`codes__seed_[0-9a-f]{8}` \(`code` Nullable\(String\), `n` Nullable\(Int32\)\) ENGINE = MergeTree\(\) ORDER BY tuple\(\)$/);
+      const tmp = /`(codes__seed_[0-9a-f]{8})`/.exec(create)![1];
+      expect(sqls).toContain(`INSERT INTO \`analytics\`.\`${tmp}\` SELECT CAST(c0 AS Nullable(String)), CAST(c1 AS Nullable(Int32)) FROM values('c0 Nullable(String), c1 Nullable(String)', ('A', '1'), ('B\\'s', NULL))`);
+      expect(sqls).toContain(`RENAME TABLE \`analytics\`.\`${tmp}\` TO \`analytics\`.\`codes\``);
     } finally { await t.close(); }
   });
 

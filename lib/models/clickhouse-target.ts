@@ -64,7 +64,8 @@ export async function openClickHouseTarget(opts: ClickHouseTargetOptions): Promi
     async explainAst(sql, signal) {
       try {
         // exec, not query: the client would append FORMAT, which the parser attaches to the explained SELECT
-        const r = await client.exec({ query: `EXPLAIN AST ${sql}`, clickhouse_settings: { default_format: 'TabSeparatedRaw' }, abort_signal: signal });
+        // union_default_mode: a model's bare UNION (UNION DISTINCT under its session settings) parses here too
+        const r = await client.exec({ query: `EXPLAIN AST ${sql}`, clickhouse_settings: { default_format: 'TabSeparatedRaw', union_default_mode: 'DISTINCT' }, abort_signal: signal });
         let text = '';
         for await (const chunk of r.stream) text += chunk.toString();
         return text.replace(/\n$/, '').split('\n');

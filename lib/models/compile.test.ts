@@ -82,7 +82,7 @@ describe('query box and editor paths', () => {
   test('the query box wraps one SELECT, cut at 1001 rows (the allow-list and limits: sql-guard.test.ts)', () => {
     expect(readOnlyQuery('SELECT * FROM models.x;')).toBe('SELECT * FROM (\nSELECT * FROM models.x\n) LIMIT 1001');
     expect(readOnlyQuery("WITH a AS (SELECT 1) SELECT ';' FROM a -- ; drop")).toContain("SELECT ';' FROM a -- ; drop\n)");
-    expect(queryLimits()).toMatch(/^SETTINGS readonly = 2, max_result_rows = 1001, .*result_overflow_mode = 'break', max_execution_time = 30, max_memory_usage = \d+$/);
+    expect(queryLimits()).toMatch(/^SETTINGS readonly = 2, max_result_rows = 1001, .*result_overflow_mode = 'break', max_execution_time = 30, max_memory_usage = \d+, join_use_nulls = 1, union_default_mode = 'DISTINCT', .*group_by_use_nulls = 1$/);
     expect(() => readOnlyQuery('   ')).toThrow(/empty/);
   });
   test('editor paths stay inside the project', () => {

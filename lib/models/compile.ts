@@ -30,7 +30,8 @@ export async function compileProject(p: Project & { errors?: { path: string; mes
   const resolved = new Map<string, string>();
   const env = { database: o.database, source: (id: string) => resolved.get(id)! };
   const out: CompiledNode[] = [];
-  const ids = [...g.order, ...[...p.tests.keys()].sort().map((n) => `test:${n}`)].filter((id) => chosen.has(id));
+  // seeds have nothing to render: their CSV is loaded as it is
+  const ids = [...g.order.filter((id) => id.startsWith('model:')), ...[...p.tests.keys()].sort().map((n) => `test:${n}`)].filter((id) => chosen.has(id));
   for (const id of ids) {
     const isModel = id.startsWith('model:');
     const node = isModel ? p.models.get(id.slice(6))! : p.tests.get(id.slice(5))!;

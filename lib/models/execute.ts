@@ -1,6 +1,8 @@
 import { pointAtSource } from './error-position';
-import { buildGraph, modelId } from './graph';
-import { materialize } from './materialize';
+import { buildGraph, refId } from './graph';
+import { existing, materialize, putInPlace } from './materialize';
+import { loadSeed } from './seed-load';
+import { sessionSettings, settingsClause } from './session-settings';
 import { assertParsed } from './project';
 import { renderModel, renderTest, type RenderEnv } from './render';
 import { selectNodes } from './selector';
@@ -56,7 +58,8 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
   const g = buildGraph(p);
   const log = o.logger ?? silentLogger;
   const chosen = selectNodes(p, g, o.select ?? [], o.exclude ?? []);
-  const ids = [...chosen].filter((id) => (o.command === 'run' ? id.startsWith('model:') : o.command === 'test' ? id.startsWith('test:') : true));
+  const only = { run: 'model:', test: 'test:', seed: 'seed:', build: '' }[o.command];
+  const ids = [...chosen].filter((id) => id.startsWith(only));
   const inSet = new Set(ids);
   // What each node waits for, within the chosen set.
   const deps = new Map<string, string[]>();
@@ -69,7 +72,7 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
     deps.set(id, [...d]);
   }
   const order = new Map(g.order.map((id, i) => [id, i]));
-  const rank = (id: string) => order.get(id.startsWith('model:') ? id : modelId(p.tests.get(id.slice(5))!.model ?? '')) ?? 0;
+  const rank = (id: string) => order.get(!id.startsWith('test:') ? id : refId(p, p.tests.get(id.slice(5))!.model ?? '')) ?? 0;
   const pending = ids.slice().sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
 
   const sourceCache = new Map<string, Promise<string>>();
@@ -97,6 +100,16 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
 
   const runNode = async (id: string): Promise<NodeResult> => {
     const start = Date.now();
+    if (id.startsWith('seed:')) {
+      const sd = p.seeds.get(id.slice(5))!;
+      try {
+        const now = await existing(target, sd.name);
+        const out = await loadSeed(target, sd, { signal: o.signal, swap: (tmp, name) => putInPlace(target, tmp, name, now, o.signal) });
+        return { name: sd.name, kind: 'seed', status: 'success', materialized: 'seed', rows: out.rows, durationMs: Date.now() - start, sql: out.sql };
+      } catch (e) {
+        return { name: sd.name, kind: 'seed', status: 'error', materialized: 'seed', rows: null, durationMs: Date.now() - start, error: (e as Error).message };
+      }
+    }
     if (id.startsWith('model:')) {
       const m = p.models.get(id.slice(6))!;
       const statements: string[] = [];
@@ -121,9 +134,11 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
       await prepare(t.sources);
       sql = renderTest(p, t, env);
       await check(sql);
+      // A test's own joins follow SQL's NULL semantics as models' do.
+      const clause = settingsClause(sessionSettings());
       const [cnt, rows] = await Promise.all([
-        target.query(`SELECT count() AS n FROM (\n${sql}\n)`, o.signal),
-        target.query(`SELECT * FROM (\n${sql}\n) LIMIT ${FAILING_ROWS}`, o.signal),
+        target.query(`SELECT count() AS n FROM (\n${sql}\n)${clause}`, o.signal),
+        target.query(`SELECT * FROM (\n${sql}\n) LIMIT ${FAILING_ROWS}${clause}`, o.signal),
       ]);
       const n = Number(cnt.rows[0]?.n ?? 0);
       const status = n === 0 ? 'pass' : t.severity === 'warn' ? 'warn' : 'fail';
@@ -162,7 +177,7 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
       if (r.status === 'error' || r.status === 'fail') log.error(line); else if (r.status === 'warn' || r.status === 'skipped') log.warn(line); else log.info(line);
       o.onResult?.(r, done, total);
     };
-    const skipped = (id: string, because: string): NodeResult => ({ name: id.replace(/^\w+:/, ''), kind: id.startsWith('model:') ? 'model' : 'test', status: 'skipped', rows: null, durationMs: 0, skippedBecause: because });
+    const skipped = (id: string, because: string): NodeResult => ({ name: id.replace(/^\w+:/, ''), kind: id.slice(0, id.indexOf(':')) as NodeResult['kind'], status: 'skipped', rows: null, durationMs: 0, skippedBecause: because });
     pump();
   });
 

@@ -73,7 +73,7 @@ describe('graph', () => {
     expect(p.errors.map((e) => e.message)).toEqual([
       'models: models/schema.yml: a.id: unknown test "bogus" (known: not_null, unique, accepted_values, relationships)',
       'models: two models named a: models/a.sql and models/x/a.sql',
-      'models: a refs nope, which is no model',
+      'models: a refs nope, which is no model or seed',
     ]);
   });
 });

@@ -2,34 +2,43 @@ import { AppError } from '../errors';
 import type { Project } from './types';
 
 /**
- * The DAG of a project: models by their refs, tests hanging off the models
- * they read. Node ids are `model:name` / `test:name` so a model and a test
- * may share a name.
+ * The DAG of a project: models by their refs (to models or seeds), tests
+ * hanging off the models and seeds they read. Node ids are `model:name` /
+ * `seed:name` / `test:name` so a model and a test may share a name.
  */
 export interface Graph {
   /** id → ids it depends on. */
   parents: Map<string, string[]>;
   /** id → ids depending on it. */
   children: Map<string, string[]>;
-  /** Models in dependency order (parents first). */
+  /** Seeds, then models in dependency order (parents first). */
   order: string[];
 }
 
 export const modelId = (n: string) => `model:${n}`;
 export const testId = (n: string) => `test:${n}`;
+export const seedId = (n: string) => `seed:${n}`;
 
-export function buildGraph(p: Pick<Project, 'models' | 'tests'>): Graph {
+type GraphProject = Pick<Project, 'models' | 'tests'> & Partial<Pick<Project, 'seeds'>>;
+
+/** The node a `ref(name)` reaches: a model, else a seed. */
+export function refId(p: GraphProject, name: string): string {
+  return !p.models.has(name) && p.seeds?.has(name) ? seedId(name) : modelId(name);
+}
+
+export function buildGraph(p: GraphProject): Graph {
   const parents = new Map<string, string[]>(); const children = new Map<string, string[]>();
   const add = (id: string) => { if (!parents.has(id)) { parents.set(id, []); children.set(id, []); } };
+  for (const s of p.seeds?.values() ?? []) add(seedId(s.name));
   for (const m of p.models.values()) add(modelId(m.name));
   for (const t of p.tests.values()) add(testId(t.name));
   const edge = (from: string, to: string) => {
     if (!parents.has(from) || !parents.has(to)) return;
     if (!parents.get(to)!.includes(from)) { parents.get(to)!.push(from); children.get(from)!.push(to); }
   };
-  for (const m of p.models.values()) for (const r of m.refs) edge(modelId(r), modelId(m.name));
-  for (const t of p.tests.values()) for (const r of t.refs) edge(modelId(r), testId(t.name));
-  return { parents, children, order: topoOrder(p) };
+  for (const m of p.models.values()) for (const r of m.refs) edge(refId(p, r), modelId(m.name));
+  for (const t of p.tests.values()) for (const r of t.refs) edge(refId(p, r), testId(t.name));
+  return { parents, children, order: [...[...p.seeds?.keys() ?? []].sort().map(seedId), ...topoOrder(p)] };
 }
 
 /**

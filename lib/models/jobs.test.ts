@@ -38,7 +38,7 @@ function ctx(runId: string): JobContext & { seen: [number, number?][] } {
 
 describe('models jobs', () => {
   test('are registered with one payload: select, exclude, fullRefresh, vars, target', () => {
-    expect(jobKinds().filter((k) => k.kind.startsWith('models.')).map((k) => `${k.kind}:${k.role}`)).toEqual(['models.run:operator', 'models.test:operator', 'models.build:operator', 'models.query:viewer']);
+    expect(jobKinds().filter((k) => k.kind.startsWith('models.')).map((k) => `${k.kind}:${k.role}`)).toEqual(['models.run:operator', 'models.test:operator', 'models.build:operator', 'models.seed:operator', 'models.query:viewer']);
     expect(ModelsPayload.parse({ select: 'a +b', exclude: ['c'] })).toEqual({ select: ['a', '+b'], exclude: ['c'], fullRefresh: false, vars: {} });
     expect(ModelsPayload.safeParse({ selct: 'a' }).success).toBe(false);
     expect(ModelsPayload.safeParse({ vars: [] }).success).toBe(false);
@@ -66,6 +66,23 @@ describe('models jobs', () => {
     const def = getJobDefinition('models.query')!;
     const r = await def.run(ctx('job-q'), def.payload.parse({ sql: 'SELECT customer_id FROM models.customer_orders ORDER BY customer_id' }));
     expect(r).toMatchObject({ rows: [{ customer_id: 1 }, { customer_id: 2 }, { customer_id: 3 }], truncated: false, target: 'embedded' });
+  });
+
+  test('models.seed loads the selected seeds; ref() to one runs after it', async () => {
+    fs.mkdirSync(path.join(wh.dir, 'models', 'seeds'), { recursive: true });
+    fs.writeFileSync(path.join(wh.dir, 'models', 'seeds', 'codes.csv'), 'code,label\npaid,Paid\nopen,Open\n');
+    fs.writeFileSync(path.join(wh.dir, 'models', 'models', 'marts', 'labelled.sql'), "SELECT o.order_id, c.label FROM {{ ref('stg_orders') }} AS o LEFT JOIN {{ ref('codes') }} AS c ON c.code = o.status\n");
+    const def = getJobDefinition('models.seed')!;
+    expect(def.payload.safeParse({ fullRefresh: true, selct: 'x' }).success).toBe(false);
+    const r = await def.run(ctx('job-seed'), def.payload.parse({ select: 'codes' })) as { ok: boolean; results: { name: string; kind: string; rows: number }[] };
+    expect(r).toMatchObject({ ok: true, results: [{ name: 'codes', kind: 'seed', rows: 2 }] });
+    const build = getJobDefinition('models.build')!;
+    const b = await build.run(ctx('job-seed-build'), build.payload.parse({ select: '+labelled' })) as { results: { name: string; status: string }[] };
+    expect(b.results.map((x) => x.name).indexOf('codes')).toBeLessThan(b.results.map((x) => x.name).indexOf('labelled'));
+    const q = getJobDefinition('models.query')!;
+    expect(await q.run(ctx('job-seed-q'), q.payload.parse({ sql: 'SELECT order_id, label FROM models.labelled ORDER BY order_id' }))).toMatchObject({
+      rows: [{ order_id: 10, label: 'Paid' }, { order_id: 11, label: 'Paid' }, { order_id: 12, label: 'Open' }, { order_id: 13, label: 'Paid' }],
+    });
   });
 });
 

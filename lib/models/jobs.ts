@@ -5,7 +5,7 @@ import type { Command } from './types';
 const list = z.union([z.string(), z.array(z.string())]).optional()
   .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]).flatMap((s) => s.split(/\s+/)).filter(Boolean));
 
-/** Payload of `models.run`, `models.test` and `models.build`: the CLI's flags. */
+/** Payload of `models.run`, `models.test`, `models.build` and `models.seed`: the CLI's flags. */
 export const ModelsPayload = z.strictObject({
   select: list.describe('dbt selectors (`name`, `+name`, `name+`, `tag:x`, `path:dir`); a string may hold several. (Default: everything)'),
   exclude: list.describe('dbt selectors to leave out (same syntax as select). (Default: none)'),
@@ -24,7 +24,8 @@ function commandJob(command: Command, description: string) {
     kind: `models.${command}`,
     description,
     role: 'operator',
-    // dbt test has no --full-refresh (tests render no model), so neither has models.test.
+    // dbt test has no --full-refresh (tests render no model), so neither has models.test. dbt seed has one; here a seed
+    // is re-created on every load anyway, so models.seed takes it and has nothing more to do.
     payload: command === 'test' ? ModelsPayload.omit({ fullRefresh: true }) : ModelsPayload,
     async run(ctx: JobContext, p) {
       const { runModelsCommand } = await import('./service');
@@ -37,7 +38,7 @@ function commandJob(command: Command, description: string) {
       const bad = s.results.filter((r) => r.status === 'error' || r.status === 'fail' || r.status === 'skipped');
       // Like etl.run: a run with a failed model or test is a failed job; every result is in model_results under this run's id.
       if (!s.ok) throw new Error(`models: ${command}: ${bad.length} of ${s.results.length} did not succeed: ${bad.slice(0, 8).map((r) => `${r.kind} ${r.name} ${r.status.toUpperCase()}${r.error ? ` (${r.error.slice(0, 200)})` : ''}`).join(', ')}${bad.length > 8 ? ', …' : ''}`);
-      return { command, ok: s.ok, target: s.target, durationMs: s.durationMs, results };
+      return { command, ok: s.ok, target: s.target, durationMs: s.durationMs, warnings: s.warnings.map((w) => w.message), results };
     },
   });
 }
@@ -45,7 +46,8 @@ function commandJob(command: Command, description: string) {
 export const modelsJobs = [
   commandJob('run', 'Materialise the selected SQL models in ClickHouse (dbt run)'),
   commandJob('test', 'Run the tests of the selected SQL models (dbt test)'),
-  commandJob('build', 'Models then their tests in DAG order, skipping what lies downstream of a failure (dbt build)'),
+  commandJob('build', 'Seeds, models then their tests in DAG order, skipping what lies downstream of a failure (dbt build)'),
+  commandJob('seed', 'Load the selected seeds (seeds/*.csv) into tables of the models target (dbt seed)'),
   defineJob({
     kind: 'models.query',
     description: 'A read-only SELECT on the models target (first 1,000 rows)',

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { AppError } from '../errors';
 import { quoteIdent, relationName } from './project';
+import { sessionSettings, settingsClause, type SettingValue } from './session-settings';
 import type { Target } from './target';
 import type { ModelConfig, ModelNode } from './types';
 
@@ -24,6 +25,39 @@ export function engineClause(c: ModelConfig): string {
 /** Model SQL without the trailing `;` users often leave. */
 export function bodySql(sql: string): string {
   return sql.replace(/[\s;]+$/, '');
+}
+
+/**
+ * Output names as every dbt adapter gives them: ClickHouse names an
+ * unaliased `customers.customer_id` in a query with joins
+ * `customers.customer_id`, where PostgreSQL (and SQL) name it
+ * `customer_id`. Each such name becomes its last part, unless another
+ * column already has that name (PostgreSQL would then refuse the table).
+ */
+export function topLevelNames(names: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const taken = new Set(names);
+  for (const n of names) {
+    const m = /^(?:[A-Za-z_][A-Za-z0-9_$]*\.)+([A-Za-z_][A-Za-z0-9_$]*)$/.exec(n);
+    if (!m || taken.has(m[1])) continue;
+    out.set(n, m[1]); taken.add(m[1]);
+  }
+  return out;
+}
+
+/**
+ * The SELECT a model materialises: the rendered SQL as a subquery, its
+ * columns renamed to their top-level names (topLevelNames), run under the
+ * dbt session settings (session-settings.ts) and the model's own
+ * `query_settings`. A view stores the SETTINGS clause, so reading it later
+ * from any session joins as the model was written.
+ */
+export async function modelSelect(target: Target, sql: string, settings: Record<string, SettingValue> | undefined, signal?: AbortSignal): Promise<string> {
+  const clause = settingsClause(sessionSettings(settings));
+  const probe = await target.query(`SELECT * FROM (\n${sql}\n) LIMIT 0${clause}`, signal);
+  const renamed = topLevelNames(probe.columns.map((c) => c.name));
+  const list = renamed.size ? probe.columns.map((c) => (renamed.has(c.name) ? `${quoteIdent(c.name)} AS ${quoteIdent(renamed.get(c.name)!)}` : quoteIdent(c.name))).join(', ') : '*';
+  return `SELECT ${list} FROM (\n${sql}\n)${clause}`;
 }
 
 export async function existing(target: Target, name: string): Promise<'view' | 'table' | null> {
@@ -62,6 +96,14 @@ async function swapIn(target: Target, fresh: string, name: string, signal?: Abor
   await target.command(`DROP TABLE IF EXISTS ${relationName(db, fresh)} SYNC`, signal);
 }
 
+/** A freshly built side table `tmp` becomes `name`, whatever stood there (a table: swapped atomically; a view: dropped first). */
+export async function putInPlace(target: Target, tmp: string, name: string, now: 'view' | 'table' | null, signal?: AbortSignal, run: (sql: string) => Promise<void> = (sql) => target.command(sql, signal)): Promise<void> {
+  const db = target.database;
+  if (now === 'table') { await swapIn(target, tmp, name, signal); return; }
+  if (now === 'view') await run(`DROP VIEW ${relationName(db, name)} SYNC`);
+  await run(`RENAME TABLE ${relationName(db, tmp)} TO ${relationName(db, name)}`);
+}
+
 export interface MaterializeOptions {
   fullRefresh: boolean;
   signal?: AbortSignal;
@@ -84,8 +126,9 @@ export async function materialize(target: Target, m: ModelNode, o: MaterializeOp
   if (c.materialized === 'view') {
     const sql = bodySql(o.render(false));
     await o.check?.(sql);
+    const select = await modelSelect(target, sql, c.query_settings, o.signal);
     if (now === 'table') await run(`DROP TABLE ${rel} SYNC`);
-    await run(`CREATE OR REPLACE VIEW ${rel} AS\n${sql}`);
+    await run(`CREATE OR REPLACE VIEW ${rel} AS\n${select}`);
     return { rows: null, sql };
   }
   const suffix = crypto.randomBytes(4).toString('hex');
@@ -96,18 +139,15 @@ export async function materialize(target: Target, m: ModelNode, o: MaterializeOp
   const sql = bodySql(o.render(incremental));
   await o.check?.(sql);
   try {
+    const select = await modelSelect(target, sql, c.query_settings, o.signal);
     if (!incremental) {
-      await run(`CREATE TABLE ${tmpRel} ${engineClause(c)} AS\n${sql}`);
+      await run(`CREATE TABLE ${tmpRel} ${engineClause(c)} AS\n${select}`);
       const rows = await count(target, tmpRel);
-      if (now === 'table') await swapIn(target, tmp, m.name, o.signal);
-      else {
-        if (now === 'view') await run(`DROP VIEW ${rel} SYNC`);
-        await run(`RENAME TABLE ${tmpRel} TO ${rel}`);
-      }
+      await putInPlace(target, tmp, m.name, now, o.signal, run);
       return { rows, sql };
     }
     // Incremental: the new rows into a side table first, so a schema change is caught before anything moves.
-    await run(`CREATE TABLE ${tmpRel} ENGINE = MergeTree() ORDER BY tuple() AS\n${sql}`);
+    await run(`CREATE TABLE ${tmpRel} ENGINE = MergeTree() ORDER BY tuple() AS\n${select}`);
     const [have, got] = [await columns(target, m.name), await columns(target, tmp)];
     const diff = schemaDiff(have, got);
     if (diff.length) throw new AppError('validation', `models: ${m.name}: the incremental model's columns changed (${diff.join('; ')}); rerun with --full-refresh to rebuild it`);

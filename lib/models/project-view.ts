@@ -6,10 +6,13 @@ import type { ColumnDoc, Project, TestNode } from './types';
 export interface ProjectView {
   root: string;
   name: string;
-  files: { path: string; kind: 'model' | 'schema' | 'docs' | 'test' | 'macro' | 'project' }[];
+  files: { path: string; kind: 'model' | 'seed' | 'schema' | 'docs' | 'test' | 'macro' | 'project' }[];
+  seeds: { name: string; path: string; tags: string[]; description?: string; columns?: ColumnDoc[]; last: LastRun | null }[];
   models: { name: string; path: string; materialized: string; tags: string[]; refs: string[]; sources: string[]; description?: string; columns?: ColumnDoc[]; last: LastRun | null }[];
   tests: { name: string; path: string; model?: string; refs: string[]; severity: string; type: string; last: LastRun | null }[];
   errors: { path: string; message: string }[];
+  /** Settings read but not applied (unknown config keys, folder paths matching nothing). */
+  warnings: { path: string; message: string }[];
 }
 export type LastRun = Pick<StoredResult, 'status' | 'rows' | 'durationMs' | 'error' | 'runId' | 'createdAt'>;
 
@@ -18,6 +21,7 @@ export function fileKind(path: string): ProjectView['files'][number]['kind'] {
   if (path.endsWith('.md')) return 'docs';
   if (path.startsWith('macros/')) return 'macro';
   if (path.startsWith('tests/')) return 'test';
+  if (path.startsWith('seeds/') && path.endsWith('.csv')) return 'seed';
   return path.endsWith('.sql') ? 'model' : 'schema';
 }
 
@@ -45,10 +49,14 @@ export async function projectView(pool: pg.Pool, p: Project & { errors: { path: 
       name: m.name, path: m.path, materialized: m.config.materialized, tags: m.config.tags, refs: m.refs, sources: m.sources, description: m.description, columns: m.columns,
       last: last.get(`model:${m.name}`) ?? null,
     })),
+    seeds: [...p.seeds.values()].sort((a, b) => a.name.localeCompare(b.name)).map((s) => ({
+      name: s.name, path: s.path, tags: s.config.tags, description: s.description, columns: s.columns, last: last.get(`seed:${s.name}`) ?? null,
+    })),
     tests: [...p.tests.values()].sort((a, b) => a.name.localeCompare(b.name)).map((t) => ({
       name: t.name, path: t.path, model: t.model, refs: t.refs, severity: t.severity, type: t.generic?.type ?? 'singular',
       last: last.get(`test:${t.name}`) ?? (legacyTestName(t) ? last.get(`test:${legacyTestName(t)}`) : undefined) ?? null,
     })),
     errors: p.errors,
+    warnings: p.warnings,
   };
 }

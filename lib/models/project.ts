@@ -1,8 +1,9 @@
 import { AppError } from '../errors';
-import { configOf, parseProjectYml, parseSchemaYml } from './schema-yml';
+import { configKeyWarnings, mergeLevels, projectWarnings, resourceConfigs, type ResourceType, type Warning } from './project-config';
+import { configOf, parseProjectYml, parseSchemaYml, seedConfigOf, testConfigOf, type YmlTest } from './schema-yml';
 import { renderTemplate, type TemplateContext } from './template';
 import { parseDocBlocks } from './docs-blocks';
-import type { ColumnDoc, DocBlock, ModelConfig, ModelNode, Project, TestNode } from './types';
+import type { ColumnDoc, DocBlock, ModelConfig, ModelNode, Project, SeedConfig, SeedNode, TestNode } from './types';
 
 /** A project as files: path relative to the root → text. */
 export type ProjectFiles = Record<string, string>;
@@ -34,18 +35,28 @@ export function lookupVar(vars: Record<string, unknown>, name: string, fallback:
 /**
  * Parse a project the way dbt does: render every template once with a
  * recording context to learn its refs, sources and in-file config(), then
- * merge the config of dbt_project.yml (defaults), schema.yml and the file
- * (the file wins). Model files live under `models/`, singular tests under
- * `tests/`, macros under `macros/`. Broken files are reported in `errors`,
- * not thrown, so the panel can still show the rest.
+ * merge each node's config from dbt_project.yml's folder levels (project,
+ * then each folder down to the file: the most specific wins), the
+ * properties yml, and the file's config() (the file wins); tags add up.
+ * Model files live under `models/`, seeds under `seeds/` (CSV), singular
+ * tests under `tests/`, macros under `macros/`. Broken files are reported in
+ * `errors`, not thrown, so the panel can still show the rest; keys read but
+ * not applied are `warnings`.
  */
 export function parseProject(root: string, files: ProjectFiles, vars: Record<string, unknown> = {}): Project & { errors: { path: string; message: string }[] } {
   const errors: { path: string; message: string }[] = [];
+  const warnings: Warning[] = [];
   const paths = Object.keys(files).sort();
-  let name = 'tributary'; let projectVars: Record<string, unknown> = {}; let defaults: Partial<ModelConfig> = {};
+  let name = 'tributary'; let projectVars: Record<string, unknown> = {}; let doc: Record<string, unknown> = {};
   if (files['dbt_project.yml'] !== undefined) {
-    try { const p = parseProjectYml(files['dbt_project.yml'], 'dbt_project.yml'); name = p.name ?? name; projectVars = p.vars; defaults = p.defaults; } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
+    try { const p = parseProjectYml(files['dbt_project.yml'], 'dbt_project.yml'); name = p.name ?? name; projectVars = p.vars; doc = p.doc; warnings.push(...projectWarnings(doc)); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
   }
+  const folders = resourceConfigs(doc, name);
+  /** Folder configs of a node: its path below the resource folder, then its name. */
+  const folderConfig = (type: ResourceType, path: string, nodeName: string) => {
+    const parts = path.split('/').slice(1, -1);
+    try { return mergeLevels(folders.levels(type, [...parts, nodeName]).map((l) => l.config)); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); return {}; }
+  };
   const allVars = { ...projectVars, ...vars };
   // Each macro file is preceded by a marker comment, so an error in the joined text can name its file and line.
   const macros = paths.filter((p) => p.startsWith('macros/') && p.endsWith('.sql')).map((p) => `${macroFileMarker(p)}\n${files[p]}`).join('\n');
@@ -62,13 +73,42 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
     } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
   }
 
-  const yml = new Map<string, { description?: string; columns: ColumnDoc[]; path: string; config: Partial<ModelConfig>; tests: TestNode[] }>();
-  for (const p of paths.filter((x) => x.startsWith('models/') && /\.ya?ml$/.test(x))) {
+  type Props<C> = { description?: string; columns: ColumnDoc[]; config: Partial<C>; tests: YmlTest[]; path: string };
+  const yml = new Map<string, Props<ModelConfig>>();
+  const seedYml = new Map<string, Props<SeedConfig>>();
+  for (const p of paths.filter((x) => (x.startsWith('models/') || x.startsWith('seeds/')) && /\.ya?ml$/.test(x))) {
     try {
-      for (const m of parseSchemaYml(files[p], p).models) {
-        const prev = yml.get(m.name);
-        yml.set(m.name, { description: m.description ?? prev?.description, columns: [...(prev?.columns ?? []), ...m.columns], path: prev?.path ?? p, config: { ...prev?.config, ...m.config }, tests: [...(prev?.tests ?? []), ...m.tests] });
+      const parsed = parseSchemaYml(files[p], p);
+      warnings.push(...parsed.warnings);
+      for (const [list, into] of [[parsed.models, yml], [parsed.seeds, seedYml]] as const) {
+        for (const m of list) {
+          const prev = into.get(m.name) as Props<object> | undefined;
+          (into as Map<string, Props<object>>).set(m.name, { path: prev?.path ?? p, description: m.description ?? prev?.description, columns: [...(prev?.columns ?? []), ...m.columns], config: { ...prev?.config, ...m.config }, tests: [...(prev?.tests ?? []), ...m.tests] });
+        }
       }
+    } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
+  }
+
+  const seeds = new Map<string, SeedNode>();
+  for (const p of paths.filter((x) => x.startsWith('seeds/') && x.endsWith('.csv'))) {
+    const sname = p.slice(p.lastIndexOf('/') + 1, -4);
+    if (!NAME.test(sname)) { errors.push({ path: p, message: `models: ${p}: a seed name is letters, digits and _ (got ${JSON.stringify(sname)})` }); continue; }
+    if (seeds.has(sname)) { errors.push({ path: p, message: `models: two seeds named ${sname}: ${seeds.get(sname)!.path} and ${p}` }); continue; }
+    try {
+      const folder = seedConfigOf(folderConfig('seeds', p, sname), `dbt_project.yml: seeds (${p})`);
+      const props = seedYml.get(sname)?.config ?? {};
+      const config: SeedConfig = { quote_columns: true, delimiter: ',', enabled: true, ...folder, ...props,
+        column_types: { ...folder.column_types, ...props.column_types }, tags: [...new Set([...(folder.tags ?? []), ...(props.tags ?? [])])] };
+      const node: SeedNode = { kind: 'seed', name: sname, path: p, csv: files[p], config };
+      const fromYml = seedYml.get(sname);
+      if (fromYml) {
+        const render = (text: string | undefined, what: string) => {
+          try { return renderDescription(text, fromYml.path, what, docs, allVars); } catch (e) { errors.push({ path: fromYml.path, message: (e as Error).message }); return text; }
+        };
+        node.description = render(fromYml.description, `${sname}.description`);
+        if (fromYml.columns.length) node.columns = fromYml.columns.map((c) => ({ ...c, description: render(c.description, `${sname}.columns.${c.name}.description`) }));
+      }
+      seeds.set(sname, node);
     } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
   }
 
@@ -77,14 +117,18 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
     const mname = p.slice(p.lastIndexOf('/') + 1, -4);
     if (!NAME.test(mname)) { errors.push({ path: p, message: `models: ${p}: a model name is letters, digits and _ (got ${JSON.stringify(mname)})` }); continue; }
     if (models.has(mname)) { errors.push({ path: p, message: `models: two models named ${mname}: ${models.get(mname)!.path} and ${p}` }); continue; }
+    if (seeds.has(mname)) { errors.push({ path: p, message: `models: ${mname} is both a model (${p}) and a seed (${seeds.get(mname)!.path}); ref() could not tell them apart` }); continue; }
     const fromYml = yml.get(mname);
+    let folder: Partial<ModelConfig> = {};
+    try { folder = configOf(folderConfig('models', p, mname), `dbt_project.yml: models (${p})`); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
     const node: ModelNode = {
       kind: 'model', name: mname, path: p, raw: files[p], refs: [], sources: [],
-      config: { materialized: 'view', tags: [], enabled: true, ...defaults, ...fromYml?.config } as ModelConfig,
+      config: { materialized: 'view', enabled: true, ...folder, ...fromYml?.config, tags: [...new Set([...(folder.tags ?? []), ...(fromYml?.config.tags ?? [])])] } as ModelConfig,
     };
     try {
       const rec = recordTemplate(files[p], p, macros, allVars);
       node.refs = rec.refs; node.sources = rec.sources;
+      warnings.push(...configKeyWarnings('models', rec.config, p, `${p}: config()`));
       const inline = configOf(rec.config, p);
       node.config = { ...node.config, ...inline, tags: [...new Set([...(node.config.tags ?? []), ...(inline.tags ?? [])])] };
     } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
@@ -99,12 +143,23 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
   }
 
   const tests = new Map<string, TestNode>();
-  for (const [mname, y] of yml) {
-    if (!models.has(mname)) { errors.push({ path: y.tests[0]?.path ?? 'schema.yml', message: `models: schema.yml describes ${mname}, which is no model file` }); continue; }
+  const testFolder = (path: string, tname: string) => {
+    // generic tests sit at their yml's folder below models/ (or seeds/), as in dbt's fqn
+    try { return testConfigOf(folderConfig('tests', path, tname), `dbt_project.yml: tests (${path})`); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); return {}; }
+  };
+  for (const [owner, y, kind] of [...[...yml].map(([n, y]) => [n, y, 'model'] as const), ...[...seedYml].map(([n, y]) => [n, y, 'seed'] as const)]) {
+    const ownerNode = kind === 'model' ? models.get(owner) : seeds.get(owner);
+    if (!ownerNode) { errors.push({ path: y.path, message: `models: ${y.path} describes ${kind} ${owner}, which is no ${kind} file` }); continue; }
+    const ownerTags = kind === 'model' ? (ownerNode as ModelNode).config.tags : (ownerNode as SeedNode).config.tags;
     for (const t of y.tests) {
       let n = t.name; let k = 2;
       while (tests.has(n)) n = `${t.name}_${k++}`;
-      tests.set(n, { ...t, name: n, alias: n === t.name ? t.alias : n, tags: [...new Set([...t.tags, ...models.get(mname)!.config.tags])] });
+      const f = testFolder(t.path, n);
+      const { severitySet, ...node } = t;
+      tests.set(n, {
+        ...node, name: n, alias: n === t.name ? t.alias : n, severity: severitySet ? t.severity : f.severity ?? t.severity, where: t.where ?? f.where,
+        enabled: t.enabled ?? f.enabled, tags: [...new Set([...(f.tags ?? []), ...t.tags, ...ownerTags])],
+      });
     }
   }
   for (const p of paths.filter((x) => x.startsWith('tests/') && x.endsWith('.sql'))) {
@@ -112,18 +167,22 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
     if (!NAME.test(tname) || tests.has(tname)) { errors.push({ path: p, message: `models: ${p}: test names are unique letters, digits and _` }); continue; }
     try {
       const rec = recordTemplate(files[p], p, macros, allVars);
-      const sev = String(rec.config.severity ?? 'error');
+      warnings.push(...configKeyWarnings('tests', rec.config, p, `${p}: config()`));
+      const f = testFolder(p, tname);
+      const own = testConfigOf(rec.config, p);
       tests.set(tname, {
         kind: 'test', name: tname, path: p, raw: files[p], refs: rec.refs, sources: rec.sources, model: rec.refs[0],
-        severity: sev === 'warn' ? 'warn' : 'error', tags: configOf(rec.config, p).tags ?? [],
-        where: rec.config.where === undefined ? undefined : String(rec.config.where),
+        severity: own.severity ?? f.severity ?? 'error', tags: [...new Set([...(f.tags ?? []), ...(own.tags ?? [])])],
+        where: own.where ?? f.where, enabled: own.enabled ?? f.enabled,
       });
     } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
   }
 
-  for (const m of models.values()) for (const r of m.refs) if (!models.has(r)) errors.push({ path: m.path, message: `models: ${m.name} refs ${r}, which is no model` });
-  for (const t of tests.values()) for (const r of t.refs) if (!models.has(r)) errors.push({ path: t.path, message: `models: test ${t.name} refs ${r}, which is no model` });
-  return { root, name, models, tests, macros, vars: allVars, docs: [...docs.values()].sort((a, b) => a.name.localeCompare(b.name)), errors };
+  const known = (r: string) => models.has(r) || seeds.has(r);
+  for (const m of models.values()) for (const r of m.refs) if (!known(r)) errors.push({ path: m.path, message: `models: ${m.name} refs ${r}, which is no model or seed` });
+  for (const t of tests.values()) for (const r of t.refs) if (!known(r)) errors.push({ path: t.path, message: `models: test ${t.name} refs ${r}, which is no model or seed` });
+  warnings.push(...folders.warnings());
+  return { root, name, models, tests, seeds, macros, vars: allVars, docs: [...docs.values()].sort((a, b) => a.name.localeCompare(b.name)), errors, warnings };
 }
 
 /**

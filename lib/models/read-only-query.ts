@@ -1,4 +1,5 @@
 import { AppError } from '../errors';
+import { DBT_SESSION_SETTINGS, settingsClause } from './session-settings';
 
 /** Rows the query box shows. */
 export const QUERY_ROW_LIMIT = 1000;
@@ -29,9 +30,11 @@ export function readOnlyQuery(sql: string): string {
  * The settings the checked query runs with: `readonly = 2` (no writes, no DDL;
  * 1 would also refuse reading the models' views over the lake readers, as
  * ClickHouse counts their table functions as temporary tables), a row and
- * byte cap that stop reading rather than fail, a time and a memory limit.
+ * byte cap that stop reading rather than fail, a time and a memory limit;
+ * and the models' SQL semantics (session-settings.ts), so a join typed in
+ * the query box gives what the same join in a model gives.
  */
 export function queryLimits(overrides: Partial<typeof QUERY_LIMITS> = {}): string {
   const l = { ...QUERY_LIMITS, ...overrides };
-  return `SETTINGS readonly = 2, max_result_rows = ${QUERY_ROW_LIMIT + 1}, max_result_bytes = ${l.maxResultBytes}, result_overflow_mode = 'break', max_execution_time = ${l.maxExecutionTime}, max_memory_usage = ${l.maxMemoryUsage}`;
+  return `SETTINGS readonly = 2, max_result_rows = ${QUERY_ROW_LIMIT + 1}, max_result_bytes = ${l.maxResultBytes}, result_overflow_mode = 'break', max_execution_time = ${l.maxExecutionTime}, max_memory_usage = ${l.maxMemoryUsage},${settingsClause(DBT_SESSION_SETTINGS).replace(/^ SETTINGS/, '')}`;
 }

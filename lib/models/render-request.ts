@@ -2,7 +2,7 @@ import { AppError } from '../errors';
 import { compileProject, type CompiledNode } from './compile';
 import { parseProject, type ProjectFiles } from './project';
 import type { LakeAccess } from './source-sql';
-import type { DocBlock, ModelNode, Project, TestNode } from './types';
+import type { DocBlock, ModelNode, Project, SeedNode, TestNode } from './types';
 
 /**
  * What the rendering child process is asked to do (render-child.ts), as plain
@@ -22,19 +22,20 @@ export type RenderRequest =
 /** A parsed project as JSON (Project holds Maps). */
 export interface ParsedProject {
   root: string; name: string; macros: string; vars: Record<string, unknown>;
-  models: ModelNode[]; tests: TestNode[]; docs?: DocBlock[]; errors: { path: string; message: string }[];
+  models: ModelNode[]; tests: TestNode[]; seeds: SeedNode[]; docs?: DocBlock[]; errors: { path: string; message: string }[];
+  warnings: { path: string; message: string }[];
 }
 
 export type RenderResult = ParsedProject | CompiledNode[];
 
 export function toParsed(p: Project & { errors: { path: string; message: string }[] }): ParsedProject {
-  return { root: p.root, name: p.name, macros: p.macros, vars: p.vars, models: [...p.models.values()], tests: [...p.tests.values()], docs: p.docs, errors: p.errors };
+  return { root: p.root, name: p.name, macros: p.macros, vars: p.vars, models: [...p.models.values()], tests: [...p.tests.values()], seeds: [...p.seeds.values()], docs: p.docs, errors: p.errors, warnings: p.warnings };
 }
 
 export function fromParsed(p: ParsedProject): Project & { errors: { path: string; message: string }[] } {
   return {
-    root: p.root, name: p.name, macros: p.macros, vars: p.vars, docs: p.docs, errors: p.errors,
-    models: new Map(p.models.map((m) => [m.name, m])), tests: new Map(p.tests.map((t) => [t.name, t])),
+    root: p.root, name: p.name, macros: p.macros, vars: p.vars, docs: p.docs, errors: p.errors, warnings: p.warnings ?? [],
+    models: new Map(p.models.map((m) => [m.name, m])), tests: new Map(p.tests.map((t) => [t.name, t])), seeds: new Map((p.seeds ?? []).map((s) => [s.name, s])),
   };
 }
 

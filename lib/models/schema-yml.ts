@@ -1,11 +1,19 @@
 import YAML from 'yaml';
 import { AppError } from '../errors';
+import { configKeyWarnings, type Warning } from './project-config';
+import { checkQuerySettings } from './session-settings';
 import { synthesizeTestNames, TEST_CONFIG_ARGS } from './test-names';
-import type { ColumnDoc, GenericTestType, ModelConfig, TestNode } from './types';
+import type { ColumnDoc, GenericTestType, ModelConfig, SeedConfig, TestNode } from './types';
 
-/** What one schema.yml says about the models it names. */
+/** A generic test as its yml gives it; severitySet: the yml named a severity (it then wins over dbt_project.yml's tests:). */
+export type YmlTest = TestNode & { severitySet: boolean };
+
+/** What one schema.yml says about the models and seeds it names. */
 export interface SchemaYml {
-  models: { name: string; description?: string; columns: ColumnDoc[]; config: Partial<ModelConfig>; tests: TestNode[] }[];
+  models: { name: string; description?: string; columns: ColumnDoc[]; config: Partial<ModelConfig>; tests: YmlTest[] }[];
+  seeds: { name: string; description?: string; columns: ColumnDoc[]; config: Partial<SeedConfig>; tests: YmlTest[] }[];
+  /** Config keys it sets that Tributary does not apply. */
+  warnings: Warning[];
 }
 
 const GENERIC: GenericTestType[] = ['not_null', 'unique', 'accepted_values', 'relationships'];
@@ -36,12 +44,45 @@ function configOf(raw: Record<string, unknown>, where: string): Partial<ModelCon
     else if (key === 'enabled') out.enabled = v !== false;
     else if (key === 'engine' || key === 'partition_by') out[key] = String(v);
     else if (key === 'order_by' || key === 'unique_key') out[key] = Array.isArray(v) ? v.map(String) : String(v);
+    else if (key === 'query_settings') out.query_settings = checkQuerySettings(v, where);
+  }
+  return out;
+}
+
+/** dbt's seed configs: column_types, quote_columns, delimiter, tags, enabled (others: see project-config.ts). */
+function seedConfigOf(raw: Record<string, unknown>, where: string): Partial<SeedConfig> {
+  const out: Partial<SeedConfig> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const key = k.replace(/^\+/, '');
+    if (key === 'column_types') out.column_types = Object.fromEntries(Object.entries(asObject(v, `${where}: column_types`)).map(([c, t]) => [c, String(t)]));
+    else if (key === 'quote_columns') out.quote_columns = v !== false;
+    else if (key === 'delimiter') {
+      if (typeof v !== 'string' || v.length !== 1) throw new AppError('validation', `models: ${where}: delimiter must be one character, got ${JSON.stringify(v)}`, { field: 'delimiter' });
+      out.delimiter = v;
+    } else if (key === 'tags') out.tags = (Array.isArray(v) ? v : [v]).map(String);
+    else if (key === 'enabled') out.enabled = v !== false;
+  }
+  return out;
+}
+
+/** A test's own configs from dbt_project.yml's tests: (severity, where, tags, enabled). */
+export function testConfigOf(raw: Record<string, unknown>, where: string): { severity?: 'error' | 'warn'; where?: string; tags?: string[]; enabled?: boolean } {
+  const out: { severity?: 'error' | 'warn'; where?: string; tags?: string[]; enabled?: boolean } = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const key = k.replace(/^\+/, '');
+    if (key === 'severity') {
+      const sev = String(v).toLowerCase();
+      if (sev !== 'error' && sev !== 'warn') throw new AppError('validation', `models: ${where}: severity must be error or warn`, { field: 'severity' });
+      out.severity = sev;
+    } else if (key === 'where') out.where = String(v);
+    else if (key === 'tags') out.tags = (Array.isArray(v) ? v : [v]).map(String);
+    else if (key === 'enabled') out.enabled = v !== false;
   }
   return out;
 }
 
 /** One generic test entry of a column (`- unique`, `- accepted_values: {values: [...]}`) → a test node, named as dbt names it (test-names.ts). */
-function genericTest(entry: unknown, model: string, column: string, file: string): TestNode {
+function genericTest(entry: unknown, model: string, column: string, file: string): YmlTest {
   const where = `${file}: ${model}.${column}`;
   let type: string; let raw: Record<string, unknown> = {};
   if (typeof entry === 'string') type = entry;
@@ -64,9 +105,10 @@ function genericTest(entry: unknown, model: string, column: string, file: string
   args.column_name = column;
   const names = synthesizeTestNames(t, model, args);
   const name = customName === undefined ? names.full : String(customName);
-  const node: TestNode = {
+  const node: YmlTest = {
+    severitySet: cfg.severity !== undefined,
     kind: 'test', name, alias: customName === undefined ? names.short : name, path: file, model, refs: [model], sources: [],
-    severity, where: cfg.where === undefined ? undefined : String(cfg.where),
+    severity, where: cfg.where === undefined ? undefined : String(cfg.where), enabled: cfg.enabled === undefined ? undefined : cfg.enabled !== false,
     tags: (Array.isArray(cfg.tags) ? cfg.tags : cfg.tags ? [cfg.tags] : []).map(String),
     generic: { type: t, column }, args,
     description: description === undefined ? undefined : String(description),
@@ -85,19 +127,20 @@ function genericTest(entry: unknown, model: string, column: string, file: string
   return node;
 }
 
-/** Parse one schema.yml (dbt version 2 layout: models → columns → tests / data_tests). */
+/** Parse one schema.yml (dbt version 2 layout: models / seeds → columns → tests / data_tests). */
 export function parseSchemaYml(text: string, file: string): SchemaYml {
   let doc: unknown;
   try { doc = YAML.parse(text); } catch (e) { throw new AppError('validation', `models: ${file}: ${(e as Error).message.split('\n')[0]}`); }
   const root = asObject(doc, file);
-  const models = root.models ?? [];
-  if (!Array.isArray(models)) throw new AppError('validation', `models: ${file}: models must be a list`);
-  return {
-    models: models.map((m, i) => {
-      const o = asObject(m, `${file}: models[${i}]`);
+  const warnings: Warning[] = [];
+  const entries = (key: 'models' | 'seeds') => {
+    const list = root[key] ?? [];
+    if (!Array.isArray(list)) throw new AppError('validation', `models: ${file}: ${key} must be a list`);
+    return list.map((m, i) => {
+      const o = asObject(m, `${file}: ${key}[${i}]`);
       const name = String(o.name ?? '');
-      if (!name) throw new AppError('validation', `models: ${file}: models[${i}] has no name`);
-      const tests: TestNode[] = []; const columns: ColumnDoc[] = [];
+      if (!name) throw new AppError('validation', `models: ${file}: ${key}[${i}] has no name`);
+      const tests: YmlTest[] = []; const columns: ColumnDoc[] = [];
       const cols = o.columns ?? [];
       if (!Array.isArray(cols)) throw new AppError('validation', `models: ${file}: ${name}.columns must be a list`);
       for (const c of cols) {
@@ -109,19 +152,22 @@ export function parseSchemaYml(text: string, file: string): SchemaYml {
         for (const t of list) tests.push(genericTest(t, name, col, file));
         columns.push({ name: col, description: co.description === undefined || co.description === null ? undefined : String(co.description), data_type: co.data_type === undefined || co.data_type === null ? undefined : String(co.data_type) });
       }
-      return { name, description: o.description === undefined || o.description === null ? undefined : String(o.description), columns, config: configOf(asObject(o.config, `${file}: ${name}.config`), `${file}: ${name}`), tests };
-    }),
+      const config = asObject(o.config, `${file}: ${name}.config`);
+      warnings.push(...configKeyWarnings(key, config, file, `${file}: ${name}.config`));
+      return { name, description: o.description === undefined || o.description === null ? undefined : String(o.description), columns, config, tests };
+    });
   };
+  const models = entries('models').map((m) => ({ ...m, config: configOf(m.config, `${file}: ${m.name}`) }));
+  const seeds = entries('seeds').map((m) => ({ ...m, config: seedConfigOf(m.config, `${file}: ${m.name}`) }));
+  return { models, seeds, warnings };
 }
 
-/** `vars:` and `models:` defaults of dbt_project.yml (optional). */
-export function parseProjectYml(text: string, file: string): { name?: string; vars: Record<string, unknown>; defaults: Partial<ModelConfig> } {
+/** dbt_project.yml: its name, `vars:` and the whole document (folder configs: project-config.ts). */
+export function parseProjectYml(text: string, file: string): { name?: string; vars: Record<string, unknown>; doc: Record<string, unknown> } {
   let doc: unknown;
   try { doc = YAML.parse(text); } catch (e) { throw new AppError('validation', `models: ${file}: ${(e as Error).message.split('\n')[0]}`); }
   const o = asObject(doc, file);
-  const models = asObject(o.models, `${file}: models`);
-  const flat = Object.fromEntries(Object.entries(models).filter(([, v]) => typeof v !== 'object' || Array.isArray(v)));
-  return { name: o.name === undefined ? undefined : String(o.name), vars: asObject(o.vars, `${file}: vars`), defaults: configOf(flat, file) };
+  return { name: o.name === undefined ? undefined : String(o.name), vars: asObject(o.vars, `${file}: vars`), doc: o };
 }
 
-export { configOf };
+export { configOf, seedConfigOf };

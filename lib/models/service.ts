@@ -164,10 +164,12 @@ export interface ModelsCommandInput {
   onResult?(r: NodeResult, done: number, total: number): void;
 }
 
-/** run / test / build; every outcome is stored in model_results as it finishes. */
-export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Promise<RunSummary & { target: string }> {
+/** run / test / build / seed; every outcome is stored in model_results as it finishes. */
+export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Promise<RunSummary & { target: string; warnings: { path: string; message: string }[] }> {
   const startedAt = new Date().toISOString();
   const project = await loadModelsProject(d, { project: i.project, vars: i.vars });
+  // what the project says but Tributary does not apply: in the run's log, never dropped silently
+  for (const w of project.warnings) d.logger?.warn(w.message);
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
   const target = await spec.open();
@@ -184,7 +186,7 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
       },
     });
     writeRunArtifacts(d, project, summary, { database: spec.database, invocationId: i.runId, startedAt }, { ...i, threads: d.env.TRIBUTARY_MODELS_THREADS, target: spec.name });
-    return { ...summary, target: spec.name };
+    return { ...summary, target: spec.name, warnings: project.warnings };
   } finally {
     await saves;
     await target.close();
@@ -207,7 +209,7 @@ function writeRunArtifacts(d: ModelsDeps, project: Project, summary: RunSummary,
 }
 
 /** compile: rendered SQL of the selection, written under target/compiled/. */
-export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; project?: string; write?: boolean; overrides?: Record<string, string> }): Promise<{ nodes: CompiledNode[]; written: string[] }> {
+export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclude?: string[]; vars?: Record<string, unknown>; target?: string; project?: string; write?: boolean; overrides?: Record<string, string> }): Promise<{ nodes: CompiledNode[]; written: string[]; warnings: { path: string; message: string }[] }> {
   const startedAt = new Date().toISOString();
   const project = await loadModelsProject(d, { project: i.project, vars: i.vars, overrides: i.overrides });
   const spec = await resolveTarget(d, i.target);
@@ -221,7 +223,7 @@ export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclu
     const compiled = new Map(nodes.filter((n) => n.sql !== undefined).map((n) => [`${n.kind}:${n.name}`, n.sql!]));
     written.push(writeArtifact(project.root, 'manifest.json', buildManifest(project, { database: spec.database, invocationId: crypto.randomUUID(), startedAt }, { compiled })));
   }
-  return { nodes, written };
+  return { nodes, written, warnings: project.warnings };
 }
 
 /**

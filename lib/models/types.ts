@@ -15,6 +15,38 @@ export interface ModelConfig {
   tags: string[];
   /** false leaves the model out of every command. (Default: true) */
   enabled: boolean;
+  /**
+   * ClickHouse session settings for this model's query, over Tributary's dbt
+   * defaults (DBT_SESSION_SETTINGS in session-settings.ts); dbt-clickhouse's
+   * `query_settings`. (Default: none)
+   */
+  query_settings?: Record<string, string | number | boolean>;
+}
+
+/** A seed's config: dbt's seed configs that apply in Tributary. */
+export interface SeedConfig {
+  /** Column → ClickHouse type (PostgreSQL spellings such as `varchar(20)`, `integer`, `date` work too); others are inferred. (Default: none) */
+  column_types: Record<string, string>;
+  /** false: column names as PostgreSQL reads unquoted identifiers (lower case). (Default: true, names as written) */
+  quote_columns: boolean;
+  /** Field separator of the CSV file. (Default: ,) */
+  delimiter: string;
+  tags: string[];
+  /** false leaves the seed out of every command. (Default: true) */
+  enabled: boolean;
+}
+
+export interface SeedNode {
+  kind: 'seed';
+  name: string;
+  /** `seeds/raw_orders.csv`. */
+  path: string;
+  /** The CSV text. */
+  csv: string;
+  config: SeedConfig;
+  description?: string;
+  /** Columns its properties yml describes, descriptions rendered (`{{ doc('…') }}` resolved). */
+  columns?: ColumnDoc[];
 }
 
 export interface ModelNode {
@@ -45,14 +77,16 @@ export interface TestNode {
   name: string;
   /** schema.yml path of a generic test, `tests/x.sql` of a singular one. */
   path: string;
-  /** Model the test is attached to (generic tests; singular tests: their first ref). */
+  /** Model (or seed) the test is attached to (generic tests; singular tests: their first ref). */
   model?: string;
-  /** Every model the test reads. */
+  /** Every model or seed the test reads. */
   refs: string[];
   sources: string[];
   severity: 'error' | 'warn';
   where?: string;
   tags: string[];
+  /** false leaves the test out of every command (folder config `tests: +enabled`). (Default: true) */
+  enabled?: boolean;
   generic?: { type: GenericTestType; column: string; values?: unknown[]; quote?: boolean; to?: string; field?: string };
   /**
    * dbt's short name of a generic test: its name, or when that is 64
@@ -67,29 +101,33 @@ export interface TestNode {
   raw?: string;
 }
 
-export type Node = ModelNode | TestNode;
+export type Node = ModelNode | TestNode | SeedNode;
 
 export interface Project {
   root: string;
   name: string;
   models: Map<string, ModelNode>;
   tests: Map<string, TestNode>;
+  /** CSV files under `seeds/`; `ref()` reaches them as it reaches models. */
+  seeds: Map<string, SeedNode>;
   /** Project macros, prepended to every template. */
   macros: string;
   /** `vars:` of dbt_project.yml. */
   vars: Record<string, unknown>;
   /** Docs blocks of the project's .md files, by name order. (Default: none) */
   docs?: DocBlock[];
+  /** What was read but not applied (unknown config keys, folder paths matching nothing): shown by compile, build and the panel. */
+  warnings: { path: string; message: string }[];
 }
 
 export type NodeStatus = 'success' | 'error' | 'skipped' | 'pass' | 'fail' | 'warn';
 
 export interface NodeResult {
   name: string;
-  kind: 'model' | 'test';
+  kind: 'model' | 'test' | 'seed';
   status: NodeStatus;
-  materialized?: Materialization;
-  /** Rows written (table/incremental), or failing rows (tests). Null for views. */
+  materialized?: Materialization | 'seed';
+  /** Rows written (table/incremental, seeds), or failing rows (tests). Null for views. */
   rows: number | null;
   durationMs: number;
   sql?: string;
@@ -104,7 +142,7 @@ export interface NodeResult {
   thread?: number;
 }
 
-export type Command = 'run' | 'test' | 'build';
+export type Command = 'run' | 'test' | 'build' | 'seed';
 
 export interface RunSummary {
   command: Command;

@@ -33,6 +33,7 @@ const POSITIONAL_OF: Record<string, readonly string[]> = {
  */
 const VARIADIC_OF: Record<string, readonly string[]> = {
   'models.run': ['select', 'exclude'], 'models.test': ['select', 'exclude'], 'models.build': ['select', 'exclude'],
+  'models.seed': ['select', 'exclude'],
 };
 
 /**

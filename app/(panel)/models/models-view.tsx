@@ -14,7 +14,7 @@ import type { NodeResult, ProjectData, ProjectModel } from './types';
 import css from './models.module.css';
 import { newFilePath } from './new-file-path';
 
-const GROUPS: [ProjectData['files'][number]['kind'], string][] = [['model', 'Models'], ['schema', 'Schema & tests'], ['docs', 'Docs'], ['test', 'Singular tests'], ['macro', 'Macros'], ['project', 'Project']];
+const GROUPS: [ProjectData['files'][number]['kind'], string][] = [['model', 'Models'], ['seed', 'Seeds'], ['schema', 'Schema & tests'], ['docs', 'Docs'], ['test', 'Singular tests'], ['macro', 'Macros'], ['project', 'Project']];
 
 const NEW_MODEL = (name: string) => `{{ config(materialized='view') }}\n\nSELECT *\nFROM {{ ref('${name}') }}\n`;
 
@@ -46,6 +46,8 @@ export function ModelsView() {
   useEffect(() => { if (file.data) { setText(file.data.content); setSaved(file.data.content); setLoaded(file.data.path); setCompiled(null); } }, [file.data]);
 
   const model = p?.models.find((m) => m.path === path);
+  // a seed's description and column docs show as a model's do
+  const seedDocs = p?.seeds?.find((s) => s.path === path);
   const dirty = text !== saved;
   const editing = !!path && loaded === path && !!file.data;
 
@@ -113,9 +115,15 @@ export function ModelsView() {
           <ul>{p.errors.map((e, i) => <li key={i}><code>{e.path}</code> {e.message}</li>)}</ul>
         </div>
       )}
+      {p && (p.warnings ?? []).length > 0 && (
+        <div className="card" role="status" data-testid="project-warnings" style={{ marginBottom: 16 }}>
+          <strong>{p.warnings.length} setting(s) of the project are not applied:</strong>
+          <ul>{p.warnings.map((w, i) => <li key={i} className="small"><code>{w.path}</code> {w.message.replace(/^models: /, '')}</li>)}</ul>
+        </div>
+      )}
       <div className={css.layout}>
         <section className="card card-flush">
-          <div className="card-head"><h2>Project</h2><span className="muted small">{p ? `${p.models.length} models · ${p.tests.length} tests` : ''}</span></div>
+          <div className="card-head"><h2>Project</h2><span className="muted small">{p ? `${p.models.length} models · ${(p.seeds ?? []).length} seeds · ${p.tests.length} tests` : ''}</span></div>
           <nav className={css.tree} data-testid="project-tree">
             {GROUPS.map(([kind, label]) => {
               const files = p?.files.filter((f) => f.kind === kind) ?? [];
@@ -124,11 +132,11 @@ export function ModelsView() {
                 <div key={kind}>
                   <div className={css.treeGroup}>{label}</div>
                   {files.map((f) => {
-                    const m = p!.models.find((x) => x.path === f.path);
+                    const m = p!.models.find((x) => x.path === f.path) ?? (p!.seeds ?? []).map((x) => ({ ...x, materialized: 'seed' })).find((x) => x.path === f.path);
                     return (
                       <button key={f.path} type="button" className={`${css.treeItem} ${f.path === path ? css.treeItemActive : ''}`} onClick={() => open(f.path)} title={f.path} data-testid={`tree-${f.path}`}>
                         {m && <span className={`${css.dot} ${m.last ? css[`dot_${m.last.status}`] : ''}`} title={m.last ? `last: ${m.last.status}` : 'never run'} />}
-                        <span className={css.treeName}>{m ? m.name : f.path.replace(/^(models|tests|macros)\//, '')}</span>
+                        <span className={css.treeName}>{m ? m.name : f.path.replace(/^(models|tests|macros|seeds)\//, '')}</span>
                         {m && <span className={css.mat}>{m.materialized}</span>}
                       </button>
                     );
@@ -158,7 +166,7 @@ export function ModelsView() {
               {path?.endsWith('.sql') && canEdit && <button type="button" className="btn btn-small" onClick={compile}>Compile</button>}
               {canEdit ? <button type="button" className="btn btn-small btn-primary" onClick={save} disabled={!dirty || !editing}>Save</button> : <span className="muted small">read-only (viewer)</span>}
             </div>
-            {model && <ModelDocs model={model} />}
+            {(model ?? seedDocs) && <ModelDocs model={(model ?? seedDocs)!} />}
             {path && file.data ? (
               <div className={css.editor}>
                 <SqlEditor key={path} value={text} onChange={setText} readOnly={!canEdit} language={path.endsWith('.sql') ? 'sql' : 'yaml'} />

@@ -37,10 +37,11 @@ export function RunPanel({ canRun, selection }: { canRun: boolean; selection: st
     wasActive.current = active;
   }, [active]); // eslint-disable-line react-hooks/exhaustive-deps
 
-  async function start(command: 'run' | 'test' | 'build') {
+  async function start(command: 'run' | 'test' | 'build' | 'seed') {
     setBusy(true); setError(null);
     try {
-      const id = await startJob(`models.${command}`, { select: words(select), exclude: words(exclude), fullRefresh });
+      // models.test takes no fullRefresh
+      const id = await startJob(`models.${command}`, command === 'test' ? { select: words(select), exclude: words(exclude) } : { select: words(select), exclude: words(exclude), fullRefresh });
       setRunId(id);
     } catch (e) { setError(e); } finally { setBusy(false); }
   }
@@ -48,13 +49,14 @@ export function RunPanel({ canRun, selection }: { canRun: boolean; selection: st
   const logs = job.data?.logs ?? [];
   return (
     <section className="card card-flush" data-testid="run-panel">
-      <div className="card-head"><h2>Run, test, build</h2><span className="muted small">dbt selection: <code>name</code> <code>+name</code> <code>name+</code> <code>tag:x</code> <code>path:dir</code></span></div>
+      <div className="card-head"><h2>Run, test, build</h2><span className="muted small">dbt selection: <code>name</code> <code>+name</code> <code>name+</code> <code>tag:x</code> <code>path:dir</code> <code>resource_type:seed</code></span></div>
       <div className={css.runForm}>
         <label className="field"><span>Select</span><input type="text" name="select" value={select} onChange={(e) => setSelect(e.target.value)} placeholder="everything" /></label>
         <label className="field"><span>Exclude</span><input type="text" name="exclude" value={exclude} onChange={(e) => setExclude(e.target.value)} placeholder="nothing" /></label>
         <label className="inline-field"><input type="checkbox" checked={fullRefresh} onChange={(e) => setFullRefresh(e.target.checked)} /> full refresh</label>
         {canRun ? (
           <div className="form-actions">
+            <button type="button" className="btn" disabled={busy || active} onClick={() => start('seed')}>Seed</button>
             <button type="button" className="btn" disabled={busy || active} onClick={() => start('run')}>Run</button>
             <button type="button" className="btn" disabled={busy || active} onClick={() => start('test')}>Test</button>
             <button type="button" className="btn btn-primary" disabled={busy || active} onClick={() => start('build')}>Build</button>

@@ -47,6 +47,19 @@ describe('/api/v1/models', () => {
     expect(r.body.errors).toEqual([]);
   });
 
+  it('seeds are project files; settings the project has but Tributary does not apply are listed as warnings', async () => {
+    const put = (p: string, content: string) => call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body: { path: p, content } });
+    expect((await put('seeds/codes.csv', 'code,label\nA,alpha\n')).status).toBe(200);
+    const yml = fs.readFileSync(path.join(wh.dir, 'models', 'dbt_project.yml'), 'utf8');
+    expect((await put('dbt_project.yml', `${yml.trimEnd()}\nmodels:\n  +colour: blue\n`)).status).toBe(200);
+    const r = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
+    expect(r.body.seeds).toEqual([{ name: 'codes', path: 'seeds/codes.csv', tags: [], last: null }]);
+    expect(r.body.files).toContainEqual({ path: 'seeds/codes.csv', kind: 'seed' });
+    expect(r.body.warnings).toEqual([{ path: 'dbt_project.yml', message: expect.stringMatching(/^models: dbt_project\.yml: models: unknown config key \+colour/) }]);
+    await put('dbt_project.yml', yml);
+    expect((await call(files.DELETE, 'DELETE', '/api/v1/models/files?path=seeds/codes.csv', { token: tok.operator })).status).toBe(200);
+  });
+
   it('viewers read files but cannot write them; operators write; bad paths are 400 naming path', async () => {
     const g = await call(files.GET, 'GET', '/api/v1/models/files?path=models/staging/stg_customers.sql', { token: tok.viewer });
     expect(g.status).toBe(200);
@@ -63,7 +76,7 @@ describe('/api/v1/models', () => {
       expect(bad.body.error.field).toBe('path');
     }
     const broken = await call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body: { path: 'models/broken.sql', content: "SELECT * FROM {{ ref('nope') }}" } });
-    expect(broken.body.errors).toEqual([{ path: 'models/broken.sql', message: 'models: broken refs nope, which is no model' }]);
+    expect(broken.body.errors).toEqual([{ path: 'models/broken.sql', message: 'models: broken refs nope, which is no model or seed' }]);
     expect((await call(files.DELETE, 'DELETE', '/api/v1/models/files?path=models/broken.sql', { token: tok.viewer })).status).toBe(403);
     expect((await call(files.DELETE, 'DELETE', '/api/v1/models/files?path=models/broken.sql', { token: tok.operator })).status).toBe(200);
     expect((await call(files.GET, 'GET', '/api/v1/models/files?path=models/broken.sql', { token: tok.viewer })).status).toBe(404);
