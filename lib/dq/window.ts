@@ -3,6 +3,7 @@ import { parseTimestampMicros, toJulianDay } from '../sources';
 import type { QuerySpec } from '../sources';
 import type { BatchPredicate } from '../reconcile/arrow-side';
 import { canonicalScaled } from '../reconcile/canonical';
+import { AppError } from '../errors';
 
 // The window values' checks are pure (the request schema uses them without loading Arrow).
 export { checkWindowValue } from './window-value';
@@ -55,8 +56,8 @@ export interface WindowInput {
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A window that cannot hold a row (its start after its end). */
-export class WindowError extends Error {
-  constructor(message: string) { super(message); this.name = 'WindowError'; }
+export class WindowError extends AppError {
+  constructor(message: string) { super('validation', message); this.name = 'WindowError'; }
 }
 const micros = (v: string) => Number(parseTimestampMicros(v.trim().replace('T', ' ')));
 

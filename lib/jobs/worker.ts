@@ -60,7 +60,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const id = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   const heartbeatMs = o.heartbeatMs ?? 2000;
   const staleAfterMs = o.staleAfterMs ?? 30_000;
-  const boss: PgBoss = createBoss(o.pool, { supervise: true });
+  const boss: PgBoss = createBoss(o.pool, { supervise: true, logger: o.logger });
   await boss.start();
   const running = new Map<string, AbortController>();
   let stopping = false;

@@ -168,7 +168,8 @@ export function renderTemplate(source: string, ctx: TemplateContext, opts: { fil
     tokens = own.tokens;
     return str(it.render(own.program, new Scope(scope)), it.budget);
   } catch (e) {
-    if (e instanceof AppError) throw e;
+    // Template errors get the file and line below; any other AppError (an unset var, a bad ref) is thrown as it is.
+    if (e instanceof AppError && !(e instanceof TemplateSyntaxError) && !(e instanceof TemplateError)) throw e;
     let line: number | undefined;
     let msg = (e as Error).message ?? String(e);
     if (e instanceof TemplateSyntaxError) line = e.line;

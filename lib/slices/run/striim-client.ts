@@ -1,6 +1,7 @@
 import { backoffDelay, pause } from './backoff';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
+import { AppError } from '../../errors';
 
 /** One entry of a `POST /api/v2/tungsten` answer: one per TQL command. */
 export interface TungstenResult {
@@ -46,11 +47,12 @@ export interface StriimClientOptions {
 /** Counters a run persists and the board shows. */
 export interface StriimClientStats { requests: number; retries: number; reauths: number; http5xx: number; networkErrors: number }
 
-export class StriimError extends Error {
+/** A failed Striim call: code `transient` (retried) or `fatal`; `httpStatus` is Striim's answer, not ours. */
+export class StriimError extends AppError {
   readonly transient: boolean;
   readonly httpStatus?: number;
   constructor(message: string, opts: { transient?: boolean; httpStatus?: number; cause?: unknown } = {}) {
-    super(message, { cause: opts.cause });
+    super(opts.transient ? 'transient' : 'fatal', message, { cause: opts.cause });
     this.name = 'StriimError';
     this.transient = opts.transient ?? false;
     this.httpStatus = opts.httpStatus;
