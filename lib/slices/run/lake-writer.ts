@@ -1,11 +1,10 @@
 import * as arrow from 'apache-arrow';
 import type pg from 'pg';
-import { AppError } from '../../errors';
+import { AppError, backoffDelay, withRetry } from '../../errors';
 import { openLake, type LakeTable, type S3Settings } from '../../lake';
 import { ColumnBuilder, assembleBatch, fromArrowType, pgColumnType, toArrowType } from '../../sources';
 import type { LakeSliceWriter } from './native-executor';
 import type { RunSettings } from './settings';
-import { backoffDelay, pause } from './backoff';
 import { inRange, planLakeSliceCounts, type LakeValue, type SliceRange } from './lake-slice-range';
 
 /**
@@ -124,16 +123,15 @@ const MERGE_ATTEMPTS = 8;
 
 /** Merge one batch on the table's newest snapshot; a concurrent commit to the same partition (another worker's slice) means merging again on top of it. */
 async function mergeRetryingConflicts(table: LakeTable, batch: arrow.RecordBatch, keys: string[], signal: AbortSignal): Promise<unknown> {
-  for (let attempt = 1; ; attempt++) {
+  return withRetry(async () => {
     await table.refresh();
-    try {
-      return await table.merge([batch], { keys });
-    } catch (e) {
-      if (!(e instanceof AppError && e.code === 'conflict') || attempt >= MERGE_ATTEMPTS || signal.aborted) throw e;
-      // Jittered, so two workers that collided do not collide again in step.
-      await pause(backoffDelay(attempt - 1, 50, 2000) * (0.5 + Math.random()), signal);
-    }
-  }
+    return table.merge([batch], { keys });
+  }, {
+    retries: MERGE_ATTEMPTS - 1, signal,
+    retryable: (e) => e instanceof AppError && e.code === 'conflict',
+    // Jittered (withRetry's default), so two workers that collided do not collide again in step.
+    delayMs: (n) => backoffDelay(n, 50, 2000),
+  });
 }
 
 /** Reconcile's view of the lake: a table's live rows, and its rows per slice by the slices' key ranges. */

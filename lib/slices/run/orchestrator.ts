@@ -1,4 +1,5 @@
-import { backoffDelay, pause } from './backoff';
+import { backoffDelay } from '../../errors';
+import { pause } from './backoff';
 import type pg from 'pg';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
@@ -234,7 +235,7 @@ async function loop(p: {
       else log.error(msg, { slice: f.slice.roworder, kind: 'finished' });
       if (st === 'FAILED') {
         const attempts = f.slice.attempts + 1;
-        retryAt.set(id, Date.now() + backoffDelay(attempts - 1, s.retryDelaySeconds * 1000));
+        retryAt.set(id, Date.now() + backoffDelay(attempts, s.retryDelaySeconds * 1000));
       }
       await reportProgress();
     }
