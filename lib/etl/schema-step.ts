@@ -5,7 +5,7 @@ import { HELPER_CDC, HELPER_DATE, fromArrowType, lakeKeys, namedColumn, renderDe
 import { renderUnit } from './render-unit';
 import type { BranchHandle, RunContext, TableState, Unit } from './run-types';
 import { describedUnitProblem } from './plan-checks';
-import { runPool } from './pool-runner';
+import { runPool } from '../concurrency';
 import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
 import type { TableDef } from '../config/tables-json';
 

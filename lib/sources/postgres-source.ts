@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type * as arrow from 'apache-arrow';
 import { createPgPool, type PgTlsSettings } from '../db/pg-connect';
-import { SlotPool } from './backoff';
+import { SlotPool } from '../concurrency';
 import { CopyDecoder, type CopyColumn } from './pg-copy-decoder';
 import { CopyOutQuery } from './pg-copy-out';
 import { ARRAY_ELEMENT, OID, pgColumnType, pgWireType, TEXT_OIDS } from './pg-types';
