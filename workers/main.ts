@@ -1,4 +1,5 @@
 import { parseEnv } from '../lib/config/env';
+import { publicUrl } from '../lib/config/public-url';
 import { connectDatabase, createPool, createPrisma } from '../lib/db';
 import { createJobRegistry, installQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
 import { collapseRepeats, consoleSink, createLogger } from '../lib/log';
@@ -47,7 +48,7 @@ export async function runWorkerProcess(opts: { concurrency?: number; jobs?: read
   // Every worker runs the flow scheduler: one of them leads (fires schedules), all advance flow runs.
   const scheduler = startFlowScheduler({
     pool, url, logger: logger.child({ scope: 'flows' }),
-    publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
+    publicUrl: publicUrl(env),
   });
   const how = await signalled;
   embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault

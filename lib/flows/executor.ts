@@ -8,6 +8,7 @@ import { nodeOutcome } from './outcome';
 import { buildAlertMail, type AlertEvent, type AlertFacts } from './alert-mail';
 import { alertWebhookFacts } from './alert-webhook';
 import { logFlowRun } from './run-log';
+import { publicUrl } from '../config/public-url';
 
 /**
  * The DAG executor. It keeps no state of its own: every call reads a run's
@@ -184,7 +185,7 @@ async function queueAlert(client: pg.PoolClient, o: ExecutorOptions, flow: Recor
     return;
   }
   const facts: AlertFacts = {
-    event, flowName: flow.name, flowId: flow.id, runId: run.id, publicUrl: o.publicUrl ?? 'http://127.0.0.1:8765',
+    event, flowName: flow.name, flowId: flow.id, runId: run.id, publicUrl: o.publicUrl ?? publicUrl(),
     startedAt: run.started_at ? new Date(run.started_at) : null, endedAt: run.finished_at ? new Date(run.finished_at) : new Date(),
     scheduledFor: run.scheduled_for ? new Date(run.scheduled_for) : null,
     failedNode: failed ? { id: failed.node_id, label: failed.label, kind: failed.kind, error: failed.error } : null,

@@ -8,7 +8,7 @@ import * as arrow from 'apache-arrow';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withCli, type CliContext } from '../cli/context';
 import { parseRequest } from '../config/request';
-import { csvCell, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, typeString, type Lake, type LakeTable } from '../lake';
+import { csvLine, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, typeString, type Lake, type LakeTable } from '../lake';
 import { removeOrphans } from './remove-orphans';
 import { ExpireRequest, RemoveOrphansRequest } from './request';
 
@@ -138,12 +138,12 @@ export function registerLakeCommands(program: Command): void {
         for (let i = 0; i < b.numRows; i++) {
           const r = plainRow(b, i);
           if (asJson) { rows.push(r); continue; }
-          if (!header) { out(Object.keys(r).map(csvCell).join(',')); header = true; }
-          out(Object.values(r).map(csvCell).join(','));
+          if (!header) { out(csvLine(Object.keys(r))); header = true; }
+          out(csvLine(Object.values(r)));
         }
       }
       if (asJson) json(rows);
-      else if (!header) out(t.arrowSchema().fields.map((f) => csvCell(f.name)).join(','));
+      else if (!header) out(csvLine(t.arrowSchema().fields.map((f) => f.name)));
     }));
 
   lake.command('import').argument('<table>').argument('<files...>').description('load Parquet or CSV files into a new or existing table')
