@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { filesStamp } from './cli-build.mjs';
+import { AppError } from '../errors';
 
 const ROOT = projectRoot();
 const INPUTS = ['app', 'lib', 'public', 'next.config.mjs', 'package-lock.json', 'tsconfig.json'];
@@ -25,7 +26,7 @@ export function buildPanelIfNeeded(log: (m: string) => void): boolean {
   const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/next/dist/bin/next'), 'build'], {
     cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], env: { ...processEnvironment(), NEXT_TELEMETRY_DISABLED: '1' },
   });
-  if (r.status !== 0) throw new Error('serve: the panel build failed (see the output above)');
+  if (r.status !== 0) throw new AppError('fatal', 'serve: the panel build failed (see the output above)');
   fs.writeFileSync(stampFile, stamp);
   return true;
 }

@@ -13,6 +13,7 @@ import type { DqSide } from '../reconcile/side';
 import type { HashQuery, SqlColumn } from '../reconcile/sql-common';
 import { lakePredicate, unitWindow, type UnitWindow } from './window';
 import { windowWhere } from './window-sql';
+import { AppError } from '../errors';
 
 
 const NUMERIC = new Set(['int', 'long', 'decimal', 'double', 'float']);
@@ -41,9 +42,9 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
   const columnsOnlyInSource = [...srcByName.keys()].filter((n) => !lakeByName.has(n)).sort();
   const columnsOnlyInLake = [...lakeByName.keys()].filter((n) => !srcByName.has(n)).sort();
   // a subquery entry may have no unique_key (loaded by full replace only): there is nothing to join the two sides on
-  if (!def.uniqueKey.length) throw new Error(`dq: tables.json entry '${def.lakeName}' has no unique_key: the row-hash check joins source and lake rows on it`);
+  if (!def.uniqueKey.length) throw new AppError('validation', `dq: tables.json entry '${def.lakeName}' has no unique_key: the row-hash check joins source and lake rows on it`);
   for (const k of def.uniqueKey) {
-    if (!common.includes(k.toUpperCase())) throw new Error(`dq: unique key column ${k} is not on both sides (source has ${srcByName.has(k.toUpperCase())}, lake has ${lakeByName.has(k.toUpperCase())})`);
+    if (!common.includes(k.toUpperCase())) throw new AppError('validation', `dq: unique key column ${k} is not on both sides (source has ${srcByName.has(k.toUpperCase())}, lake has ${lakeByName.has(k.toUpperCase())})`);
   }
   const kindOf = dialect === 'postgres' ? pgKind : oracleKind;
   const sqlCols: SqlColumn[] = [];
@@ -56,8 +57,8 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
   }
   const keyIdx = def.uniqueKey.map((k) => common.indexOf(k.toUpperCase()));
   const winCol = def.spec.helper ? helperDate : def.spec.dateColumn ? srcByName.get(def.spec.dateColumn.toUpperCase()) ?? null : null;
-  if (!def.spec.helper && def.spec.dateColumn && !winCol) throw new Error(`dq: date column ${def.spec.dateColumn} not found at the source`);
-  if (!def.spec.helper && def.spec.dateColumn && !lakeByName.has(def.spec.dateColumn.toUpperCase())) throw new Error(`dq: date column ${def.spec.dateColumn} not found in the lake table`);
+  if (!def.spec.helper && def.spec.dateColumn && !winCol) throw new AppError('validation', `dq: date column ${def.spec.dateColumn} not found at the source`);
+  if (!def.spec.helper && def.spec.dateColumn && !lakeByName.has(def.spec.dateColumn.toUpperCase())) throw new AppError('validation', `dq: date column ${def.spec.dateColumn} not found in the lake table`);
   const julian = !!winCol && NUMERIC.has(winCol.type.kind);
   const window = unitWindow({ spec: def.spec, category: def.category, since: w.since, until: w.until, watermark: w.watermark, julian });
   if (window.column) window.column = lakeByName.get(window.column)!.name;

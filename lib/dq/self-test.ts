@@ -12,6 +12,7 @@ import { newDqRunId, type DqResult } from './result';
 import { lakeSideOf, type UnitPlan } from './plan';
 import { arrowKind } from '../reconcile/arrow-canonical';
 import { compareAsFloat } from '../reconcile/canonical';
+import { AppError } from '../errors';
 
 /** The newest staging run folder holding `<table>/<branch>/*.parquet`, or null. */
 async function latestStaged(stagingRoot: string, table: string, branch: string): Promise<{ runId: string; files: string[] } | null> {
@@ -71,7 +72,7 @@ export async function runSelfTest(deps: { lake: Lake; tables: TableDef[]; branch
         const names = lakeFields.map((f) => f.name).filter((n) => !INJECTED.includes(n) && stagedFields.some((f) => f.name === n)).sort();
         const cols = names.map((n) => ({ name: n, asFloat: compareAsFloat(arrowKind(stagedFields.find((f) => f.name === n)!.type), arrowKind(lakeFields.find((f) => f.name === n)!.type)) }));
         const keys = def.uniqueKey.map((k) => cols[names.indexOf(k)]);
-        if (keys.some((k) => !k)) throw new Error(`dq: unique key ${def.uniqueKey.join(',')} not in both the staging and the lake`);
+        if (keys.some((k) => !k)) throw new AppError('validation', `dq: unique key ${def.uniqueKey.join(',')} not in both the staging and the lake`);
         const plan: UnitPlan = {
           window: { start: null, end: null, note: null, column: null, julian: false, lower: null, upper: null, upperExclusive: false, initial: null },
           query: { rel: { from: '', where: '' }, keys: [], columns: [] }, lakeColumns: cols, lakeKeys: keys, columnNames: names, keyNames: def.uniqueKey,

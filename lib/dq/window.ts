@@ -150,7 +150,7 @@ export function lakePredicate(w: UnitWindow): BatchPredicate | undefined {
   const ini = w.initial && !w.initial.onHelper ? w.initial : null;
   return (batch) => {
     const j = batch.schema.fields.findIndex((f) => f.name === col);
-    if (j < 0) throw new Error(`dq: window column ${col} is not in the lake table`);
+    if (j < 0) throw new AppError('validation', `dq: window column ${col} is not in the lake table`);
     const read = numberReader(batch.schema.fields[j].type);
     const data = batch.data.children[j] as arrow.Data;
     return (i) => {

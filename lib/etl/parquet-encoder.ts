@@ -4,6 +4,7 @@ import * as arrow from 'apache-arrow';
 import { writerProperties } from '../lake';
 import path from 'node:path';
 import { projectRoot } from '../config/project-root';
+import { AppError } from '../errors';
 
 /**
  * A small pool of worker threads encoding Parquet (parquet-wasm), so Arrow
@@ -119,7 +120,7 @@ export class ParquetEncoderPool {
     try {
       bytes = pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(batches), 'stream')), props);
     } catch (e) {
-      throw new Error(`etl: parquet encoding failed: ${(e as Error).message}`, { cause: e });
+      throw new AppError('fatal', `etl: parquet encoding failed: ${(e as Error).message}`, { cause: e });
     }
     await fs.writeFile(path, bytes);
     return bytes.length;

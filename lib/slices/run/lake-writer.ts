@@ -42,7 +42,7 @@ export function toRecordBatch(schema: arrow.Schema, rows: Record<string, string 
       try {
         b.set(i, fromPgText(rows[i][f.name] ?? null, type.kind));
       } catch (e) {
-        throw new Error(`slices: column ${f.name}: cannot store ${JSON.stringify(rows[i][f.name])} as ${f.type}: ${(e as Error).message}`, { cause: e });
+        throw new AppError('validation', `slices: column ${f.name}: cannot store ${JSON.stringify(rows[i][f.name])} as ${f.type}: ${(e as Error).message}`, { cause: e });
       }
     }
     return b.finish(rows.length);
@@ -64,7 +64,7 @@ const textTypes = { getTypeParser: () => (v: string) => v } as unknown as pg.Cus
  * winner's snapshot, which is correct because its keys are matched anew.
  */
 export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defaultWarehouse: string, s3?: S3Settings): Promise<LakeSliceWriter> {
-  if (!s.mergeKeys.length) throw new Error('slices: --target-lake needs --merge-keys (the key the lake merges on)');
+  if (!s.mergeKeys.length) throw new AppError('usage', 'slices: --target-lake needs --merge-keys (the key the lake merges on)');
   const warehouse = !s.targetLake || s.targetLake === 'default' ? defaultWarehouse : s.targetLake;
   const lake = openLake({ pool, warehouse, s3 });
   const tables = new Map<string, Promise<LakeTable>>();
@@ -104,7 +104,7 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
       if (signal.aborted) throw new Error('aborted');
       const r = await source.query({ text: `fetch ${s.nativeBatchRows} from ${cur}`, types: textTypes });
       if (!r.rows.length) break;
-      for (const k of s.mergeKeys) if (!r.fields.some((f) => f.name === k)) throw new Error(`slices: merge key ${k} is not a column of the slice query`);
+      for (const k of s.mergeKeys) if (!r.fields.some((f) => f.name === k)) throw new AppError('validation', `slices: merge key ${k} is not a column of the slice query`);
       const table = await tableFor(slice.targettbl, r.fields);
       const batch = toRecordBatch(table.arrowSchema(), r.rows);
       const res = await serial(slice.targettbl, () => mergeRetryingConflicts(table, batch, s.mergeKeys, signal));
