@@ -67,7 +67,11 @@ export function toErrorResponse(e: unknown, log: Logger = webLogger): Response {
   // Before AppError: getServerDeps' "DATABASE_URL is not set" is an AppError of its own, but a
   // connection error wrapped in an AppError's cause is still an outage.
   if (!(e instanceof AppError && e.code !== 'internal') && isDatabaseUnavailable(e)) return databaseUnavailableResponse(e, log);
-  if (e instanceof AppError) {
+  // `internal` marks a wrapper around something unexpected (a driver's error, a failed read): our bug or
+  // the machine's, answered and logged as any unhandled error, its text kept out of the answer.
+  if (e instanceof AppError && e.code !== 'internal') {
+    // A server-side failure the caller cannot fix (corrupt file, failed run) is logged too.
+    if (e.code === 'fatal') logUnhandled(e, log);
     // A refusal that knows when to come back (a full queue: lib/jobs/admission.ts) says so.
     const retryAfter = (e as { retryAfterSeconds?: unknown }).retryAfterSeconds;
     const headers: Record<string, string> | undefined = e.code === 'unauthorized' ? { 'WWW-Authenticate': 'Bearer realm="tributary"' }
@@ -81,9 +85,13 @@ export function toErrorResponse(e: unknown, log: Logger = webLogger): Response {
   }
   const pgCode = (e as { code?: unknown })?.code;
   if (pgCode === 'P2025') return errorResponse('not_found', 'not found', statusFor('not_found'));
-  // Anything else is our bug: log it whole the first time, then count its repeats.
+  logUnhandled(e, log);
+  return errorResponse('internal', 'internal error — see the server log', statusFor('internal'));
+}
+
+/** Anything else is our bug: log it whole the first time, then count its repeats. */
+function logUnhandled(e: unknown, log: Logger): void {
   const message = e instanceof Error ? e.message : String(e);
   apiLog.hit(`unhandled:${message}`, () => log.error('api: unhandled error', { error: message, stack: e instanceof Error ? e.stack : undefined, cause: causeOf(e) }),
     (n, s) => ({ message: `api: unhandled error repeated, ${formatCount(n)} times in the last ${s} s`, fields: { error: message.split('\n')[0] } }));
-  return errorResponse('internal', 'internal error — see the server log', statusFor('internal'));
 }

@@ -1,10 +1,10 @@
 // sendMail's retry rule against a real SMTP server (npm smtp-server, in process):
 // a temporary 4xx reply or no connection is tried again, a permanent 5xx reply is not.
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors';
 import { isTransientSmtp, sendMail } from './send';
 import { startTestSmtpServer, type TestSmtpServer } from './test-smtp-server';
+import { closedPort } from '../testing/closed-port';
 
 let smtp: TestSmtpServer;
 beforeAll(async () => { smtp = await startTestSmtpServer(); });
@@ -12,15 +12,6 @@ afterAll(async () => { await smtp?.close(); });
 
 const settings = () => ({ host: '127.0.0.1', port: smtp.port, tls: 'none' as const, from: 'tributary@mail.test' });
 const msg = (subject: string) => ({ to: ['ops@mail.test'], subject, text: 'body' });
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('sendMail retries', () => {
   it('a temporary 451 is tried again, and the mail arrives on the third try', async () => {
