@@ -80,7 +80,7 @@ export class ParquetEncoderPool {
         this.queuedBytes -= p.bytes;
         for (const w of this.waiters.splice(0)) w();
         if (m.ok) p.resolve(m.bytes ?? 0);
-        else p.reject(new Error(`etl: parquet encoding failed: ${m.error}`));
+        else p.reject(new AppError('fatal', `etl: parquet encoding failed: ${m.error}`));
       });
       // A dead thread fails what was queued (its files are its units' errors) and leaves the pool, so
       // a pool kept for a worker's life (lib/etl/unit-run.ts) does not hand later files to it.
