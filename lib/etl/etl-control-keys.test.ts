@@ -9,7 +9,7 @@ import { runEtl, type BranchHandle, type EtlRunSummary } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { parseTablesConfig } from '../config/tables-json';
 import { chdbRows, icebirdRows } from './test-lake-readers';
-import { useEtlLake } from './test-lake-fixture';
+import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // Issue 21 (1, 2, 6) on real Postgres branches shaped like Pagila, with the lake read back by
 // ClickHouse (chdb) and icebird: control state per lake table, duplicate keys caught before a

@@ -8,7 +8,7 @@ import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { chdbRows, icebirdRows, norm } from './test-lake-readers';
-import { useEtlLake } from './test-lake-fixture';
+import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // tables.json `deletes`: rows deleted at two real Postgres branches reach the lake on INCREMENTAL
 // (hard: gone; soft: stamped in _deleted_at), counted per unit; `ignore` keeps them (the default).

@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { parseTablesConfig } from '../config/tables-json';
 import { FIXTURE_TABLES, changeBranch, seedBranch } from '../testing/branch-fixtures';
 import { chdbRows, icebirdRows, norm } from './test-lake-readers';
-import { useEtlLake } from './test-lake-fixture';
+import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // Seven Postgres branch databases → the real lake; read back by ClickHouse (chdb) and icebird.
 const N = 7;

@@ -14,7 +14,7 @@ import { runDq } from '../dq/run';
 import { openPostgresDqSource } from '../dq/source';
 import { plainRow } from '../lake/format';
 import { parquetMetadataAsync } from 'hyparquet';
-import { useEtlLake } from './test-lake-fixture';
+import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // Pagila's kinds of types over two PostgreSQL branches, loaded INITIAL by the real ETL and read
 // back by ClickHouse (chdb) and icebird, value by value against the sources: arrays as lists

@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { afterAll, beforeAll } from 'vitest';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { createScratchDatabase, createTestDatabase, type TestDatabase } from './pg';
 import { openLake, type Lake } from '../lake';
 import { createPostgresSource } from '../sources';
-import type { BranchHandle } from './runner';
-import { loadChdb } from './test-lake-readers';
+import type { BranchHandle } from '../etl/runner';
+import { loadChdb } from '../etl/test-lake-readers';
 
 /** What an ETL-into-the-lake test works with; filled in by the file's `beforeAll`. */
 export interface EtlLake {
