@@ -388,7 +388,7 @@ describe('the API without a browser', () => {
     expect(badPayload.status).toBe(400);
     expect(badPayload.body.error.field).toBe('params.holdSeconds');
     const big = await api('POST', '/api/v1/jobs', { token: adminToken, body: JSON.stringify({ kind: 'system.check', params: { x: 'y'.repeat(2_000_000) } }) });
-    expect(big.status).toBe(400);
+    expect(big.status).toBe(413);
     expect(big.body.error.code).toBe('payload_too_large');
     const ok = await api('POST', '/api/v1/jobs', { token: adminToken, body: '{"kind":"system.check"}' });
     expect(ok.status).toBe(202);

@@ -1,5 +1,6 @@
 import type { Env } from '../lib/config/env';
 import { connectDatabase, createPool } from '../lib/db';
+import { publicUrl } from '../lib/config/public-url';
 import { createJobRegistry, installQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
 import { collapseRepeats, consoleSink, createLogger } from '../lib/log';
 import { isDatabaseUnavailable } from '../lib/errors/db-unavailable';
@@ -47,7 +48,7 @@ export async function runWorkerProcess(opts: { settings: Env; concurrency?: numb
   // Every worker runs the flow scheduler: one of them leads (fires schedules), all advance flow runs.
   const scheduler = startFlowScheduler({
     pool, url, logger: logger.child({ scope: 'flows' }),
-    publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
+    publicUrl: publicUrl(env),
   });
   const how = await signalled;
   embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault

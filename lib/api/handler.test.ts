@@ -56,7 +56,7 @@ describe('apiHandler', () => {
     expect(await call(post('{"name":"ok"}', 'http://x/api/v1/t?n=abc'))).toMatchObject({ status: 400, body: { error: { field: 'query.n' } } });
     expect(await call(post('{"name":"ok"}'), { id: 'not-a-uuid' })).toMatchObject({ status: 404, body: { error: { code: 'not_found' } } });
     expect(await call(post('{oops'))).toMatchObject({ status: 400, body: { error: { code: 'bad_request', field: 'body' } } });
-    expect(await call(post(JSON.stringify({ name: 'x'.repeat(300) })))).toMatchObject({ status: 400, body: { error: { code: 'payload_too_large', field: 'body' } } });
+    expect(await call(post(JSON.stringify({ name: 'x'.repeat(300) })))).toMatchObject({ status: 413, body: { error: { code: 'payload_too_large', field: 'body' } } });
   });
 
   it('passes Responses through, maps AppError, and hides unexpected errors', async () => {
@@ -65,12 +65,15 @@ describe('apiHandler', () => {
     const conflict = apiHandler({ role: 'public' }, async () => { throw new AppError('conflict', 'already there', { field: 'name' }); });
     const c = await conflict(new Request('http://x'));
     expect([c.status, await c.json()]).toEqual([409, { error: { code: 'conflict', message: 'already there', field: 'name' } }]);
-    const spy = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const boom = apiHandler({ role: 'public' }, async () => { throw new Error('secret internals'); });
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((l) => { lines.push(String(l)); return true; });
+    const boom = apiHandler({ role: 'public' }, async () => { throw new Error('secret internals at postgres://app:hunter2@db:5432/x'); });
     const b = await boom(new Request('http://x'));
+    spy.mockRestore();
     expect(b.status).toBe(500);
     expect(JSON.stringify(await b.json())).not.toContain('secret internals');
-    expect(spy).toHaveBeenCalled();
-    spy.mockRestore();
+    // Through the redacting logger, not console.error: the message is there, the password is not.
+    expect(lines.join('')).toMatch(/error\s+api: unhandled error .*secret internals at postgres:\/\/app:\*\*\*@db/);
+    expect(lines.join('')).not.toContain('hunter2');
   });
 });

@@ -5,4 +5,4 @@ export { authenticate, principalLabel, auditActor, type Principal } from './auth
 export { checkCookieMutation, publicOrigin } from './origin';
 export { createServerDeps, closeServerDeps, type ServerDeps } from './deps';
 export { readJsonBody, DEFAULT_MAX_BODY_BYTES } from './body';
-export { toErrorResponse, errorResponse, OVERSIZED_BODY_STATUS, type ApiErrorBody } from './errors';
+export { toErrorResponse, errorResponse, type ApiErrorBody } from './errors';

@@ -103,7 +103,7 @@ export function buildOpenApi(o: { routes: RouteEntry[]; jobs: JobRegistry; versi
         const max = spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
         op.requestBody = {
           required: true,
-          description: `JSON, at most ${max} bytes (larger: 400 payload_too_large)`,
+          description: `JSON, at most ${max} bytes (larger: 413 payload_too_large)`,
           content: { 'application/json': { schema: r.path === '/api/v1/jobs' && m === 'POST' ? jobStart : jsonSchemaOf(spec.body) } },
         };
         op['x-max-body-bytes'] = max;

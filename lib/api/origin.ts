@@ -1,12 +1,8 @@
 import { AppError } from '../errors';
 import type { Env } from '../config/env';
+import { publicOrigin } from '../config/public-url';
 
-/** The panel's origin: TRIBUTARY_PUBLIC_URL, else `http://HOST:PORT` (0.0.0.0 reads as 127.0.0.1). */
-export function publicOrigin(env: Pick<Env, 'TRIBUTARY_PUBLIC_URL' | 'HOST' | 'PORT'>): string {
-  if (env.TRIBUTARY_PUBLIC_URL) return new URL(env.TRIBUTARY_PUBLIC_URL).origin;
-  const host = env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
-  return new URL(`http://${host.includes(':') ? `[${host}]` : host}:${env.PORT}`).origin;
-}
+export { publicOrigin };
 
 /**
  * Cookies ride along on cross-site requests, so a state change made with the

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processEnvironment, type Env } from '../config/env';
 import { resolveSecret } from '../config/secret';
+import { listenUrl } from '../config/public-url';
 import { connectDatabase, createPrisma } from '../db';
 import { installQueue } from '../jobs/queue';
 import { countUsers, ensureAdminUser } from '../auth/users';
@@ -32,7 +33,7 @@ export async function serve(opts: { settings: Env; build?: boolean; worker?: boo
     const r = await ensureAdminUser(prisma, { name: env.TRIBUTARY_ADMIN_USER, password: env.TRIBUTARY_ADMIN_PASSWORD });
     if (r.created) logger.info('created the admin user from TRIBUTARY_ADMIN_USER', { user: r.user.name });
   } else if ((await countUsers(prisma)) === 0) {
-    logger.info(`no user yet: open http://${env.HOST}:${env.PORT}/setup to create the first admin`);
+    logger.info(`no user yet: open ${listenUrl(env)}/setup to create the first admin`);
   }
   await prisma.$disconnect();
   if (opts.build !== false) {
@@ -52,7 +53,7 @@ export async function serve(opts: { settings: Env; build?: boolean; worker?: boo
     TRIBUTARY_DATA_DIR: env.dataDir,
     TRIBUTARY_SECRET: secret,
     NEXTAUTH_SECRET: secret,
-    NEXTAUTH_URL: env.NEXTAUTH_URL ?? `http://${env.HOST === '0.0.0.0' ? '127.0.0.1' : env.HOST}:${env.PORT}`,
+    NEXTAUTH_URL: env.NEXTAUTH_URL ?? listenUrl(env),
     NEXT_TELEMETRY_DISABLED: '1',
   };
   const children = new Set<ChildProcess>();
@@ -95,7 +96,7 @@ export async function serve(opts: { settings: Env; build?: boolean; worker?: boo
 
   start('web', [path.join(PROJECT_ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(env.PORT), '-H', env.HOST], false);
   if (opts.worker !== false) start('worker', [path.join(PROJECT_ROOT, 'bin/tributary.mjs'), 'worker'], true);
-  logger.info(`Tributary is up: http://${env.HOST}:${env.PORT}/login`);
+  logger.info(`Tributary is up: ${listenUrl(env)}/login`);
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
   await done;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { AppError } from '../errors';
 
 let root: string | undefined;
 
@@ -25,6 +26,6 @@ export function projectRoot(): string {
   // import.meta.dirname is unset inside the panel's server bundle (Next runs from the root there).
   const here = typeof import.meta.dirname === 'string' ? import.meta.dirname : undefined;
   root ??= (here && walkUp(here)) || walkUp(process.cwd());
-  if (!root) throw new Error(`config: cannot find Tributary's package.json above ${here ?? '(bundled module)'} or ${process.cwd()}`);
+  if (!root) throw new AppError('fatal', `config: cannot find Tributary's package.json above ${here ?? '(bundled module)'} or ${process.cwd()}`);
   return root;
 }

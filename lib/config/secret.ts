@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import crypto from 'node:crypto';
 import type { Env } from './env';
+import { AppError } from '../errors';
 
 /**
  * Create the data folder (and its parents) private to the user running
@@ -64,6 +65,6 @@ export function resolveSecret(env: Pick<Env, 'TRIBUTARY_SECRET' | 'dataDir'>): s
     }
   }
   const s = fs.readFileSync(file, 'utf8').trim();
-  if (s.length < 16) throw new Error(`config: ${file} is shorter than 16 characters; delete it or set TRIBUTARY_SECRET`);
+  if (s.length < 16) throw new AppError('validation', `config: ${file} is shorter than 16 characters; delete it or set TRIBUTARY_SECRET`);
   return s;
 }

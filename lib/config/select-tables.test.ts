@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { selectTables } from './select-tables';
-import { TablesConfigError, parseTablesConfig } from './tables-json';
+import { parseTablesConfig } from './tables-json';
 
 const all = parseTablesConfig([
   { table: 'OASIS.CUSTOMERS', unique_key: 'ID' },
@@ -14,7 +14,8 @@ describe('selectTables', () => {
     expect(selectTables(all, ['oasis.orders', ' CUSTOMERS ', 'ordersview', 'orders_view', 'orders']).map((d) => d.lakeName)).toEqual(['orders', 'customers', 'orders_view']);
   });
   it('refuses an unknown name, listing the known ones', () => {
-    expect(() => selectTables(all, ['nope'])).toThrow(TablesConfigError);
+    expect(() => selectTables(all, ['nope'])).toThrow(expect.objectContaining({ code: 'usage', field: '--tables' }));
+    expect(() => selectTables(all, ['nope'], 'params.tables')).toThrow('params.tables: unknown table nope');
     expect(() => selectTables(all, ['nope'])).toThrow('--tables: unknown table nope (known: customers, orders, orders_view)');
   });
 });

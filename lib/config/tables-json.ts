@@ -5,6 +5,7 @@ import { BRANCH_ID } from './lake-columns';
 import { DEFAULT_NAMING, NAMINGS, type Naming } from './naming';
 import type { QuerySpec } from './query-spec';
 import { checkSubquery, isSubquery } from './subquery';
+import { AppError } from '../errors';
 
 /**
  * tables.json — the table definitions in seed 000's format. Validated at load
@@ -74,8 +75,9 @@ export interface TableDef {
   naming: Naming;
 }
 
-export class TablesConfigError extends Error {
-  constructor(message: string) { super(message); this.name = 'TablesConfigError'; }
+/** tables.json content that cannot be used: a validation error (exit 2, HTTP 400) listing every problem. */
+export class TablesConfigError extends AppError {
+  constructor(message: string) { super('validation', message); this.name = 'TablesConfigError'; }
 }
 
 function label(raw: unknown, i: number): string {

@@ -61,7 +61,7 @@ export const connectionsJobs = [
         return r;
       }
       // Unreachable is the test's answer and fails the run, carrying the result for the page.
-      throw Object.assign(new Error(`connections: ${p.name} is unreachable: ${r.error}`), { result: r });
+      throw Object.assign(new AppError('unavailable', `connections: ${p.name} is unreachable: ${r.error}`), { result: r });
     },
   },
   {

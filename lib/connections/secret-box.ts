@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { resolveSecret } from '../config/secret';
+import { AppError } from '../errors';
 
 /**
  * AES-256-GCM for connection secrets at rest. The key is derived (HKDF-SHA256)
@@ -33,12 +34,12 @@ export function seal(key: Buffer, value: unknown): string {
 
 export function open<T = unknown>(key: Buffer, sealed: string): T {
   const [v, iv, tag, ct] = sealed.split(':');
-  if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('connections: unreadable secret (unknown format)');
+  if (v !== 'v1' || !iv || !tag || ct === undefined) throw new AppError('fatal', 'connections: unreadable secret (unknown format)');
   try {
     const d = crypto.createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
     d.setAuthTag(Buffer.from(tag, 'base64'));
     return JSON.parse(Buffer.concat([d.update(Buffer.from(ct, 'base64')), d.final()]).toString('utf8')) as T;
   } catch (e) {
-    throw new Error('connections: cannot decrypt secrets (TRIBUTARY_SECRET or secret.key changed?)', { cause: e });
+    throw new AppError('fatal', 'connections: cannot decrypt secrets (TRIBUTARY_SECRET or secret.key changed?)', { cause: e });
   }
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { writeSecretFile } from '../config/secret';
+import { AppError } from '../errors';
 
 /** The login role the web process, the workers and the CLI engines use on the embedded database. */
 export const APP_ROLE = 'tributary_app';
@@ -113,7 +114,7 @@ export async function ensureAppRole(ownerUrl: string, opts: { password: string; 
     await c.query('commit');
   } catch (e) {
     await c.query('rollback').catch(() => {}); // the original error is what matters
-    throw new Error(`db: setting up the application role ${role} failed: ${(e as Error).message}`, { cause: e });
+    throw new AppError('internal', `db: setting up the application role ${role} failed: ${(e as Error).message}`, { cause: e });
   } finally {
     await c.end();
   }

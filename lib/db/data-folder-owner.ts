@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { AppError } from '../errors';
 
 /**
  * Who owns a data folder's embedded PostgreSQL: the one process that started
@@ -65,7 +66,7 @@ export function claimOwnership(dataDir: string, command: string): OwnerRecord | 
     // Stale (or half-written by a starter that died): move it aside atomically, then retry the create.
     try { fs.renameSync(ownerFile(dataDir), `${ownerFile(dataDir)}.stale-${process.pid}`); fs.rmSync(`${ownerFile(dataDir)}.stale-${process.pid}`, { force: true }); } catch { /* another starter moved it first */ }
   }
-  throw new Error(`db: could not take ownership of ${dataDir} (its owner record keeps changing)`);
+  throw new AppError('conflict', `db: could not take ownership of ${dataDir} (its owner record keeps changing)`);
 }
 
 /** Record the port the owned server listens on (the refused starter's message names it). */

@@ -245,7 +245,7 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
   try {
     await server.start();
   } catch (e) {
-    throw new Error(`db: embedded PostgreSQL in ${pgDir} did not start${e ? `: ${(e as Error).message ?? e}` : ''} — is another server using this data folder?`);
+    throw new AppError('fatal', `db: embedded PostgreSQL in ${pgDir} did not start${e ? `: ${(e as Error).message ?? e}` : ''} — is another server using this data folder?`);
   }
   await ensureDatabase(urlOf(rec, 'postgres'), database);
 

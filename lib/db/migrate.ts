@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { projectRoot } from '../config/project-root';
+import { AppError } from '../errors';
 
 /** Folder of numbered SQL migrations, `NNNN_name/migration.sql`. */
 export const MIGRATIONS_DIR = path.join(projectRoot(), 'prisma/migrations');
@@ -54,7 +55,7 @@ export async function migrate(url: string, opts: { dir?: string; log?: (m: strin
         await client.query('rollback');
         // The application role may create nothing: migrations need the tables' owner.
         const hint = (e as { code?: string }).code === '42501' ? ' — migrations run as the owner of the tables (see README, "Database roles")' : '';
-        throw new Error(`db: migration ${name} failed: ${(e as Error).message}${hint}`, { cause: e });
+        throw new AppError('internal', `db: migration ${name} failed: ${(e as Error).message}${hint}`, { cause: e });
       }
       opts.log?.(`applied migration ${name}`);
       applied.push(name);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import pg from 'pg';
+import { AppError } from '../errors';
 
 /**
  * Postgres connections whose TLS follows libpq's `sslmode`, for every engine.
@@ -78,7 +79,7 @@ export function planPgTls(cfg: PgConnectConfig, o: { homeDir?: string } = {}): P
   const legacy = fromUrl.ssl && /^(true|1|no-verify)$/i.test(fromUrl.ssl) ? 'require' : undefined;
   const raw = (sslmode ?? fromUrl.sslmode ?? legacy ?? 'prefer').toString().trim().toLowerCase();
   if (!(SSL_MODES as readonly string[]).includes(raw)) {
-    throw new Error(`sources: postgres: invalid sslmode "${raw}" (expected one of ${SSL_MODES.join(', ')})`);
+    throw new AppError('validation', `sources: postgres: invalid sslmode "${raw}" (expected one of ${SSL_MODES.join(', ')})`);
   }
   const mode = raw as SslMode;
   const home = o.homeDir ?? os.homedir();
@@ -94,13 +95,13 @@ export function planPgTls(cfg: PgConnectConfig, o: { homeDir?: string } = {}): P
   }
   if (mode === 'disable') return { mode, tls: out, config };
   if (rootFile === 'system') {
-    if (mode !== 'verify-full') throw new Error(`sources: postgres: sslrootcert=system requires sslmode=verify-full (got ${mode}), as in libpq`);
+    if (mode !== 'verify-full') throw new AppError('validation', `sources: postgres: sslrootcert=system requires sslmode=verify-full (got ${mode}), as in libpq`);
     out.rejectUnauthorized = true;
     return { mode, tls: out, config };
   }
   if (mode === 'verify-ca' || mode === 'verify-full') {
     if (!rootFile || !fs.existsSync(/*turbopackIgnore: true*/ rootFile)) {
-      throw new Error(`sources: postgres: sslmode=${mode}: root certificate file "${rootFile ?? defaultRoot}" does not exist — give sslrootcert, use sslrootcert=system, or choose a mode that does not verify the server (require)`);
+      throw new AppError('validation', `sources: postgres: sslmode=${mode}: root certificate file "${rootFile ?? defaultRoot}" does not exist — give sslrootcert, use sslrootcert=system, or choose a mode that does not verify the server (require)`);
     }
   }
   if (rootFile) {
@@ -116,7 +117,7 @@ export function planPgTls(cfg: PgConnectConfig, o: { homeDir?: string } = {}): P
 
 function readCert(file: string, what: string): string {
   try { return fs.readFileSync(file, 'utf8'); } catch (e) {
-    throw new Error(`sources: postgres: cannot read ${what} "${file}": ${(e as Error).message}`, { cause: e });
+    throw new AppError('fatal', `sources: postgres: cannot read ${what} "${file}": ${(e as Error).message}`, { cause: e });
   }
 }
 

@@ -3,13 +3,13 @@ import type { CliEdge } from '../cli/context';
 import { recordCliRun } from '../jobs/record-cli-run';
 import { localPaths } from '../config/data-path';
 import { parseRequest } from '../config/request';
-import { AppError } from '../errors';
+import { exitCodeFor, isInputError } from '../errors';
 import { executeDq } from './execute';
 import { DQ_FLAG_NAMES, DqRequest } from './request';
 import type { DqResult } from './result';
 
-/** Exit codes of `tributary dq`. */
-export const DQ_EXIT = { ok: 0, mismatch: 1, usage: 2 } as const;
+/** Exit codes of `tributary dq` for a finished run; a failed one exits with its error's code (`exitCodeFor`). */
+export const DQ_EXIT = { ok: 0, mismatch: 1 } as const;
 
 /** Options of `tributary dq` that are not part of the request. */
 const CLI_ONLY = ['json', 'oracleClientLibDir'] as const;
@@ -67,7 +67,7 @@ export function registerDqCommands(program: Command, { withCli }: CliEdge): void
       let o: DqRequest;
       try { o = dqOptionsFromFlags(f); } catch (e) {
         process.stderr.write(`error: ${(e as Error).message}\n`);
-        process.exitCode = DQ_EXIT.usage;
+        process.exitCode = exitCodeFor(e);
         return;
       }
       await withCli(async (ctx) => {
@@ -83,12 +83,9 @@ export function registerDqCommands(program: Command, { withCli }: CliEdge): void
           else printSummary(s.runId, s.results, s.csvFile);
           process.exitCode = s.ok ? DQ_EXIT.ok : DQ_EXIT.mismatch;
         } catch (e) {
-          if (e instanceof AppError && e.status === 400) {
-            process.stderr.write(`error: ${e.message}\n`);
-            process.exitCode = DQ_EXIT.usage;
-            return;
-          }
-          throw e;
+          if (!isInputError(e)) throw e;
+          process.stderr.write(`error: ${e.message}\n`);
+          process.exitCode = exitCodeFor(e);
         }
       });
     });

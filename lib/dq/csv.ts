@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { csvLine } from '../lake';
 import type { DqResult } from './result';
 
 const HEADER = [
@@ -8,21 +9,18 @@ const HEADER = [
   'hash_columns', 'columns_only_in_oracle', 'columns_only_in_iceberg', 'example_keys', 'repair', 'status', 'error_details', 'checked_at',
 ];
 
-function cell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(';') : typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
+/** The file's own forms before CSV quoting: a time as ISO 8601, a list (hash columns, example keys) joined by `;`. */
+const dqValue = (v: unknown) => (v instanceof Date ? v.toISOString() : Array.isArray(v) ? v.join(';') : v);
 
 /** The results as CSV text (RFC 4180), one row per unit, the table's column names as header. */
 export function resultsToCsv(rows: DqResult[]): string {
-  const lines = [HEADER.join(',')];
+  const lines = [csvLine(HEADER)];
   for (const r of rows) {
-    lines.push([
+    lines.push(csvLine([
       r.pipelineRunId, r.table, r.branch, r.windowStart, r.windowEnd, r.windowNote, r.lakeSnapshotId, r.oracleRowCount, r.icebergRowCount,
       r.rowCountDelta, r.hashMatched, r.hashOnlyInOracle, r.hashOnlyInIceberg, r.hashMismatch, r.hashTotalDelta, r.hashColumns,
       r.columnsOnlyInOracle, r.columnsOnlyInIceberg, r.exampleKeys, r.repair, r.status, r.errorDetails, r.checkedAt,
-    ].map(cell).join(','));
+    ].map(dqValue)));
   }
   return lines.join('\n') + '\n';
 }

@@ -62,8 +62,7 @@ export async function executeDq(ctx: DqContext, r: DqRequest, x: DqOverrides = {
     if (e instanceof TablesConfigError) throw new DqUsageError(`${name(r.tablesJson !== undefined ? 'tablesJson' : 'tablesFile')}: ${e.message}`, name('tablesFile'));
     throw e;
   }
-  let tables;
-  try { tables = selectTables(all, r.tables ?? []); } catch (e) { throw new DqUsageError((e as Error).message.replace(/^--tables/, name('tables')), name('tables')); }
+  const tables = selectTables(all, r.tables ?? [], name('tables'));
   const csvDir = r.csv !== undefined ? await ctx.paths(name('csv'), r.csv, 'write') : undefined;
   let summary: DqRunSummary;
   if (r.selfTest) {

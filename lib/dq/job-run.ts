@@ -2,6 +2,7 @@ import { dataDirPaths } from '../config/data-path';
 import type { JobContext } from '../jobs/types';
 import { executeDq } from './execute';
 import type { DqRequest } from './request';
+import { AppError } from '../errors';
 
 /**
  * The worker's side of `dq.run`. A run with a MISMATCH or ERROR unit fails,
@@ -17,6 +18,6 @@ export async function runDqJob(ctx: JobContext, p: DqRequest): Promise<unknown> 
     runId: s.runId, ok: s.ok, csv: s.csvFile ?? null,
     units: s.results.map((r) => ({ table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.hashTotalDelta, error: r.errorDetails })),
   };
-  if (!s.ok) throw Object.assign(new Error(`dq: ${bad.length} of ${s.results.length} units MISMATCH or ERROR (run ${s.runId}): ${bad.slice(0, 5).map((r) => `${r.table}@${r.branch} ${r.status}`).join(', ')}`), { result });
+  if (!s.ok) throw Object.assign(new AppError('fatal', `dq: ${bad.length} of ${s.results.length} units MISMATCH or ERROR (run ${s.runId}): ${bad.slice(0, 5).map((r) => `${r.table}@${r.branch} ${r.status}`).join(', ')}`), { result });
   return result;
 }

@@ -15,6 +15,7 @@ import type { DqSide } from '../reconcile/side';
 import type { HashQuery, SqlColumn } from '../reconcile/sql-common';
 import { lakePredicate, unitWindow, type UnitWindow } from './window';
 import { windowWhere } from './window-sql';
+import { AppError } from '../errors';
 
 
 const NUMERIC = new Set(['int', 'long', 'decimal', 'double', 'float']);
@@ -57,11 +58,11 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
   const common = pairs.map((p) => p.f.name);
   const columnsOnlyInLake = lakeNames.filter((n) => !matched.has(n)).sort(order);
   // a subquery entry may have no unique_key (loaded by full replace only): there is nothing to join the two sides on
-  if (!def.uniqueKey.length) throw new Error(`dq: tables.json entry '${def.lakeName}' has no unique_key: the row-hash check joins source and lake rows on it`);
+  if (!def.uniqueKey.length) throw new AppError('validation', `dq: tables.json entry '${def.lakeName}' has no unique_key: the row-hash check joins source and lake rows on it`);
   // tables.json keys are canonical (upper-cased) source names
   const keyIdx = def.uniqueKey.map((k) => {
     const i = pairs.findIndex((p) => p.s.name.toUpperCase() === k.toUpperCase());
-    if (i < 0) throw new Error(`dq: unique key column ${k} is not on both sides (source has ${src.some((c) => c.name.toUpperCase() === k.toUpperCase())}, lake has ${!!matchName(lakeNames, applyNaming(k, def.naming)) || !!matchName(lakeNames, k)})`);
+    if (i < 0) throw new AppError('validation', `dq: unique key column ${k} is not on both sides (source has ${src.some((c) => c.name.toUpperCase() === k.toUpperCase())}, lake has ${!!matchName(lakeNames, applyNaming(k, def.naming)) || !!matchName(lakeNames, k)})`);
     return i;
   });
   const srcByName = new Map(src.map((c) => [c.name.toUpperCase(), c]));
@@ -74,9 +75,9 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
     lakeCols.push({ name: f.name, asFloat });
   }
   const winCol = def.spec.helper ? helperDate : def.spec.dateColumn ? srcByName.get(def.spec.dateColumn.toUpperCase()) ?? null : null;
-  if (!def.spec.helper && def.spec.dateColumn && !winCol) throw new Error(`dq: date column ${def.spec.dateColumn} not found at the source`);
+  if (!def.spec.helper && def.spec.dateColumn && !winCol) throw new AppError('validation', `dq: date column ${def.spec.dateColumn} not found at the source`);
   const winLake = !def.spec.helper && winCol ? pairs.find((p) => p.s === winCol)?.f ?? null : null;
-  if (!def.spec.helper && def.spec.dateColumn && !winLake) throw new Error(`dq: date column ${def.spec.dateColumn} not found in the lake table`);
+  if (!def.spec.helper && def.spec.dateColumn && !winLake) throw new AppError('validation', `dq: date column ${def.spec.dateColumn} not found in the lake table`);
   const julian = !!winCol && NUMERIC.has(winCol.type.kind);
   const window = unitWindow({ spec: def.spec, category: def.category, since: w.since, until: w.until, watermark: w.watermark, julian });
   if (window.column && winLake) window.column = winLake.name;

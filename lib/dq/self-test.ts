@@ -13,6 +13,7 @@ import { lakeSideOf, type UnitPlan } from './plan';
 import { arrowKind } from '../reconcile/arrow-canonical';
 import { compareAsFloat } from '../reconcile/canonical';
 import { lakeKeys } from '../sources/lake-names';
+import { AppError } from '../errors';
 
 /** The newest staging run folder holding `<table>/<branch>/*.parquet`, or null. */
 async function latestStaged(stagingRoot: string, table: string, branch: string): Promise<{ runId: string; files: string[] } | null> {
@@ -74,7 +75,7 @@ export async function runSelfTest(deps: { lake: Lake; tables: TableDef[]; branch
         // tables.json keys are canonical source names; the staging and the lake spell them by the table's naming
         const keyNames = lakeKeys(def, names);
         const keys = keyNames.map((k) => cols[names.indexOf(k)]);
-        if (keys.some((k) => !k)) throw new Error(`dq: unique key ${def.uniqueKey.join(',')} not in both the staging and the lake`);
+        if (keys.some((k) => !k)) throw new AppError('validation', `dq: unique key ${def.uniqueKey.join(',')} not in both the staging and the lake`);
         const plan: UnitPlan = {
           window: { start: null, end: null, note: null, column: null, julian: false, lower: null, upper: null, upperExclusive: false, initial: null },
           query: { rel: { from: '', where: '' }, keys: [], columns: [] }, lakeColumns: cols, lakeKeys: keys, columnNames: names, keyNames,

@@ -3,6 +3,7 @@ import { parseTimestampMicros, toJulianDay } from '../sources';
 import type { QuerySpec } from '../sources';
 import type { BatchPredicate } from '../reconcile/arrow-side';
 import { canonicalScaled } from '../reconcile/canonical';
+import { AppError } from '../errors';
 
 // The window values' checks are pure (the request schema uses them without loading Arrow).
 export { checkWindowValue } from './window-value';
@@ -55,8 +56,8 @@ export interface WindowInput {
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A window that cannot hold a row (its start after its end). */
-export class WindowError extends Error {
-  constructor(message: string) { super(message); this.name = 'WindowError'; }
+export class WindowError extends AppError {
+  constructor(message: string) { super('validation', message); this.name = 'WindowError'; }
 }
 const micros = (v: string) => Number(parseTimestampMicros(v.trim().replace('T', ' ')));
 
@@ -149,7 +150,7 @@ export function lakePredicate(w: UnitWindow): BatchPredicate | undefined {
   const ini = w.initial && !w.initial.onHelper ? w.initial : null;
   return (batch) => {
     const j = batch.schema.fields.findIndex((f) => f.name === col);
-    if (j < 0) throw new Error(`dq: window column ${col} is not in the lake table`);
+    if (j < 0) throw new AppError('validation', `dq: window column ${col} is not in the lake table`);
     const read = numberReader(batch.schema.fields[j].type);
     const data = batch.data.children[j] as arrow.Data;
     return (i) => {

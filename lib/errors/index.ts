@@ -1,33 +1,50 @@
 /**
- * One error type for the whole product. Engines throw AppError (or plain
- * errors with a prefix such as `lake: …`); the API maps `status` to HTTP and
- * `isTransient` decides retries in one place.
+ * One error type for the whole product. Everything that can reach a user
+ * (an API answer, a CLI's stderr, a job run's error) is an AppError with a
+ * code; the code alone decides the HTTP status, the CLI's exit code and (with
+ * `isTransient`) whether a retry may help. A plain `Error` is kept only for an
+ * internal invariant — a state the code itself rules out (see docs/architecture.md).
  */
 export type ErrorCode =
   | 'bad_request' | 'validation' | 'usage' | 'unauthorized' | 'forbidden' | 'not_found'
   | 'conflict' | 'idempotency_mismatch' | 'payload_too_large' | 'rate_limited' | 'unavailable' | 'transient' | 'fatal' | 'internal';
 
-const STATUS: Record<ErrorCode, number> = {
-  bad_request: 400, validation: 400, usage: 400, unauthorized: 401, forbidden: 403, not_found: 404,
-  conflict: 409, idempotency_mismatch: 422, payload_too_large: 413, rate_limited: 429, unavailable: 503, transient: 503, fatal: 500, internal: 500,
+/**
+ * The one table from an error code to its HTTP status and process exit code.
+ * Exit codes: 2 for bad input (as commander and most CLIs do), 3 for a conflict
+ * (a held run lock, a fresh-run guard: the slices loader's "refused"), 4 for a
+ * missing object, 75 (EX_TEMPFAIL) for a transient failure worth retrying, 1 otherwise.
+ */
+export const ERROR_CODES: Readonly<Record<ErrorCode, { status: number; exit: number }>> = {
+  bad_request: { status: 400, exit: 2 },
+  validation: { status: 400, exit: 2 },
+  usage: { status: 400, exit: 2 },
+  unauthorized: { status: 401, exit: 1 },
+  forbidden: { status: 403, exit: 1 },
+  not_found: { status: 404, exit: 4 },
+  conflict: { status: 409, exit: 3 },
+  idempotency_mismatch: { status: 422, exit: 2 },
+  payload_too_large: { status: 413, exit: 2 },
+  rate_limited: { status: 429, exit: 75 },
+  unavailable: { status: 503, exit: 75 },
+  transient: { status: 503, exit: 75 },
+  fatal: { status: 500, exit: 1 },
+  internal: { status: 500, exit: 1 },
 };
 
-/**
- * Process exit code for an error, chosen by its code (never by message text):
- * 2 for bad input (as commander and most CLIs do), 3 for a conflict (a held
- * run lock, a fresh-run guard: the slices loader's "refused"), 4 for a missing object,
- * 75 (EX_TEMPFAIL) for
- * a transient failure worth retrying, 1 otherwise.
- */
+/** HTTP status of an error code (from ERROR_CODES). */
+export function statusFor(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}
+
+/** Process exit code for an error, chosen by its code (never by message text): 1 for anything not an AppError. */
 export function exitCodeFor(e: unknown): number {
-  if (!(e instanceof AppError)) return 1;
-  switch (e.code) {
-    case 'bad_request': case 'validation': case 'usage': case 'payload_too_large': case 'idempotency_mismatch': return 2;
-    case 'conflict': return 3;
-    case 'not_found': return 4;
-    case 'transient': case 'unavailable': case 'rate_limited': return 75;
-    default: return 1;
-  }
+  return e instanceof AppError ? ERROR_CODES[e.code].exit : 1;
+}
+
+/** Whether an error is the caller's bad input (usage, validation, a bad request): exit code 2, HTTP 400-class. */
+export function isInputError(e: unknown): e is AppError {
+  return e instanceof AppError && ERROR_CODES[e.code].exit === 2;
 }
 
 export class AppError extends Error {
@@ -39,7 +56,7 @@ export class AppError extends Error {
     super(message, { cause: opts.cause });
     this.name = 'AppError';
     this.code = code;
-    this.status = STATUS[code];
+    this.status = ERROR_CODES[code].status;
     this.field = opts.field;
   }
 }

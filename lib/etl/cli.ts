@@ -3,17 +3,14 @@ import type { CliEdge } from '../cli/context';
 import { recordCliRun } from '../jobs/record-cli-run';
 import { localPaths } from '../config/data-path';
 import { parseRequest } from '../config/request';
-import { AppError } from '../errors';
+import { exitCodeFor, isInputError } from '../errors';
 import { executeEtl } from './execute';
 import { EtlRequest, etlSettingsOf } from './request';
 import type { EtlRunSummary } from './run-types';
-import { EtlUsageError } from './select-branches';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { TablesConfigError } from '../config/tables-json';
-import { SchemaUnionError } from './schema-union';
 
-/** Exit codes of `tributary etl`. */
-export const EXIT = { ok: 0, unitsFailed: 1, usage: 2 } as const;
+/** Exit codes of `tributary etl` for a finished run; a failed one exits with its error's code (`exitCodeFor`). */
+export const EXIT = { ok: 0, unitsFailed: 1 } as const;
 
 /** Options of `tributary etl` that are not part of the request (output, and what only the operator's shell may choose). */
 const CLI_ONLY = ['json', 'oracleClientLibDir'] as const;
@@ -95,7 +92,7 @@ export function registerEtlCommands(program: Command, { withCli }: CliEdge): voi
         request = requestFromFlags(o);
       } catch (e) {
         process.stderr.write(`error: ${(e as Error).message}\n`);
-        process.exitCode = EXIT.usage;
+        process.exitCode = exitCodeFor(e);
         return;
       }
       await withCli(async (ctx) => {
@@ -108,12 +105,10 @@ export function registerEtlCommands(program: Command, { withCli }: CliEdge): voi
           else printSummary(summary);
           process.exitCode = summary.ok ? EXIT.ok : EXIT.unitsFailed;
         } catch (e) {
-          if (e instanceof TablesConfigError || e instanceof EtlUsageError || e instanceof SchemaUnionError || (e instanceof AppError && e.status === 400)) {
-            process.stderr.write(`error: ${e.message}\n`);
-            process.exitCode = EXIT.usage;
-            return;
-          }
-          throw e;
+          // Bad input is the operator's to fix: one line, exit 2; anything else goes to the CLI's handler.
+          if (!isInputError(e)) throw e;
+          process.stderr.write(`error: ${e.message}\n`);
+          process.exitCode = exitCodeFor(e);
         }
       });
     });

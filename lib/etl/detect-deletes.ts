@@ -15,6 +15,7 @@ import { deletedIntKeys, lakeIntKeys } from './detect-int-keys';
 import type { LakeTarget } from './lake-target';
 import type { Unit } from './run-types';
 import { lakeKeys as lakeKeysOf } from '../sources';
+import { AppError } from '../errors';
 
 export interface DetectedDeletes {
   /** Canonical key values (unique_key order) live in the lake's branch partition and gone from the source. */
@@ -29,7 +30,8 @@ export interface DetectedDeletes {
 /** Rows a key-level pass holds per side (the bucket descent keeps it under this). */
 const MAX_ROWS = 200_000;
 
-const fatal = (m: string) => Object.assign(new Error(m), { fatal: true });
+/** A refusal no retry changes (isTransient says no to it). */
+const fatal = (m: string) => new AppError('validation', m);
 
 /**
  * tables.json `deletes: detect`: which keys of the unit's branch the lake

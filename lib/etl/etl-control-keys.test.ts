@@ -1,19 +1,15 @@
-import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs/promises';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../testing/pg';
 import { createLogger, type LogRecord } from '../log';
-import { openLake, type Lake } from '../lake';
-import { createPostgresSource } from '../sources';
+import type { Lake } from '../lake';
 import { listEtlControl, listEtlRuns } from './control';
 import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle, type EtlRunSummary } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { parseTablesConfig } from '../config/tables-json';
-import { chdbRows, icebirdRows, loadChdb } from './test-lake-readers';
+import { chdbRows, icebirdRows } from './test-lake-readers';
+import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // Issue 21 (1, 2, 6) on real Postgres branches shaped like Pagila, with the lake read back by
 // ClickHouse (chdb) and icebird: control state per lake table, duplicate keys caught before a
@@ -21,9 +17,7 @@ import { chdbRows, icebirdRows, loadChdb } from './test-lake-readers';
 // behind by a failed first write, and every "did nothing" said at warn.
 let db: TestDatabase;
 let lake: Lake;
-let warehouse: string;
 let staging: string;
-const scratch: { url: string; drop(): Promise<void> }[] = [];
 let branches: BranchHandle[];
 const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, fetchBatchSize: 100, stagingRowsPerFile: 150, ...o });
 
@@ -54,42 +48,23 @@ const failures = (r: EtlRunSummary) => r.units.filter((u) => u.status !== 'SUCCE
 
 const COUNTRY = { table: 'PUBLIC.COUNTRY', unique_key: 'country_id', cdc_column: 'last_update', category: 'masters' };
 
-beforeAll(async () => {
-  await loadChdb();
-  db = await createTestDatabase();
-  warehouse = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
-  await fs.mkdir(warehouse, { recursive: true });
-  staging = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-keys-'));
-  lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
-  for (let i = 0; i < 2; i++) {
-    const s = await createScratchDatabase('br');
-    scratch.push(s);
-    await atBranch(i, `
-      CREATE TABLE country (country_id int PRIMARY KEY, country text NOT NULL, last_update timestamp NOT NULL);
-      INSERT INTO country SELECT g, 'country ' || g, timestamp '2022-02-15 09:44:00' + g * interval '1 second' FROM generate_series(1, 20) g;
-      CREATE TABLE category (category_id int PRIMARY KEY, name text NOT NULL, last_update timestamp NOT NULL);
-      INSERT INTO category SELECT g, 'cat ' || g, timestamp '2022-02-15 09:46:27' FROM generate_series(1, 16) g;
-      CREATE TABLE film (film_id int PRIMARY KEY, title text NOT NULL, last_update timestamp NOT NULL);
-      INSERT INTO film SELECT g, 'FILM ' || g, timestamp '2022-02-15 10:00:00' FROM generate_series(1, 30) g;
-      -- film_actor's key is (actor_id, film_id): actor_id alone repeats (actors 1..3 play in several films)
-      CREATE TABLE film_actor (actor_id int NOT NULL, film_id int NOT NULL, last_update timestamp NOT NULL, PRIMARY KEY (actor_id, film_id));
-      INSERT INTO film_actor SELECT 1 + g % 10, g, timestamp '2022-02-15 10:05:03' + g * interval '1 second' FROM generate_series(1, 30) g;
-      -- a view whose "key" fid is not unique: one row per (film, actor)
-      CREATE VIEW film_list AS SELECT f.film_id AS fid, f.title || ' / actor ' || a.actor_id AS title, a.last_update
-        FROM film f JOIN film_actor a ON a.film_id = f.film_id
-        UNION ALL SELECT f.film_id, f.title || ' / extra', timestamp '2022-02-15 10:05:00' FROM film f WHERE f.film_id % 3 = 0;
-    `);
-  }
-  branches = scratch.map((s, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: s.url, poolSize: 2 }) }));
-});
-
-afterAll(async () => {
-  await Promise.all((branches ?? []).map((b) => b.source.close()));
-  for (const s of scratch) await s.drop();
-  await db?.drop();
-  if (warehouse) await fs.rm(warehouse, { recursive: true, force: true });
-  if (staging) await fs.rm(staging, { recursive: true, force: true });
-});
+const fx = useEtlLake({ name: 'keys', count: 2, seed: (url, i) => atBranch(i, `
+    CREATE TABLE country (country_id int PRIMARY KEY, country text NOT NULL, last_update timestamp NOT NULL);
+    INSERT INTO country SELECT g, 'country ' || g, timestamp '2022-02-15 09:44:00' + g * interval '1 second' FROM generate_series(1, 20) g;
+    CREATE TABLE category (category_id int PRIMARY KEY, name text NOT NULL, last_update timestamp NOT NULL);
+    INSERT INTO category SELECT g, 'cat ' || g, timestamp '2022-02-15 09:46:27' FROM generate_series(1, 16) g;
+    CREATE TABLE film (film_id int PRIMARY KEY, title text NOT NULL, last_update timestamp NOT NULL);
+    INSERT INTO film SELECT g, 'FILM ' || g, timestamp '2022-02-15 10:00:00' FROM generate_series(1, 30) g;
+    -- film_actor's key is (actor_id, film_id): actor_id alone repeats (actors 1..3 play in several films)
+    CREATE TABLE film_actor (actor_id int NOT NULL, film_id int NOT NULL, last_update timestamp NOT NULL, PRIMARY KEY (actor_id, film_id));
+    INSERT INTO film_actor SELECT 1 + g % 10, g, timestamp '2022-02-15 10:05:03' + g * interval '1 second' FROM generate_series(1, 30) g;
+    -- a view whose "key" fid is not unique: one row per (film, actor)
+    CREATE VIEW film_list AS SELECT f.film_id AS fid, f.title || ' / actor ' || a.actor_id AS title, a.last_update
+      FROM film f JOIN film_actor a ON a.film_id = f.film_id
+      UNION ALL SELECT f.film_id, f.title || ' / extra', timestamp '2022-02-15 10:05:00' FROM film f WHERE f.film_id % 3 = 0;
+  `) });
+const scratch = fx.scratch;
+beforeAll(() => { ({ db, lake, staging, branches } = fx); });
 
 describe('control state per lake table', () => {
   it('a load into --namespace probe keeps its own watermark and never moves the production one', async () => {

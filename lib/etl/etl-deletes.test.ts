@@ -1,27 +1,21 @@
-import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../testing/pg';
 import { queryBranch } from '../testing/branch-fixtures';
 import { silentLogger } from '../log';
-import { openLake, type Lake } from '../lake';
-import { createPostgresSource } from '../sources';
+import type { Lake } from '../lake';
 import { parseTablesConfig } from '../config/tables-json';
 import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { chdbRows, icebirdRows, loadChdb, norm } from './test-lake-readers';
+import { chdbRows, icebirdRows, norm } from './test-lake-readers';
+import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // tables.json `deletes`: rows deleted at two real Postgres branches reach the lake on INCREMENTAL
 // (hard: gone; soft: stamped in _deleted_at), counted per unit; `ignore` keeps them (the default).
 // `visits` has a composite key with a sub-second timestamp: deleted keys must round-trip exactly.
 let db: TestDatabase;
 let lake: Lake;
-let warehouse: string;
 let staging: string;
-const scratch: { url: string; drop(): Promise<void> }[] = [];
 let branches: BranchHandle[];
 const tables = parseTablesConfig([
   { table: 'shop.items', unique_key: 'item_id', cdc_column: 'updated_at', category: 'masters', deletes: 'detect' },
@@ -53,28 +47,9 @@ function lakeKeys(table: string, expr: string, where = 'true'): Promise<string[]
   return lake.loadTable(`etl.${table}`).then((t) => chdbRows(t, (f) => `SELECT BRANCH_ID AS b, ${expr} AS k FROM ${f} WHERE ${where}`).map((r) => `${r.b}:${norm(r.k)}`).sort());
 }
 
-beforeAll(async () => {
-  await loadChdb();
-  db = await createTestDatabase();
-  warehouse = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
-  await fs.mkdir(warehouse, { recursive: true });
-  staging = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-del-'));
-  lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
-  for (let i = 0; i < 2; i++) {
-    const s = await createScratchDatabase('delbr');
-    scratch.push(s);
-    await seed(s.url, i);
-  }
-  branches = scratch.map((s, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: s.url, poolSize: 2 }) }));
-});
-
-afterAll(async () => {
-  await Promise.all((branches ?? []).map((b) => b.source.close()));
-  for (const s of scratch) await s.drop();
-  await db?.drop();
-  await fs.rm(warehouse, { recursive: true, force: true });
-  await fs.rm(staging, { recursive: true, force: true });
-});
+const fx = useEtlLake({ name: 'delbr', count: 2, seed: (url, i) => seed(url, i) });
+const scratch = fx.scratch;
+beforeAll(() => { ({ db, lake, staging, branches } = fx); });
 
 describe('deletes reach the lake', () => {
   it('config: soft_delete needs deletes: detect; a bad deletes value names the field', () => {

@@ -16,6 +16,7 @@ import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { parseTablesConfig } from '../config/tables-json';
 import { FIXTURE_TABLES, queryBranch, seedBranch } from '../testing/branch-fixtures';
 import { chdbRows, loadChdb } from './test-lake-readers';
+import { closedPort } from '../testing/closed-port';
 
 // Failure handling against real Postgres and the real lake: a branch refusing
 // connections, a connection cut mid-COPY, a fatal SQL error, kill -9 of the CLI.
@@ -75,14 +76,6 @@ async function stallingProxy(port: number, hold: RegExp): Promise<{ port: number
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { port: (server.address() as net.AddressInfo).port, held: () => held };
-}
-
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 beforeAll(async () => {

@@ -1,27 +1,21 @@
-import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs/promises';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../testing/pg';
 import { silentLogger } from '../log';
-import { openLake, type Lake } from '../lake';
-import { createPostgresSource } from '../sources';
+import type { Lake } from '../lake';
 import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { parseTablesConfig } from '../config/tables-json';
 import { FIXTURE_TABLES, changeBranch, seedBranch } from '../testing/branch-fixtures';
-import { chdbRows, icebirdRows, loadChdb, norm } from './test-lake-readers';
+import { chdbRows, icebirdRows, norm } from './test-lake-readers';
+import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // Seven Postgres branch databases → the real lake; read back by ClickHouse (chdb) and icebird.
 const N = 7;
 let db: TestDatabase;
 let lake: Lake;
-let warehouse: string;
 let staging: string;
-const scratch: { url: string; drop(): Promise<void> }[] = [];
 let branches: BranchHandle[];
 const tables = parseTablesConfig(FIXTURE_TABLES);
 const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, fetchBatchSize: 100, stagingRowsPerFile: 150, ...o });
@@ -70,28 +64,9 @@ async function expectLakeEqualsSources(stage: 'initial' | 'incremental'): Promis
   }
 }
 
-beforeAll(async () => {
-  await loadChdb();
-  db = await createTestDatabase();
-  warehouse = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
-  await fs.mkdir(warehouse, { recursive: true });
-  staging = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-lake-'));
-  lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
-  for (let i = 0; i < N; i++) {
-    const s = await createScratchDatabase('br');
-    scratch.push(s);
-    await seedBranch(s.url, { index: i, customers: 25, orders: 80 });
-  }
-  branches = scratch.map((s, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: s.url, poolSize: 2 }) }));
-});
-
-afterAll(async () => {
-  await Promise.all((branches ?? []).map((b) => b.source.close()));
-  for (const s of scratch) await s.drop();
-  await db?.drop();
-  await fs.rm(warehouse, { recursive: true, force: true });
-  await fs.rm(staging, { recursive: true, force: true });
-});
+const fx = useEtlLake({ name: 'br', count: N, seed: (url, i) => seedBranch(url, { index: i, customers: 25, orders: 80 }) });
+const scratch = fx.scratch;
+beforeAll(() => { ({ db, lake, staging, branches } = fx); });
 
 describe('seven branches into the lake', () => {
   let insertAt: Map<string, string>;

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { BRANCH_ID, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
-import { isTransient, toError, withRetry } from '../errors';
+import { AppError, isTransient, toError, withRetry } from '../errors';
 import type { Logger } from '../log';
 import { lakeKeys, matchName, targetFields, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
 import { describedUnitProblem } from './plan-checks';
@@ -15,7 +15,8 @@ import { StagingWriter, stagedBatches } from './staging';
 type ExtractContext = Pick<RunContext, 'runId' | 'settings' | 'target' | 'log' | 'signal' | 'plan' | 'summary' | 'stagingRoot' | 'loadTime' | 'encoder' | 'hold'>;
 
 /** An error marked `fatal` (a reserved column, a bad schema) is never retried, whatever its cause says. */
-const retryable = (e: Error) => !(e as { fatal?: boolean }).fatal && isTransient(e);
+// The seeds' rule: an AppError other than transient/unavailable (bad keys, a reserved column) is never retried.
+const retryable = isTransient;
 
 /**
  * Extract one unit to staged Parquet with retry: transient errors (the
@@ -56,7 +57,7 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
       u.columns = await describeUnit(ctx, u);
       u.describeError = undefined;
       const why = describedUnitProblem(u.def, u.columns);
-      if (why) throw Object.assign(new Error(why), { fatal: true });
+      if (why) throw new AppError('validation', why);
     }
     if (!st.schema || !dataColumns(u.columns, u.def).every((c) => matchName(st.schema!.fields.map((f) => f.name), c.name))) await widenTable(ctx, st, [u]);
     const q = renderUnit(u, s.mode);
@@ -82,7 +83,7 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     for await (const b of u.branch.source.read(q, u.columns, target, { batchSize: u.branch.fetchBatchSize ?? s.fetchBatchSize, signal: ctx.signal, stats })) {
       for (const i of required) {
         const n = b.data.children[i].nullCount;
-        if (n > 0) throw Object.assign(new Error(`etl: ${u.def.lakeName} on branch ${u.branch.key}: key column ${st.schema!.fields[i].name} has ${n} NULL value(s); a unique_key column must not be NULL`), { fatal: true });
+        if (n > 0) throw new AppError('validation', `etl: ${u.def.lakeName} on branch ${u.branch.key}: key column ${st.schema!.fields[i].name} has ${n} NULL value(s); a unique_key column must not be NULL`);
       }
       keys?.add(b);
       await writer.add(b);
@@ -138,9 +139,9 @@ async function settleDuplicates(ctx: ExtractContext, u: Unit, st: TableState, ke
   const first = dups.slice(0, 5).map((g) => `(${g.key})`).join(', ');
   const keyNames = keys.keyIdx.map((i) => st.schema!.fields[i].name).join(', ');
   if (!latest) {
-    throw Object.assign(new Error(`etl: ${def.lakeName} on branch ${u.branch.key}: ${dups.length} unique_key value${dups.length === 1 ? '' : 's'} of (${keyNames}) occur more than once in the extract `
+    throw new AppError('validation', `etl: ${def.lakeName} on branch ${u.branch.key}: ${dups.length} unique_key value${dups.length === 1 ? '' : 's'} of (${keyNames}) occur more than once in the extract `
       + `(${extra} extra row${extra === 1 ? '' : 's'}), first: ${first}${dups.length > 5 ? ', …' : ''}; nothing of this unit was committed. `
-      + `Declare the full key in tables.json, or set "dedupe": "latest" to keep the newest row of each key by its cdc_column`), { fatal: true });
+      + `Declare the full key in tables.json, or set "dedupe": "latest" to keep the newest row of each key by its cdc_column`);
   }
   const emptied = new Set<number>();
   for (const [f, drop] of olderRows(dups)) {

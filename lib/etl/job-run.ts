@@ -3,6 +3,7 @@ import { fanoutWanted } from '../jobs/fanout';
 import type { JobContext } from '../jobs/types';
 import { executeEtl } from './execute';
 import type { EtlRequest } from './request';
+import { AppError } from '../errors';
 
 /** The worker's side of `etl.run`: the CLI's execute, with a job's path policy and progress across phases; fanned out (TRIBUTARY_FANOUT, lib/jobs/fanout.ts) it coordinates `etl.unit` jobs. */
 export async function runEtlJob(ctx: JobContext, p: EtlRequest): Promise<unknown> {
@@ -21,7 +22,7 @@ export async function runEtlJob(ctx: JobContext, p: EtlRequest): Promise<unknown
   const failed = summary.units.filter((u) => (u.status !== 'SUCCESS' && u.status !== 'PLANNED') || (u.status === 'PLANNED' && u.error));
   const units = summary.units.map(({ sql, binds, ...u }) => { void sql; void binds; return u; });
   if (failed.length || !summary.ok) {
-    throw Object.assign(new Error(`etl: ${failed.length} of ${summary.units.length} units did not succeed (run ${summary.runId}): ${failed.slice(0, 5).map((u) => `${u.table}@${u.branch} ${u.status}${u.error ? ` (${u.error.split('\n')[0].slice(0, 200)})` : ''}`).join(', ')}`), {
+    throw Object.assign(new AppError('fatal', `etl: ${failed.length} of ${summary.units.length} units did not succeed (run ${summary.runId}): ${failed.slice(0, 5).map((u) => `${u.table}@${u.branch} ${u.status}${u.error ? ` (${u.error.split('\n')[0].slice(0, 200)})` : ''}`).join(', ')}`), {
       result: { runId: summary.runId, ok: false, units, drift: summary.drift, durationMs: summary.durationMs },
     });
   }

@@ -1,5 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { takeBatch, valueAt } from '../lake';
+import { AppError } from '../errors';
 
 /**
  * Duplicate unique_key values in one unit's extract, found before anything is
@@ -28,7 +29,7 @@ export class KeyTracker {
   static forSchema(schema: arrow.Schema, keys: string[], where: string): KeyTracker {
     const idx = keys.map((k) => {
       const i = schema.fields.findIndex((f) => f.name.toUpperCase() === k.toUpperCase());
-      if (i < 0) throw Object.assign(new Error(`etl: ${where}: unique_key column ${k} is not a column of the extract (columns: ${schema.fields.map((f) => f.name).join(', ')})`), { fatal: true });
+      if (i < 0) throw new AppError('validation', `etl: ${where}: unique_key column ${k} is not a column of the extract (columns: ${schema.fields.map((f) => f.name).join(', ')})`);
       return i;
     });
     return new KeyTracker(idx);

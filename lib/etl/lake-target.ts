@@ -8,6 +8,7 @@ import type { Lake, LakeTable } from '../lake';
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
 import type { UnionColumn } from './schema-union';
+import { AppError } from '../errors';
 
 export interface WriteOutcome {
   snapshotId: string | null; disposition: 'replace' | 'merge' | 'append'; inserted?: number; updated?: number;
@@ -103,7 +104,7 @@ async function adopt(location: string, files: StagedFile[], keep: boolean, stora
     }
     return out;
   }
-  if (!location.startsWith('file:') && !location.startsWith('/')) throw new Error(`etl: cannot adopt staged files into ${location}`);
+  if (!location.startsWith('file:') && !location.startsWith('/')) throw new AppError('fatal', `etl: cannot adopt staged files into ${location}`);
   const dir = path.join(location.startsWith('file:') ? fileURLToPath(location) : location, 'data');
   await fs.mkdir(dir, { recursive: true });
   const out: string[] = [];
@@ -119,6 +120,43 @@ async function adopt(location: string, files: StagedFile[], keep: boolean, stora
     out.push(dest);
   }
   return out;
+}
+
+type MergeOptions = Parameters<LakeTarget['merge']>[3];
+
+/**
+ * Merge staged files into `tbl` in groups of at most `o.groupMaxBytes` of
+ * staged Parquet (×3–6 once decoded), the deletes with the last group.
+ */
+async function mergeInGroups(tbl: LakeTable, files: StagedFile[], keys: string[], o: MergeOptions, batchesOf: (files: StagedFile[]) => AsyncGenerator<arrow.RecordBatch>) {
+  let snapshotId: string | null = null;
+  let inserted = 0; let updated = 0;
+  const deletedByBranch: Record<string, number> = {};
+  let group: StagedFile[] = [];
+  let bytes = 0;
+  const flush = async (last = false) => {
+    const del = last && o.deletes?.keys.length ? o.deletes : null;
+    if (!group.length && !del) return;
+    const r = await tbl.merge(batchesOf(group), {
+      // each unit checked its keys (key-check.ts): a repeat here is a bug, never a silent collapse
+      keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT], duplicateKeys: 'error',
+      ...(del ? { deleteKeys: del.keys, softDelete: del.softAt !== undefined ? { column: DELETED_AT, value: del.softAt } : undefined } : {}),
+    });
+    if (r.snapshotId !== null) snapshotId = String(r.snapshotId);
+    inserted += r.inserted; updated += r.updated;
+    for (const p of r.deletedByPartition ?? []) {
+      const b = String(p.partition[BRANCH_ID]);
+      deletedByBranch[b] = (deletedByBranch[b] ?? 0) + p.rows;
+    }
+    group = []; bytes = 0;
+  };
+  for (const f of files) {
+    if (group.length && bytes + f.bytes > o.groupMaxBytes) await flush();
+    group.push(f); bytes += f.bytes;
+  }
+  await flush(true);
+  if (snapshotId === null && tbl.currentSnapshotId() !== null) snapshotId = String(tbl.currentSnapshotId());
+  return { snapshotId, disposition: 'merge' as const, inserted, updated, deletedByBranch };
 }
 
 export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: boolean; codec?: string }): LakeTarget {
@@ -177,37 +215,10 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     },
     async merge(t, files, keys, o) {
       const tbl = await load(t);
-      let snapshotId: string | null = null;
-      let inserted = 0; let updated = 0;
-      const deletedByBranch: Record<string, number> = {};
-      // each merge holds at most groupMaxBytes of staged Parquet (×3–6 once decoded)
-      let group: StagedFile[] = [];
-      let bytes = 0;
-      const flush = async (last = false) => {
-        const del = last && o.deletes?.keys.length ? o.deletes : null;
-        if (!group.length && !del) return;
-        const r = await tbl.merge(batchesOf(group), {
-          // each unit checked its keys (key-check.ts): a repeat here is a bug, never a silent collapse
-          keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT], duplicateKeys: 'error',
-          ...(del ? { deleteKeys: del.keys, softDelete: del.softAt !== undefined ? { column: DELETED_AT, value: del.softAt } : undefined } : {}),
-        });
-        if (r.snapshotId !== null) snapshotId = String(r.snapshotId);
-        inserted += r.inserted; updated += r.updated;
-        for (const p of r.deletedByPartition ?? []) {
-          const b = String(p.partition[BRANCH_ID]);
-          deletedByBranch[b] = (deletedByBranch[b] ?? 0) + p.rows;
-        }
-        group = []; bytes = 0;
-      };
-      for (const f of files) {
-        if (group.length && bytes + f.bytes > o.groupMaxBytes) await flush();
-        group.push(f); bytes += f.bytes;
-      }
-      await flush(true);
+      const r = await mergeInGroups(tbl, files, keys, o, batchesOf);
       // a merge re-encodes what it loads: uploaded unit files are referenced by no snapshot now
       if (!opts.keepStaging) for (const f of files) if (isRemoteStaged(f)) await lake.storage.delete(f.path);
-      if (snapshotId === null && tbl.currentSnapshotId() !== null) snapshotId = String(tbl.currentSnapshotId());
-      return { snapshotId, disposition: 'merge', inserted, updated, deletedByBranch };
+      return r;
     },
     async *scan(t, columns, partition) {
       const tbl = await load(t);

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { toError } from '../errors';
+import { toError, AppError } from '../errors';
 import { lakeKeys, trackedColumns } from '../sources';
 import { appendRunLog, laterWatermark, recordFailure, recordSuccess, type UnitStatus, type Watermark } from './control';
 import type { RunContext, TableState } from './run-types';
@@ -104,5 +104,5 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     await fs.rm(path.join(ctx.stagingRoot, runId, def.lakeName), { recursive: true, force: true })
       .catch((e) => tlog.warn('could not remove the table\'s staging (the run removes its folder at the end)', { error: toError(e).message }));
   }
-  if (loadError) throw new Error(loadError);
+  if (loadError) throw new AppError('fatal', loadError);
 }

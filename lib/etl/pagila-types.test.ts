@@ -1,23 +1,20 @@
-import crypto from 'node:crypto';
-import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs/promises';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../testing/pg';
 import { silentLogger } from '../log';
-import { openLake, type Lake, type LakeTable } from '../lake';
-import { createPostgresSource } from '../sources';
+import { type Lake, type LakeTable } from '../lake';
 import { lakeTarget } from './lake-target';
 import { runEtl, type BranchHandle } from './runner';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { parseTablesConfig } from '../config/tables-json';
 import { PAGILA_TABLES, seedPagila } from '../testing/pagila-fixtures';
-import { chdbRows, icebirdRows, loadChdb } from './test-lake-readers';
+import { chdbRows, icebirdRows } from './test-lake-readers';
 import { runDq } from '../dq/run';
 import { openPostgresDqSource } from '../dq/source';
 import { plainRow } from '../lake/format';
 import { parquetMetadataAsync } from 'hyparquet';
+import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // Pagila's kinds of types over two PostgreSQL branches, loaded INITIAL by the real ETL and read
 // back by ClickHouse (chdb) and icebird, value by value against the sources: arrays as lists
@@ -27,9 +24,7 @@ import { parquetMetadataAsync } from 'hyparquet';
 const N = 2;
 let db: TestDatabase;
 let lake: Lake;
-let warehouse: string;
 let staging: string;
-const scratch: { url: string; drop(): Promise<void> }[] = [];
 let branches: BranchHandle[];
 const tables = parseTablesConfig(PAGILA_TABLES);
 const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, fetchBatchSize: 7, stagingRowsPerFile: 20, ...o });
@@ -118,28 +113,9 @@ const toMillis = (rows: string[], table: string) => rows.map((s) => {
   }));
 }).sort();
 
-beforeAll(async () => {
-  await loadChdb();
-  db = await createTestDatabase();
-  warehouse = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
-  await fs.mkdir(warehouse, { recursive: true });
-  staging = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-pagila-'));
-  lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
-  for (let i = 0; i < N; i++) {
-    const s = await createScratchDatabase('pagila');
-    scratch.push(s);
-    await seedPagila(s.url, i);
-  }
-  branches = scratch.map((s, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: s.url, poolSize: 2 }) }));
-});
-
-afterAll(async () => {
-  await Promise.all((branches ?? []).map((b) => b.source.close()));
-  for (const s of scratch) await s.drop();
-  await db?.drop();
-  await fs.rm(warehouse, { recursive: true, force: true });
-  await fs.rm(staging, { recursive: true, force: true });
-});
+const fx = useEtlLake({ name: 'pagila', count: N, seed: (url, i) => seedPagila(url, i) });
+const scratch = fx.scratch;
+beforeAll(() => { ({ db, lake, staging, branches } = fx); });
 
 describe('Pagila-like types into the lake', () => {
   it('INITIAL: every lake table equals its sources, value by value, through ClickHouse and icebird', async () => {

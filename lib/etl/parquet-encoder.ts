@@ -4,6 +4,7 @@ import * as arrow from 'apache-arrow';
 import { writerProperties } from '../lake';
 import path from 'node:path';
 import { projectRoot } from '../config/project-root';
+import { AppError } from '../errors';
 
 /**
  * A small pool of worker threads encoding Parquet (parquet-wasm), so Arrow
@@ -79,7 +80,7 @@ export class ParquetEncoderPool {
         this.queuedBytes -= p.bytes;
         for (const w of this.waiters.splice(0)) w();
         if (m.ok) p.resolve(m.bytes ?? 0);
-        else p.reject(new Error(`etl: parquet encoding failed: ${m.error}`));
+        else p.reject(new AppError('fatal', `etl: parquet encoding failed: ${m.error}`));
       });
       // A dead thread fails what was queued (its files are its units' errors) and leaves the pool, so
       // a pool kept for a worker's life (lib/etl/unit-run.ts) does not hand later files to it.
@@ -119,7 +120,7 @@ export class ParquetEncoderPool {
     try {
       bytes = pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(batches), 'stream')), props);
     } catch (e) {
-      throw new Error(`etl: parquet encoding failed: ${(e as Error).message}`, { cause: e });
+      throw new AppError('fatal', `etl: parquet encoding failed: ${(e as Error).message}`, { cause: e });
     }
     await fs.writeFile(path, bytes);
     return bytes.length;

@@ -11,7 +11,7 @@ import { loadTable } from './load-table';
 import { ParquetEncoderPool } from './parquet-encoder';
 import { applyCutover, planPhase, planRun } from './plan-run';
 import { refuseKeylessMerges } from './plan-checks';
-import { WorkQueue, runPool } from './pool-runner';
+import { WorkQueue, runPool } from '../concurrency';
 import { renderUnit } from './render-unit';
 import type { BranchHandle, EtlRunSummary, Phase, RunContext, TableState, Unit } from './run-types';
 import { prepareSchemas } from './schema-step';

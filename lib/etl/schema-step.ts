@@ -1,11 +1,11 @@
 import { BRANCH_ID, DELETED_AT, INJECTED } from '../config/lake-columns';
-import { toError } from '../errors';
+import { AppError, toError } from '../errors';
 import type { Logger } from '../log';
 import { HELPER_CDC, HELPER_DATE, fromArrowType, lakeKeys, namedColumn, renderDescribe, typeToString, type SourceColumn } from '../sources';
 import { renderUnit } from './render-unit';
 import type { BranchHandle, RunContext, TableState, Unit } from './run-types';
 import { describedUnitProblem } from './plan-checks';
-import { runPool } from './pool-runner';
+import { runPool } from '../concurrency';
 import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
 import type { TableDef } from '../config/tables-json';
 import { DEFAULT_NAMING } from '../config/naming';
@@ -27,7 +27,7 @@ export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>,
   const reserved = (n: string) => [BRANCH_ID, ...INJECTED].some((x) => x.toLowerCase() === n.toLowerCase());
   for (const c of cols) {
     if (reserved(c.name) || reserved(namedColumn(u.def, c))) {
-      throw Object.assign(new Error(`etl: ${u.def.source} on branch ${u.branch.key} projects the reserved column ${c.name} (alias it)`), { fatal: true });
+      throw new AppError('validation', `etl: ${u.def.source} on branch ${u.branch.key} projects the reserved column ${c.name} (alias it)`);
     }
   }
   const inferred = cols.filter((c) => c.inferred).map((c) => c.name);

@@ -1,4 +1,5 @@
 import { typeToString, type ColumnType } from '../sources';
+import { AppError } from '../errors';
 
 /**
  * Cross-branch schema union along an explicit widening lattice:
@@ -23,8 +24,9 @@ export interface Drift {
   missingIn?: string[];
 }
 
-export class SchemaUnionError extends Error {
-  constructor(message: string) { super(message); this.name = 'SchemaUnionError'; }
+/** Branch schemas with no common type short of a rewrite the rules forbid: a validation error (exit 2). */
+export class SchemaUnionError extends AppError {
+  constructor(message: string) { super('validation', message); this.name = 'SchemaUnionError'; }
 }
 
 const INT_DIGITS: Record<string, number> = { int: 10, long: 19 };

@@ -1,7 +1,8 @@
 import type { BranchHandle } from './run-types';
+import { AppError } from '../errors';
 
-export class EtlUsageError extends Error {
-  constructor(message: string) { super(message); this.name = 'EtlUsageError'; }
+export class EtlUsageError extends AppError {
+  constructor(message: string) { super('usage', message, { field: 'branch' }); this.name = 'EtlUsageError'; }
 }
 
 /** Pick branches by key, in the order asked; none asked means all. An unknown key is a usage error naming `--branch`. */

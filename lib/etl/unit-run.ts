@@ -50,7 +50,7 @@ export interface UnitOutcome {
  */
 const frozenTarget = (table: string, branch: string, lake: () => LakeTarget): LakeTarget => {
   const refuse = async (): Promise<never> => {
-    throw Object.assign(new Error(`etl: ${table} on branch ${branch} projects columns the run's schema step did not see (the branch changed during the run); run again`), { fatal: true });
+    throw new AppError('conflict', `etl: ${table} on branch ${branch} projects columns the run's schema step did not see (the branch changed during the run); run again`);
   };
   // reading stays open: `deletes: detect` compares the branch's keys with the lake's
   return { columns: refuse, prepare: refuse, replace: refuse, merge: refuse, expire: refuse, compact: refuse, dropIfEmpty: refuse, scan: (t, c, p) => lake().scan(t, c, p) };
@@ -125,7 +125,7 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
       columns: u.columns ?? null, sql: u.query?.sql ?? null, binds: u.query?.binds ?? null,
       startedAt: u.startedAt.toISOString(), finishedAt: (u.finishedAt ?? new Date()).toISOString(),
     };
-    if (out.status !== 'SUCCESS') throw Object.assign(new Error(u.error ?? 'etl: unit failed'), { result: out });
+    if (out.status !== 'SUCCESS') throw Object.assign(new AppError(u.fatal ? 'fatal' : 'internal', u.error ?? 'etl: unit failed'), { result: out });
     return out;
   } finally {
     await branch.source.close().catch((e) => ctx.logger.warn('etl: closing a branch source failed', { branch: p.branch, error: (e as Error).message }));

@@ -1,3 +1,4 @@
+import { AppError } from '../errors';
 /**
  * Flow graphs: a node runs after every node with an edge into it. Pure
  * functions over ids; validation of what a node runs lives in validate.ts.
@@ -80,7 +81,7 @@ export function topologicalOrder(nodeIds: string[], edges: DagEdge[]): string[] 
   }
   if (out.length !== nodeIds.length) {
     const cycle = findCycle(nodeIds, edges);
-    throw new Error(`flows: the graph has a cycle: ${cycle?.join(' → ')}`);
+    throw new AppError('validation', `flows: the graph has a cycle: ${cycle?.join(' → ')}`);
   }
   return out;
 }

@@ -72,8 +72,8 @@ export async function findIdempotentRun(q: Pick<pg.Pool, 'query'>, idem: Idempot
 }
 
 /** Thrown inside the creating transaction when another request took the key first: rolls the new run back. */
-class KeyTaken extends Error {
-  constructor(readonly resourceId: string) { super('idempotency key taken'); }
+class KeyTaken extends AppError {
+  constructor(readonly resourceId: string) { super('conflict', 'idempotency key taken'); }
 }
 
 /**

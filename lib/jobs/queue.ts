@@ -1,6 +1,8 @@
 import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import { createPool } from '../db/pool';
+import { toError } from '../errors';
+import { consoleSink, createLogger, type Logger } from '../log';
 
 /** The one pg-boss queue every job kind goes through; the payload names the kind. */
 export const QUEUE = 'tributary-jobs';
@@ -10,19 +12,35 @@ export function bossDb(q: Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>)
   return { executeSql: (text, values) => q.query(text, values) as Promise<{ rows: unknown[] }> as Promise<{ rows: any[] }> };
 }
 
+/** Where pg-boss's errors go when the caller hands no logger (web and CLI senders). */
+const queueLogger: Logger = createLogger(consoleSink(), { fields: { scope: 'jobs' } });
+
+/**
+ * pg-boss reports failures of its own work (maintenance, supervision, a
+ * polling worker) as `error` events; an unhandled one would crash the
+ * process. They do not fail a run (job_runs records that), but they are
+ * logged, through the redacting logger, so an operator sees them.
+ */
+export function logBossErrors(boss: PgBoss, logger: Logger = queueLogger): PgBoss {
+  boss.on('error', (e) => {
+    const err = toError(e);
+    logger.warn('jobs: pg-boss error', { error: err.message, code: (err as { code?: unknown }).code });
+  });
+  return boss;
+}
+
 /**
  * A pg-boss instance over an existing pool. Web and CLI only send (no
  * maintenance); workers supervise (expire/retention) too.
  */
-export function createBoss(pool: pg.Pool, opts: { supervise?: boolean } = {}): PgBoss {
+export function createBoss(pool: pg.Pool, opts: { supervise?: boolean; logger?: Logger } = {}): PgBoss {
   const boss = new PgBoss({
     db: bossDb(pool),
     migrate: false,
     supervise: opts.supervise ?? false,
     schedule: false,
   });
-  boss.on('error', () => {}); // surfaced through job_runs, not crashes
-  return boss;
+  return logBossErrors(boss, opts.logger);
 }
 
 /**
@@ -33,7 +51,7 @@ export function createBoss(pool: pg.Pool, opts: { supervise?: boolean } = {}): P
  */
 export async function ensureQueue(pool: pg.Pool): Promise<void> {
   const boss = new PgBoss({ db: bossDb(pool), migrate: true, supervise: false, schedule: false });
-  boss.on('error', () => {});
+  logBossErrors(boss);
   // pg-boss's own migration is not guarded against two concurrent starters.
   const c = await pool.connect();
   try {

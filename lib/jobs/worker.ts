@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type PgBoss from 'pg-boss';
 import type { Env } from '../config/env';
 import { createLogger, type Logger, type Sink } from '../log';
-import { toError } from '../errors';
+import { toError, AppError } from '../errors';
 import { isDatabaseUnavailable } from '../errors/db-unavailable';
 import { retryWhileUnavailable } from '../db/retry-while-unavailable';
 import { QUEUE, createBoss } from './queue';
@@ -53,12 +53,144 @@ export interface WorkerHandle {
   drain(opts?: { timeoutMs?: number }): Promise<void>;
 }
 
+/** What running one claimed run needs of its worker. */
+interface RunHost {
+  o: WorkerOptions;
+  /** The worker's id (`host:pid:hex`). */
+  id: string;
+  heartbeatMs: number;
+  /** Runs in progress here, by id: `stop()` aborts them. */
+  running: Map<string, AbortController>;
+  /** Claim and run another queued run here (a job's `runInline`). */
+  runOne(runId: string): Promise<boolean>;
+}
+
+/** Run a run this worker has claimed, heartbeating, and write its end. */
+async function executeRun(h: RunHost, { runId, kind, params, attempts, queueJobId }: Omit<ClaimedRun, 'queueJobId'> & { queueJobId: string | null }): Promise<void> {
+  const { o, id, heartbeatMs, running } = h;
+  const logs = jobLogSink(o.pool, runId, { echo: o.echo });
+  const logger = createLogger(logs.sink, { level: o.env.LOG_LEVEL, fields: {} });
+  const ac = new AbortController();
+  // one signal is shared by all of a run's parallel reads (an ETL run's units each listen): not a leak
+  setMaxListeners(256, ac.signal);
+  running.set(runId, ac);
+  let done = 0; let total: number | null = null; let dirty = true;
+  let cancelled = false;
+  const beat = async () => {
+    const fields = dirty ? [done, total] : [null, null];
+    dirty = false;
+    const r = await o.pool.query(
+      `update job_runs set heartbeat_at = now(),
+          progress_done = coalesce($3, progress_done), progress_total = coalesce($4, progress_total)
+        where id = $1 and worker_id = $2 and status = 'running' returning cancel_requested`,
+      [runId, id, ...fields]).catch(() => null); // a missed beat is retried by the next one; the stale limit spans many beats
+    if (!r) return;
+    if (!r.rowCount) { ac.abort(new Error('run was taken away from this worker (reaped)')); return; }
+    if (r.rows[0].cancel_requested && !ac.signal.aborted) { cancelled = true; ac.abort(new Error('cancelled by request')); }
+  };
+  const timer = setInterval(() => void beat(), heartbeatMs);
+  const ctx: JobContext = {
+    runId, pool: o.pool, jobs: o.jobs, logger, signal: ac.signal, env: o.env, workerId: id, runInline: h.runOne,
+    progress: (d, t) => { done = d; if (t !== undefined) total = t; dirty = true; },
+  };
+  let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
+  let error: string | null = null;
+  let result: unknown = null;
+  let outage = false;
+  try {
+    const def = o.jobs.get(kind);
+    if (!def) throw new AppError('fatal', `jobs: this worker does not know job kind '${kind}'`);
+    const payload = def.payload.parse(params);
+    logger.info(`started ${kind}`, { worker: id });
+    result = (await def.run(ctx, payload)) ?? null;
+    if (cancelled) status = 'cancelled';
+  } catch (e) {
+    const err = toError(e);
+    status = cancelled ? 'cancelled' : 'failed';
+    error = cancelled ? 'cancelled by request' : err.message;
+    // An engine that failed with a partial outcome (units done and failed) attaches it: keep it on the run.
+    const partial = (e as { result?: unknown }).result;
+    if (partial !== undefined) result = partial;
+    outage = !cancelled && queueJobId !== null && attempts < OUTAGE_ATTEMPTS && isDatabaseUnavailable(e);
+    if (outage) logger.warn(`the database went away during the run: ${err.message}; it runs again once the database is back (attempt ${attempts + 1} of at most ${OUTAGE_ATTEMPTS})`);
+    else if (!cancelled) {
+      logger.error(err.message);
+      // Operators read the message; the stack is for whoever debugs the engine.
+      if (err.stack) logger.debug('stack', { stack: err.stack.split('\n').slice(1, 8).join(' | ') });
+    }
+  } finally {
+    clearInterval(timer);
+  }
+  if (status === 'cancelled') logger.warn('cancelled');
+  else if (status === 'succeeded') logger.info(`finished ${kind}`);
+  const rest = await logs.drain();
+  running.delete(runId);
+  // A run felled by an outage goes back to the queue (attempts left); otherwise it ends as it ended.
+  if (outage && queueJobId && await retryWhileUnavailable(() => requeueRun(o.pool, { runId, workerId: id, queueJobId, logs: rest }))) return;
+  // Its last log lines, its end (unless reaped: another worker recorded that) and its queue job's completion, at once;
+  // a run that finished while the database was down records its end when it is back.
+  const finish = (st: typeof status, err: string | null, res: unknown) => retryWhileUnavailable(() => finishRun(o.pool, {
+    runId, workerId: id, status: st, error: err, result: res, progressDone: done, progressTotal: total, queueJobId, logs: rest,
+  }));
+  try {
+    await finish(status, error, result);
+  } catch (e) {
+    // A result or message Postgres cannot store (NUL in text or jsonb: 22021 / 22P05) must
+    // not leave the run "running" until the reaper calls its worker dead: it fails now, saying why.
+    const code = (e as { code?: string }).code;
+    if (code !== '22021' && code !== '22P05' && code !== '22P02' && code !== '54000') throw e;
+    const why = `jobs: the run's ${status === 'succeeded' ? 'result' : 'outcome'} could not be stored (${(e as Error).message}, SQLSTATE ${code})`;
+    const before = error ? `; its error was: ${error.replace(/\u0000/g, '\\0')}` : '';
+    o.logger.warn(why, { runId });
+    await finish(status === 'cancelled' ? 'cancelled' : 'failed', why + before, null);
+  }
+}
+
+/**
+ * Database reachability as the worker's own beat sees it. While the database is down every
+ * claim fails (claiming pauses by itself); the worker says so once, not once per poll.
+ */
+interface Reachability { downSince: number | null; backAt: number }
+
+/** Fail the runs of workers that stopped heartbeating, and prune expired Idempotency-Keys. */
+async function reapDeadPeers(o: WorkerOptions, boss: PgBoss, t: { staleAfterMs: number; heartbeatMs: number }, reach: Reachability): Promise<void> {
+  // Right after an outage every live run's heartbeat is old: give their workers a few beats to
+  // write fresh ones before judging anyone dead.
+  if (reach.downSince !== null || Date.now() - reach.backAt < Math.max(3 * t.heartbeatMs, 10_000)) return;
+  try {
+    const ids = await reapStaleRuns(o.pool, boss, t.staleAfterMs);
+    for (const r of ids) o.logger.warn('failed a run whose worker stopped heartbeating', { runId: r });
+    // Expired Idempotency-Keys are ignored already; deleting them keeps the table at a day's keys.
+    await pruneIdempotencyKeys(o.pool);
+  } catch { /* next round */ }
+}
+
+/** The worker's own row in `workers` (the Overview's "workers alive"), beating while idle too; tracks reachability. */
+async function beatAlive(o: WorkerOptions, id: string, slots: number, reach: Reachability): Promise<void> {
+  try {
+    await o.pool.query(
+      `insert into workers (id, hostname, pid, concurrency) values ($1, $2, $3, $4)
+         on conflict (id) do update set heartbeat_at = now()`, [id, os.hostname(), process.pid, slots]);
+  } catch (e) {
+    // a missed beat is retried by the next one
+    if (reach.downSince === null && isDatabaseUnavailable(e)) {
+      reach.downSince = Date.now();
+      o.logger.warn('database unreachable: claiming paused until it is back', { worker: id, error: toError(e).message });
+    }
+    return;
+  }
+  if (reach.downSince === null) return;
+  o.logger.info(`database reachable again after ${Math.round((Date.now() - reach.downSince) / 1000)} s: claiming resumed`, { worker: id });
+  reach.downSince = null;
+  reach.backAt = Date.now();
+}
+
 /** Start a worker: claims jobs from the queue, runs them, heartbeats, reaps dead peers. */
 export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const id = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   const heartbeatMs = o.heartbeatMs ?? 2000;
   const staleAfterMs = o.staleAfterMs ?? 30_000;
-  const boss: PgBoss = createBoss(o.pool, { supervise: true });
+  const boss: PgBoss = createBoss(o.pool, { supervise: true, logger: o.logger });
   await boss.start();
   const running = new Map<string, AbortController>();
   let stopping = false;
@@ -75,85 +207,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     return true;
   };
 
-  /** Run a run this worker has claimed, heartbeating, and write its end. */
-  const execute = async ({ runId, kind, params, attempts, queueJobId }: Omit<ClaimedRun, 'queueJobId'> & { queueJobId: string | null }): Promise<void> => {
-    const logs = jobLogSink(o.pool, runId, { echo: o.echo });
-    const logger = createLogger(logs.sink, { level: o.env.LOG_LEVEL, fields: {} });
-    const ac = new AbortController();
-    // one signal is shared by all of a run's parallel reads (an ETL run's units each listen): not a leak
-    setMaxListeners(256, ac.signal);
-    running.set(runId, ac);
-    let done = 0; let total: number | null = null; let dirty = true;
-    let cancelled = false;
-    const beat = async () => {
-      const fields = dirty ? [done, total] : [null, null];
-      dirty = false;
-      const r = await o.pool.query(
-        `update job_runs set heartbeat_at = now(),
-            progress_done = coalesce($3, progress_done), progress_total = coalesce($4, progress_total)
-          where id = $1 and worker_id = $2 and status = 'running' returning cancel_requested`,
-        [runId, id, ...fields]).catch(() => null); // a missed beat is retried by the next one; the stale limit spans many beats
-      if (!r) return;
-      if (!r.rowCount) { ac.abort(new Error('run was taken away from this worker (reaped)')); return; }
-      if (r.rows[0].cancel_requested && !ac.signal.aborted) { cancelled = true; ac.abort(new Error('cancelled by request')); }
-    };
-    const timer = setInterval(() => void beat(), heartbeatMs);
-    const ctx: JobContext = {
-      runId, pool: o.pool, jobs: o.jobs, logger, signal: ac.signal, env: o.env, workerId: id, runInline: runOne,
-      progress: (d, t) => { done = d; if (t !== undefined) total = t; dirty = true; },
-    };
-    let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
-    let error: string | null = null;
-    let result: unknown = null;
-    let outage = false;
-    try {
-      const def = o.jobs.get(kind);
-      if (!def) throw new Error(`jobs: this worker does not know job kind '${kind}'`);
-      const payload = def.payload.parse(params);
-      logger.info(`started ${kind}`, { worker: id });
-      result = (await def.run(ctx, payload)) ?? null;
-      if (cancelled) status = 'cancelled';
-    } catch (e) {
-      const err = toError(e);
-      status = cancelled ? 'cancelled' : 'failed';
-      error = cancelled ? 'cancelled by request' : err.message;
-      // An engine that failed with a partial outcome (units done and failed) attaches it: keep it on the run.
-      const partial = (e as { result?: unknown }).result;
-      if (partial !== undefined) result = partial;
-      outage = !cancelled && queueJobId !== null && attempts < OUTAGE_ATTEMPTS && isDatabaseUnavailable(e);
-      if (outage) logger.warn(`the database went away during the run: ${err.message}; it runs again once the database is back (attempt ${attempts + 1} of at most ${OUTAGE_ATTEMPTS})`);
-      else if (!cancelled) {
-        logger.error(err.message);
-        // Operators read the message; the stack is for whoever debugs the engine.
-        if (err.stack) logger.debug('stack', { stack: err.stack.split('\n').slice(1, 8).join(' | ') });
-      }
-    } finally {
-      clearInterval(timer);
-    }
-    if (status === 'cancelled') logger.warn('cancelled');
-    else if (status === 'succeeded') logger.info(`finished ${kind}`);
-    const rest = await logs.drain();
-    running.delete(runId);
-    // A run felled by an outage goes back to the queue (attempts left); otherwise it ends as it ended.
-    if (outage && queueJobId && await retryWhileUnavailable(() => requeueRun(o.pool, { runId, workerId: id, queueJobId, logs: rest }))) return;
-    // Its last log lines, its end (unless reaped: another worker recorded that) and its queue job's completion, at once;
-    // a run that finished while the database was down records its end when it is back.
-    const finish = (st: typeof status, err: string | null, res: unknown) => retryWhileUnavailable(() => finishRun(o.pool, {
-      runId, workerId: id, status: st, error: err, result: res, progressDone: done, progressTotal: total, queueJobId, logs: rest,
-    }));
-    try {
-      await finish(status, error, result);
-    } catch (e) {
-      // A result or message Postgres cannot store (NUL in text or jsonb: 22021 / 22P05) must
-      // not leave the run "running" until the reaper calls its worker dead: it fails now, saying why.
-      const code = (e as { code?: string }).code;
-      if (code !== '22021' && code !== '22P05' && code !== '22P02' && code !== '54000') throw e;
-      const why = `jobs: the run's ${status === 'succeeded' ? 'result' : 'outcome'} could not be stored (${(e as Error).message}, SQLSTATE ${code})`;
-      const before = error ? `; its error was: ${error.replace(/\u0000/g, '\\0')}` : '';
-      o.logger.warn(why, { runId });
-      await finish(status === 'cancelled' ? 'cancelled' : 'failed', why + before, null);
-    }
-  };
+  const execute = (run: Parameters<typeof executeRun>[1]) => executeRun({ o, id, heartbeatMs, running, runOne }, run);
 
   // The claim loop: fetch as many queue jobs as there are free slots, start
   // each at once, and fetch again as soon as a slot frees or a notification
@@ -211,39 +265,11 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const listener = listenForJobs(o.pool, wake);
   const looping = claimLoop();
 
-  // Database reachability as the worker's own beat sees it. While the database is down every
-  // claim fails (claiming pauses by itself); the worker says so once, not once per poll.
-  let dbDownSince: number | null = null;
-  let dbBackAt = 0;
-  const reap = async () => {
-    // Right after an outage every live run's heartbeat is old: give their workers a few beats to
-    // write fresh ones before judging anyone dead.
-    if (dbDownSince !== null || Date.now() - dbBackAt < Math.max(3 * heartbeatMs, 10_000)) return;
-    try {
-      const ids = await reapStaleRuns(o.pool, boss, staleAfterMs);
-      for (const r of ids) o.logger.warn('failed a run whose worker stopped heartbeating', { runId: r });
-      // Expired Idempotency-Keys are ignored already; deleting them keeps the table at a day's keys.
-      await pruneIdempotencyKeys(o.pool);
-    } catch { /* next round */ }
-  };
+  const reach: Reachability = { downSince: null, backAt: 0 };
+  const reap = () => reapDeadPeers(o, boss, { staleAfterMs, heartbeatMs }, reach);
   const reaper = setInterval(() => void reap(), Math.max(1000, Math.floor(staleAfterMs / 3)));
   void reap();
-  // The worker's own row in `workers` (the Overview's "workers alive"), beating while idle too.
-  const alive = () => o.pool.query(
-    `insert into workers (id, hostname, pid, concurrency) values ($1, $2, $3, $4)
-       on conflict (id) do update set heartbeat_at = now()`, [id, os.hostname(), process.pid, slots])
-    .then(() => {
-      if (dbDownSince === null) return;
-      o.logger.info(`database reachable again after ${Math.round((Date.now() - dbDownSince) / 1000)} s: claiming resumed`, { worker: id });
-      dbDownSince = null;
-      dbBackAt = Date.now();
-    }, (e) => {
-      // a missed beat is retried by the next one
-      if (dbDownSince === null && isDatabaseUnavailable(e)) {
-        dbDownSince = Date.now();
-        o.logger.warn('database unreachable: claiming paused until it is back', { worker: id, error: toError(e).message });
-      }
-    });
+  const alive = () => beatAlive(o, id, slots, reach);
   await alive();
   const aliveTimer = setInterval(() => void alive(), heartbeatMs);
   o.logger.info('worker started', { worker: id, concurrency: slots });

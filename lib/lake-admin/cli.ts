@@ -8,9 +8,10 @@ import * as arrow from 'apache-arrow';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext, CliEdge } from '../cli/context';
 import { parseRequest } from '../config/request';
-import { csvCell, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, typeString, type Lake, type LakeTable } from '../lake';
+import { csvLine, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, typeString, type Lake, type LakeTable } from '../lake';
 import { removeOrphans } from './remove-orphans';
 import { ExpireRequest, RemoveOrphansRequest } from './request';
+import { AppError } from '../errors';
 
 const positiveInt = (flag: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer`);
@@ -33,7 +34,7 @@ const json = (v: unknown) => out(JSON.stringify(v, (_k, x) => (typeof x === 'big
 function partitionArg(t: LakeTable, v: string | undefined, flag: string): Record<string, unknown> | undefined {
   if (v === undefined) return undefined;
   const spec = t.metadata()['partition-specs'].find((s) => s['spec-id'] === t.metadata()['default-spec-id'])!;
-  if (spec.fields.length !== 1) throw new Error(`${flag}: table ${t.ident} has ${spec.fields.length} partition columns (need exactly one)`);
+  if (spec.fields.length !== 1) throw new AppError('usage', `${flag}: table ${t.ident} has ${spec.fields.length} partition columns (need exactly one)`);
   return { [spec.fields[0].name]: v };
 }
 
@@ -61,7 +62,7 @@ async function describe(t: LakeTable) {
 
 async function* fileBatches(file: string, tableSchema?: arrow.Schema): AsyncGenerator<arrow.RecordBatch> {
   const lower = file.toLowerCase();
-  if (!fs.existsSync(file)) throw new Error(`import: file ${file} not found`);
+  if (!fs.existsSync(file)) throw new AppError('not_found', `import: file ${file} not found`);
   if (lower.endsWith('.parquet')) {
     for await (const b of readParquetBatches(new Uint8Array(fs.readFileSync(file)), file)) {
       // Foreign field ids mean nothing to this table: match columns by name.
@@ -70,7 +71,7 @@ async function* fileBatches(file: string, tableSchema?: arrow.Schema): AsyncGene
     }
   } else if (lower.endsWith('.csv')) {
     yield csvToBatch(fs.readFileSync(file, 'utf8'), tableSchema);
-  } else throw new Error(`import: ${file}: only .parquet and .csv files can be imported`);
+  } else throw new AppError('usage', `import: ${file}: only .parquet and .csv files can be imported`);
 }
 
 type ExpireFlags = { maxSnapshotAgeMs?: number; minSnapshotsToKeep?: number };
@@ -88,7 +89,13 @@ export function removeOrphansRequestOf(table: string, o: { olderThan?: string; d
 export function registerLakeCommands(program: Command, { withCli }: CliEdge): void {
   const lake = program.command('lake').description('Iceberg lake: tables, snapshots, scans, imports and maintenance')
     .option('--namespace <ns>', 'namespace for table names without one (Default: default)', 'default');
+  registerReadCommands(lake, withCli);
+  registerImportCommand(lake, withCli);
+  registerMaintenanceCommands(lake, withCli);
+}
 
+/** `lake list | describe | snapshots | scan`: what the lake holds. */
+function registerReadCommands(lake: Command, withCli: CliEdge['withCli']): void {
   lake.command('list').description('list tables (namespace.table)')
     .option('--json', 'JSON output')
     .action(async (o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
@@ -138,14 +145,18 @@ export function registerLakeCommands(program: Command, { withCli }: CliEdge): vo
         for (let i = 0; i < b.numRows; i++) {
           const r = plainRow(b, i);
           if (asJson) { rows.push(r); continue; }
-          if (!header) { out(Object.keys(r).map(csvCell).join(',')); header = true; }
-          out(Object.values(r).map(csvCell).join(','));
+          if (!header) { out(csvLine(Object.keys(r))); header = true; }
+          out(csvLine(Object.values(r)));
         }
       }
       if (asJson) json(rows);
-      else if (!header) out(t.arrowSchema().fields.map((f) => csvCell(f.name)).join(','));
+      else if (!header) out(csvLine(t.arrowSchema().fields.map((f) => f.name)));
     }));
 
+}
+
+/** `lake import`: Parquet or CSV files into a new or existing table. */
+function registerImportCommand(lake: Command, withCli: CliEdge['withCli']): void {
   lake.command('import').argument('<table>').argument('<files...>').description('load Parquet or CSV files into a new or existing table')
     .addOption(new Option('--mode <mode>', 'append, merge or overwrite').choices(['append', 'merge', 'overwrite']).makeOptionMandatory())
     .option('--key <cols>', 'merge key columns, comma-separated (required with --mode merge)')
@@ -161,9 +172,9 @@ export function registerLakeCommands(program: Command, { withCli }: CliEdge): vo
         if (await l.tableExists(ident)) t = await l.loadTable(ident);
         else {
           const first = await fileBatches(path.resolve(files[0])).next();
-          if (first.done) throw new Error(`import: ${files[0]} has no rows to infer a schema from`);
+          if (first.done) throw new AppError('validation', `import: ${files[0]} has no rows to infer a schema from`);
           const schema = first.value.schema;
-          if (o.partitionBy && !schema.fields.some((f) => f.name === o.partitionBy)) throw new Error(`--partition-by: column ${o.partitionBy} is not in ${files[0]}`);
+          if (o.partitionBy && !schema.fields.some((f) => f.name === o.partitionBy)) throw new AppError('usage', `--partition-by: column ${o.partitionBy} is not in ${files[0]}`);
           const fields = schema.fields.map((f) => (keys?.includes(f.name) || f.name === o.partitionBy ? new arrow.Field(f.name, f.type, false) : f));
           t = await l.createTable(ident, { schema: new arrow.Schema(fields), partitionBy: o.partitionBy ? [o.partitionBy] : [] });
         }
@@ -174,6 +185,10 @@ export function registerLakeCommands(program: Command, { withCli }: CliEdge): vo
       });
     });
 
+}
+
+/** `lake expire | compact | remove-orphans | drop`: maintenance. */
+function registerMaintenanceCommands(lake: Command, withCli: CliEdge['withCli']): void {
   lake.command('expire').argument('<table>').description('expire old snapshots (history.expire.* properties) and delete unreferenced files')
     .option('--max-snapshot-age-ms <ms>', 'expire snapshots older than this (Default: history.expire.max-snapshot-age-ms)', positiveInt('--max-snapshot-age-ms'))
     .option('--min-snapshots-to-keep <n>', 'always keep this many newest snapshots (Default: history.expire.min-snapshots-to-keep)', positiveInt('--min-snapshots-to-keep'))

@@ -34,7 +34,7 @@ export async function adoptRecords(t: TableHandle, paths: string[], opts: { /** 
     // lazily read: the footer, and only the columns whose statistics it cannot give
     const blob = await t.ctx.storage.blob(uri);
     const fast = opts.footer === false ? null : await footerRecord(uri, blob, schema, spec, target, types).catch((e) => {
-      if (e instanceof AppError) throw e; // a file of several partitions is refused, not decoded again
+      if (e instanceof AppError && e.code === 'validation') throw e; // a file of several partitions is refused, not decoded again
       return null; // the footer path could not describe the file: the general path decodes it
     });
     if (fast) { recs.push(fast); continue; }

@@ -8,6 +8,7 @@
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import avro from 'avsc';
+import { AppError } from '../errors';
 
 const MAGIC = Buffer.from([0x4f, 0x62, 0x6a, 0x01]);
 
@@ -53,7 +54,7 @@ export interface AvroFile<T = Record<string, unknown>> {
 /** Decode a container file; `what` names the file in errors. */
 export function readAvroFile<T = Record<string, unknown>>(bytes: Uint8Array, what: string): AvroFile<T> {
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (buf.length < 4 || !buf.subarray(0, 4).equals(MAGIC)) throw new Error(`lake: ${what} is not an Avro file (bad magic)`);
+  if (buf.length < 4 || !buf.subarray(0, 4).equals(MAGIC)) throw new AppError('fatal', `lake: ${what} is not an Avro file (bad magic)`);
   try {
     const { value: rawMeta, offset: afterMeta } = metaType.decode(buf, 4) as { value: Record<string, Buffer>; offset: number };
     if (afterMeta < 0) throw new Error('truncated header');
@@ -85,6 +86,6 @@ export function readAvroFile<T = Record<string, unknown>>(bytes: Uint8Array, wha
     }
     return { meta, schema, records };
   } catch (e) {
-    throw new Error(`lake: corrupt Avro file ${what}: ${(e as Error).message}`, { cause: e });
+    throw new AppError('fatal', `lake: corrupt Avro file ${what}: ${(e as Error).message}`, { cause: e });
   }
 }

@@ -7,8 +7,7 @@
  * still applies on the winner's metadata (then it is rebuilt there and
  * retried) or is a `conflict` for the caller.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { AppError } from '../errors';
+import { AppError, withRetry } from '../errors';
 import { catalogOf, type TableHandle } from './table-context';
 import { CommitFailed, type TableRequirement, type TableUpdate } from './table-update';
 import type { TableMetadata } from './types';
@@ -37,22 +36,33 @@ export async function commitWithRetry(
 ): Promise<{ attempts: number }> {
   const catalog = catalogOf(t);
   const original = t.metadata();
-  for (let attempt = 1; ; attempt++) {
-    if (attempt > 1) await rebase(original);
-    const { requirements, updates, written } = await build(t.metadata(), attempt);
-    try {
-      const r = await catalog.commitTable(t.tableIdent, requirements, updates);
-      t.adopt(r.metadata, r.metadataLocation);
-      return { attempts: attempt };
-    } catch (e) {
-      // Only a known lost race deletes what was written: after any other error (a dropped
-      // connection, say) the swap may have happened, and these files may be live.
-      if (!(e instanceof CommitFailed)) throw e;
-      await Promise.all(written.map((p) => t.ctx.storage.delete(p)));
-      if (attempt >= MAX_ATTEMPTS) throw new CommitConflict(`lake: table ${t.ident}: gave up after ${attempt} concurrent commit attempts`);
-      t.ctx.logger.debug('lake commit lost a race; retrying', { table: t.ident, attempt, reason: e.message });
-      await sleep(20 + Math.random() * 50 * attempt);
-      await t.refresh();
-    }
+  try {
+    return await withRetry(async (attempt) => {
+      if (attempt > 1) {
+        await t.refresh();
+        await rebase(original);
+      }
+      const { requirements, updates, written } = await build(t.metadata(), attempt);
+      try {
+        const r = await catalog.commitTable(t.tableIdent, requirements, updates);
+        t.adopt(r.metadata, r.metadataLocation);
+        return { attempts: attempt };
+      } catch (e) {
+        // Only a known lost race deletes what was written: after any other error (a dropped
+        // connection, say) the swap may have happened, and these files may be live.
+        if (e instanceof CommitFailed) await Promise.all(written.map((p) => t.ctx.storage.delete(p)));
+        throw e;
+      }
+    }, {
+      retries: MAX_ATTEMPTS - 1,
+      // A lost race only; `rebase` refusing (a CommitConflict) and every other error end here.
+      retryable: (e) => e instanceof CommitFailed,
+      delayMs: (n) => 20 + 50 * n,
+      jitter: 0.75,
+      onRetry: (e, i) => t.ctx.logger.debug('lake commit lost a race; retrying', { table: t.ident, attempt: i.attempt, reason: e.message }),
+    });
+  } catch (e) {
+    if (e instanceof CommitFailed) throw new CommitConflict(`lake: table ${t.ident}: gave up after ${MAX_ATTEMPTS} concurrent commit attempts`);
+    throw e;
   }
 }

@@ -35,10 +35,20 @@ export function plainRow(batch: arrow.RecordBatch, i: number): Record<string, un
   return out;
 }
 
+/**
+ * One CSV field (RFC 4180): null and undefined empty, objects and arrays as
+ * JSON, quoted when it holds a quote, comma or line break. The one CSV writer
+ * of the product (lake exports, `models query`, DQ result files).
+ */
 export function csvCell(v: unknown): string {
   if (v === null || v === undefined) return '';
   const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** One CSV record (no line end): the fields through `csvCell`, joined by commas. */
+export function csvLine(values: readonly unknown[]): string {
+  return values.map(csvCell).join(',');
 }
 
 /** Minimal RFC 4180 CSV parser (quoted fields, doubled quotes, CRLF). */

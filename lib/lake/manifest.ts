@@ -95,7 +95,7 @@ export function decimalSize(precision: number): number {
 /** The partition field's result type (identity only: the source type). */
 export function partitionFieldType(schema: IcebergSchema, f: PartitionSpec['fields'][number]): string {
   const src = schema.fields.find((x) => x.id === f['source-id']);
-  if (!src) throw new Error(`lake: partition field ${f.name} has no source column ${f['source-id']}`);
+  if (!src) throw new AppError('fatal', `lake: partition field ${f.name} has no source column ${f['source-id']}`);
   if (f.transform !== 'identity') throw new AppError('validation', `lake: unsupported partition transform ${f.transform} on ${f.name} (identity only)`, { field: 'partitionBy' });
   return primitiveOf(src, 'a partition');
 }

@@ -29,6 +29,35 @@ import { splitByPartition } from './split';
 import { collect, columnIndex, guarded, noop, type TableHandle } from './table-context';
 import type { Batches, MergeOptions, MergeResult } from './types';
 
+/**
+ * The changes only (not the table), held in memory and grouped by partition:
+ * the incoming rows, and the keys to delete as rows of the table schema
+ * (nulls outside the key).
+ */
+async function changesByPartition(t: TableHandle, batches: Batches, deleteKeys: unknown[][] | undefined, keyCols: number[]) {
+  const meta = t.metadata();
+  const schema = t.schema(); const target = arrowSchemaOf(schema);
+  const spec = specById(meta, meta['default-spec-id']);
+  const parts = new Map<string, { partition: Record<string, unknown>; batches: arrow.RecordBatch[] }>();
+  for (const b of await collect(batches, target, t.ident)) {
+    for (const s of splitByPartition(b, schema, spec)) {
+      const k = `${spec['spec-id']}/${s.key}`;
+      let p = parts.get(k); if (!p) parts.set(k, (p = { partition: s.partition, batches: [] }));
+      p.batches.push(s.batch);
+    }
+  }
+  const delParts = new Map<string, { partition: Record<string, unknown>; batch: arrow.RecordBatch }>();
+  if (deleteKeys?.length) {
+    const n = deleteKeys.length;
+    const children = target.fields.map((f, c) => {
+      const j = keyCols.indexOf(c);
+      return j >= 0 ? keyColumn(f, deleteKeys.map((row) => row[j])) : nullData(f.type, n);
+    });
+    for (const s of splitByPartition(makeBatch(target, children as never, n), schema, spec)) delParts.set(`${spec['spec-id']}/${s.key}`, { partition: s.partition, batch: s.batch });
+  }
+  return { parts, delParts };
+}
+
 export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions): Promise<MergeResult> {
   if (!opts.keys?.length) throw new AppError('validation', 'lake: merge needs at least one key column', { field: 'keys' });
   const meta = t.metadata();
@@ -43,25 +72,7 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
   const partSources = new Set(spec.fields.filter((f) => f.transform === 'identity').map((f) => f['source-id']));
   const inPart = keyCols.filter((c) => !partSources.has(schema.fields[c].id));
   const matchCols = inPart.length ? inPart : keyCols;
-  // The changes only (not the table) are held in memory, grouped by partition.
-  const parts = new Map<string, { partition: Record<string, unknown>; batches: arrow.RecordBatch[] }>();
-  for (const b of await collect(batches, target, t.ident)) {
-    for (const s of splitByPartition(b, schema, spec)) {
-      const k = `${spec['spec-id']}/${s.key}`;
-      let p = parts.get(k); if (!p) parts.set(k, (p = { partition: s.partition, batches: [] }));
-      p.batches.push(s.batch);
-    }
-  }
-  // Keys to delete, as rows of the table schema (nulls outside the key), grouped by partition like the input.
-  const delParts = new Map<string, { partition: Record<string, unknown>; batch: arrow.RecordBatch }>();
-  if (opts.deleteKeys?.length) {
-    const n = opts.deleteKeys.length;
-    const children = target.fields.map((f, c) => {
-      const j = keyCols.indexOf(c);
-      return j >= 0 ? keyColumn(f, opts.deleteKeys!.map((row) => row[j])) : nullData(f.type, n);
-    });
-    for (const s of splitByPartition(makeBatch(target, children as never, n), schema, spec)) delParts.set(`${spec['spec-id']}/${s.key}`, { partition: s.partition, batch: s.batch });
-  }
+  const { parts, delParts } = await changesByPartition(t, batches, opts.deleteKeys, keyCols);
   const soft = opts.softDelete ? { col: columnIndex(t, opts.softDelete.column, 'softDelete column', 'softDelete.column'), value: opts.softDelete.value } : null;
   for (const [pk, d] of delParts) if (!parts.has(pk)) parts.set(pk, { partition: d.partition, batches: [] });
   let deleted = 0;

@@ -13,14 +13,14 @@ import type { CreateTableOptions } from './index';
 export async function readMetadata(storage: Storage, loc: string, ident: string): Promise<TableMetadata> {
   let bytes: Uint8Array;
   try { bytes = await storage.read(loc); } catch (e) {
-    throw new Error(unreadable(ident, 'metadata file', loc, e), { cause: e });
+    throw new AppError('internal', unreadable(ident, 'metadata file', loc, e), { cause: e });
   }
   let meta: TableMetadata;
   try { meta = JSON.parse(new TextDecoder().decode(bytes)); } catch (e) {
-    throw new Error(`lake: table ${ident}: corrupt metadata file ${loc}: ${(e as Error).message}`, { cause: e });
+    throw new AppError('fatal', `lake: table ${ident}: corrupt metadata file ${loc}: ${(e as Error).message}`, { cause: e });
   }
-  if (!meta || typeof meta !== 'object' || !Array.isArray(meta.schemas) || !meta.location) throw new Error(`lake: table ${ident}: corrupt metadata file ${loc}: not Iceberg table metadata`);
-  if (meta['format-version'] !== 2) throw new Error(`lake: table ${ident}: metadata file ${loc} has format-version ${meta['format-version']}; only v2 is written`);
+  if (!meta || typeof meta !== 'object' || !Array.isArray(meta.schemas) || !meta.location) throw new AppError('fatal', `lake: table ${ident}: corrupt metadata file ${loc}: not Iceberg table metadata`);
+  if (meta['format-version'] !== 2) throw new AppError('fatal', `lake: table ${ident}: metadata file ${loc} has format-version ${meta['format-version']}; only v2 is written`);
   meta.snapshots ??= []; meta['snapshot-log'] ??= []; meta['metadata-log'] ??= []; meta.refs ??= {};
   return meta;
 }

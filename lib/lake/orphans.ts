@@ -15,6 +15,7 @@
  * set of referenced paths and the orphans found; manifests are read one at a
  * time and not cached.
  */
+import { runPool } from '../concurrency';
 import { AppError } from '../errors';
 import { readMetadata } from './metadata';
 import { metadataFiles, reachableFiles, referencedFiles } from './reachability';
@@ -139,15 +140,11 @@ export async function removeOrphanFiles(t: TableHandle, opts: RemoveOrphansOptio
 
   let deletedFiles = 0, deletedBytes = 0;
   if (!opts.dryRun) {
-    const queue = [...candidates];
-    const worker = async () => {
-      for (let c = queue.shift(); c; c = queue.shift()) {
-        await t.ctx.storage.delete(c.uri);
-        t.ctx.cache.delete(c.uri);
-        deletedFiles++; deletedBytes += c.size;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 16, candidates.length)) }, worker));
+    await runPool(candidates, opts.concurrency ?? 16, async (c) => {
+      await t.ctx.storage.delete(c.uri);
+      t.ctx.cache.delete(c.uri);
+      deletedFiles++; deletedBytes += c.size;
+    });
   }
   t.ctx.logger.info(opts.dryRun ? 'lake orphan files found (dry run)' : 'lake orphan files removed', {
     table: t.ident, orphans: candidates.length, deletedFiles, deletedBytes, listedFiles: listed, recentUnreferenced: recent,

@@ -106,7 +106,7 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
   // A lazily read file (an object store's) is read from inside parquet-wasm: see GuardedBlob.
   const blob = bytes instanceof Blob ? new GuardedBlob(bytes) : null;
   const readFailure = (e: unknown) => blob?.failure.error
-    ? new Error(`lake: cannot read Parquet file ${what}: ${(blob.failure.error as Error).message}`, { cause: blob.failure.error })
+    ? new AppError('internal', `lake: cannot read Parquet file ${what}: ${(blob.failure.error as Error).message}`, { cause: blob.failure.error })
     : null;
   try {
     pf = await pw.ParquetFile.fromFile(blob ?? new Blob([bytes as Uint8Array<ArrayBuffer>]));
@@ -120,7 +120,7 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
       }
     }
   } catch (e) {
-    throw readFailure(e) ?? new Error(`lake: corrupt Parquet file ${what}: ${(e as Error).message}`, { cause: e });
+    throw readFailure(e) ?? new AppError('fatal', `lake: corrupt Parquet file ${what}: ${(e as Error).message}`, { cause: e });
   }
   try {
     for (let rg = 0; rg < groups; rg++) {
@@ -129,7 +129,7 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
         const wt = await pf.read({ rowGroups: [rg], batchSize: opts.batchSize ?? 65_536, ...(columns ? { columns } : {}) });
         t = arrow.tableFromIPC(wt.intoIPCStream());
       } catch (e) {
-        throw readFailure(e) ?? new Error(`lake: cannot read Parquet file ${what}: ${(e as Error).message}`, { cause: e });
+        throw readFailure(e) ?? new AppError('fatal', `lake: cannot read Parquet file ${what}: ${(e as Error).message}`, { cause: e });
       }
       // Zeros a failed read handed over may even decode: never yield what the store did not send.
       { const f = readFailure(null); if (f) throw f; }
@@ -166,10 +166,10 @@ export async function footerStats(file: Uint8Array | Blob, target: arrow.Schema,
   let pf: pw.ParquetFile;
   try { pf = await pw.ParquetFile.fromFile(blob); } catch (e) {
     const cause = guarded?.failure.error;
-    if (cause) throw new Error(`lake: cannot read Parquet footer: ${(cause as Error).message}`, { cause });
+    if (cause) throw new AppError('fatal', `lake: cannot read Parquet footer: ${(cause as Error).message}`, { cause });
     throw e;
   }
-  if (guarded?.failure.error) throw new Error(`lake: cannot read Parquet footer: ${(guarded.failure.error as Error).message}`, { cause: guarded.failure.error });
+  if (guarded?.failure.error) throw new AppError('fatal', `lake: cannot read Parquet footer: ${(guarded.failure.error as Error).message}`, { cause: guarded.failure.error });
   let fileSchema: arrow.Schema;
   try { fileSchema = arrow.tableFromIPC(pf.schema().intoIPCStream()).schema; } finally { pf.free(); }
   if (fileSchema.fields.length !== target.fields.length) return null;

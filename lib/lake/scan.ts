@@ -38,7 +38,7 @@ export interface PlannedFile {
 
 export function specById(m: TableMetadata, id: number): PartitionSpec {
   const s = m['partition-specs'].find((x) => x['spec-id'] === id);
-  if (!s) throw new Error(`lake: partition spec ${id} not found`);
+  if (!s) throw new AppError('fatal', `lake: partition spec ${id} not found`);
   return s;
 }
 
@@ -57,10 +57,10 @@ export async function loadManifestList(view: TableView, snap: Snapshot): Promise
   const uri = view.resolve(snap['manifest-list']);
   let bytes: Uint8Array;
   try { bytes = await view.storage.read(uri); } catch (e) {
-    throw new Error(unreadable(view.ident, 'manifest list', snap['manifest-list'], e), { cause: e });
+    throw new AppError('internal', unreadable(view.ident, 'manifest list', snap['manifest-list'], e), { cause: e });
   }
   try { return readManifestList(bytes, snap['manifest-list']); } catch (e) {
-    throw new Error(`lake: table ${view.ident}: ${(e as Error).message}`, { cause: e });
+    throw new AppError('internal', `lake: table ${view.ident}: ${(e as Error).message}`, { cause: e });
   }
 }
 
@@ -70,11 +70,11 @@ export async function loadManifest(view: TableView, path: string): Promise<Manif
   if (hit) return hit;
   let bytes: Uint8Array;
   try { bytes = await view.storage.read(uri); } catch (e) {
-    throw new Error(unreadable(view.ident, 'manifest', path, e), { cause: e });
+    throw new AppError('internal', unreadable(view.ident, 'manifest', path, e), { cause: e });
   }
   let entries: ManifestEntry[];
   try { entries = readManifest(bytes, path).entries; } catch (e) {
-    throw new Error(`lake: table ${view.ident}: ${(e as Error).message}`, { cause: e });
+    throw new AppError('internal', `lake: table ${view.ident}: ${(e as Error).message}`, { cause: e });
   }
   if (view.cache.size > 500) view.cache.delete(view.cache.keys().next().value!);
   view.cache.set(uri, entries);
@@ -170,7 +170,7 @@ export function projectFileBatch(batch: arrow.RecordBatch, schema: IcebergSchema
     const t = target.fields[c].type;
     if (i === undefined) return nullData(t, batch.numRows);
     try { return castData(batch.data.children[i], t, f.name); } catch (e) {
-      throw new Error(`lake: ${what}: column ${f.name}: ${(e as Error).message}`, { cause: e });
+      throw new AppError('fatal', `lake: ${what}: column ${f.name}: ${(e as Error).message}`, { cause: e });
     }
   });
   return makeBatch(target, children, batch.numRows);
@@ -283,7 +283,7 @@ export function rowKey(cols: arrow.Data[], i: number): string {
 /** A data or delete file as a lazily read Blob: a projected read fetches only its columns' chunks. */
 export async function openFile(view: TableView, path: string): Promise<Blob> {
   try { return await view.storage.blob(view.resolve(path)); } catch (e) {
-    throw new Error(unreadable(view.ident, 'data file', path, e), { cause: e });
+    throw new AppError('internal', unreadable(view.ident, 'data file', path, e), { cause: e });
   }
 }
 

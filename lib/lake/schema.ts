@@ -131,7 +131,7 @@ export function arrowTypeOf(type: IcebergType, column = '?'): arrow.DataType {
       if (d) return new arrow.Decimal(d.scale, d.precision, 128);
       const f = /^fixed\[(\d+)\]$/.exec(type);
       if (f) return new arrow.FixedSizeBinary(Number(f[1]));
-      throw new Error(`lake: unsupported Iceberg type ${type} for column ${column}`);
+      throw new AppError('validation', `lake: unsupported Iceberg type ${type} for column ${column}`);
     }
   }
 }

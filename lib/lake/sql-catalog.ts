@@ -29,6 +29,62 @@ export interface SqlCatalogOptions {
 /** Metadata files are immutable: parsed ones are kept by location (a few per table). */
 const CACHE_MAX = 64;
 
+type NamespaceOps = Pick<Catalog, 'namespaceExists' | 'setNamespaceProperties' | 'removeNamespaceProperties' | 'listNamespaces' | 'namespaceProperties'>;
+
+/** The catalog's namespaces: rows of `iceberg_namespace_properties` (and namespaces that hold tables). */
+function namespaceOps(pool: SqlCatalogOptions['pool'], catalog: string): NamespaceOps {
+  return {
+    async namespaceExists(ns) {
+      const r = await pool.query(
+        `select 1 from iceberg_namespace_properties where catalog_name = $1 and namespace = $2
+         union all select 1 from iceberg_tables where catalog_name = $1 and table_namespace = $2 limit 1`, [catalog, ns]);
+      return (r.rowCount ?? 0) > 0;
+    },
+    async setNamespaceProperties(ns, props) {
+      // pyiceberg marks a namespace with the property `exists` = `true`.
+      for (const [k, v] of Object.entries({ exists: 'true', ...props })) {
+        await pool.query(
+          `insert into iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) values ($1, $2, $3, $4)
+           on conflict (catalog_name, namespace, property_key) do update set property_value = excluded.property_value`, [catalog, ns, k, v]);
+      }
+    },
+    async removeNamespaceProperties(ns, keys) {
+      if (keys) await pool.query(`delete from iceberg_namespace_properties where catalog_name = $1 and namespace = $2 and property_key = any($3)`, [catalog, ns, keys]);
+      else await pool.query(`delete from iceberg_namespace_properties where catalog_name = $1 and namespace = $2`, [catalog, ns]);
+    },
+    async listNamespaces() {
+      const r = await pool.query<{ ns: string }>(
+        `select namespace as ns from iceberg_namespace_properties where catalog_name = $1
+         union select table_namespace from iceberg_tables where catalog_name = $1 order by 1`, [catalog]);
+      return r.rows.map((x) => x.ns);
+    },
+    async namespaceProperties(ns) {
+      const r = await pool.query<{ k: string; v: string | null }>(
+        `select property_key as k, property_value as v from iceberg_namespace_properties where catalog_name = $1 and namespace = $2`, [catalog, ns]);
+      return Object.fromEntries(r.rows.map((x) => [x.k, x.v ?? '']));
+    },
+  };
+}
+
+/** `version-hint.text` for file-based readers: raised to `v`, never lowered. */
+async function writeVersionHint(storage: Storage, location: string, v: number): Promise<void> {
+  const hint = `${location}/metadata/version-hint.text`;
+  try {
+    const cur = Number(new TextDecoder().decode(await storage.read(hint)).trim());
+    if (Number.isFinite(cur) && cur >= v) return;
+  } catch { /* no hint yet: the first commit writes it */ }
+  await storage.write(hint, new TextEncoder().encode(String(v)));
+}
+
+/** Write a new table's first metadata file at the first free v<N>: a dropped (not purged) table may have left its metadata in this folder. */
+async function writeFirstFreeVersion(storage: Storage, location: string, bytes: Uint8Array, ident: string): Promise<{ loc: string; v: number }> {
+  for (let v = 1; v < 10_000; v++) {
+    const cand = metadataFile(location, v);
+    if (await storage.writeExclusive(cand, bytes)) return { loc: cand, v };
+  }
+  throw new AppError('fatal', `lake: cannot create metadata for ${ident}`);
+}
+
 export function sqlCatalog(o: SqlCatalogOptions): Catalog {
   const { pool, name: catalog, storage } = o;
   const cache = new Map<string, TableMetadata>();
@@ -51,50 +107,9 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
     return r.rows[0]?.m ?? null;
   };
 
-  const upsertProperties = async (ns: string, props: Record<string, string>) => {
-    for (const [k, v] of Object.entries(props)) {
-      await pool.query(
-        `insert into iceberg_namespace_properties (catalog_name, namespace, property_key, property_value) values ($1, $2, $3, $4)
-         on conflict (catalog_name, namespace, property_key) do update set property_value = excluded.property_value`, [catalog, ns, k, v]);
-    }
-  };
-
-  const writeVersionHint = async (location: string, v: number) => {
-    const hint = `${location}/metadata/version-hint.text`;
-    try {
-      const cur = Number(new TextDecoder().decode(await storage.read(hint)).trim());
-      if (Number.isFinite(cur) && cur >= v) return;
-    } catch { /* no hint yet: the first commit writes it */ }
-    await storage.write(hint, new TextEncoder().encode(String(v)));
-  };
-
   const cat: Catalog = {
     name: catalog,
-    async namespaceExists(ns) {
-      const r = await pool.query(
-        `select 1 from iceberg_namespace_properties where catalog_name = $1 and namespace = $2
-         union all select 1 from iceberg_tables where catalog_name = $1 and table_namespace = $2 limit 1`, [catalog, ns]);
-      return (r.rowCount ?? 0) > 0;
-    },
-    async setNamespaceProperties(ns, props) {
-      // pyiceberg marks a namespace with the property `exists` = `true`.
-      await upsertProperties(ns, { exists: 'true', ...props });
-    },
-    async removeNamespaceProperties(ns, keys) {
-      if (keys) await pool.query(`delete from iceberg_namespace_properties where catalog_name = $1 and namespace = $2 and property_key = any($3)`, [catalog, ns, keys]);
-      else await pool.query(`delete from iceberg_namespace_properties where catalog_name = $1 and namespace = $2`, [catalog, ns]);
-    },
-    async listNamespaces() {
-      const r = await pool.query<{ ns: string }>(
-        `select namespace as ns from iceberg_namespace_properties where catalog_name = $1
-         union select table_namespace from iceberg_tables where catalog_name = $1 order by 1`, [catalog]);
-      return r.rows.map((x) => x.ns);
-    },
-    async namespaceProperties(ns) {
-      const r = await pool.query<{ k: string; v: string | null }>(
-        `select property_key as k, property_value as v from iceberg_namespace_properties where catalog_name = $1 and namespace = $2`, [catalog, ns]);
-      return Object.fromEntries(r.rows.map((x) => [x.k, x.v ?? '']));
-    },
+    ...namespaceOps(pool, catalog),
     async listTables(ns) {
       const r = ns === undefined
         ? await pool.query<TableIdent>(`select table_namespace as namespace, table_name as name from iceberg_tables where catalog_name = $1 and coalesce(iceberg_type, 'TABLE') = 'TABLE' order by 1, 2`, [catalog])
@@ -120,13 +135,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
     async createTable(t, metadata) {
       const ident = identString(t);
       const bytes = serialiseMetadata(metadata);
-      // First free v<N>: a dropped (not purged) table may have left its metadata in this folder.
-      let loc: string | null = null; let v = 1;
-      for (; v < 10_000 && !loc; v++) {
-        const cand = metadataFile(metadata.location, v);
-        if (await storage.writeExclusive(cand, bytes)) loc = cand;
-      }
-      if (!loc) throw new Error(`lake: cannot create metadata for ${ident}`);
+      const { loc, v } = await writeFirstFreeVersion(storage, metadata.location, bytes, ident);
       if (!(await cat.namespaceExists(t.namespace))) await cat.setNamespaceProperties(t.namespace, {});
       const r = await pool.query(
         `insert into iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location, iceberg_type)
@@ -135,7 +144,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
         await storage.delete(loc);
         throw new AppError('conflict', `lake: table ${ident} already exists`);
       }
-      await writeVersionHint(metadata.location, v - 1);
+      await writeVersionHint(storage, metadata.location, v);
       remember(loc, metadata);
       return { metadata, metadataLocation: loc };
     },
@@ -171,7 +180,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
         // or a crashed writer left it behind (the catalog has not moved: take the next number).
         moved = (await metadataLocation(t)) !== baseLoc;
       }
-      if (!loc && !moved) throw new Error(`lake: table ${ident}: could not create a new metadata file after v${v}`);
+      if (!loc && !moved) throw new AppError('conflict', `lake: table ${ident}: could not create a new metadata file after v${v}`);
       const swapped = !!loc && ((await pool.query(
         `update iceberg_tables set metadata_location = $5, previous_metadata_location = $4
          where catalog_name = $1 and table_namespace = $2 and table_name = $3 and metadata_location = $4`,
@@ -184,7 +193,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
       // The commit is done (the catalog moved): a hint the store refused now must not report it failed — a
       // caller would run it again and, for an append, double it. The hint only serves catalog-less readers,
       // and the next commit writes it again.
-      await writeVersionHint(next.location, v).catch((e: Error) =>
+      await writeVersionHint(storage, next.location, v).catch((e: Error) =>
         o.logger.warn(`lake: ${ident}: committed, but version-hint.text was not updated`, { error: e.message }));
       return { metadata: next, metadataLocation: loc! };
     },

@@ -3,6 +3,7 @@ import {
   GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import type { Storage, StoredObject } from './storage';
+import { AppError } from '../errors';
 
 /**
  * Settings of an S3-compatible object store (AWS S3, MinIO, Ceph, R2). The
@@ -31,7 +32,7 @@ export interface S3Settings {
 /** `s3://bucket/a/b` (or `s3a://`) → `{ bucket, key: 'a/b' }`. */
 export function parseS3Uri(uri: string): { bucket: string; key: string } {
   const m = /^s3a?:\/\/([^/]+)\/?(.*)$/.exec(uri);
-  if (!m || !m[1]) throw new Error(`lake: not an s3:// URI: ${uri}`);
+  if (!m || !m[1]) throw new AppError('validation', `lake: not an s3:// URI: ${uri}`);
   return { bucket: m[1], key: m[2] };
 }
 
@@ -78,16 +79,8 @@ class S3Blob extends Blob {
   }
 }
 
-/**
- * Storage for `s3://bucket/prefix` URIs through the S3 API. Writes are single
- * PUTs (whole objects appear at once) or, from `multipartThreshold` up, a
- * multipart upload that is aborted on failure. `writeExclusive` sends
- * `If-None-Match: *` (S3, MinIO and R2 refuse with 412 when the key exists);
- * commit atomicity does not rest on it — the catalog's compare-and-swap in
- * Postgres decides which commit wins.
- */
-export function s3Storage(settings: S3Settings = {}): Storage & { close(): void } {
-  const client = new S3Client({
+function s3Client(settings: S3Settings): S3Client {
+  return new S3Client({
     region: settings.region || 'us-east-1',
     endpoint: settings.endpoint || undefined,
     forcePathStyle: !!settings.forcePathStyle,
@@ -99,6 +92,36 @@ export function s3Storage(settings: S3Settings = {}): Storage & { close(): void 
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
+}
+
+/** Upload `data` in parts of `partSize`; a failed upload is aborted. */
+async function multipartUpload(client: S3Client, partSize: number, at: { bucket: string; key: string }, data: Uint8Array, ifNoneMatch?: string): Promise<void> {
+  const { bucket, key } = at;
+  const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
+  try {
+    const parts: { ETag: string; PartNumber: number }[] = [];
+    for (let off = 0, n = 1; off < data.length; off += partSize, n++) {
+      const body = data.subarray(off, Math.min(off + partSize, data.length));
+      const r = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: n, Body: body, ContentLength: body.length }));
+      parts.push({ ETag: r.ETag!, PartNumber: n });
+    }
+    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: parts }, IfNoneMatch: ifNoneMatch }));
+  } catch (e) {
+    await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch(() => {}); // the upload already failed; a leftover part expires with the bucket's lifecycle
+    throw e;
+  }
+}
+
+/**
+ * Storage for `s3://bucket/prefix` URIs through the S3 API. Writes are single
+ * PUTs (whole objects appear at once) or, from `multipartThreshold` up, a
+ * multipart upload that is aborted on failure. `writeExclusive` sends
+ * `If-None-Match: *` (S3, MinIO and R2 refuse with 412 when the key exists);
+ * commit atomicity does not rest on it — the catalog's compare-and-swap in
+ * Postgres decides which commit wins.
+ */
+export function s3Storage(settings: S3Settings = {}): Storage & { close(): void } {
+  const client = s3Client(settings);
   const threshold = settings.multipartThreshold ?? 16 * 1024 * 1024;
   const partSize = Math.max(settings.partSize ?? 8 * 1024 * 1024, 5 * 1024 * 1024);
 
@@ -125,25 +148,9 @@ export function s3Storage(settings: S3Settings = {}): Storage & { close(): void 
     }
   };
 
-  const multipart = async (bucket: string, key: string, data: Uint8Array, ifNoneMatch?: string) => {
-    const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
-    try {
-      const parts: { ETag: string; PartNumber: number }[] = [];
-      for (let off = 0, n = 1; off < data.length; off += partSize, n++) {
-        const body = data.subarray(off, Math.min(off + partSize, data.length));
-        const r = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: n, Body: body, ContentLength: body.length }));
-        parts.push({ ETag: r.ETag!, PartNumber: n });
-      }
-      await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: parts }, IfNoneMatch: ifNoneMatch }));
-    } catch (e) {
-      await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch(() => {}); // the upload already failed; a leftover part expires with the bucket's lifecycle
-      throw e;
-    }
-  };
-
   const put = async (uri: string, data: Uint8Array, ifNoneMatch?: string) => {
     const { bucket, key } = parseS3Uri(uri);
-    if (data.length >= threshold) return multipart(bucket, key, data, ifNoneMatch);
+    if (data.length >= threshold) return multipartUpload(client, partSize, { bucket, key }, data, ifNoneMatch);
     await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: data, ContentLength: data.length, IfNoneMatch: ifNoneMatch }));
   };
 

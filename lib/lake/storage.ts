@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { s3Storage, type S3Settings } from './storage-s3';
+import { AppError } from '../errors';
 
 /**
  * Object storage behind a small interface: `file://` here, `s3://` in storage-s3.ts. Every
@@ -49,7 +50,7 @@ export interface StoredObject {
 export function normaliseWarehouse(warehouse: string): string {
   if (warehouse.startsWith('file://')) return pathToFileURL(fileURLToPath(warehouse)).href.replace(/\/+$/, '');
   if (warehouse.startsWith('s3://') || warehouse.startsWith('s3a://')) return warehouse.replace(/\/+$/, '');
-  if (!path.isAbsolute(warehouse)) throw new Error(`lake: warehouse must be an absolute path or file:// URI, got ${warehouse}`);
+  if (!path.isAbsolute(warehouse)) throw new AppError('validation', `lake: warehouse must be an absolute path or file:// URI, got ${warehouse}`);
   return pathToFileURL(warehouse).href.replace(/\/+$/, '');
 }
 
@@ -57,7 +58,7 @@ export function normaliseWarehouse(warehouse: string): string {
 export function uriToPath(uri: string): string {
   if (uri.startsWith('file:')) return fileURLToPath(uri);
   if (uri.startsWith('/')) return uri;
-  throw new Error(`lake: unsupported storage scheme in ${uri}`);
+  throw new AppError('validation', `lake: unsupported storage scheme in ${uri}`);
 }
 
 export function pathToUri(p: string): string {
@@ -163,5 +164,5 @@ export function fileStorage(): Storage {
 export function storageFor(warehouse: string, s3?: S3Settings): Storage {
   if (warehouse.startsWith('file://')) return fileStorage();
   if (warehouse.startsWith('s3://') || warehouse.startsWith('s3a://')) return s3Storage(s3);
-  throw new Error(`lake: no storage for ${warehouse.split(':')[0]}:// warehouses (file:// and s3:// are supported)`);
+  throw new AppError('validation', `lake: no storage for ${warehouse.split(':')[0]}:// warehouses (file:// and s3:// are supported)`);
 }

@@ -6,6 +6,7 @@
  */
 import type { IcebergSchema, Snapshot, TableMetadata } from './types';
 import { maxFieldId } from './schema';
+import { AppError } from '../errors';
 
 export type TableRequirement =
   | { type: 'assert-table-uuid'; uuid: string }
@@ -25,8 +26,8 @@ export type TableUpdate =
  * A requirement is not met (someone committed in between), or the
  * compare-and-swap lost: the operation may rebuild on the new metadata and retry.
  */
-export class CommitFailed extends Error {
-  constructor(message: string) { super(message); this.name = 'CommitFailed'; }
+export class CommitFailed extends AppError {
+  constructor(message: string) { super('conflict', message); this.name = 'CommitFailed'; }
 }
 
 /** The snapshot a ref points at (for `main`, the current snapshot of tables written without refs). */

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { toError } from '../errors';
+import { AppError, backoffDelay, isTransient, toError, withRetry } from '../errors';
 import { transportOptions, type SmtpSettings } from './smtp-options';
 
 export interface MailMessage {
@@ -12,9 +12,9 @@ export interface MailMessage {
 export interface SendOptions {
   /** Tries in all, the first included. (Default: 5) */
   attempts?: number;
-  /** Wait before the second try; doubled after each failure, capped at 60 s. (Default: 2000 ms) */
+  /** Wait before the second try; doubled after each failure, capped at 60 s, jittered. (Default: 2000 ms) */
   backoffMs?: number;
-  /** Called after each failed try (to log it on the flow run). (Default: none) */
+  /** Called after each failed try that will be tried again (to log it on the flow run). (Default: none) */
   onRetry?(attempt: number, error: Error, waitMs: number): void | Promise<void>;
   signal?: AbortSignal;
   /** Socket timeouts. (Default: 30000 ms) */
@@ -23,33 +23,54 @@ export interface SendOptions {
 
 export interface SendResult { messageId: string; attempts: number; accepted: string[] }
 
-const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
-  if (signal?.aborted) return reject(signal.reason);
-  const t = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(t); reject(signal.reason); }, { once: true });
-});
+// nodemailer's codes for a failure on the way to the server or while talking
+// to it (no reply to judge): worth another try.
+const NETWORK_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS']);
 
 /**
- * Send one mail through SMTP, retrying with exponential backoff: a relay
- * that is down or answers 4xx for a while still gets the mail. Throws the
- * last error when every try failed.
+ * Whether an SMTP failure may pass with time. RFC 5321 §4.2.1: a 4yz reply is
+ * a transient negative completion (mailbox busy, try again later), a 5yz reply
+ * is permanent (unknown recipient, bad credentials, message refused) and
+ * repeating the same command will fail the same way. Without a reply code,
+ * only a connection or network failure is transient.
+ */
+export function isTransientSmtp(e: Error): boolean {
+  const reply = (e as { responseCode?: unknown }).responseCode;
+  if (typeof reply === 'number') return reply >= 400 && reply < 500;
+  const code = (e as { code?: unknown }).code;
+  return (typeof code === 'string' && NETWORK_CODES.has(code)) || isTransient(e);
+}
+
+/**
+ * Send one mail through SMTP, retrying transient failures (no connection, a
+ * 4xx reply) with jittered exponential backoff: a relay that is down or busy
+ * for a while still gets the mail. A permanent 5xx reply fails at once.
+ * Throws an AppError: `unavailable` when tries ran out on transient failures,
+ * `fatal` for a permanent refusal.
  */
 export async function sendMail(settings: SmtpSettings, msg: MailMessage, opts: SendOptions = {}): Promise<SendResult> {
   const attempts = Math.max(1, opts.attempts ?? 5);
-  let wait = opts.backoffMs ?? 2000;
-  for (let attempt = 1; ; attempt++) {
-    const transport = nodemailer.createTransport(transportOptions(settings, { timeoutMs: opts.timeoutMs }));
-    try {
-      const info = await transport.sendMail({ from: settings.from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
-      return { messageId: info.messageId, attempts: attempt, accepted: (info.accepted ?? []).map(String) };
-    } catch (e) {
-      const err = toError(e);
-      if (attempt >= attempts) throw new Error(`mail: not sent after ${attempt} tries: ${err.message}`, { cause: err });
-      await opts.onRetry?.(attempt, err, wait);
-      await sleep(wait, opts.signal);
-      wait = Math.min(wait * 2, 60_000);
-    } finally {
-      transport.close();
-    }
+  const base = opts.backoffMs ?? 2000;
+  let tries = 0;
+  try {
+    return await withRetry(async (attempt) => {
+      tries = attempt;
+      const transport = nodemailer.createTransport(transportOptions(settings, { timeoutMs: opts.timeoutMs }));
+      try {
+        const info = await transport.sendMail({ from: settings.from, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html });
+        return { messageId: info.messageId, attempts: attempt, accepted: (info.accepted ?? []).map(String) };
+      } finally {
+        transport.close();
+      }
+    }, {
+      retries: attempts - 1, retryable: isTransientSmtp, signal: opts.signal,
+      delayMs: (n) => backoffDelay(n, base, 60_000),
+      onRetry: (e, i) => opts.onRetry?.(i.attempt, e, i.delayMs),
+    });
+  } catch (e) {
+    if (opts.signal?.aborted) throw e;
+    const err = toError(e);
+    if (!isTransientSmtp(err)) throw new AppError('fatal', `mail: refused by the server (not retried): ${err.message}`, { cause: err });
+    throw new AppError('unavailable', `mail: not sent after ${tries} ${tries === 1 ? 'try' : 'tries'}: ${err.message}`, { cause: err });
   }
 }

@@ -4,15 +4,16 @@ import type { AddressInfo } from 'node:net';
 /**
  * A real SMTP server for tests (npm smtp-server), on a free loopback port.
  * It keeps every accepted message; `refuse` answers the next N DATA commands
- * with a temporary 451 error, as a relay that is briefly unavailable does.
+ * with a temporary 451 error, as a relay that is briefly unavailable does, or
+ * with a permanent 5xx reply (a relay refusing the message for good).
  */
 export interface ReceivedMail { from: string; to: string[]; raw: string; subject: string; text: string }
 
 export interface TestSmtpServer {
   port: number;
   messages: ReceivedMail[];
-  /** Refuse the next `n` messages with 451. */
-  refuse(n: number): void;
+  /** Refuse the next `n` messages with `code`. (Default: 451, temporary) */
+  refuse(n: number, code?: number): void;
   /** Messages refused so far. */
   refused(): number;
   close(): Promise<void>;
@@ -27,6 +28,7 @@ export async function startTestSmtpServer(): Promise<TestSmtpServer> {
   const messages: ReceivedMail[] = [];
   let toRefuse = 0;
   let refusedCount = 0;
+  let refuseCode = 451;
   const server = new SMTPServer({
     secure: false, authOptional: true, disabledCommands: ['STARTTLS'], logger: false,
     onAuth(auth, _session, cb) { cb(null, { user: auth.username }); },
@@ -36,7 +38,8 @@ export async function startTestSmtpServer(): Promise<TestSmtpServer> {
       stream.on('end', () => {
         if (toRefuse > 0) {
           toRefuse--; refusedCount++;
-          return cb(Object.assign(new Error('4.3.0 try again later (test server refusing)'), { responseCode: 451 }));
+          const text = refuseCode >= 500 ? '5.7.1 message refused (test server refusing for good)' : '4.3.0 try again later (test server refusing)';
+          return cb(Object.assign(new Error(text), { responseCode: refuseCode }));
         }
         const raw = chunks.length ? Buffer.concat(chunks).toString('utf8') : '';
         const decoded = decodeQuotedPrintable(raw);
@@ -53,7 +56,7 @@ export async function startTestSmtpServer(): Promise<TestSmtpServer> {
   const port = ((server as unknown as { server: { address(): AddressInfo } }).server.address()).port;
   return {
     port, messages,
-    refuse: (n) => { toRefuse = n; },
+    refuse: (n, code = 451) => { toRefuse = n; refuseCode = code; },
     refused: () => refusedCount,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

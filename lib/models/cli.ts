@@ -8,6 +8,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { CliContext, CliEdge } from '../cli/context';
 import { recordCliRun } from '../jobs/record-cli-run';
 import { exitCodeFor } from '../errors';
+import { csvLine } from '../lake';
 import { buildGraph } from './graph';
 import { selectNodes } from './selector';
 import { compileModels, loadModelsProject, queryModels, runModelsCommand, type ModelsDeps } from './service';
@@ -137,17 +138,11 @@ export function registerModelsCommands(program: Command, cli: CliEdge): void {
           const r = await queryModels(deps(ctx), { sql, target: f.target });
           if (f.format === 'json') out(JSON.stringify(r.rows, null, 2));
           else {
-            out(r.columns.map((c) => csv(c.name)).join(','));
-            for (const row of r.rows) out(r.columns.map((c) => csv(row[c.name])).join(','));
+            out(csvLine(r.columns.map((c) => c.name)));
+            for (const row of r.rows) out(csvLine(r.columns.map((c) => row[c.name])));
           }
           if (r.truncated) process.stderr.write('note: only the first 1000 rows are shown\n');
         } catch (e) { process.exitCode = exitCodeFor(e); throw e; }
       });
     });
-}
-
-function csv(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = typeof v === 'object' ? JSON.stringify(v) : String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }

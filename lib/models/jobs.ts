@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineJob, type JobContext } from '../jobs/types';
 import type { Command } from './types';
+import { AppError } from '../errors';
 
 const list = z.union([z.string(), z.array(z.string())]).optional()
   .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]).flatMap((s) => s.split(/\s+/)).filter(Boolean));
@@ -37,7 +38,7 @@ function commandJob(command: Command, description: string) {
       const results = s.results.map(({ sql, failingRows, ...r }) => { void sql; return { ...r, failingRows: failingRows?.length ? failingRows.slice(0, 10) : undefined }; });
       const bad = s.results.filter((r) => r.status === 'error' || r.status === 'fail' || r.status === 'skipped');
       // Like etl.run: a run with a failed model or test is a failed job; every result is in model_results under this run's id.
-      if (!s.ok) throw new Error(`models: ${command}: ${bad.length} of ${s.results.length} did not succeed: ${bad.slice(0, 8).map((r) => `${r.kind} ${r.name} ${r.status.toUpperCase()}${r.error ? ` (${r.error.slice(0, 200)})` : ''}`).join(', ')}${bad.length > 8 ? ', …' : ''}`);
+      if (!s.ok) throw new AppError('fatal', `models: ${command}: ${bad.length} of ${s.results.length} did not succeed: ${bad.slice(0, 8).map((r) => `${r.kind} ${r.name} ${r.status.toUpperCase()}${r.error ? ` (${r.error.slice(0, 200)})` : ''}`).join(', ')}${bad.length > 8 ? ', …' : ''}`);
       return { command, ok: s.ok, target: s.target, durationMs: s.durationMs, warnings: s.warnings.map((w) => w.message), results };
     },
   });

@@ -4,6 +4,7 @@ import { configOf, parseProjectYml, parseSchemaYml, seedConfigOf, testConfigOf, 
 import { renderTemplate, type TemplateContext } from './template';
 import { parseDocBlocks } from './docs-blocks';
 import type { ColumnDoc, DocBlock, ModelConfig, ModelNode, Project, SeedConfig, SeedNode, TestNode } from './types';
+import { TemplateError } from './template-values';
 
 /** A project as files: path relative to the root → text. */
 export type ProjectFiles = Record<string, string>;
@@ -21,7 +22,7 @@ export function relationName(database: string, name: string): string {
 /** `source('lake', 'ns.table')` or `source('ns', 'table')` → `ns.table`. */
 export function sourceIdent(a: string, b?: string): string {
   const ident = b === undefined ? a : a === 'lake' ? b : `${a}.${b}`;
-  if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/.test(ident)) throw new Error(`models: source(${JSON.stringify(a)}${b === undefined ? '' : `, ${JSON.stringify(b)}`}): expected source('lake', 'namespace.table')`);
+  if (!/^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)+$/.test(ident)) throw new TemplateError(`source(${JSON.stringify(a)}${b === undefined ? '' : `, ${JSON.stringify(b)}`}): expected source('lake', 'namespace.table')`, 'source');
   return ident;
 }
 
@@ -29,7 +30,7 @@ export function sourceIdent(a: string, b?: string): string {
 export function lookupVar(vars: Record<string, unknown>, name: string, fallback: unknown, hasFallback: boolean): unknown {
   if (Object.prototype.hasOwnProperty.call(vars, name)) return vars[name];
   if (hasFallback) return fallback;
-  throw new Error(`models: var(${JSON.stringify(name)}) is not set and has no default (pass --vars '{"${name}": …}' or add it under vars: in dbt_project.yml)`);
+  throw new TemplateError(`var(${JSON.stringify(name)}) is not set and has no default (pass --vars '{"${name}": …}' or add it under vars: in dbt_project.yml)`, 'var');
 }
 
 /**

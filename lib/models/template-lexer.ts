@@ -1,3 +1,4 @@
+import { AppError } from '../errors';
 /**
  * The Jinja lexer the models' templates are read with: @huggingface/jinja's
  * `tokenize` (MIT License, Copyright (c) 2023 Hugging Face), adapted here for
@@ -26,8 +27,8 @@ export type TokenType = keyof typeof TOKEN;
 export interface Token { value: string; type: TokenType; line: number }
 
 /** A template syntax error with the line it was found on. */
-export class TemplateSyntaxError extends Error {
-  constructor(message: string, readonly line?: number) { super(message); }
+export class TemplateSyntaxError extends AppError {
+  constructor(message: string, readonly line?: number) { super('validation', message); this.name = 'TemplateSyntaxError'; }
 }
 
 const MAPPING: [string, TokenType][] = [

@@ -1,3 +1,4 @@
+import { AppError } from '../errors';
 /**
  * The values a model template computes with. They are the interpreter's
  * own: strings, numbers, booleans, none, lists, dicts, namespaces and
@@ -22,8 +23,8 @@ export class Obj { constructor(readonly kind: string, readonly attr: (key: strin
 export type Value = string | number | boolean | null | Undef | Value[] | Dict | Namespace | Fn | Obj;
 
 /** A template failed at run time; `hint` names what failed so the caller can find its line. */
-export class TemplateError extends Error {
-  constructor(message: string, readonly hint?: string) { super(message); }
+export class TemplateError extends AppError {
+  constructor(message: string, readonly hint?: string) { super('validation', message); this.name = 'TemplateError'; }
 }
 
 /** The limits one render runs under. */

@@ -116,9 +116,10 @@ function lineOfName(tokens: Token[], name: string | undefined): number | undefin
 function hostFn(name: string, f: (a: Value[], kw: Map<string, Value>) => Value): Fn {
   return new Fn(name, (a, kw) => {
     try { return f(a, kw); } catch (e) {
-      if (e instanceof TemplateError || e instanceof AppError) throw e;
-      // the product's own errors (an unset var, a bad source name) keep their text
-      throw new TemplateError((e as Error).message.replace(/^models: /, ''), name);
+      // The template's own errors (an unset var, a bad source name: TemplateError, with the
+      // function's name so the line is found) and the product's AppErrors pass as they are.
+      if (e instanceof AppError) throw e;
+      throw new TemplateError((e as Error).message, name);
     }
   });
 }
@@ -171,7 +172,8 @@ export function renderTemplate(source: string, ctx: TemplateContext, opts: { fil
     tokens = own.tokens;
     return str(it.render(own.program, new Scope(scope)), it.budget);
   } catch (e) {
-    if (e instanceof AppError) throw e;
+    // Template errors get the file and line below; any other AppError (an unset var, a bad ref) is thrown as it is.
+    if (e instanceof AppError && !(e instanceof TemplateSyntaxError) && !(e instanceof TemplateError)) throw e;
     let line: number | undefined;
     let msg = (e as Error).message ?? String(e);
     if (e instanceof TemplateSyntaxError) line = e.line;

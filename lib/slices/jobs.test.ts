@@ -1,31 +1,20 @@
-import fs from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
 import type { JobContext } from '../jobs/types';
 import { createJobRegistry } from '../jobs/registry';
 import { silentLogger } from '../log';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import type { TestDatabase } from '../testing/pg';
 import { slicesClearJob, slicesJobs, slicesReconcileJob, slicesResetJob, slicesRunJob } from './jobs';
-import { makeSource, queryFile, sql, tmpDir } from './run/test-fixtures';
+import { queryFile } from './run/test-fixtures';
+import { useSliceDatabases } from '../testing/slice-databases';
 
 let db: TestDatabase;
 let src: { url: string; drop(): Promise<void> };
 let tgt: { url: string; drop(): Promise<void> };
 let dir: string;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  src = await createScratchDatabase('src');
-  tgt = await createScratchDatabase('tgt');
-  dir = await tmpDir();
-  await makeSource(src.url, 'public.src', 10_000);
-  await sql(tgt.url, 'create table public.tgt (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null)');
-  // Jobs name their source and target by connection; they never carry a URL.
-  const conns = { pool: db.pool, keys: { dataDir: dir } };
-  await createConnection(conns, { name: 'src', kind: 'postgres', secrets: { url: src.url } });
-  await createConnection(conns, { name: 'tgt', kind: 'postgres', secrets: { url: tgt.url } });
-});
-afterAll(async () => { await db?.drop(); await src?.drop(); await tgt?.drop(); await fs.rm(dir, { recursive: true, force: true }); });
+const fx = useSliceDatabases({ rows: 10_000, connections: true });
+beforeAll(() => { ({ db, src, tgt, dir } = fx); });
 
 const ctx = (progress: [number, number | undefined][] = []): JobContext => ({
   jobs: createJobRegistry([]),

@@ -3,36 +3,27 @@
 // copies every row, reconcile counts the target per slice (Postgres and lake).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
 import type { JobContext } from '../jobs/types';
 import { createJobRegistry } from '../jobs/registry';
 import { validateJob } from '../jobs/enqueue';
 import { silentLogger } from '../log';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import type { TestDatabase } from '../testing/pg';
 import { slicesJobs, slicesReconcileJob, slicesRunJob } from './jobs';
 import { splitJob } from './planning/jobs';
 import type { ReconcileReport } from './run/reconcile';
-import { makeSource, sql, tmpDir } from './run/test-fixtures';
+import { sql } from './run/test-fixtures';
+import { useSliceDatabases } from '../testing/slice-databases';
 
 const ROWS = 12_000;
 let db: TestDatabase;
 let src: { url: string; drop(): Promise<void> };
 let tgt: { url: string; drop(): Promise<void> };
 let dir: string;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  src = await createScratchDatabase('src');
-  tgt = await createScratchDatabase('tgt');
-  dir = await tmpDir();
-  await makeSource(src.url, 'public.src', ROWS);
-  await sql(tgt.url, 'create table public.tgt (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null)');
-  const conns = { pool: db.pool, keys: { dataDir: dir } };
-  await createConnection(conns, { name: 'src', kind: 'postgres', secrets: { url: src.url } });
-  await createConnection(conns, { name: 'tgt', kind: 'postgres', secrets: { url: tgt.url } });
-});
-afterAll(async () => { await db?.drop(); await src?.drop(); await tgt?.drop(); await fs.rm(dir, { recursive: true, force: true }); });
+const fx = useSliceDatabases({ rows: ROWS, connections: true });
+beforeAll(() => { ({ db, src, tgt, dir } = fx); });
 
 const ctx = (): JobContext => ({
   jobs: createJobRegistry([]),

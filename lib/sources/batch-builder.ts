@@ -2,6 +2,7 @@ import * as arrow from 'apache-arrow';
 import { toArrowType } from './arrow-types';
 import type { ColumnType } from './types';
 import { parsePgArray, parseTimestampMicros, toScaledBigInt, wallClockMicros, writeDecimal128, daysFromMicros, formatMicros, formatDays, scaledToText } from './values';
+import { AppError } from '../errors';
 
 const enc = new TextEncoder();
 
@@ -189,7 +190,7 @@ export class ColumnBuilder {
       case 'list': {
         // an array from a driver, or PostgreSQL's text form of one (a text-mode read)
         const items = typeof v === 'string' ? parsePgArray(v) : v;
-        if (!Array.isArray(items)) throw new Error(`sources: a list column got ${typeof v}, not an array`);
+        if (!Array.isArray(items)) throw new AppError('fatal', `sources: a list column got ${typeof v}, not an array`);
         for (const x of items.flat(Infinity)) this.child!.set(this.addElement(), x);
         this.endList(i);
         return;

@@ -31,7 +31,6 @@ export { primaryKeyOf, primaryKeySql } from './primary-key';
 export { oracleColumnType } from './oracle-types';
 export { pgColumnType } from './pg-types';
 export { createSyntheticSource, SYNTHETIC_TABLES } from './synthetic-source';
-export { SlotPool, sleep, waitForSlot } from './backoff';
 export { ColumnBuilder, assembleBatch, constantColumn } from './batch-builder';
 export { RowAssembler } from './row-assembler';
 export { formatMicros, parseTimestampMicros, wallClockMicros, scaledToText } from './values';

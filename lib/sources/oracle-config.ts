@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { AppError } from '../errors';
 
 /**
  * Oracle client settings resolved without touching the driver, so they can be
@@ -20,12 +21,12 @@ export interface OracleDsnParams {
 export function oracleConnectString(p: OracleDsnParams): string {
   const full = p.dsn ?? p.connectString;
   if (full) return full;
-  if (!p.host) throw new Error('sources: an Oracle branch needs dsn, or host with service_name or sid');
+  if (!p.host) throw new AppError('validation', 'sources: an Oracle branch needs dsn, or host with service_name or sid');
   const port = p.port ?? 1521;
   const service = p.serviceName ?? p.service_name;
   if (service) return `${p.host}:${port}/${service}`;
   if (p.sid) return `(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST=${p.host})(PORT=${port}))(CONNECT_DATA=(SID=${p.sid})))`;
-  throw new Error('sources: an Oracle branch needs service_name or sid next to host');
+  throw new AppError('validation', 'sources: an Oracle branch needs service_name or sid next to host');
 }
 
 /**

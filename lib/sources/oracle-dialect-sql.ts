@@ -5,6 +5,7 @@
  * folds them, and inlined as literals: no quote can reach them.
  */
 import type { ColumnKind, PhysicalRange } from './dialect';
+import { AppError } from '../errors';
 
 export const ORA_DATE_FMT = 'YYYY-MM-DD HH24:MI:SS';
 export const ORA_TS_FMT = 'YYYY-MM-DD HH24:MI:SS.FF6';
@@ -171,7 +172,7 @@ export function sampleSql(table: string, column: string, kind: ColumnKind, pct: 
 export function oraLiteral(value: string, kind: ColumnKind): string {
   switch (kind) {
     case 'number':
-      if (!/^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value)) throw new Error(`slices: not a number: ${value}`);
+      if (!/^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value)) throw new AppError('validation', `slices: not a number: ${value}`);
       return value;
     case 'date': return `TO_DATE(${lit(value)}, '${ORA_DATE_FMT}')`;
     case 'timestamp': return `TO_TIMESTAMP(${lit(value)}, '${ORA_TS_FMT}')`;

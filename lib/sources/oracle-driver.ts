@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type OracleDB from 'oracledb';
 import type { Logger } from '../log';
+import { AppError } from '../errors';
 
 /** node-oracledb's module, typed by @types/oracledb. */
 export type OracleDriver = typeof OracleDB;
@@ -45,7 +46,7 @@ export function loadOracle(o: OracleDriverOptions = {}): { oracledb: OracleDrive
   const required = want === 'thick' || (want === 'auto' && !!libDir);
   if (chosen === 'thick') return { oracledb: driver, mode: chosen };
   if (chosen === 'thin') {
-    if (required) throw new Error('sources: Oracle thick mode was asked for, but this process already uses thin mode (node-oracledb fixes the mode at the first connection)');
+    if (required) throw new AppError('usage', 'sources: Oracle thick mode was asked for, but this process already uses thin mode (node-oracledb fixes the mode at the first connection)');
     return { oracledb: driver, mode: chosen };
   }
   if (want === 'thin') { chosen = 'thin'; return { oracledb: driver, mode: chosen }; }
@@ -54,7 +55,7 @@ export function loadOracle(o: OracleDriverOptions = {}): { oracledb: OracleDrive
     chosen = 'thick';
   } catch (e) {
     if (required) {
-      throw new Error(`sources: Oracle thick mode: cannot load the Instant Client${libDir ? ` from ${libDir}` : ''}: ${(e as Error).message}`, { cause: e });
+      throw new AppError('fatal', `sources: Oracle thick mode: cannot load the Instant Client${libDir ? ` from ${libDir}` : ''}: ${(e as Error).message}`, { cause: e });
     }
     o.logger?.warn('sources: Oracle thick mode unavailable, using thin mode (Oracle 12.1+ only; set ORACLE_CLIENT_LIB_DIR for 11g)', { error: (e as Error).message });
     chosen = 'thin';

@@ -1,6 +1,6 @@
 import type * as arrow from 'apache-arrow';
 import type { Logger } from '../log';
-import { SlotPool } from './backoff';
+import { SlotPool } from '../concurrency';
 import { loadOracle, type OracleConnection, type OracleDriver, type OraclePool } from './oracle-driver';
 import { canonicalColumn } from './identifiers';
 import { oracleColumnType } from './oracle-types';

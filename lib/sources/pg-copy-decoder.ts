@@ -1,6 +1,7 @@
 import type * as arrow from 'apache-arrow';
 import { ColumnBuilder, assembleBatch, constantColumn, trackedText } from './batch-builder';
 import type { ColumnType, ReadStats, ReadTarget } from './types';
+import { AppError } from '../errors';
 
 /**
  * Decoder of `COPY … TO STDOUT (FORMAT binary)` straight into Arrow buffers.
@@ -59,7 +60,7 @@ export class CopyDecoder {
   pushMessage(buf: Buffer): arrow.RecordBatch[] {
     let off = 0;
     if (!this.headerDone) {
-      if (buf.length < 19 || !buf.subarray(0, 11).equals(SIGNATURE)) throw new Error('sources: not a binary COPY stream');
+      if (buf.length < 19 || !buf.subarray(0, 11).equals(SIGNATURE)) throw new AppError('fatal', 'sources: not a binary COPY stream');
       off = 19 + buf.readInt32BE(15);
       this.headerDone = true;
     }
@@ -68,9 +69,9 @@ export class CopyDecoder {
     while (off + 2 <= buf.length) {
       const fc = buf.readInt16BE(off);
       if (fc === -1) { this.done = true; break; }
-      if (fc !== n) throw new Error(`sources: COPY tuple has ${fc} fields, expected ${n}`);
+      if (fc !== n) throw new AppError('fatal', `sources: COPY tuple has ${fc} fields, expected ${n}`);
       off = this.decodeTuple(buf, off + 2);
-      if (off > buf.length) throw new Error('sources: a COPY tuple runs past its message');
+      if (off > buf.length) throw new AppError('fatal', 'sources: a COPY tuple runs past its message');
       if (this.row === this.batchSize) out.push(this.flush());
     }
     return out;

@@ -142,7 +142,7 @@ export class PostgresDialect implements SourceDialect {
 
   literal(value: string, kind: ColumnKind): string {
     if (kind === 'number') {
-      if (!/^-?[0-9.eE+-]+$/.test(value) && !/^-?(Infinity|NaN)$/.test(value)) throw new Error(`slices: not a number: ${value}`);
+      if (!/^-?[0-9.eE+-]+$/.test(value) && !/^-?(Infinity|NaN)$/.test(value)) throw new AppError('validation', `slices: not a number: ${value}`);
       return /^-?(Infinity|NaN)$/.test(value) ? `'${value}'::numeric` : value;
     }
     return `'${value.replace(/'/g, "''")}'${CAST[kind]}`;

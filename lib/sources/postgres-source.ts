@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type * as arrow from 'apache-arrow';
 import { createPgPool, type PgTlsSettings } from '../db/pg-connect';
-import { SlotPool } from './backoff';
+import { SlotPool } from '../concurrency';
 import { CopyDecoder, type CopyColumn } from './pg-copy-decoder';
 import { CopyOutQuery } from './pg-copy-out';
 import { ARRAY_ELEMENT, OID, pgColumnType, pgWireType, TEXT_OIDS } from './pg-types';
@@ -11,6 +11,7 @@ import { canonicalColumn } from './identifiers';
 import { renderNumericProfile } from './render';
 import { sameType } from './arrow-types';
 import type { BranchSource, ReadStats, ReadTarget, RenderedQuery, SourceColumn } from './types';
+import { AppError } from '../errors';
 
 export interface PostgresBranchOptions extends PgTlsSettings {
   branch: string;
@@ -60,48 +61,12 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     }
   }
 
-  async function setBinds(c: pg.PoolClient, q: RenderedQuery): Promise<string> {
-    if (q.binds.length) {
-      const sets = q.binds.map((_, i) => `set_config('tributary.b${i + 1}', $${i + 1}, false)`).join(', ');
-      await c.query(`SELECT ${sets}`, q.binds.map((b) => String(b.value)));
-    }
-    // A bind is read back as `current_setting(…)::type`, spelled two ways:
-    // - `(SELECT current_setting(…)::type)` is an InitPlan: read and cast once per query, not once per
-    //   row of a seq scan — but opaque to the planner's estimates;
-    // - a bare `current_setting(…)::type` is STABLE, which the planner folds to its value when
-    //   estimating (so an index on the column is used) — but a seq scan evaluates it per row.
-    // A watermark (INCREMENTAL) usually selects few rows, so its comparison is written both ways,
-    // ANDed: the bare one lets an index on the CDC column serve it, and a seq scan (no such index)
-    // tests the cheap InitPlan one first, evaluating the bare one only on the few rows that pass.
-    // Other binds (the INITIAL lower bound) usually select most of the table: InitPlan only.
-    const read = (n: string, t: string) => `current_setting('tributary.b${n}')::${t}`;
-    const isWatermark = (n: string) => q.binds[Number(n) - 1]?.name.endsWith('_watermark');
-    return q.sql
-      .replace(/([A-Za-z_][\w$#]*\.[A-Za-z_][\w$#]*) (>=|>) \$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (all, col, op, n, t) =>
-        (isWatermark(n) ? `(${col} ${op} (SELECT ${read(n, t)}) AND ${col} ${op} ${read(n, t)})` : all))
-      .replace(/\$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (_, n, t) => `(SELECT ${read(n, t)})`)
-      .replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
-  }
-
   return {
     dialect: 'postgres',
     branch: o.branch,
 
     async describe(q, signal) {
-      return withClient(signal, async (c) => {
-        const r = await c.query({ text: `SELECT * FROM (${q.sql}) q LIMIT 0`, values: q.binds.map((b) => String(b.value)) });
-        // arrays of types without a built-in OID (an enum's array, a domain's): their element from pg_type
-        const unknown = [...new Set(r.fields.map((f) => f.dataTypeID).filter((oid) => !KNOWN_OIDS.has(oid) && !(oid in ARRAY_ELEMENT)))];
-        const elementOf = new Map<number, number>();
-        if (unknown.length) {
-          const t = await c.query<{ oid: number; elem: number }>(`SELECT oid::int AS oid, typelem::int AS elem FROM pg_type WHERE oid = ANY($1::oid[]) AND typcategory = 'A' AND typelem <> 0`, [unknown]);
-          for (const row of t.rows) elementOf.set(Number(row.oid), Number(row.elem));
-        }
-        return r.fields.map((f) => {
-          const m = pgColumnType(f.dataTypeID, f.dataTypeModifier, elementOf.get(f.dataTypeID));
-          return { name: canonicalColumn(f.name), sourceName: f.name, type: m.type, sourceType: m.sourceType, inferred: m.inferred, oid: f.dataTypeID } satisfies SourceColumn;
-        });
-      });
+      return withClient(signal, (c) => describeQuery(c, q));
     },
 
     async profileNumeric(q, columns, signal) {
@@ -168,7 +133,7 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
         }
       } finally { opts.signal?.removeEventListener('abort', onAbort); }
       // a connection lost mid-COPY can end the stream quietly: never take a truncated read for a whole one
-      if (!dec.done) throw Object.assign(new Error(`sources: branch ${o.branch}: COPY ended before its end marker (connection lost)`), { transient: true });
+      if (!dec.done) throw new AppError('transient', `sources: branch ${o.branch}: COPY ended before its end marker (connection lost)`);
       if (dec.buffered > 0) yield dec.flush();
     } catch (e) {
       broken = e as Error;
@@ -180,6 +145,46 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       release();
     }
   }
+}
+
+/** The columns a query returns (LIMIT 0), typed from their OIDs. */
+async function describeQuery(c: pg.PoolClient, q: RenderedQuery): Promise<SourceColumn[]> {
+  const r = await c.query({ text: `SELECT * FROM (${q.sql}) q LIMIT 0`, values: q.binds.map((b) => String(b.value)) });
+  // arrays of types without a built-in OID (an enum's array, a domain's): their element from pg_type
+  const unknown = [...new Set(r.fields.map((f) => f.dataTypeID).filter((oid) => !KNOWN_OIDS.has(oid) && !(oid in ARRAY_ELEMENT)))];
+  const elementOf = new Map<number, number>();
+  if (unknown.length) {
+    const t = await c.query<{ oid: number; elem: number }>(`SELECT oid::int AS oid, typelem::int AS elem FROM pg_type WHERE oid = ANY($1::oid[]) AND typcategory = 'A' AND typelem <> 0`, [unknown]);
+    for (const row of t.rows) elementOf.set(Number(row.oid), Number(row.elem));
+  }
+  return r.fields.map((f) => {
+    const m = pgColumnType(f.dataTypeID, f.dataTypeModifier, elementOf.get(f.dataTypeID));
+    return { name: canonicalColumn(f.name), sourceName: f.name, type: m.type, sourceType: m.sourceType, inferred: m.inferred, oid: f.dataTypeID } satisfies SourceColumn;
+  });
+}
+
+/** Set a query's binds as session settings and return its SQL reading them back. */
+async function setBinds(c: pg.PoolClient, q: RenderedQuery): Promise<string> {
+  if (q.binds.length) {
+    const sets = q.binds.map((_, i) => `set_config('tributary.b${i + 1}', $${i + 1}, false)`).join(', ');
+    await c.query(`SELECT ${sets}`, q.binds.map((b) => String(b.value)));
+  }
+  // A bind is read back as `current_setting(…)::type`, spelled two ways:
+  // - `(SELECT current_setting(…)::type)` is an InitPlan: read and cast once per query, not once per
+  //   row of a seq scan — but opaque to the planner's estimates;
+  // - a bare `current_setting(…)::type` is STABLE, which the planner folds to its value when
+  //   estimating (so an index on the column is used) — but a seq scan evaluates it per row.
+  // A watermark (INCREMENTAL) usually selects few rows, so its comparison is written both ways,
+  // ANDed: the bare one lets an index on the CDC column serve it, and a seq scan (no such index)
+  // tests the cheap InitPlan one first, evaluating the bare one only on the few rows that pass.
+  // Other binds (the INITIAL lower bound) usually select most of the table: InitPlan only.
+  const read = (n: string, t: string) => `current_setting('tributary.b${n}')::${t}`;
+  const isWatermark = (n: string) => q.binds[Number(n) - 1]?.name.endsWith('_watermark');
+  return q.sql
+    .replace(/([A-Za-z_][\w$#]*\.[A-Za-z_][\w$#]*) (>=|>) \$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (all, col, op, n, t) =>
+      (isWatermark(n) ? `(${col} ${op} (SELECT ${read(n, t)}) AND ${col} ${op} ${read(n, t)})` : all))
+    .replace(/\$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (_, n, t) => `(SELECT ${read(n, t)})`)
+    .replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
 }
 
 function quoteIdent(name: string): string {

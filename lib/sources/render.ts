@@ -1,6 +1,7 @@
 import type { QuerySpec } from '../config/query-spec';
 import type { Bind, ColumnType, RenderedQuery } from './types';
 import { toJulianDay } from './julian';
+import { AppError } from '../errors';
 
 /**
  * Query rendering: pure functions from a table definition to SQL text with
@@ -69,7 +70,7 @@ function bindKind(t?: ColumnType | null): Bind['kind'] {
 /** `2026-06-01` / `2026-06-01T10:00:00` → `2026-06-01 10:00:00.000000` (what both dialects' casts read). */
 export function normalizeTimestampText(v: string, tz = false): string {
   const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(v.trim());
-  if (!m) throw new Error(`sources: not a date/timestamp value: ${JSON.stringify(v)}`);
+  if (!m) throw new AppError('validation', `sources: not a date/timestamp value: ${JSON.stringify(v)}`);
   const frac = (m[5] ?? '').padEnd(6, '0').slice(0, 6);
   let out = `${m[1]} ${m[2] ?? '00'}:${m[3] ?? '00'}:${m[4] ?? '00'}.${frac}`;
   if (tz) {
@@ -88,7 +89,7 @@ function makeBind(name: string, value: string | number, type: ColumnType | null 
     if (typeof value === 'number') return { name, value, kind };
     if (julianInput && /^\d{4}-\d{2}-\d{2}/.test(value)) return { name, value: toJulianDay(value), kind };
     const n = Number(value);
-    if (!Number.isFinite(n)) throw new Error(`sources: ${name} ${JSON.stringify(value)} is not a number`);
+    if (!Number.isFinite(n)) throw new AppError('validation', `sources: ${name} ${JSON.stringify(value)} is not a number`);
     return { name, value: n, kind };
   }
   const text = String(value);

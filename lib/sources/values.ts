@@ -1,3 +1,4 @@
+import { AppError } from '../errors';
 /**
  * Conversions between JS values and Tributary's stored representations:
  * timestamps as microseconds since the Unix epoch (wall clock for naive
@@ -13,7 +14,7 @@ export function wallClockMicros(d: Date): bigint {
 /** `YYYY-MM-DD[ HH:MM:SS[.ffffff]][±hh:mm|Z]` → µs since the epoch (an offset is applied, none means UTC). */
 export function parseTimestampMicros(s: string): bigint {
   const m = /^(-?\d{4,})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(s.trim());
-  if (!m) throw new Error(`sources: cannot read ${JSON.stringify(s)} as a timestamp`);
+  if (!m) throw new AppError('validation', `sources: cannot read ${JSON.stringify(s)} as a timestamp`);
   const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0));
   let us = BigInt(ms) * 1000n + BigInt((m[7] ?? '').padEnd(6, '0').slice(0, 6) || '0');
   if (m[8] && m[8] !== 'Z') {
@@ -48,7 +49,7 @@ export function toScaledBigInt(v: string | number | bigint, scale: number): bigi
   if (typeof v === 'bigint') return v * 10n ** BigInt(scale);
   const s = typeof v === 'number' ? numberToPlain(v) : v.trim();
   const m = /^([+-])?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(s);
-  if (!m || (m[2] === '' && (m[3] ?? '') === '')) throw new Error(`sources: cannot read ${JSON.stringify(v)} as a decimal`);
+  if (!m || (m[2] === '' && (m[3] ?? '') === '')) throw new AppError('validation', `sources: cannot read ${JSON.stringify(v)} as a decimal`);
   let intPart = m[2] || '0';
   let frac = m[3] ?? '';
   const exp = Number(m[4] ?? 0);
@@ -62,7 +63,7 @@ export function toScaledBigInt(v: string | number | bigint, scale: number): bigi
 }
 
 function numberToPlain(n: number): string {
-  if (!Number.isFinite(n)) throw new Error(`sources: cannot store ${n} as a decimal`);
+  if (!Number.isFinite(n)) throw new AppError('validation', `sources: cannot store ${n} as a decimal`);
   return Number.isInteger(n) && Math.abs(n) < 1e21 ? BigInt(n).toString() : n.toString();
 }
 

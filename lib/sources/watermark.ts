@@ -1,4 +1,5 @@
 import type { SourceQuery } from './open-source';
+import { AppError } from '../errors';
 
 /** The CDC start position captured at fresh-run start (seed 001, "CDC watermark"). */
 export interface Watermark { label: string; value: string; capturedAt: Date; sourceDsn: string }
@@ -23,5 +24,5 @@ export async function captureWatermark(src: Pick<SourceQuery, 'engine' | 'dsn' |
       errors.push(`${sql}: ${(e as Error).message}`);
     }
   }
-  throw new Error(`slices: watermark capture failed — ${errors.join('; ')}`);
+  throw new AppError('fatal', `slices: watermark capture failed — ${errors.join('; ')}`);
 }

@@ -11,7 +11,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** lib/ folders by layer, lowest first (docs/architecture.md, "Layer order"). */
 export const LAYERS: string[][] = [
-  ['errors'],
+  ['errors', 'concurrency'],
   ['log'],
   ['config'],
   ['db'],

@@ -175,12 +175,12 @@ describe('bad input → 400 with a field, nothing half-written', () => {
     const before = await runCount();
     const big = JSON.stringify({ kind: 'system.check', params: { pad: 'x'.repeat(1_100_000) } }); // over the 1 MiB limit
     const r = await post({ raw: big });
-    expect(r.status).toBe(400);
+    expect(r.status).toBe(413);
     expect(r.body.error).toMatchObject({ code: 'payload_too_large', field: 'body' });
     // Without Content-Length (a chunked upload): counted while reading.
     const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(big)); c.close(); } });
     const chunked = await jobs.POST(new Request(BASE + '/api/v1/jobs', { method: 'POST', body: stream, headers: { authorization: `Bearer ${tok.operator}` }, duplex: 'half' } as RequestInit), ctx());
-    expect(chunked.status).toBe(400);
+    expect(chunked.status).toBe(413);
     expect(await runCount()).toBe(before);
   });
 

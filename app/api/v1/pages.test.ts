@@ -31,6 +31,7 @@ import * as overview from './overview/route';
 import { callRoute } from './test-call';
 import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
 import { parseEnv } from '@/lib/config/env';
+import { closedPort } from '@/lib/testing/closed-port';
 
 const SECRET = 'pages-api-test-secret-0123456789';
 let db: TestDatabase;
@@ -38,15 +39,6 @@ let dataDir: string;
 const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
 
 const call = callRoute;
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();

@@ -8,6 +8,7 @@ import { createRunLog } from '../run/run-log';
 import type { SlicePayload } from '../run/slice-payload';
 import { getSlices } from '../run/state';
 import { settingsOf } from './run';
+import { AppError } from '../../errors';
 
 /** The worker's side of `slices.slice`: one slice of a fanned-out native run, through the native executor, reading the coordinator's snapshot. */
 export async function executeSlice(ctx: JobContext, p: SlicePayload): Promise<SliceOutcome> {
@@ -15,7 +16,7 @@ export async function executeSlice(ctx: JobContext, p: SlicePayload): Promise<Sl
   const sctx = slicesContext(ctx);
   const s = { ...(await settingsOf(sctx, p.request)), concurrency: 1 };
   const slice = (await getSlices(ctx.pool, p.request.runId)).find((x) => x.id === p.sliceId);
-  if (!slice) throw new Error(`slices: slice ${p.sliceId} of run ${p.request.runId} no longer exists`);
+  if (!slice) throw new AppError('not_found', `slices: slice ${p.sliceId} of run ${p.request.runId} no longer exists`);
   const log = createRunLog(ctx.pool, p.request.runId, ctx.logger);
   const ex = await createNativeExecutor({
     pool: ctx.pool, settings: s, log, signal: ctx.signal, watermark: null, snapshotId: p.snapshotId,

@@ -4,15 +4,14 @@ import { openCliContext, type CliContext, type CliEdge } from '../../cli/context
 import { recordCliRun } from '../../jobs/record-cli-run';
 import type { Env } from '../../config/env';
 import { isBuiltinName } from '../../connections';
-import { AppError } from '../../errors';
+import { AppError, exitCodeFor, isInputError } from '../../errors';
 import { consoleSink, createLogger } from '../../log';
 import { cliContext, urlConnections } from '../cli-support';
 import { parseFlags, type SlicesContext } from '../execute/context';
 import { executeAssort, executeProbe, executeSplit } from '../execute/planning';
 import { AssortRequest, ProbeRequest, SplitRequest } from '../requests';
 
-/** Exit codes: 0 ok, 1 failure (source, database), 2 bad flag or template. */
-const EXIT_USAGE = 2;
+// Exit codes: 0 ok, 1 failure (source, database), 2 bad flag or template (exitCodeFor, from the error's code).
 
 type Flags = Record<string, unknown>;
 
@@ -21,12 +20,9 @@ async function guarded(body: () => Promise<void>): Promise<void> {
   try {
     await body();
   } catch (e) {
-    if (e instanceof AppError && (e.code === 'usage' || e.code === 'validation')) {
-      process.stderr.write(`${e.message}\n`);
-      process.exitCode = EXIT_USAGE;
-      return;
-    }
-    throw e;
+    if (!isInputError(e)) throw e;
+    process.stderr.write(`${e.message}\n`);
+    process.exitCode = exitCodeFor(e);
   }
 }
 

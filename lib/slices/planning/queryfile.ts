@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PlanningInputError } from './validate';
+import { AppError } from '../../errors';
 
 /** One queryfile line: the slice SQL (one line) and its target table. */
 export interface QueryLine { sql: string; target: string }
@@ -8,7 +9,7 @@ export interface QueryLine { sql: string; target: string }
 /** `SQL|TARGET` per line. The SQL may hold `||`; the target never holds `|`, so the last `|` splits. */
 export function formatQueryfile(lines: QueryLine[]): string {
   return lines.map((l) => {
-    if (/[\r\n]/.test(l.sql)) throw new Error('slices: a queryfile line must hold its SQL on one line');
+    if (/[\r\n]/.test(l.sql)) throw new AppError('validation', 'slices: a queryfile line must hold its SQL on one line');
     if (l.target.includes('|') || l.target.trim() === '') throw new PlanningInputError(`✗ target must be non-empty and must not contain '|'`, 'target');
     return `${l.sql}|${l.target}`;
   }).join('\n') + (lines.length ? '\n' : '');

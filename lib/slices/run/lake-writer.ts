@@ -1,11 +1,10 @@
 import * as arrow from 'apache-arrow';
 import type pg from 'pg';
-import { AppError } from '../../errors';
+import { AppError, backoffDelay, withRetry } from '../../errors';
 import { openLake, type LakeTable, type S3Settings } from '../../lake';
 import { ColumnBuilder, assembleBatch, fromArrowType, matchName, pgColumnType, toArrowType } from '../../sources';
 import type { LakeSliceWriter } from './native-executor';
 import type { RunSettings } from './settings';
-import { backoffDelay, pause } from './backoff';
 import { inRange, planLakeSliceCounts, type LakeValue, type SliceRange } from './lake-slice-range';
 
 /**
@@ -46,7 +45,7 @@ export function toRecordBatch(schema: arrow.Schema, rows: Record<string, string 
       try {
         b.set(i, fromPgText(rows[i][from] ?? null, type.kind));
       } catch (e) {
-        throw new Error(`slices: column ${f.name}: cannot store ${JSON.stringify(rows[i][from])} as ${f.type}: ${(e as Error).message}`, { cause: e });
+        throw new AppError('validation', `slices: column ${f.name}: cannot store ${JSON.stringify(rows[i][from])} as ${f.type}: ${(e as Error).message}`, { cause: e });
       }
     }
     return b.finish(rows.length);
@@ -68,7 +67,7 @@ const textTypes = { getTypeParser: () => (v: string) => v } as unknown as pg.Cus
  * winner's snapshot, which is correct because its keys are matched anew.
  */
 export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defaultWarehouse: string, s3?: S3Settings): Promise<LakeSliceWriter> {
-  if (!s.mergeKeys.length) throw new Error('slices: --target-lake needs --merge-keys (the key the lake merges on)');
+  if (!s.mergeKeys.length) throw new AppError('usage', 'slices: --target-lake needs --merge-keys (the key the lake merges on)');
   const warehouse = !s.targetLake || s.targetLake === 'default' ? defaultWarehouse : s.targetLake;
   const lake = openLake({ pool, warehouse, s3 });
   const tables = new Map<string, Promise<LakeTable>>();
@@ -108,7 +107,7 @@ export async function lakeTargetFromSettings(pool: pg.Pool, s: RunSettings, defa
       if (signal.aborted) throw new Error('aborted');
       const r = await source.query({ text: `fetch ${s.nativeBatchRows} from ${cur}`, types: textTypes });
       if (!r.rows.length) break;
-      for (const k of s.mergeKeys) if (!r.fields.some((f) => f.name === k)) throw new Error(`slices: merge key ${k} is not a column of the slice query`);
+      for (const k of s.mergeKeys) if (!r.fields.some((f) => f.name === k)) throw new AppError('validation', `slices: merge key ${k} is not a column of the slice query`);
       const table = await tableFor(slice.targettbl, r.fields);
       const batch = toRecordBatch(table.arrowSchema(), r.rows);
       // the merge keys as the lake spells them (matched without regard to case, as the ETL's schema union does)
@@ -130,16 +129,15 @@ const MERGE_ATTEMPTS = 8;
 
 /** Merge one batch on the table's newest snapshot; a concurrent commit to the same partition (another worker's slice) means merging again on top of it. */
 async function mergeRetryingConflicts(table: LakeTable, batch: arrow.RecordBatch, keys: string[], signal: AbortSignal): Promise<unknown> {
-  for (let attempt = 1; ; attempt++) {
+  return withRetry(async () => {
     await table.refresh();
-    try {
-      return await table.merge([batch], { keys });
-    } catch (e) {
-      if (!(e instanceof AppError && e.code === 'conflict') || attempt >= MERGE_ATTEMPTS || signal.aborted) throw e;
-      // Jittered, so two workers that collided do not collide again in step.
-      await pause(backoffDelay(attempt - 1, 50, 2000) * (0.5 + Math.random()), signal);
-    }
-  }
+    return table.merge([batch], { keys });
+  }, {
+    retries: MERGE_ATTEMPTS - 1, signal,
+    retryable: (e) => e instanceof AppError && e.code === 'conflict',
+    // Jittered (withRetry's default), so two workers that collided do not collide again in step.
+    delayMs: (n) => backoffDelay(n, 50, 2000),
+  });
 }
 
 /** Reconcile's view of the lake: a table's live rows, and its rows per slice by the slices' key ranges. */

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { isRunLocked, runRefused } from './run-lock';
 import { countByStatus, getRun, getSlices, type SliceRow } from './state';
 import type { StriimClient } from './striim-client';
+import { AppError } from '../../errors';
 
 async function refuseWhileRunning(pool: pg.Pool, runId: number, what: string) {
   if (await isRunLocked(pool, runId)) throw runRefused(`slices: run ${runId} is running — stop it before ${what}`);
@@ -42,7 +43,7 @@ export async function striimCleanup(pool: pg.Pool, runId: number, client: Striim
 export async function resetRun(pool: pg.Pool, runId: number, opts: { includeFaileddrop?: boolean; includeQuarantined?: boolean; striim?: StriimClient | null; prefix?: string } = {}): Promise<{ requeued: number; cleaned: string[] }> {
   await refuseWhileRunning(pool, runId, 'resetting it');
   const run = await getRun(pool, runId);
-  if (!run) throw new Error(`slices: run ${runId} not found`);
+  if (!run) throw new AppError('not_found', `slices: run ${runId} not found`);
   const cleaned = opts.striim ? await striimCleanup(pool, runId, opts.striim, opts.prefix) : [];
   const statuses = ['FAILED', ...(opts.includeFaileddrop ? ['COMPLETED-FAILEDDROP'] : []), ...(opts.includeQuarantined ? ['QUARANTINED'] : [])];
   const r = await pool.query(

@@ -1,15 +1,15 @@
-import fs from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createPool } from '../../db/pool';
 import { openLake } from '../../lake';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../../testing/pg';
+import type { TestDatabase } from '../../testing/pg';
 import { buildBoard } from './board';
 import { lakeCounter, lakeTargetFromSettings } from './lake-writer';
 import { createNativeExecutor } from './native-executor';
 import { runSlices } from './orchestrator';
 import { reconcileRun } from './reconcile';
 import { openSource } from './source';
-import { fastSettings, makeSource, queryFile, sql, tmpDir } from './test-fixtures';
+import { fastSettings, queryFile, sql } from './test-fixtures';
+import { useSliceDatabases } from '../../testing/slice-databases';
 
 const ROWS = 100_000;
 let db: TestDatabase;
@@ -17,21 +17,8 @@ let src: { url: string; drop(): Promise<void> };
 let tgt: { url: string; drop(): Promise<void> };
 let dir: string;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  src = await createScratchDatabase('src');
-  tgt = await createScratchDatabase('tgt');
-  dir = await tmpDir();
-  await makeSource(src.url, 'public.src', ROWS);
-  await sql(tgt.url, `create table public.tgt (id bigint primary key, grp int not null, amount numeric(12,2), note text, created_at timestamptz not null);
-    create table public.heap (id bigint, grp int, amount numeric(12,2), note text, created_at timestamptz)`);
-});
-afterAll(async () => {
-  await db?.drop();
-  await src?.drop();
-  await tgt?.drop();
-  await fs.rm(dir, { recursive: true, force: true });
-});
+const fx = useSliceDatabases({ rows: ROWS, targetSql: 'create table public.heap (id bigint, grp int, amount numeric(12,2), note text, created_at timestamptz)' });
+beforeAll(() => { ({ db, src, tgt, dir } = fx); });
 
 const settings = (flags: Parameters<typeof fastSettings>[0]) => fastSettings({ executor: 'native', sourceUrl: src.url, targetUrl: tgt.url, logDir: dir, batchRows: 7_000, ...flags }, dir);
 const native = (s: ReturnType<typeof settings>, lake = false) => async (x: Parameters<typeof createNativeExecutor>[0]) =>

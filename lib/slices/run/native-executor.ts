@@ -5,6 +5,7 @@ import type { RunLog } from './run-log';
 import type { RunSettings } from './settings';
 import { getRun, markProgress, type SliceRow } from './state';
 import type { Watermark } from '../../sources';
+import { AppError } from '../../errors';
 
 /** Quote a possibly schema-qualified name for SQL: `public.t` → `"public"."t"`. */
 export function quoteIdent(name: string): string {
@@ -45,6 +46,85 @@ export interface NativeExecutorOptions {
   snapshotId?: string | null;
 }
 
+/** What a Postgres-to-Postgres slice copy works with (one executor's pools and maps). */
+interface PgCopyContext {
+  /** The control database (slice progress). */
+  pool: pg.Pool;
+  target: pg.Pool;
+  /** Primary key of each target table. */
+  pks: Map<string, string[]>;
+  /** Rows/s per running slice, for the board. */
+  rates: Map<number, number>;
+  batchRows: number;
+  openSource(signal: AbortSignal): Promise<pg.PoolClient>;
+}
+
+/** Copy one slice with text COPY into a temp table, upserting each batch of `batchRows` on the target's primary key. */
+async function copyToPostgres(x: PgCopyContext, slice: SliceRow, signal: AbortSignal): Promise<SliceOutcome> {
+  const t0 = Date.now();
+  const pk = x.pks.get(slice.targettbl)!;
+  const src = await x.openSource(signal);
+  let tgt: pg.PoolClient | null = null;
+  let err: Error | undefined;
+  let rowsRead = 0;
+  let rowsWritten = 0;
+  try {
+    const cols = (await src.query(`select * from (${slice.query}) q limit 0`)).fields.map((f) => f.name);
+    tgt = await x.target.connect();
+    const stg = `stg_slice_${slice.id}`;
+    await tgt.query(`drop table if exists pg_temp.${stg}`);
+    await tgt.query(`create temp table ${stg} (like ${quoteIdent(slice.targettbl)}) on commit delete rows`);
+    const colList = cols.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ');
+    const upsert = upsertSql(slice.targettbl, stg, cols, pk);
+    let sink: CopyInQuery | null = null;
+    let inBatch = 0;
+    const t = tgt;
+    const flush = async () => {
+      if (!sink) return;
+      await sink.end();
+      sink = null;
+      const r = await t.query(upsert);
+      await t.query('commit');
+      rowsRead += inBatch;
+      rowsWritten += r.rowCount ?? 0;
+      inBatch = 0;
+      x.rates.set(slice.id, Math.round(rowsWritten / Math.max(0.001, (Date.now() - t0) / 1000)));
+      await markProgress(x.pool, slice.id, rowsRead, rowsWritten);
+    };
+    const write = async (buf: Buffer) => {
+      if (!buf.length) return;
+      if (!sink) {
+        await t.query('begin');
+        sink = copyIn(t, `copy ${stg} (${colList}) from stdin`);
+      }
+      await sink.write(buf);
+    };
+    // Text COPY escapes newlines inside values, so every '\n' ends a row.
+    for await (const chunk of copyOut(src, `copy (${slice.query}) to stdout`, { signal })) {
+      let start = 0;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
+        if (++inBatch >= x.batchRows) {
+          await write(chunk.subarray(start, i + 1));
+          await flush();
+          start = i + 1;
+        }
+      }
+      await write(chunk.subarray(start));
+    }
+    await flush();
+    await src.query('commit');
+    return { status: 'COMPLETED', notes: `Total Execution time: ${formatDuration(Date.now() - t0)}; ${rowsRead} rows read, ${rowsWritten} upserted`, rowsRead, rowsWritten };
+  } catch (e) {
+    err = e as Error;
+    await tgt?.query('rollback').catch(() => undefined); // the client is discarded below (release(err)) either way
+    return { status: 'FAILED', notes: `[native] ${signal.aborted ? 'stopped' : err.message}`, rowsRead, rowsWritten };
+  } finally {
+    // A client whose COPY was cut is not reusable: discard it.
+    src.release(err);
+    tgt?.release(err);
+  }
+}
+
 /**
  * Tributary's own slice copier, for users without Striim. Reads each slice
  * from a Postgres source with COPY (bounded memory: bytes stream through, split
@@ -55,8 +135,8 @@ export interface NativeExecutorOptions {
  */
 export async function createNativeExecutor(o: NativeExecutorOptions): Promise<SliceExecutor> {
   const s = o.settings;
-  if (s.sourceEngine !== 'postgres' || !s.sourceUrl) throw new Error('slices: the native executor reads Postgres sources: give --source-url postgres://…');
-  if (!o.lakeWriter && !s.targetUrl) throw new Error('slices: the native executor needs --target-url postgres://… or --target-lake');
+  if (s.sourceEngine !== 'postgres' || !s.sourceUrl) throw new AppError('usage', 'slices: the native executor reads Postgres sources: give --source-url postgres://…');
+  if (!o.lakeWriter && !s.targetUrl) throw new AppError('usage', 'slices: the native executor needs --target-url postgres://… or --target-lake');
   const run = await getRun(o.pool, s.runId);
   const targets = (await o.pool.query<{ t: string }>('select distinct targettbl as t from striim_orchestration where uniquerunid = $1 and generation = $2', [s.runId, run?.generation ?? 0])).rows.map((x) => x.t);
 
@@ -75,9 +155,9 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
     if (tgtPool) {
       for (const t of targets) {
         const reg = await tgtPool.query<{ r: string | null }>('select to_regclass($1)::text as r', [t]);
-        if (!reg.rows[0].r) throw new Error(`slices: target table ${t} does not exist on the target database`);
+        if (!reg.rows[0].r) throw new AppError('validation', `slices: target table ${t} does not exist on the target database`);
         const pk = await primaryKey(tgtPool, t);
-        if (!pk.length) throw new Error(`slices: target ${t} has no primary key — refusing: a re-run would duplicate rows (add a primary key)`);
+        if (!pk.length) throw new AppError('validation', `slices: target ${t} has no primary key — refusing: a re-run would duplicate rows (add a primary key)`);
         pks.set(t, pk);
       }
     }
@@ -105,71 +185,6 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
     return c;
   }
 
-  async function copyToPostgres(slice: SliceRow, signal: AbortSignal): Promise<SliceOutcome> {
-    const t0 = Date.now();
-    const pk = pks.get(slice.targettbl)!;
-    const src = await openSource(signal);
-    let tgt: pg.PoolClient | null = null;
-    let err: Error | undefined;
-    let rowsRead = 0;
-    let rowsWritten = 0;
-    try {
-      const cols = (await src.query(`select * from (${slice.query}) q limit 0`)).fields.map((f) => f.name);
-      tgt = await tgtPool!.connect();
-      const stg = `stg_slice_${slice.id}`;
-      await tgt.query(`drop table if exists pg_temp.${stg}`);
-      await tgt.query(`create temp table ${stg} (like ${quoteIdent(slice.targettbl)}) on commit delete rows`);
-      const colList = cols.map((c) => `"${c.replace(/"/g, '""')}"`).join(', ');
-      const upsert = upsertSql(slice.targettbl, stg, cols, pk);
-      let sink: CopyInQuery | null = null;
-      let inBatch = 0;
-      const t = tgt;
-      const flush = async () => {
-        if (!sink) return;
-        await sink.end();
-        sink = null;
-        const r = await t.query(upsert);
-        await t.query('commit');
-        rowsRead += inBatch;
-        rowsWritten += r.rowCount ?? 0;
-        inBatch = 0;
-        rates.set(slice.id, Math.round(rowsWritten / Math.max(0.001, (Date.now() - t0) / 1000)));
-        await markProgress(o.pool, slice.id, rowsRead, rowsWritten);
-      };
-      const write = async (buf: Buffer) => {
-        if (!buf.length) return;
-        if (!sink) {
-          await t.query('begin');
-          sink = copyIn(t, `copy ${stg} (${colList}) from stdin`);
-        }
-        await sink.write(buf);
-      };
-      // Text COPY escapes newlines inside values, so every '\n' ends a row.
-      for await (const chunk of copyOut(src, `copy (${slice.query}) to stdout`, { signal })) {
-        let start = 0;
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) {
-          if (++inBatch >= s.nativeBatchRows) {
-            await write(chunk.subarray(start, i + 1));
-            await flush();
-            start = i + 1;
-          }
-        }
-        await write(chunk.subarray(start));
-      }
-      await flush();
-      await src.query('commit');
-      return { status: 'COMPLETED', notes: `Total Execution time: ${formatDuration(Date.now() - t0)}; ${rowsRead} rows read, ${rowsWritten} upserted`, rowsRead, rowsWritten };
-    } catch (e) {
-      err = e as Error;
-      await tgt?.query('rollback').catch(() => undefined); // the client is discarded below (release(err)) either way
-      return { status: 'FAILED', notes: `[native] ${signal.aborted ? 'stopped' : err.message}`, rowsRead, rowsWritten };
-    } finally {
-      // A client whose COPY was cut is not reusable: discard it.
-      src.release(err);
-      tgt?.release(err);
-    }
-  }
-
   async function copyToLake(slice: SliceRow, signal: AbortSignal): Promise<SliceOutcome> {
     const t0 = Date.now();
     const src = await openSource(signal);
@@ -195,7 +210,8 @@ export async function createNativeExecutor(o: NativeExecutorOptions): Promise<Sl
     running.set(slice.id, ac);
     const d = deferred<SliceOutcome>();
     let cancelReason: string | null = null;
-    const work = o.lakeWriter ? copyToLake(slice, ac.signal) : copyToPostgres(slice, ac.signal);
+    const work = o.lakeWriter ? copyToLake(slice, ac.signal)
+      : copyToPostgres({ pool: o.pool, target: tgtPool!, pks, rates, batchRows: s.nativeBatchRows, openSource }, slice, ac.signal);
     void work.catch((e): SliceOutcome => ({ status: 'FAILED', notes: `[native] ${(e as Error).message}` })).then((out) => {
       running.delete(slice.id);
       rates.delete(slice.id);

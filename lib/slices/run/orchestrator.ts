@@ -1,4 +1,5 @@
-import { backoffDelay, pause } from './backoff';
+import { backoffDelay, AppError } from '../../errors';
+import { pause } from './backoff';
 import type pg from 'pg';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
@@ -69,7 +70,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
     if (s.executor === 'striim') {
       client = deps.striimClient ?? createStriimClient({ ...s.striim, logger, signal: undefined });
       // Pre-flight: an unreachable Striim or bad credentials stop the run before anything is registered or marked.
-      try { await client.mon(); } catch (e) { throw new Error(`slices: Striim at ${s.striim.baseUrl} is not usable: ${(e as Error).message}`, { cause: e }); }
+      try { await client.mon(); } catch (e) { throw new AppError('internal', `slices: Striim at ${s.striim.baseUrl} is not usable: ${(e as Error).message}`, { cause: e }); }
     }
     const run0 = await getRun(pool, runId);
     const current = await countCurrentRows(pool, runId);
@@ -83,7 +84,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
         print(`run ${runId} already FINISHED — nothing to do (use --force-fresh to load it again)`);
         return { runId, mode: 'already-finished', verdict: 'ALREADY FINISHED', counts: await countByStatus(pool, runId), watermark: null, apiRetries: run0.api_retries, apiReauths: run0.api_reauths };
       }
-      if (!deps.queryFileText) throw new Error(`slices: run ${runId} has no slices yet — give --query-file FILE`);
+      if (!deps.queryFileText) throw new AppError('usage', `slices: run ${runId} has no slices yet — give --query-file FILE`);
       mode = 'fresh';
       const template = deps.templateText ?? DEFAULT_TQL_TEMPLATE;
       if (s.executor === 'striim') {
@@ -128,7 +129,7 @@ export async function runSlices(deps: RunDeps): Promise<RunResult> {
       const template = run.template_tql ?? deps.templateText ?? DEFAULT_TQL_TEMPLATE;
       executor = createStriimExecutor({ client: client!, settings: s, template, appName: templateAppName(template), log });
     } else {
-      if (!deps.nativeExecutor) throw new Error('slices: the native executor is not available here');
+      if (!deps.nativeExecutor) throw new AppError('fatal', 'slices: the native executor is not available here');
       executor = await deps.nativeExecutor({ pool, settings: s, log, signal: deps.signal, watermark });
     }
 
@@ -234,7 +235,7 @@ async function loop(p: {
       else log.error(msg, { slice: f.slice.roworder, kind: 'finished' });
       if (st === 'FAILED') {
         const attempts = f.slice.attempts + 1;
-        retryAt.set(id, Date.now() + backoffDelay(attempts - 1, s.retryDelaySeconds * 1000));
+        retryAt.set(id, Date.now() + backoffDelay(attempts, s.retryDelaySeconds * 1000));
       }
       await reportProgress();
     }

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { SourceDb } from './source';
 import { getRun, getSlices, type SliceRow } from './state';
+import { AppError } from '../../errors';
 
 /**
  * Oracle flashback: `AS OF SCN n` after every table reference of FROM/JOIN
@@ -8,7 +9,7 @@ import { getRun, getSlices, type SliceRow } from './state';
  * Subqueries (`FROM (`) are left alone; their own FROMs are rewritten.
  */
 export function withAsOfScn(sql: string, scn: string): string {
-  if (!/^\d+$/.test(scn)) throw new Error(`slices: an Oracle SCN must be digits, got '${scn}'`);
+  if (!/^\d+$/.test(scn)) throw new AppError('validation', `slices: an Oracle SCN must be digits, got '${scn}'`);
   return sql.replace(/\b(FROM|JOIN)(\s+)((?:"[^"]+"|[A-Za-z_][\w$#]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$#]*))?)(?!\s*\()/gi,
     (_m, kw: string, ws: string, table: string) => `${kw}${ws}${table} AS OF SCN ${scn}`);
 }
@@ -91,7 +92,7 @@ export function lakeTarget(counter: ((table: string) => Promise<number>) & { cou
  */
 export async function reconcileRun(pool: pg.Pool, runId: number, opts: { source: SourceDb | null; engine?: 'oracle' | 'postgres'; target?: ReconcileTarget }): Promise<ReconcileReport> {
   const run = await getRun(pool, runId);
-  if (!run) throw new Error(`slices: run ${runId} not found`);
+  if (!run) throw new AppError('not_found', `slices: run ${runId} not found`);
   const engine = opts.source?.engine ?? opts.engine ?? ((run.source_engine as 'oracle' | 'postgres' | null) ?? 'postgres');
   const slices = await getSlices(pool, runId, { generation: run.generation });
   const tgt = opts.target ?? null;

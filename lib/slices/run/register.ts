@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { withTransaction } from '../../db/with-transaction';
+import { AppError } from '../../errors';
 
 /** One slice to register: its SQL, target table and (optionally) its bounds and injected predicate. */
 export interface SliceSpec {
@@ -22,11 +23,11 @@ export async function registerSlices(
   input: { runId: number; slices: SliceSpec[]; executor?: 'striim' | 'native'; queryFile?: string | null },
 ): Promise<number> {
   const { runId, slices } = input;
-  if (!Number.isInteger(runId) || runId < 1) throw new Error(`slices: run id must be a positive integer, got ${runId}`);
-  if (slices.length === 0) throw new Error('slices: no slices to register');
+  if (!Number.isInteger(runId) || runId < 1) throw new AppError('validation', `slices: run id must be a positive integer, got ${runId}`);
+  if (slices.length === 0) throw new AppError('validation', 'slices: no slices to register');
   for (const [i, s] of slices.entries()) {
-    if (!s.query?.trim()) throw new Error(`slices: slice ${i + 1} has an empty query`);
-    if (!s.target?.trim() || s.target.includes('|')) throw new Error(`slices: slice ${i + 1}: target must be non-empty and must not contain '|'`);
+    if (!s.query?.trim()) throw new AppError('validation', `slices: slice ${i + 1} has an empty query`);
+    if (!s.target?.trim() || s.target.includes('|')) throw new AppError('validation', `slices: slice ${i + 1}: target must be non-empty and must not contain '|'`);
   }
   return withTransaction(pool, async (client) => {
     // Serialise registrations of one run id across processes.

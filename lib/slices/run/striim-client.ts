@@ -1,6 +1,6 @@
-import { backoffDelay, pause } from './backoff';
 import type { Logger } from '../../log';
 import { silentLogger } from '../../log';
+import { AppError, backoffDelay, withRetry } from '../../errors';
 
 /** One entry of a `POST /api/v2/tungsten` answer: one per TQL command. */
 export interface TungstenResult {
@@ -46,11 +46,12 @@ export interface StriimClientOptions {
 /** Counters a run persists and the board shows. */
 export interface StriimClientStats { requests: number; retries: number; reauths: number; http5xx: number; networkErrors: number }
 
-export class StriimError extends Error {
+/** A failed Striim call: code `transient` (retried) or `fatal`; `httpStatus` is Striim's answer, not ours. */
+export class StriimError extends AppError {
   readonly transient: boolean;
   readonly httpStatus?: number;
   constructor(message: string, opts: { transient?: boolean; httpStatus?: number; cause?: unknown } = {}) {
-    super(message, { cause: opts.cause });
+    super(opts.transient ? 'transient' : 'fatal', message, { cause: opts.cause });
     this.name = 'StriimError';
     this.transient = opts.transient ?? false;
     this.httpStatus = opts.httpStatus;
@@ -118,36 +119,44 @@ export function createStriimClient(opts: StriimClientOptions): StriimClient {
   let token: string | null = opts.token?.trim() || null;
   const canLogin = !!opts.password || !opts.token;
 
-  /** One HTTP exchange with network/5xx retries; returns status and parsed body. */
+  /** One HTTP exchange; network errors and 5xx retried by withRetry (jittered backoff); returns status and parsed body. */
   async function request(path: string, init: { headers: Record<string, string>; body: string }): Promise<{ status: number; body: unknown; text: string }> {
-    for (let attempt = 0; ; attempt++) {
-      if (opts.signal?.aborted) throw new StriimError('striim: request aborted', { transient: false });
+    let tries = 0;
+    const once = async () => {
+      tries++;
       stats.requests++;
+      // The last try's error says how many there were, as the seed's loader did.
+      const after = tries > retries ? ` after ${tries} attempts` : '';
       let res: Response;
       try {
         res = await fetch(base + path, { method: 'POST', headers: init.headers, body: init.body, signal: AbortSignal.timeout(timeoutMs) });
       } catch (e) {
         stats.networkErrors++;
-        if (attempt >= retries) throw new StriimError(`striim: ${path} unreachable after ${attempt + 1} attempts: ${(e as Error).message}`, { transient: true, cause: e });
-        stats.retries++;
-        const d = backoffDelay(attempt, backoffBase, backoffMax);
-        log.warn('striim: network error, retrying', { path, attempt: attempt + 1, delayMs: d, error: (e as Error).message });
-        await pause(d, opts.signal);
-        continue;
+        throw new StriimError(`striim: ${path} unreachable${after}: ${(e as Error).message}`, { transient: true, cause: e });
       }
       const text = await res.text();
       if (res.status >= 500) {
         stats.http5xx++;
-        if (attempt >= retries) throw new StriimError(`striim: ${path} answered ${res.status} after ${attempt + 1} attempts`, { transient: true, httpStatus: res.status });
-        stats.retries++;
-        const d = backoffDelay(attempt, backoffBase, backoffMax);
-        log.warn('striim: server error, retrying', { path, status: res.status, attempt: attempt + 1, delayMs: d });
-        await pause(d, opts.signal);
-        continue;
+        throw new StriimError(`striim: ${path} answered ${res.status}${after}`, { transient: true, httpStatus: res.status });
       }
       let body: unknown = text;
       try { body = text ? JSON.parse(text) : null; } catch { /* keep text */ }
       return { status: res.status, body, text };
+    };
+    try {
+      return await withRetry(once, {
+        retries, signal: opts.signal,
+        retryable: (e) => e instanceof StriimError && e.transient,
+        delayMs: (n) => backoffDelay(n, backoffBase, backoffMax),
+        onRetry: (e, i) => {
+          stats.retries++;
+          const status = (e as StriimError).httpStatus;
+          log.warn(status ? 'striim: server error, retrying' : 'striim: network error, retrying', { path, ...(status ? { status } : { error: e.message }), attempt: i.attempt, delayMs: i.delayMs });
+        },
+      });
+    } catch (e) {
+      if (opts.signal?.aborted) throw new StriimError('striim: request aborted', { transient: false, cause: e });
+      throw e;
     }
   }
 

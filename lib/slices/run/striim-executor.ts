@@ -23,6 +23,59 @@ export function sliceNamespace(prefix: string, runId: number, roworder: number):
   return `${prefix}${runId}_${roworder}`;
 }
 
+/** One TQL exchange; a thrown error (Striim unreachable) reads as a failed command. */
+async function execQuietly(client: StriimClient, tql: string) {
+  try { return await client.exec(tql); } catch (e) { return { ok: false, failureMessage: (e as Error).message, results: [] }; }
+}
+
+/** Undeploy, drop app, drop namespace; returns failure messages (empty = clean). */
+async function cleanupApp(client: StriimClient, full: string, ns: string, opts: { stop?: boolean } = {}): Promise<string[]> {
+  const exec = (tql: string) => execQuietly(client, tql);
+  const errs: string[] = [];
+  if (opts.stop) await exec(`STOP APPLICATION ${full};`); // may legitimately fail (not running)
+  const u = await exec(`UNDEPLOY APPLICATION ${full};`);
+  if (!u.ok && !/not deployed|No objects|not found|Cannot find/i.test(u.failureMessage)) errs.push(`undeploy: ${u.failureMessage}`);
+  const d = await exec(`DROP APPLICATION ${full} CASCADE;`);
+  if (!d.ok && !/No objects|not found|Cannot find/i.test(d.failureMessage)) errs.push(`drop application: ${d.failureMessage}`);
+  const n = await exec(`DROP NAMESPACE ${ns} CASCADE;`);
+  if (!n.ok && !/No objects|does not exist/i.test(n.failureMessage)) errs.push(`drop namespace: ${n.failureMessage}`);
+  return errs;
+}
+
+/** `: <exception>` of a dead app as `mon <app>` reports it, or '' (the status alone will do). */
+async function exceptionOf(client: StriimClient, full: string): Promise<string> {
+  try {
+    const r = await client.tungsten(`mon ${full};`);
+    const ex = (r[0]?.output as { striimApplications?: { exception?: string }[] } | null)?.striimApplications?.[0]?.exception;
+    return ex ? `: ${ex}` : '';
+  } catch { return ''; }
+}
+
+const failed = (namespace: string, full: string, notes: string): RunningSlice =>
+  ({ namespace, appname: full, done: Promise.resolve({ status: 'FAILED', notes }), cancel: async () => {} });
+
+/** Create, deploy and start a slice's app in its own namespace; the failure's notes (undoing what was made), or null. */
+async function startApp(client: StriimClient, s: RunSettings, template: string, slice: SliceRow, ns: string, full: string): Promise<string | null> {
+  const exec = (tql: string) => execQuietly(client, tql);
+  let tql: string;
+  try {
+    tql = renderTql(template, {
+      query: slice.query, target: slice.targettbl,
+      providerSrc: providerType(s.sourceEngine, s.providerSrc), providerTgt: providerType(s.targetEngine, s.providerTgt),
+    });
+  } catch (e) { return `[create] ${(e as Error).message}`; }
+  await exec(`DROP NAMESPACE ${ns} CASCADE;`); // leftovers of an earlier attempt; "No objects" is fine
+  const c = await exec(`CREATE NAMESPACE ${ns};`);
+  if (!c.ok) return `[create] Unable to create namespace: ${c.failureMessage}`;
+  const a = await exec(`USE ${ns}; ${tql}`);
+  if (!a.ok) { await exec(`DROP NAMESPACE ${ns} CASCADE;`); return `[create] Unable to create: ${a.failureMessage}`; }
+  const d = await exec(`DEPLOY APPLICATION ${full} IN ${s.deploymentGroup};`);
+  if (!d.ok) { await exec(`DROP APPLICATION ${full} CASCADE; DROP NAMESPACE ${ns} CASCADE;`); return `[deploy] Unable to deploy: ${d.failureMessage}`; }
+  const st = await exec(`START APPLICATION ${full};`);
+  if (!st.ok) { await cleanupApp(client, full, ns); return `[start] Start App Failed: ${st.failureMessage}`; }
+  return null;
+}
+
 /**
  * Runs each slice as one Striim application: drop + create its namespace,
  * create the app from the run's template, DEPLOY … IN <group>, START; one `mon`
@@ -39,22 +92,8 @@ export function createStriimExecutor(deps: {
   let poller: Promise<void> | null = null;
   let wake: (() => void) | null = null;
 
-  const exec = async (tql: string) => {
-    try { return await client.exec(tql); } catch (e) { return { ok: false, failureMessage: (e as Error).message, results: [] }; }
-  };
-
-  /** Undeploy, drop app, drop namespace; returns failure messages (empty = clean). */
-  async function cleanup(full: string, ns: string, opts: { stop?: boolean } = {}): Promise<string[]> {
-    const errs: string[] = [];
-    if (opts.stop) await exec(`STOP APPLICATION ${full};`); // may legitimately fail (not running)
-    const u = await exec(`UNDEPLOY APPLICATION ${full};`);
-    if (!u.ok && !/not deployed|No objects|not found|Cannot find/i.test(u.failureMessage)) errs.push(`undeploy: ${u.failureMessage}`);
-    const d = await exec(`DROP APPLICATION ${full} CASCADE;`);
-    if (!d.ok && !/No objects|not found|Cannot find/i.test(d.failureMessage)) errs.push(`drop application: ${d.failureMessage}`);
-    const n = await exec(`DROP NAMESPACE ${ns} CASCADE;`);
-    if (!n.ok && !/No objects|does not exist/i.test(n.failureMessage)) errs.push(`drop namespace: ${n.failureMessage}`);
-    return errs;
-  }
+  const exec = (tql: string) => execQuietly(client, tql);
+  const cleanup = (full: string, ns: string, opts: { stop?: boolean } = {}) => cleanupApp(client, full, ns, opts);
 
   async function onStatus(w: Watched, app: StriimAppStatus | undefined) {
     if (!app) {
@@ -79,12 +118,7 @@ export function createStriimExecutor(deps: {
     } else if (DEAD.has(app.statusChange)) {
       watched.delete(w.full);
       rates.delete(w.slice.id);
-      let detail = '';
-      try {
-        const r = await client.tungsten(`mon ${w.full};`);
-        const ex = (r[0]?.output as { striimApplications?: { exception?: string }[] } | null)?.striimApplications?.[0]?.exception;
-        if (ex) detail = `: ${ex}`;
-      } catch { /* the status alone will do */ }
+      const detail = await exceptionOf(client, w.full);
       await cleanup(w.full, w.namespace, { stop: true });
       w.settle({ status: 'FAILED', notes: `[runtime] application ${app.statusChange}${detail}` });
     }
@@ -126,9 +160,6 @@ export function createStriimExecutor(deps: {
     };
   }
 
-  const failed = (namespace: string, full: string, notes: string): RunningSlice =>
-    ({ namespace, appname: full, done: Promise.resolve({ status: 'FAILED', notes }), cancel: async () => {} });
-
   return {
     kind: 'striim',
     placement: (slice) => {
@@ -138,22 +169,8 @@ export function createStriimExecutor(deps: {
     async launch(slice) {
       const ns = sliceNamespace(s.namespacePrefix, slice.uniquerunid, slice.roworder);
       const full = `${ns}.${appName}`;
-      let tql: string;
-      try {
-        tql = renderTql(template, {
-          query: slice.query, target: slice.targettbl,
-          providerSrc: providerType(s.sourceEngine, s.providerSrc), providerTgt: providerType(s.targetEngine, s.providerTgt),
-        });
-      } catch (e) { return failed(ns, full, `[create] ${(e as Error).message}`); }
-      await exec(`DROP NAMESPACE ${ns} CASCADE;`); // leftovers of an earlier attempt; "No objects" is fine
-      const c = await exec(`CREATE NAMESPACE ${ns};`);
-      if (!c.ok) return failed(ns, full, `[create] Unable to create namespace: ${c.failureMessage}`);
-      const a = await exec(`USE ${ns}; ${tql}`);
-      if (!a.ok) { await exec(`DROP NAMESPACE ${ns} CASCADE;`); return failed(ns, full, `[create] Unable to create: ${a.failureMessage}`); }
-      const d = await exec(`DEPLOY APPLICATION ${full} IN ${s.deploymentGroup};`);
-      if (!d.ok) { await exec(`DROP APPLICATION ${full} CASCADE; DROP NAMESPACE ${ns} CASCADE;`); return failed(ns, full, `[deploy] Unable to deploy: ${d.failureMessage}`); }
-      const st = await exec(`START APPLICATION ${full};`);
-      if (!st.ok) { await cleanup(full, ns); return failed(ns, full, `[start] Start App Failed: ${st.failureMessage}`); }
+      const refused = await startApp(client, s, template, slice, ns, full);
+      if (refused) return failed(ns, full, refused);
       log.info(`slice ${slice.roworder} started as ${full}`, { slice: slice.roworder, kind: 'appeared', fields: { app: full } });
       return watch(slice, full, ns, Date.now());
     },

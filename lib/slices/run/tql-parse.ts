@@ -1,3 +1,4 @@
+import { AppError } from '../../errors';
 /**
  * Just enough TQL parsing for the Striim emulator: statement splitting (quotes
  * respected) and the property lists of CREATE SOURCE / TARGET.
@@ -41,7 +42,7 @@ export function parseProps(body: string): Record<string, string> {
     const key = km[0];
     i += key.length;
     while (i < n && /\s/.test(body[i])) i++;
-    if (body[i] !== ':') throw new Error(`tql: expected ':' after ${key}`);
+    if (body[i] !== ':') throw new AppError('validation', `tql: expected ':' after ${key}`);
     i++;
     while (i < n && /\s/.test(body[i])) i++;
     let val = '';
@@ -97,7 +98,7 @@ export function parseComponent(stmt: string): { kind: 'SOURCE' | 'TARGET'; name:
     else if (c === '(') depth++;
     else if (c === ')') depth--;
   }
-  if (depth !== 0) throw new Error('tql: unbalanced parentheses in component properties');
+  if (depth !== 0) throw new AppError('validation', 'tql: unbalanced parentheses in component properties');
   const props = parseProps(stmt.slice(start, i - 1));
   const tail = /(output\s+to|input\s+from)\s+([\w.]+)/i.exec(stmt.slice(i));
   return { kind: head[1].toUpperCase() as 'SOURCE' | 'TARGET', name: head[2], adapter: head[3].split('.').pop()!, props, stream: tail?.[2] ?? null };

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors';
 /**
  * The per-slice TQL application template (seed 001 section 13, `admin.SW.tql`).
  * Four placeholders are substituted per slice; credentials appear only as
@@ -52,7 +53,7 @@ const PROVIDERS: Record<string, string> = {
 export function providerType(engine: string, override?: string | null): string {
   if (override?.trim()) return override.trim();
   const p = PROVIDERS[engine.toLowerCase()];
-  if (!p) throw new Error(`slices: unknown engine '${engine}' (oracle, postgres, sqlserver, jdbc)`);
+  if (!p) throw new AppError('validation', `slices: unknown engine '${engine}' (oracle, postgres, sqlserver, jdbc)`);
   return p;
 }
 
@@ -69,9 +70,9 @@ const TABLE_RE = /^[A-Za-z_$#][\w$#]*(\.[A-Za-z_$#][\w$#]*){0,2}$/;
 
 /** Fill the template for one slice. The target must be a plain `[OWNER.]TABLE` identifier. */
 export function renderTql(template: string, p: { query: string; target: string; providerSrc: string; providerTgt: string }): string {
-  if (!TABLE_RE.test(p.target)) throw new Error(`slices: target table must be OWNER.TABLE, got '${p.target}'`);
+  if (!TABLE_RE.test(p.target)) throw new AppError('validation', `slices: target table must be OWNER.TABLE, got '${p.target}'`);
   for (const ph of ['~QUERYTEXT~', '~TARGETTABLE~']) {
-    if (!template.includes(ph)) throw new Error(`slices: TQL template lacks the ${ph} placeholder`);
+    if (!template.includes(ph)) throw new AppError('validation', `slices: TQL template lacks the ${ph} placeholder`);
   }
   // split/join, not String.replace: the SQL may contain `$&` and similar.
   return template
@@ -84,7 +85,7 @@ export function renderTql(template: string, p: { query: string; target: string; 
 /** The application name a template declares (`CREATE [OR REPLACE] APPLICATION X;`). */
 export function templateAppName(template: string): string {
   const m = /create\s+(?:or\s+replace\s+)?application\s+([A-Za-z_][\w]*)/i.exec(template);
-  if (!m) throw new Error('slices: TQL template has no CREATE APPLICATION statement');
+  if (!m) throw new AppError('validation', 'slices: TQL template has no CREATE APPLICATION statement');
   return m[1];
 }
 

@@ -89,6 +89,112 @@ const fail = (command: string, msg: string): CommandResult => ({ command, execut
 
 const DEPLOYED = new Set(['DEPLOYED', 'RUNNING', 'QUIESCING', 'QUIESCED', 'COMPLETED', 'STOPPED', 'HALTED', 'TERMINATED']);
 
+/** The interpreter's state the command groups below work on. */
+interface InterpreterState { apps: Map<string, EmulatorApp>; namespaces: Set<string>; faults: EmulatorFaults; stats: EmulatorStats }
+
+const findIn = (st: InterpreterState, ref: string, ns: string): EmulatorApp | undefined => st.apps.get(ref.includes('.') ? ref : `${ns}.${ref}`);
+
+function monEntry(a: EmulatorApp) {
+  const secs = a.startedAt ? Math.max(0.001, ((a.lastActivity ?? Date.now()) - a.startedAt) / 1000) : 0;
+  const rate = a.status === 'RUNNING' && secs > 0 ? Math.round(a.rowsWritten / secs) : 0;
+  return {
+    entityType: 'APPLICATION', fullName: a.fullName, statusChange: a.status,
+    rate, sourceRate: a.status === 'RUNNING' && secs > 0 ? Math.round(a.rowsRead / secs) : 0,
+    cpuRate: 0, numServers: DEPLOYED.has(a.status) ? 1 : 0,
+    latestActivity: a.lastActivity ? new Date(a.lastActivity).toISOString() : null,
+  };
+}
+
+/** USE, CREATE NAMESPACE, DROP NAMESPACE; null for any other command. */
+function namespaceCommand(st: InterpreterState, cmd: string, short: string, session: { ns: string }): CommandResult | null {
+  const { apps, namespaces, faults } = st;
+  const stopCopy = (a: EmulatorApp) => { a.abort?.abort(); a.abort = null; };
+  let m: RegExpExecArray | null;
+  if ((m = /^use (\w+)$/i.exec(cmd))) {
+    if (!namespaces.has(m[1])) return fail(short, `Namespace ${m[1]} does not exist`);
+    session.ns = m[1];
+    return ok(short);
+  }
+  if ((m = /^create namespace (\w+)$/i.exec(cmd))) {
+    if (namespaces.has(m[1])) return fail(short, `Namespace ${m[1]} already exists`);
+    namespaces.add(m[1]);
+    return ok(short);
+  }
+  if ((m = /^drop namespace (\w+)( cascade)?$/i.exec(cmd))) {
+    const ns = m[1];
+    if (!namespaces.has(ns)) return fail(short, `No objects found: namespace ${ns} does not exist`);
+    const inNs = [...apps.values()].filter((a) => a.namespace === ns);
+    if (inNs.length && !m[2]) return fail(short, `Namespace ${ns} is not empty; use CASCADE`);
+    const stuck = inNs.find((a) => faults.failUndeploy?.test(a.fullName));
+    if (stuck) return fail(short, `DROP NAMESPACE ${ns} failed: ${stuck.fullName} could not be removed (injected cleanup failure)`);
+    for (const a of inNs) { stopCopy(a); apps.delete(a.fullName); }
+    namespaces.delete(ns);
+    if (session.ns === ns) session.ns = 'admin';
+    return ok(short);
+  }
+  return null;
+}
+
+/** DEPLOY, START, STOP, UNDEPLOY, DROP APPLICATION and MON; null for any other command. */
+function appCommand(st: InterpreterState, cmd: string, short: string, session: { ns: string }, startApp: (a: EmulatorApp) => void): CommandResult | null {
+  const { apps, faults, stats } = st;
+  const findApp = (ref: string, ns: string) => findIn(st, ref, ns);
+  const stopCopy = (a: EmulatorApp) => { a.abort?.abort(); a.abort = null; };
+  let m: RegExpExecArray | null;
+  if ((m = /^deploy application ([\w.]+)(?: (?:in|on) .*)?$/i.exec(cmd))) {
+    const a = findApp(m[1], session.ns);
+    if (!a) return fail(short, `Application ${m[1]} not found`);
+    if (a.status !== 'CREATED') return fail(short, `Application ${a.fullName} is already ${a.status}`);
+    if (faults.failDeploy?.test(a.fullName)) return fail(short, `Deployment of ${a.fullName} failed: com.webaction.exception.FatalException: injected deploy failure`);
+    if (!a.source || !a.target) return fail(short, `Application ${a.fullName} has no source or target`);
+    stats.deploys++;
+    a.status = 'DEPLOYED';
+    return ok(short);
+  }
+  if ((m = /^start application ([\w.]+)$/i.exec(cmd))) {
+    const a = findApp(m[1], session.ns);
+    if (!a) return fail(short, `Application ${m[1]} not found`);
+    if (a.status !== 'DEPLOYED' && a.status !== 'STOPPED') return fail(short, `Application ${a.fullName} cannot start from ${a.status}`);
+    startApp(a);
+    return ok(short);
+  }
+  if ((m = /^(stop|undeploy) application ([\w.]+)$/i.exec(cmd))) {
+    const a = findApp(m[2], session.ns);
+    if (!a) return fail(short, `Application ${m[2]} not found`);
+    if (faults.failUndeploy?.test(a.fullName)) return fail(short, `${m[1].toUpperCase()} of ${a.fullName} failed: injected cleanup failure`);
+    stopCopy(a);
+    if (m[1].toLowerCase() === 'stop') {
+      if (!DEPLOYED.has(a.status)) return fail(short, `Application ${a.fullName} is not running (${a.status})`);
+      a.status = 'STOPPED';
+    } else {
+      if (!DEPLOYED.has(a.status)) return fail(short, `Application ${a.fullName} is not deployed (${a.status})`);
+      a.status = 'CREATED';
+    }
+    return ok(short);
+  }
+  if ((m = /^drop application ([\w.]+)( cascade)?$/i.exec(cmd))) {
+    const a = findApp(m[1], session.ns);
+    if (!a) return fail(short, `No objects found: application ${m[1]}`);
+    if (faults.failUndeploy?.test(a.fullName)) return fail(short, `DROP of ${a.fullName} failed: injected cleanup failure`);
+    if (a.status !== 'CREATED' && a.status !== 'STOPPED' && a.status !== 'TERMINATED' && a.status !== 'HALTED') return fail(short, `Application ${a.fullName} is ${a.status}; undeploy it first`);
+    stopCopy(a);
+    apps.delete(a.fullName);
+    return ok(short);
+  }
+  if ((m = /^mon(?: ([\w.]+))?$/i.exec(cmd))) {
+    if (m[1]) {
+      const a = findApp(m[1], session.ns);
+      if (!a) return fail(short, `No objects found: ${m[1]}`);
+      return ok(short, { striimApplications: [{ ...monEntry(a), rowsRead: a.rowsRead, rowsWritten: a.rowsWritten, exception: a.error }] });
+    }
+    return ok(short, {
+      striimApplications: [...apps.values()].map(monEntry),
+      striimClusterNodes: [{ entityType: 'SERVER', name: 'emulator-node-1', version: 'emulator', freeMemory: 0, cpuRate: 0, uptime: 0 }],
+    });
+  }
+  return null;
+}
+
 export function createTqlInterpreter(opts: TqlInterpreterOptions): TqlInterpreter {
   const log = opts.logger ?? silentLogger;
   const faults: EmulatorFaults = opts.faults ?? {};
@@ -139,17 +245,6 @@ export function createTqlInterpreter(opts: TqlInterpreterOptions): TqlInterprete
     });
   }
 
-  function monEntry(a: EmulatorApp) {
-    const secs = a.startedAt ? Math.max(0.001, ((a.lastActivity ?? Date.now()) - a.startedAt) / 1000) : 0;
-    const rate = a.status === 'RUNNING' && secs > 0 ? Math.round(a.rowsWritten / secs) : 0;
-    return {
-      entityType: 'APPLICATION', fullName: a.fullName, statusChange: a.status,
-      rate, sourceRate: a.status === 'RUNNING' && secs > 0 ? Math.round(a.rowsRead / secs) : 0,
-      cpuRate: 0, numServers: DEPLOYED.has(a.status) ? 1 : 0,
-      latestActivity: a.lastActivity ? new Date(a.lastActivity).toISOString() : null,
-    };
-  }
-
   let building: EmulatorApp | null = null;
 
   async function command(stmt: string, session: { ns: string }): Promise<CommandResult> {
@@ -157,29 +252,10 @@ export function createTqlInterpreter(opts: TqlInterpreterOptions): TqlInterprete
     const short = cmd.length > 120 ? cmd.slice(0, 117) + '...' : cmd;
     stats.commands.push(short);
     if (stats.commands.length > 500) stats.commands.shift();
+    const st = { apps, namespaces, faults, stats };
+    const known = namespaceCommand(st, cmd, short, session) ?? appCommand(st, cmd, short, session, startApp);
+    if (known) return known;
     let m: RegExpExecArray | null;
-    if ((m = /^use (\w+)$/i.exec(cmd))) {
-      if (!namespaces.has(m[1])) return fail(short, `Namespace ${m[1]} does not exist`);
-      session.ns = m[1];
-      return ok(short);
-    }
-    if ((m = /^create namespace (\w+)$/i.exec(cmd))) {
-      if (namespaces.has(m[1])) return fail(short, `Namespace ${m[1]} already exists`);
-      namespaces.add(m[1]);
-      return ok(short);
-    }
-    if ((m = /^drop namespace (\w+)( cascade)?$/i.exec(cmd))) {
-      const ns = m[1];
-      if (!namespaces.has(ns)) return fail(short, `No objects found: namespace ${ns} does not exist`);
-      const inNs = [...apps.values()].filter((a) => a.namespace === ns);
-      if (inNs.length && !m[2]) return fail(short, `Namespace ${ns} is not empty; use CASCADE`);
-      const stuck = inNs.find((a) => faults.failUndeploy?.test(a.fullName));
-      if (stuck) return fail(short, `DROP NAMESPACE ${ns} failed: ${stuck.fullName} could not be removed (injected cleanup failure)`);
-      for (const a of inNs) { stopCopy(a); apps.delete(a.fullName); }
-      namespaces.delete(ns);
-      if (session.ns === ns) session.ns = 'admin';
-      return ok(short);
-    }
     if ((m = /^create (?:or replace )?propertyvariable ([\w.]+) ?= ?(.*)$/i.exec(cmd))) {
       const name = m[1].includes('.') ? m[1] : `${session.ns}.${m[1]}`;
       propVars.set(name, m[2].trim().replace(/^["']|["']$/g, ''));
@@ -213,57 +289,6 @@ export function createTqlInterpreter(opts: TqlInterpreterOptions): TqlInterprete
       if (!building || building.name !== m[1]) return fail(short, `No application ${m[1]} is being defined`);
       building = null;
       return ok(short);
-    }
-    if ((m = /^deploy application ([\w.]+)(?: (?:in|on) .*)?$/i.exec(cmd))) {
-      const a = findApp(m[1], session.ns);
-      if (!a) return fail(short, `Application ${m[1]} not found`);
-      if (a.status !== 'CREATED') return fail(short, `Application ${a.fullName} is already ${a.status}`);
-      if (faults.failDeploy?.test(a.fullName)) return fail(short, `Deployment of ${a.fullName} failed: com.webaction.exception.FatalException: injected deploy failure`);
-      if (!a.source || !a.target) return fail(short, `Application ${a.fullName} has no source or target`);
-      stats.deploys++;
-      a.status = 'DEPLOYED';
-      return ok(short);
-    }
-    if ((m = /^start application ([\w.]+)$/i.exec(cmd))) {
-      const a = findApp(m[1], session.ns);
-      if (!a) return fail(short, `Application ${m[1]} not found`);
-      if (a.status !== 'DEPLOYED' && a.status !== 'STOPPED') return fail(short, `Application ${a.fullName} cannot start from ${a.status}`);
-      startApp(a);
-      return ok(short);
-    }
-    if ((m = /^(stop|undeploy) application ([\w.]+)$/i.exec(cmd))) {
-      const a = findApp(m[2], session.ns);
-      if (!a) return fail(short, `Application ${m[2]} not found`);
-      if (faults.failUndeploy?.test(a.fullName)) return fail(short, `${m[1].toUpperCase()} of ${a.fullName} failed: injected cleanup failure`);
-      stopCopy(a);
-      if (m[1].toLowerCase() === 'stop') {
-        if (!DEPLOYED.has(a.status)) return fail(short, `Application ${a.fullName} is not running (${a.status})`);
-        a.status = 'STOPPED';
-      } else {
-        if (!DEPLOYED.has(a.status)) return fail(short, `Application ${a.fullName} is not deployed (${a.status})`);
-        a.status = 'CREATED';
-      }
-      return ok(short);
-    }
-    if ((m = /^drop application ([\w.]+)( cascade)?$/i.exec(cmd))) {
-      const a = findApp(m[1], session.ns);
-      if (!a) return fail(short, `No objects found: application ${m[1]}`);
-      if (faults.failUndeploy?.test(a.fullName)) return fail(short, `DROP of ${a.fullName} failed: injected cleanup failure`);
-      if (a.status !== 'CREATED' && a.status !== 'STOPPED' && a.status !== 'TERMINATED' && a.status !== 'HALTED') return fail(short, `Application ${a.fullName} is ${a.status}; undeploy it first`);
-      stopCopy(a);
-      apps.delete(a.fullName);
-      return ok(short);
-    }
-    if ((m = /^mon(?: ([\w.]+))?$/i.exec(cmd))) {
-      if (m[1]) {
-        const a = findApp(m[1], session.ns);
-        if (!a) return fail(short, `No objects found: ${m[1]}`);
-        return ok(short, { striimApplications: [{ ...monEntry(a), rowsRead: a.rowsRead, rowsWritten: a.rowsWritten, exception: a.error }] });
-      }
-      return ok(short, {
-        striimApplications: [...apps.values()].map(monEntry),
-        striimClusterNodes: [{ entityType: 'SERVER', name: 'emulator-node-1', version: 'emulator', freeMemory: 0, cpuRate: 0, uptime: 0 }],
-      });
     }
     return fail(short, `Unsupported command in the Striim emulator: ${short}`);
   }

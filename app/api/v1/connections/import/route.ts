@@ -20,13 +20,8 @@ const Response = z.object({
 });
 
 export const POST = apiHandler({ role: 'admin', body: Body, maxBodyBytes: 300 * 1024, response: Response }, async ({ req, deps, body, principal }) => {
-  let inputs;
-  try {
-    // An empty environment: a ${VAR} is reported as unset rather than filled from the web process's secrets.
-    inputs = connectionsFromToml(body.toml, {}, 'toml');
-  } catch (e) {
-    throw new AppError('validation', (e as Error).message.replace(/environment variable (\S+) is not set/, '${$1} is not expanded by the panel (use `tributary connections import` for files with ${VAR})'), { field: 'toml' });
-  }
+  // No environment: a ${VAR} is refused rather than filled from the web process's secrets.
+  const inputs = connectionsFromToml(body.toml, null, 'toml');
   if (!inputs.length) throw new AppError('validation', 'toml: no [oracle_branches.<key>] or [postgres_branches.<key>] section found', { field: 'toml' });
   for (const c of inputs) {
     const problem = checkConnectionFields({ kind: c.kind, params: c.params, secrets: c.secrets });

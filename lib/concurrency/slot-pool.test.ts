@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlotPool } from './backoff';
+import { SlotPool } from './slot-pool';
 
 // Resolves after every queued microtask: a waiter woken by release() has run by then, a polling one has not.
 const afterMicrotasks = () => new Promise<string>((r) => setImmediate(() => r('not yet')));

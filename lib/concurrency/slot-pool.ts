@@ -1,23 +1,8 @@
-import { sleep } from '../errors';
-
 /**
- * Exponential backoff while a branch's connection pool is exhausted, so a
- * busy branch is never thrashed: waits 50 ms, 100 ms, 200 ms… capped at
- * `maxDelayMs`, until a slot frees or the signal aborts.
+ * The one in-process concurrency primitive: a branch's connection slots, the
+ * ETL's table and load workers, the lake's orphan deletes all queue on it
+ * (lib/concurrency/run-pool.ts builds the batch and queue forms on it).
  */
-export async function waitForSlot(hasSlot: () => boolean, opts: { signal?: AbortSignal; baseDelayMs?: number; maxDelayMs?: number } = {}): Promise<void> {
-  let delay = opts.baseDelayMs ?? 50;
-  const max = opts.maxDelayMs ?? 5_000;
-  while (!hasSlot()) {
-    opts.signal?.throwIfAborted();
-    await sleep(delay, opts.signal);
-    delay = Math.min(max, delay * 2);
-  }
-}
-
-// kept on this module's surface for its existing importers; the one implementation is lib/errors/retry.ts
-export { sleep };
-
 /**
  * A counting semaphore (one per branch): `acquire` takes a slot or queues;
  * a release hands its slot straight to the oldest waiter (FIFO), so a freed
@@ -49,6 +34,12 @@ export class SlotPool {
       this.waiters.push(w);
     });
     return this.releaser(); // the releasing caller handed its slot over: `used` is unchanged
+  }
+
+  /** Run `fn` in a slot: wait for one, run, release (also when `fn` throws). */
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const release = await this.acquire(signal);
+    try { return await fn(); } finally { release(); }
   }
 
   private releaser(): () => void {

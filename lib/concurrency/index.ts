@@ -1,0 +1,2 @@
+export { SlotPool } from './slot-pool';
+export { runPool, WorkQueue } from './run-pool';
