@@ -8,6 +8,8 @@ import { nodeOutcome } from './outcome';
 import { buildAlertMail, type AlertEvent, type AlertFacts } from './alert-mail';
 import { alertWebhookFacts } from './alert-webhook';
 import { logFlowRun } from './run-log';
+import type { LineageEmitter, LineageRunState } from '../lineage';
+import { flowJobName } from '../jobs/lineage-parent';
 
 /**
  * The DAG executor. It keeps no state of its own: every call reads a run's
@@ -21,6 +23,8 @@ export interface ExecutorOptions {
   logger: Logger;
   /** Base URL for links in alert mail. (Default: http://127.0.0.1:8765) */
   publicUrl?: string;
+  /** OpenLineage: a FLOW run's START when it starts and COMPLETE / FAIL / ABORT when it closes. (Default: none) */
+  lineage?: LineageEmitter | null;
 }
 
 const TERMINAL = new Set(['succeeded', 'failed', 'skipped', 'cancelled']);
@@ -42,6 +46,8 @@ export async function advanceFlowRuns(o: ExecutorOptions): Promise<number> {
 export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise<void> {
   const client = await o.pool.connect();
   let cancelJobs: string[] = [];
+  // Sent once the transaction commits: a rolled-back tick redoes (and reports) the change.
+  const lineage: LineageRunState[] = [];
   try {
     await client.query('begin');
     const rr = await client.query(`select * from flow_runs where id = $1 and status in ('queued', 'running') for update skip locked`, [runId]);
@@ -61,6 +67,7 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
       await client.query(`update flow_runs set status = 'running', started_at = coalesce(started_at, now()) where id = $1`, [runId]);
       run.status = 'running';
       if (!run.started_at) run.started_at = new Date();
+      lineage.push({ eventType: 'START', runId, jobName: flowJobName(run.flow_name), jobType: 'FLOW' });
     }
 
     const nr = await client.query(
@@ -153,6 +160,7 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
       const error = failed ? `node ${failed.node_id} failed: ${failed.error ?? ''}`.slice(0, 2000) : status === 'cancelled' ? 'cancelled' : null;
       const fin = await client.query(`update flow_runs set status = $2, error = $3, finished_at = now() where id = $1 returning *`, [runId, status, error]);
       await log(status === 'succeeded' ? 'info' : status === 'failed' ? 'error' : 'warn', `run ${status}`);
+      lineage.push({ eventType: status === 'succeeded' ? 'COMPLETE' : status === 'failed' ? 'FAIL' : 'ABORT', runId, jobName: flowJobName(run.flow_name), jobType: 'FLOW', error: error ?? undefined });
       const ev: AlertEvent | null = status === 'failed' && flow?.alert_on_failure ? 'failure' : status === 'succeeded' && flow?.alert_on_success ? 'success' : null;
       if (ev && flow) await queueAlert(client, o, flow, fin.rows[0], [...nodes.values()], ev, failed ?? null);
     } else if (flow?.alert_long_running_minutes && !run.long_alert_sent && run.started_at
@@ -167,6 +175,7 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
   } finally {
     client.release();
   }
+  for (const s of lineage) o.lineage?.emit(s);
   for (const j of cancelJobs) await requestCancel(o.pool, j).catch(() => {}); // a job that already ended cannot be cancelled: nothing to do
 }
 

@@ -13,7 +13,7 @@ export const LAYERS: string[][] = [
   ['errors'],
   ['log'],
   ['config'],
-  ['db'],
+  ['db', 'lineage'],
   ['sources', 'lake', 'audit', 'reconcile'],
   ['connections', 'auth', 'jobs'],
   ['mail', 'webhook', 'pipelines'],
