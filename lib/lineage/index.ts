@@ -4,3 +4,4 @@ export { createLineageEmitter, type EmitterOptions } from './emitter';
 export { fileTransport, httpTransport, type LineageTransport } from './transport';
 export { lineageFromEnv } from './from-env';
 export { clickhouseDataset, locationDataset, sourceDataset, type SourceAddress } from './naming';
+export { unitDatasets, type LakeTableFacts } from './unit-datasets';
