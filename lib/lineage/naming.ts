@@ -15,11 +15,15 @@ export interface SourceAddress {
   serviceName?: string; sid?: string; dsn?: string;
 }
 
-function splitTable(table: string, defaultSchema: string): [string, string] | null {
-  // A subquery or anything that is not [schema.]table names no single source table.
+/**
+ * `[schema.]table` as the database stores it: unquoted names folded as the database
+ * folds them (PostgreSQL to lower case, Oracle to upper case), quoted ones kept.
+ * A subquery or anything else names no single table: null.
+ */
+function splitTable(table: string, defaultSchema: string, fold: (s: string) => string): [string, string] | null {
   const m = /^\s*(?:("?)([\w$#]+)\1\.)?("?)([\w$#]+)\3\s*$/.exec(table);
   if (!m) return null;
-  return [m[2] ?? defaultSchema, m[4]];
+  return [m[2] === undefined ? defaultSchema : m[1] ? m[2] : fold(m[2]), m[3] ? m[4] : fold(m[4])];
 }
 
 /** A source table on a branch, or null when the connection or the table cannot be named (a subquery). */
@@ -33,7 +37,7 @@ export function sourceDataset(src: SourceAddress, table: string): LineageDataset
         db ??= decodeURIComponent(u.pathname.replace(/^\//, '')) || undefined;
       } catch { /* not a URL (a libpq key=value string): host and database from params only */ }
     }
-    const st = splitTable(table, 'public');
+    const st = splitTable(table, 'public', (x) => x.toLowerCase());
     if (!st || !db) return null;
     return { namespace: `postgres://${host ?? 'localhost'}:${port ?? 5432}`, name: `${db}.${st[0]}.${st[1]}` };
   }
@@ -42,7 +46,7 @@ export function sourceDataset(src: SourceAddress, table: string): LineageDataset
     // EZConnect `host[:port]/service`
     const m = src.dsn ? /^(?:\/\/)?([^:/\s]+)(?::(\d+))?\/([^\s:/]+)/.exec(src.dsn) : null;
     if (m) { host ??= m[1]; port ??= m[2] ? Number(m[2]) : undefined; service ??= m[3]; }
-    const st = splitTable(table, '');
+    const st = splitTable(table, '', (x) => x.toUpperCase());
     if (!st || !host || !service || !st[0]) return null;
     return { namespace: `oracle://${host}:${port ?? 1521}`, name: `${service}.${st[0]}.${st[1]}` };
   }

@@ -12,7 +12,8 @@ const COLUMN = /^\s*([A-Za-z_]\w*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/i;
 
 /** Output column → input column of a plain select, or null. Exported for its unit test. */
 export function plainColumnLineage(raw: string): { from: { ref?: string; source?: string }; columns: Record<string, string> } | null {
-  const m = PLAIN.exec(raw.replace(/--[^\n]*/g, ''));
+  // A `{{ config(...) }}` block and line comments change no column.
+  const m = PLAIN.exec(raw.replace(/\{\{\s*config\([\s\S]*?\)\s*\}\}/g, '').replace(/--[^\n]*/g, ''));
   if (!m) return null;
   const columns: Record<string, string> = {};
   for (const part of m[1].split(',')) {
