@@ -1,4 +1,5 @@
 import { clickhouseDataset, locationDataset, type LineageDataset, type LineageDatasets, type LineageInputField } from '../lineage';
+import { sourceIdent } from './project';
 import type { Target } from './target';
 import type { NodeResult, Project } from './types';
 
@@ -21,7 +22,8 @@ export function plainColumnLineage(raw: string): { from: { ref?: string; source?
     if (!c) return null;
     columns[c[2] ?? c[1]] = c[1];
   }
-  const from = m[2].toLowerCase() === 'ref' ? { ref: m[4] } : { source: m[6] ? `${m[4]}.${m[6]}` : m[4] };
+  let from: { ref?: string; source?: string };
+  try { from = m[2].toLowerCase() === 'ref' ? { ref: m[4] } : { source: sourceIdent(m[4], m[6]) }; } catch { return null; }
   return { from, columns };
 }
 
