@@ -152,9 +152,15 @@ describe('OpenLineage events of real runs', () => {
       customer_id: { inputFields: [{ namespace: ns, name: 'models.stg_customers', field: 'customer_id', transformations: [{ type: 'DIRECT', subtype: 'IDENTITY' }] }] },
       customer_name: { inputFields: [{ namespace: ns, name: 'models.stg_customers', field: 'name', transformations: [{ type: 'DIRECT', subtype: 'IDENTITY' }] }] },
     });
-    // A view: no rows written, no outputStatistics; its SQL is no plain select, no column lineage.
+    // A view: no rows written, no outputStatistics; a plain select from a lake source: column lineage to the lake table.
     expect(names['models.stg_customers'].outputFacets).toBeUndefined();
-    expect(names['models.stg_customers'].facets.columnLineage).toBeUndefined();
+    const lakeCustomers = { namespace: 'file', name: path.join(wh.dir, 'shop/customers') };
+    expect(names['models.stg_customers'].facets.columnLineage.fields).toEqual({
+      customer_id: { inputFields: [{ ...lakeCustomers, field: 'id', transformations: [{ type: 'DIRECT', subtype: 'IDENTITY' }] }] },
+      name: { inputFields: [{ ...lakeCustomers, field: 'name', transformations: [{ type: 'DIRECT', subtype: 'IDENTITY' }] }] },
+    });
+    // An expression (a macro) and a WHERE: no column lineage rather than a guess.
+    expect(names['models.stg_orders'].facets.columnLineage).toBeUndefined();
     expect(end.inputs.map((d: any) => `${d.namespace} ${d.name}`).sort()).toEqual([`${ns} models.stg_customers`, `file ${path.join(wh.dir, 'shop/customers')}`, `file ${path.join(wh.dir, 'shop/orders')}`].sort());
   });
 
