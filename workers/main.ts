@@ -6,6 +6,7 @@ import { collapseRepeats, consoleSink, createLogger } from '../lib/log';
 import { isDatabaseUnavailable } from '../lib/errors/db-unavailable';
 import { jobDefinitions } from './jobs';
 import { startFlowScheduler } from '../lib/flows';
+import { lineageFromEnv } from '../lib/lineage';
 
 /**
  * The worker process: claims jobs and runs the engines until SIGINT (stop) or SIGTERM (drain).
@@ -38,17 +39,21 @@ export async function runWorkerProcess(opts: { settings: Env; concurrency?: numb
     process.once('SIGTERM', () => resolve('drain'));
   });
   const jobs = createJobRegistry(opts.jobs ?? jobDefinitions);
+  // OpenLineage events (OPENLINEAGE_URL or the file transport); none when unset.
+  const lineage = lineageFromEnv(env, logger.child({ scope: 'openlineage' }));
   installJobCatalog({ jobs, env });
   const worker = await startWorker({
     jobs,
     pool, env, logger, concurrency: opts.concurrency,
     staleAfterMs: env.TRIBUTARY_JOB_STALE_SECONDS * 1000,
     echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
+    lineage,
   });
   // Every worker runs the flow scheduler: one of them leads (fires schedules), all advance flow runs.
   const scheduler = startFlowScheduler({
     pool, url, logger: logger.child({ scope: 'flows' }),
     publicUrl: publicUrl(env),
+    lineage,
   });
   const how = await signalled;
   embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault
@@ -61,6 +66,7 @@ export async function runWorkerProcess(opts: { settings: Env; concurrency?: numb
   } else {
     await worker.stop();
   }
+  await lineage?.flush(5000); // the last runs' events, briefly: an endpoint that is down must not hold the exit
   // Shutdown: the process is about to exit, a failing close changes nothing.
   await pool.end().catch(() => {});
   await embedded?.stop();

@@ -234,6 +234,21 @@ const EnvSchema = z.object({
   // — etl / dq —
   /** The table definitions etl and dq runs use when a run names none. (Default: `./tables.json`, relative to the working directory) */
   TRIBUTARY_TABLES_FILE: z.string().min(1).default('tables.json'),
+  // — OpenLineage (names as the OpenLineage clients read them; lib/lineage) —
+  /** OpenLineage HTTP endpoint's base URL, e.g. `http://marquez:5000`; unset (and no file transport) = no events. (Default: unset) */
+  OPENLINEAGE_URL: z.string().url('OPENLINEAGE_URL: an http:// or https:// URL').regex(/^https?:\/\//, 'OPENLINEAGE_URL: an http:// or https:// URL').optional(),
+  /** Path under OPENLINEAGE_URL events are POSTed to. (Default: api/v1/lineage) */
+  OPENLINEAGE_ENDPOINT: z.string().min(1).default('api/v1/lineage'),
+  /** Sent as `Authorization: Bearer <key>`. (Default: unset) */
+  OPENLINEAGE_API_KEY: z.string().min(1).optional(),
+  /** Namespace of Tributary's jobs in lineage events. (Default: tributary) */
+  OPENLINEAGE_NAMESPACE: z.string().min(1).max(200).default('tributary'),
+  /** `true` turns lineage events off whatever else is set. (Default: false) */
+  OPENLINEAGE_DISABLED: z.enum(['true', 'false', 'TRUE', 'FALSE', 'True', 'False']).transform((v) => v.toLowerCase() === 'true').optional(),
+  /** `file` writes events to OPENLINEAGE__TRANSPORT__LOG_FILE_PATH, one JSON per line; `http` (or unset) uses OPENLINEAGE_URL. (Default: http) */
+  OPENLINEAGE__TRANSPORT__TYPE: z.enum(['http', 'file']).optional(),
+  /** The file transport's file, appended to (one event per line). (Default: unset) */
+  OPENLINEAGE__TRANSPORT__LOG_FILE_PATH: z.string().min(1).optional(),
   /** Oracle Instant Client folder: thick mode (what Oracle 11g needs); a folder missing on this host is ignored. (Default: unset — thick from the system library path if it loads, else thin) */
   ORACLE_CLIENT_LIB_DIR: z.string().min(1).optional(),
 });

@@ -18,6 +18,11 @@ export async function runDqJob(ctx: JobContext, p: DqRequest): Promise<unknown> 
     runId: s.runId, ok: s.ok, csv: s.csvFile ?? null,
     units: s.results.map((r) => ({ table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.hashTotalDelta, error: r.errorDetails })),
   };
+  // OpenLineage (when configured): the tables it compared, failed runs included. Lineage never fails a run.
+  if (ctx.reportLineage) {
+    const { dqLineage } = await import('./lineage');
+    await dqLineage(ctx, p, s.results).then(ctx.reportLineage, (e) => ctx.logger.warn(`openlineage: could not describe the run's datasets: ${(e as Error).message}`));
+  }
   if (!s.ok) throw Object.assign(new AppError('fatal', `dq: ${bad.length} of ${s.results.length} units MISMATCH or ERROR (run ${s.runId}): ${bad.slice(0, 5).map((r) => `${r.table}@${r.branch} ${r.status}`).join(', ')}`), { result });
   return result;
 }

@@ -11,6 +11,7 @@ export const dqJobs = [
     description: 'Data-quality reconciliation of the lake against the sources (row counts + row hashes), optionally repairing',
     role: 'operator',
     payload: DqRequest,
+    lineage: { jobType: 'DQ' },
     async check(deps, p) {
       const { checkDqRequest } = await import('./check');
       await checkDqRequest(deps, p);

@@ -21,6 +21,11 @@ export async function runEtlJob(ctx: JobContext, p: EtlRequest): Promise<unknown
   // with such units is a failed plan, not a success with notes.
   const failed = summary.units.filter((u) => (u.status !== 'SUCCESS' && u.status !== 'PLANNED') || (u.status === 'PLANNED' && u.error));
   const units = summary.units.map(({ sql, binds, ...u }) => { void sql; void binds; return u; });
+  // OpenLineage (when configured): what the run read and wrote, failed runs included. Lineage never fails a run.
+  if (ctx.reportLineage) {
+    const { etlLineage } = await import('./lineage');
+    await etlLineage(ctx, p, summary.units).then(ctx.reportLineage, (e) => ctx.logger.warn(`openlineage: could not describe the run's datasets: ${(e as Error).message}`));
+  }
   if (failed.length || !summary.ok) {
     throw Object.assign(new AppError('fatal', `etl: ${failed.length} of ${summary.units.length} units did not succeed (run ${summary.runId}): ${failed.slice(0, 5).map((u) => `${u.table}@${u.branch} ${u.status}${u.error ? ` (${u.error.split('\n')[0].slice(0, 200)})` : ''}`).join(', ')}`), {
       result: { runId: summary.runId, ok: false, units, drift: summary.drift, durationMs: summary.durationMs },

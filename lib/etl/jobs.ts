@@ -13,6 +13,7 @@ export const etlJobs = [
     description: 'Multi-branch extract/load into the lake (INITIAL or INCREMENTAL)',
     role: 'operator',
     payload: EtlRequest,
+    lineage: { jobType: 'ETL' },
     async check(deps, p) {
       const { checkEtlRequest } = await import('./check');
       await checkEtlRequest(deps, p);

@@ -4,6 +4,8 @@ import { requestCancel } from '../jobs/runs';
 import type { Logger } from '../log';
 import { planFlowStep } from './step-plan';
 import { applyFlowStep, loadFlowStep } from './step-apply';
+import type { LineageEmitter, LineageRunState } from '../lineage';
+import { flowJobName } from '../jobs/lineage-parent';
 
 /**
  * The DAG executor. It keeps no state of its own: every call reads a run's
@@ -17,6 +19,8 @@ export interface ExecutorOptions {
   logger: Logger;
   /** Base URL for links in alert mail. (Default: http://127.0.0.1:8765) */
   publicUrl?: string;
+  /** OpenLineage: a FLOW run's START when it starts and COMPLETE / FAIL / ABORT when it closes. (Default: none) */
+  lineage?: LineageEmitter | null;
 }
 
 /** Advance every queued or running flow run once. @returns how many runs were looked at */
@@ -41,6 +45,8 @@ export async function advanceFlowRuns(o: ExecutorOptions): Promise<number> {
 export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise<void> {
   const client = await o.pool.connect();
   let cancelJobs: string[] = [];
+  // Sent once the transaction commits: a rolled-back tick redoes (and reports) the change.
+  const lineage: LineageRunState[] = [];
   try {
     await client.query('begin');
     // Ends: every pass that fails a start turns a pending node into a failed one.
@@ -50,6 +56,12 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
       const plan = planFlowStep(loaded.state, new Date());
       cancelJobs = plan.cancelJobs;
       const { startFailed } = await applyFlowStep(client, o.publicUrl ?? 'http://127.0.0.1:8765', loaded, plan);
+      const jobName = flowJobName(loaded.run.flow_name);
+      if (plan.startRun) lineage.push({ eventType: 'START', runId, jobName, jobType: 'FLOW' });
+      if (plan.close) {
+        const { status, error } = plan.close;
+        lineage.push({ eventType: status === 'succeeded' ? 'COMPLETE' : status === 'failed' ? 'FAIL' : 'ABORT', runId, jobName, jobType: 'FLOW', error: error ?? undefined });
+      }
       if (!startFailed) break;
     }
     await client.query('commit');
@@ -59,5 +71,6 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
   } finally {
     client.release();
   }
+  for (const s of lineage) o.lineage?.emit(s);
   for (const j of cancelJobs) await requestCancel(o.pool, j).catch(() => {}); // a job that already ended cannot be cancelled: nothing to do
 }

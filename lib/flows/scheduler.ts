@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { toError } from '../errors';
 import type { Logger } from '../log';
+import type { LineageEmitter } from '../lineage';
 import { advanceFlowRuns } from './executor';
 import { planFire, planOverlap } from './fire-plan';
 import { insertFlowRun } from './runs';
@@ -40,6 +41,8 @@ export interface SchedulerOptions {
   lockKey?: number;
   /** Fire schedules (false: only advance runs). (Default: true) */
   schedule?: boolean;
+  /** OpenLineage events of flow runs (executor.ts). (Default: none) */
+  lineage?: LineageEmitter | null;
 }
 
 export interface SchedulerHandle {
@@ -95,7 +98,7 @@ export function startFlowScheduler(o: SchedulerOptions): SchedulerHandle {
       try { await fireDue(o.pool, o.logger, now(), graceMs); } catch (e) { o.logger.warn('flows: scheduling tick failed', { error: toError(e).message }); }
     }
     if (!stopped) {
-      try { await advanceFlowRuns({ pool: o.pool, logger: o.logger, publicUrl: o.publicUrl }); } catch (e) { o.logger.warn('flows: executor tick failed', { error: toError(e).message }); }
+      try { await advanceFlowRuns({ pool: o.pool, logger: o.logger, publicUrl: o.publicUrl, lineage: o.lineage }); } catch (e) { o.logger.warn('flows: executor tick failed', { error: toError(e).message }); }
     }
   };
   const guarded = () => {

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Logger } from '../log';
 import type { Env } from '../config/env';
 import type { JobRegistry } from './registry';
+import type { LineageDatasets, LineageJobType } from '../lineage';
 
 /** What a job handler is handed by the worker (or by a test, or the CLI). */
 export interface JobContext {
@@ -33,6 +34,12 @@ export interface JobContext {
    * (Default: unset outside a worker)
    */
   runInline?(runId: string): Promise<boolean>;
+  /**
+   * Report the datasets the run read and wrote (OpenLineage, lib/lineage); they go on the
+   * run's COMPLETE or FAIL event. Unset when no lineage is configured: skip the work of
+   * describing them then. (Default: unset)
+   */
+  reportLineage?(datasets: LineageDatasets): void;
 }
 
 /** What a payload check may use: Tributary's database and the parsed environment. */
@@ -64,6 +71,11 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
    * 'params.tables[0]' }) naming the payload field. (Default: none)
    */
   check?(deps: JobCheckDeps, payload: z.infer<S>): Promise<void>;
+  /**
+   * Emit OpenLineage START / COMPLETE / FAIL events for this kind's runs, with this
+   * `jobType` facet; the handler reports datasets through `ctx.reportLineage`. (Default: no events)
+   */
+  lineage?: { jobType: LineageJobType };
   run(ctx: JobContext, payload: z.infer<S>): Promise<unknown>;
 }
 

@@ -19,6 +19,8 @@ import { finishRun } from './finish-run';
 import { OUTAGE_ATTEMPTS, requeueRun } from './requeue-run';
 import { pruneIdempotencyKeys } from './idempotency';
 import type { JobContext } from './types';
+import type { LineageDataset, LineageEmitter } from '../lineage';
+import { flowParentOf } from './lineage-parent';
 
 export interface WorkerOptions {
   /** The job kinds this worker runs, assembled by the process entry point (`workers/jobs.ts`). */
@@ -40,6 +42,8 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Echo job log lines to this sink too (the worker's console). (Default: none) */
   echo?: Sink;
+  /** Sends OpenLineage events for the kinds that declare `lineage` (lib/lineage, built from the environment by workers/main.ts). (Default: none) */
+  lineage?: LineageEmitter | null;
 }
 
 export interface WorkerHandle {
@@ -89,9 +93,16 @@ async function executeRun(h: RunHost, { runId, kind, params, attempts, queueJobI
     if (r.rows[0].cancel_requested && !ac.signal.aborted) { cancelled = true; ac.abort(new Error('cancelled by request')); }
   };
   const timer = setInterval(() => void beat(), heartbeatMs);
+  // OpenLineage: START now, COMPLETE / FAIL / ABORT with the datasets the handler reported once it ends
+  // (a run requeued by a database outage ends in its next attempt, which starts again under the same runId).
+  const lineageType = o.lineage ? o.jobs.get(kind)?.lineage?.jobType : undefined;
+  const datasets = { inputs: [] as LineageDataset[], outputs: [] as LineageDataset[] };
+  const parent = lineageType ? await flowParentOf(o.pool, runId).catch(() => null) : null;
+  if (lineageType) o.lineage!.emit({ eventType: 'START', runId, jobName: kind, jobType: lineageType, parent: parent ?? undefined });
   const ctx: JobContext = {
     runId, pool: o.pool, jobs: o.jobs, logger, signal: ac.signal, env: o.env, workerId: id, runInline: h.runOne,
     progress: (d, t) => { done = d; if (t !== undefined) total = t; dirty = true; },
+    reportLineage: lineageType ? (d) => { datasets.inputs.push(...d.inputs); datasets.outputs.push(...d.outputs); } : undefined,
   };
   let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
   let error: string | null = null;
@@ -123,6 +134,12 @@ async function executeRun(h: RunHost, { runId, kind, params, attempts, queueJobI
   }
   if (status === 'cancelled') logger.warn('cancelled');
   else if (status === 'succeeded') logger.info(`finished ${kind}`);
+  if (lineageType && !outage) {
+    o.lineage!.emit({
+      eventType: status === 'succeeded' ? 'COMPLETE' : status === 'failed' ? 'FAIL' : 'ABORT',
+      runId, jobName: kind, jobType: lineageType, parent: parent ?? undefined, ...datasets, error: error ?? undefined,
+    });
+  }
   const rest = await logs.drain();
   running.delete(runId);
   // A run felled by an outage goes back to the queue (attempts left); otherwise it ends as it ended.

@@ -28,11 +28,14 @@ function commandJob(command: Command, description: string) {
     // dbt test has no --full-refresh (tests render no model), so neither has models.test. dbt seed has one; here a seed
     // is re-created on every load anyway, so models.seed takes it and has nothing more to do.
     payload: command === 'test' ? ModelsPayload.omit({ fullRefresh: true }) : ModelsPayload,
+    // dbt test builds nothing: only run and build are lineage (a test's outcome is a DQ matter, left out here).
+    ...(command === 'test' ? {} : { lineage: { jobType: 'MODEL' as const } }),
     async run(ctx: JobContext, p) {
       const { runModelsCommand } = await import('./service');
       const s = await runModelsCommand({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal }, {
         command, select: p.select, exclude: p.exclude, fullRefresh: 'fullRefresh' in p && p.fullRefresh === true, vars: p.vars, target: p.target, runId: ctx.runId,
         onResult: (_r, done, total) => ctx.progress(done, total),
+        onLineage: ctx.reportLineage,
       });
       // The job's result stays small: SQL and failing rows are in model_results.
       const results = s.results.map(({ sql, failingRows, ...r }) => { void sql; return { ...r, failingRows: failingRows?.length ? failingRows.slice(0, 10) : undefined }; });

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
@@ -23,6 +24,8 @@ import type { LakeAccess, S3Settings } from './source-sql';
 import { ensureStarterProject } from './starter';
 import type { QueryResult, Target } from './target';
 import type { Command, NodeResult, Project, RunSummary } from './types';
+import type { LineageDatasets } from '../lineage';
+import { modelsLineage } from './lineage';
 
 /**
  * What the worker's jobs and the CLI call: resolve the project folder, the
@@ -126,15 +129,17 @@ async function writeStarterIfMissing(d: ModelsDeps, root: string): Promise<void>
   if (ensureStarterProject(root, table)) d.logger?.info(`models: wrote a starter project in ${root}`);
 }
 
-interface TargetSpec { name: string; open(): Promise<Target>; lake: LakeAccess; database: string }
+/** `address`: where the target's tables live, for OpenLineage dataset names (no credentials). */
+interface TargetSpec { name: string; open(): Promise<Target>; lake: LakeAccess; database: string; address: { host: string; port?: number } }
 
 /** The named target: `embedded` (or none) for chdb, else a connection of kind clickhouse. */
 export async function resolveTarget(d: ModelsDeps, name?: string): Promise<TargetSpec> {
   if (!name || name === EMBEDDED) {
     const root = chdbReadRoot(d.env.warehouse, chdbStateDir(d.env));
     return {
+      // The embedded chdb has no port: its tables live on this machine (`clickhouse://<hostname>`) (lineage).
       // Read below the warehouse folder wherever the data folder is, not below this process's cwd.
-      name: EMBEDDED, database: 'models', lake: chdbLakeAccess(root, s3Of(d.env)),
+      name: EMBEDDED, database: 'models', lake: chdbLakeAccess(root, s3Of(d.env)), address: { host: os.hostname() },
       open: () => openChdbTarget({ stateDir: chdbStateDir(d.env), database: 'models', cwd: root, s3: s3Of(d.env), signal: d.signal }),
     };
   }
@@ -146,7 +151,7 @@ export async function resolveTarget(d: ModelsDeps, name?: string): Promise<Targe
   const database = String(p.database ?? 'models');
   const serverWarehouse = p.server_warehouse ? String(p.server_warehouse) : undefined;
   return {
-    name, database, lake: serverLakeAccess({ warehouse: d.env.warehouse, serverWarehouse, s3: s3Of(d.env) }),
+    name, database, address: targetAddress(url), lake: serverLakeAccess({ warehouse: d.env.warehouse, serverWarehouse, s3: s3Of(d.env) }),
     open: () => openClickHouseTarget({ url, user: p.user ? String(p.user) : undefined, password: c.secrets.password, database, warehouse: d.env.warehouse, serverWarehouse, s3: s3Of(d.env) }),
   };
 }
@@ -162,6 +167,13 @@ export interface ModelsCommandInput {
   /** Recorded with each result (the job run's id). */
   runId: string;
   onResult?(r: NodeResult, done: number, total: number): void;
+  /** Called with the run's datasets (OpenLineage) while the target is still open. (Default: not described) */
+  onLineage?(d: LineageDatasets): void;
+}
+
+/** A ClickHouse server's host and native port for dataset names: the HTTP URL's host, ClickHouse's native port 9000 (the naming spec's). */
+function targetAddress(url: string): { host: string; port?: number } {
+  try { return { host: new URL(url).hostname, port: 9000 }; } catch { return { host: 'unknown' }; }
 }
 
 /** run / test / build / seed; every outcome is stored in model_results as it finishes. */
@@ -186,6 +198,11 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
       },
     });
     writeRunArtifacts(d, project, summary, { database: spec.database, invocationId: i.runId, startedAt }, { ...i, threads: d.env.TRIBUTARY_MODELS_THREADS, target: spec.name });
+    if (i.onLineage) {
+      // Lineage never fails a run.
+      await modelsLineage(project, summary.results, target, spec.address, (ident) => lake.loadTable(ident).then((t) => t.location))
+        .then(i.onLineage, (e) => d.logger?.warn(`openlineage: could not describe the models' datasets: ${(e as Error).message}`));
+    }
     return { ...summary, target: spec.name, warnings: project.warnings };
   } finally {
     await saves;

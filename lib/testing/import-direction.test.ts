@@ -14,7 +14,7 @@ export const LAYERS: string[][] = [
   ['errors', 'concurrency'],
   ['log'],
   ['config'],
-  ['db'],
+  ['db', 'lineage'],
   ['sources', 'lake', 'audit', 'reconcile'],
   ['connections', 'auth', 'jobs'],
   ['mail', 'webhook', 'pipelines'],
