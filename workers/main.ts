@@ -5,6 +5,7 @@ import { collapseRepeats, consoleSink, createLogger } from '../lib/log';
 import { isDatabaseUnavailable } from '../lib/errors/db-unavailable';
 import { jobDefinitions } from './jobs';
 import { startFlowScheduler } from '../lib/flows';
+import { freshnessLeaderTask, freshnessSources, loadFreshnessConfig } from '../lib/freshness';
 
 /**
  * The worker process: claims jobs and runs the engines until SIGINT (stop) or SIGTERM (drain).
@@ -44,10 +45,12 @@ export async function runWorkerProcess(opts: { settings: Env; concurrency?: numb
     staleAfterMs: env.TRIBUTARY_JOB_STALE_SECONDS * 1000,
     echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
   });
-  // Every worker runs the flow scheduler: one of them leads (fires schedules), all advance flow runs.
+  // Every worker runs the flow scheduler: one of them leads (fires schedules, checks freshness), all advance flow runs.
+  const publicUrl = env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`;
+  const sources = freshnessSources(env);
   const scheduler = startFlowScheduler({
-    pool, url, logger: logger.child({ scope: 'flows' }),
-    publicUrl: env.TRIBUTARY_PUBLIC_URL ?? `http://${env.HOST}:${env.PORT}`,
+    pool, url, logger: logger.child({ scope: 'flows' }), publicUrl,
+    leaderTasks: [freshnessLeaderTask({ pool, logger: logger.child({ scope: 'freshness' }), publicUrl, load: () => loadFreshnessConfig(sources) })],
   });
   const how = await signalled;
   embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault

@@ -40,6 +40,13 @@ export interface SchedulerOptions {
   lockKey?: number;
   /** Fire schedules (false: only advance runs). (Default: true) */
   schedule?: boolean;
+  /**
+   * Periodic work that must run on one worker only (the freshness check:
+   * one alert per breach), called on each tick while this scheduler leads,
+   * with the real time (not `now`: a task compares against database timestamps). A task throttles itself and logs its own errors.
+   * (Default: none)
+   */
+  leaderTasks?: ((now: Date) => Promise<void>)[];
 }
 
 export interface SchedulerHandle {
@@ -93,6 +100,9 @@ export function startFlowScheduler(o: SchedulerOptions): SchedulerHandle {
     if (o.schedule !== false) await lead();
     if (leader && !stopped) {
       try { await fireDue(o.pool, o.logger, now(), graceMs); } catch (e) { o.logger.warn('flows: scheduling tick failed', { error: toError(e).message }); }
+      for (const task of o.leaderTasks ?? []) {
+        try { await task(new Date()); } catch (e) { o.logger.warn('flows: a leader task failed', { error: toError(e).message }); }
+      }
     }
     if (!stopped) {
       try { await advanceFlowRuns({ pool: o.pool, logger: o.logger, publicUrl: o.publicUrl }); } catch (e) { o.logger.warn('flows: executor tick failed', { error: toError(e).message }); }
