@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from '../lib/errors/db-unavailable';
 import { jobDefinitions } from './jobs';
 import { startFlowScheduler } from '../lib/flows';
 import { lineageFromEnv } from '../lib/lineage';
+import { freshnessLeaderTask, freshnessSources, loadFreshnessConfig } from '../lib/freshness';
 
 /**
  * The worker process: claims jobs and runs the engines until SIGINT (stop) or SIGTERM (drain).
@@ -49,11 +50,13 @@ export async function runWorkerProcess(opts: { settings: Env; concurrency?: numb
     echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
     lineage,
   });
-  // Every worker runs the flow scheduler: one of them leads (fires schedules), all advance flow runs.
+  // Every worker runs the flow scheduler: one of them leads (fires schedules, checks freshness), all advance flow runs.
+  const sources = freshnessSources(env);
   const scheduler = startFlowScheduler({
     pool, url, logger: logger.child({ scope: 'flows' }),
     publicUrl: publicUrl(env),
     lineage,
+    leaderTasks: [freshnessLeaderTask({ pool, logger: logger.child({ scope: 'freshness' }), publicUrl: publicUrl(env), load: () => loadFreshnessConfig(sources) })],
   });
   const how = await signalled;
   embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault

@@ -7,6 +7,7 @@ import { timeAgo } from '../_components/format';
 import { StatusBadge } from '../_components/status-badge';
 import { EngineBadge } from '../_components/engine-badge';
 import { useUser } from '../_components/user-context';
+import { FreshnessCard } from './freshness-card';
 import type { OverviewData } from '@/lib/api/presenters/overview';
 
 const COLORS = { succeeded: '#12b76a', failed: '#f04438', cancelled: '#f79009', running: '#2e90fa', queued: '#98a2b3' } as const;
@@ -141,6 +142,8 @@ export function Overview() {
           )}
         </section>
       </div>
+
+      <FreshnessCard />
 
       <section className="card card-flush">
         <div className="card-head"><h2>Recent runs</h2><Link href="/runs">All runs →</Link></div>

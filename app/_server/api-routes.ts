@@ -21,41 +21,42 @@ import * as r17 from '@/app/api/v1/flows/runs/[runId]/cancel/route';
 import * as r18 from '@/app/api/v1/flows/runs/[runId]/retry/route';
 import * as r19 from '@/app/api/v1/flows/runs/[runId]/route';
 import * as r20 from '@/app/api/v1/flows/validate/route';
-import * as r21 from '@/app/api/v1/health/route';
-import * as r22 from '@/app/api/v1/job-kinds/route';
-import * as r23 from '@/app/api/v1/jobs/[id]/cancel/route';
-import * as r24 from '@/app/api/v1/jobs/[id]/retry/route';
-import * as r25 from '@/app/api/v1/jobs/[id]/route';
-import * as r26 from '@/app/api/v1/jobs/[id]/units/route';
-import * as r27 from '@/app/api/v1/jobs/route';
-import * as r28 from '@/app/api/v1/lake/drift/route';
-import * as r29 from '@/app/api/v1/lake/freshness/route';
-import * as r30 from '@/app/api/v1/lake/tables/[ident]/route';
-import * as r31 from '@/app/api/v1/lake/tables/[ident]/rows/route';
-import * as r32 from '@/app/api/v1/lake/tables/route';
-import * as r33 from '@/app/api/v1/me/route';
-import * as r34 from '@/app/api/v1/models/compile/route';
-import * as r35 from '@/app/api/v1/models/files/route';
-import * as r36 from '@/app/api/v1/models/query/route';
-import * as r37 from '@/app/api/v1/models/results/route';
-import * as r38 from '@/app/api/v1/models/route';
-import * as r39 from '@/app/api/v1/openapi.json/route';
-import * as r40 from '@/app/api/v1/overview/route';
-import * as r41 from '@/app/api/v1/pipelines/[id]/clone/route';
-import * as r42 from '@/app/api/v1/pipelines/[id]/route';
-import * as r43 from '@/app/api/v1/pipelines/[id]/run/route';
-import * as r44 from '@/app/api/v1/pipelines/route';
-import * as r45 from '@/app/api/v1/setup/route';
-import * as r46 from '@/app/api/v1/slices/runs/[id]/actions/route';
-import * as r47 from '@/app/api/v1/slices/runs/[id]/board/route';
-import * as r48 from '@/app/api/v1/slices/runs/[id]/slices/route';
-import * as r49 from '@/app/api/v1/slices/runs/route';
-import * as r50 from '@/app/api/v1/tables/route';
-import * as r51 from '@/app/api/v1/tokens/[id]/route';
-import * as r52 from '@/app/api/v1/tokens/route';
-import * as r53 from '@/app/api/v1/users/[id]/route';
-import * as r54 from '@/app/api/v1/users/[id]/sessions/route';
-import * as r55 from '@/app/api/v1/users/route';
+import * as r21 from '@/app/api/v1/freshness/route';
+import * as r22 from '@/app/api/v1/health/route';
+import * as r23 from '@/app/api/v1/job-kinds/route';
+import * as r24 from '@/app/api/v1/jobs/[id]/cancel/route';
+import * as r25 from '@/app/api/v1/jobs/[id]/retry/route';
+import * as r26 from '@/app/api/v1/jobs/[id]/route';
+import * as r27 from '@/app/api/v1/jobs/[id]/units/route';
+import * as r28 from '@/app/api/v1/jobs/route';
+import * as r29 from '@/app/api/v1/lake/drift/route';
+import * as r30 from '@/app/api/v1/lake/freshness/route';
+import * as r31 from '@/app/api/v1/lake/tables/[ident]/route';
+import * as r32 from '@/app/api/v1/lake/tables/[ident]/rows/route';
+import * as r33 from '@/app/api/v1/lake/tables/route';
+import * as r34 from '@/app/api/v1/me/route';
+import * as r35 from '@/app/api/v1/models/compile/route';
+import * as r36 from '@/app/api/v1/models/files/route';
+import * as r37 from '@/app/api/v1/models/query/route';
+import * as r38 from '@/app/api/v1/models/results/route';
+import * as r39 from '@/app/api/v1/models/route';
+import * as r40 from '@/app/api/v1/openapi.json/route';
+import * as r41 from '@/app/api/v1/overview/route';
+import * as r42 from '@/app/api/v1/pipelines/[id]/clone/route';
+import * as r43 from '@/app/api/v1/pipelines/[id]/route';
+import * as r44 from '@/app/api/v1/pipelines/[id]/run/route';
+import * as r45 from '@/app/api/v1/pipelines/route';
+import * as r46 from '@/app/api/v1/setup/route';
+import * as r47 from '@/app/api/v1/slices/runs/[id]/actions/route';
+import * as r48 from '@/app/api/v1/slices/runs/[id]/board/route';
+import * as r49 from '@/app/api/v1/slices/runs/[id]/slices/route';
+import * as r50 from '@/app/api/v1/slices/runs/route';
+import * as r51 from '@/app/api/v1/tables/route';
+import * as r52 from '@/app/api/v1/tokens/[id]/route';
+import * as r53 from '@/app/api/v1/tokens/route';
+import * as r54 from '@/app/api/v1/users/[id]/route';
+import * as r55 from '@/app/api/v1/users/[id]/sessions/route';
+import * as r56 from '@/app/api/v1/users/route';
 
 /** Every /api/v1 route, with the one-line summary of each method. */
 export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] = [
@@ -80,39 +81,40 @@ export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] =
   { path: "/api/v1/flows/runs/{runId}/retry", methods: { POST: r18.POST }, summaries: {"POST":"re-run a failed or cancelled run from its failed nodes (operator)"} },
   { path: "/api/v1/flows/runs/{runId}", methods: { GET: r19.GET }, summaries: {"GET":"one flow run: nodes (status, timings, job run), its log (?after= log id)"} },
   { path: "/api/v1/flows/validate", methods: { POST: r20.POST }, summaries: {"POST":"check a flow definition without saving it → { ok, flow, description, nextFires }"} },
-  { path: "/api/v1/health", methods: { GET: r21.GET }, summaries: {"GET":"liveness of the web process and its database (no auth)"} },
-  { path: "/api/v1/job-kinds", methods: { GET: r22.GET }, summaries: {"GET":"every job kind with its description, the least role POST /api/v1/jobs enforces for it, and its payload's JSON Schema"} },
-  { path: "/api/v1/jobs/{id}/cancel", methods: { POST: r23.POST }, summaries: {"POST":"cancel a queued run now, ask a running one to stop"} },
-  { path: "/api/v1/jobs/{id}/retry", methods: { POST: r24.POST }, summaries: {"POST":"queue a new run with a finished run's kind and parameters (validated again) → 202 { id }"} },
-  { path: "/api/v1/jobs/{id}", methods: { GET: r25.GET }, summaries: {"GET":"one run: status, progress, timestamps, log lines (?afterLogId= for a live tail)"} },
-  { path: "/api/v1/jobs/{id}/units", methods: { GET: r26.GET }, summaries: {"GET":"the units a fanned-out run spread over workers: each attempt with its worker, status and times"} },
-  { path: "/api/v1/jobs", methods: { GET: r27.GET, POST: r27.POST }, summaries: {"GET":"list job runs, newest first (?status=&kind=&source=&limit=&before=)","POST":"start a job: { kind, params } → 202 { id } (Idempotency-Key honoured; 429 when the queue is full)"} },
-  { path: "/api/v1/lake/drift", methods: { GET: r28.GET }, summaries: {"GET":"schema drift recorded by ETL runs, newest first (?table=&limit=)"} },
-  { path: "/api/v1/lake/freshness", methods: { GET: r29.GET }, summaries: {"GET":"per table × branch: last load, watermark and age (etl_meta.etl_control with control_state)"} },
-  { path: "/api/v1/lake/tables/{ident}", methods: { GET: r30.GET }, summaries: {"GET":"one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition"} },
-  { path: "/api/v1/lake/tables/{ident}/rows", methods: { GET: r31.GET }, summaries: {"GET":"the first rows of a table (?branch=&limit=, default 100, at most 1000); 64-bit integers and decimals as strings, dates ISO"} },
-  { path: "/api/v1/lake/tables", methods: { GET: r32.GET }, summaries: {"GET":"every lake table (namespace.table) with its current snapshot and record count (?namespace=)"} },
-  { path: "/api/v1/me", methods: { GET: r33.GET }, summaries: {"GET":"who the request is authenticated as"} },
-  { path: "/api/v1/models/compile", methods: { POST: r34.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
-  { path: "/api/v1/models/files", methods: { GET: r35.GET, PUT: r35.PUT, DELETE: r35.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
-  { path: "/api/v1/models/query", methods: { POST: r36.POST }, summaries: {"POST":"run a SELECT on the models target as a models.query job and answer its outcome: { sql, target? }, ?wait=<s> → 200 { id, status, result } | 400 (refused: names the function or table) | 202 { id } (still running)"} },
-  { path: "/api/v1/models/results", methods: { GET: r37.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
-  { path: "/api/v1/models", methods: { GET: r38.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
-  { path: "/api/v1/openapi.json", methods: { GET: r39.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
-  { path: "/api/v1/overview", methods: { GET: r40.GET }, summaries: {"GET":"workers alive with heartbeat age, queue depth, runs per hour over 24 h by status, failing units, lake freshness and DQ summary"} },
-  { path: "/api/v1/pipelines/{id}/clone", methods: { POST: r41.POST }, summaries: {"POST":"copy a pipeline: { name? } (default `<name>-copy`) (operator)"} },
-  { path: "/api/v1/pipelines/{id}", methods: { GET: r42.GET, PATCH: r42.PATCH, DELETE: r42.DELETE }, summaries: {"GET":"one pipeline (id or name) with its run history and command line","PATCH":"change name, description, tags, kind or params (operator)","DELETE":"delete; 409 naming the flows that still use it (operator)"} },
-  { path: "/api/v1/pipelines/{id}/run", methods: { POST: r43.POST }, summaries: {"POST":"run a pipeline now → 202 { id } of the job run (operator; Idempotency-Key honoured; 429 when the queue is full)"} },
-  { path: "/api/v1/pipelines", methods: { GET: r44.GET, POST: r44.POST }, summaries: {"GET":"the pipeline library (?tag=&kind=)","POST":"save a pipeline: { name, description?, tags?, kind, params } (operator)"} },
-  { path: "/api/v1/setup", methods: { GET: r45.GET, POST: r45.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
-  { path: "/api/v1/slices/runs/{id}/actions", methods: { POST: r46.POST }, summaries: {"POST":"start a board action on a run (run, reset, reconcile, clear) as its slices.* job → 202 { id, kind }"} },
-  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r47.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
-  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r48.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
-  { path: "/api/v1/slices/runs", methods: { GET: r49.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
-  { path: "/api/v1/tables", methods: { GET: r50.GET, PUT: r50.PUT }, summaries: {"GET":"tables.json as the Tables page edits it: entries as written, their lake tables, its version","PUT":"replace tables.json { entries, version } (admin): validated naming the field, written atomically, audited"} },
-  { path: "/api/v1/tokens/{id}", methods: { DELETE: r51.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
-  { path: "/api/v1/tokens", methods: { GET: r52.GET, POST: r52.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
-  { path: "/api/v1/users/{id}", methods: { PATCH: r53.PATCH, DELETE: r53.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
-  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r54.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
-  { path: "/api/v1/users", methods: { GET: r55.GET, POST: r55.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
+  { path: "/api/v1/freshness", methods: { GET: r21.GET }, summaries: {"GET":"every asset with a freshness expectation and its status (pass, warn, error, unknown), lag and thresholds"} },
+  { path: "/api/v1/health", methods: { GET: r22.GET }, summaries: {"GET":"liveness of the web process and its database (no auth)"} },
+  { path: "/api/v1/job-kinds", methods: { GET: r23.GET }, summaries: {"GET":"every job kind with its description, the least role POST /api/v1/jobs enforces for it, and its payload's JSON Schema"} },
+  { path: "/api/v1/jobs/{id}/cancel", methods: { POST: r24.POST }, summaries: {"POST":"cancel a queued run now, ask a running one to stop"} },
+  { path: "/api/v1/jobs/{id}/retry", methods: { POST: r25.POST }, summaries: {"POST":"queue a new run with a finished run's kind and parameters (validated again) → 202 { id }"} },
+  { path: "/api/v1/jobs/{id}", methods: { GET: r26.GET }, summaries: {"GET":"one run: status, progress, timestamps, log lines (?afterLogId= for a live tail)"} },
+  { path: "/api/v1/jobs/{id}/units", methods: { GET: r27.GET }, summaries: {"GET":"the units a fanned-out run spread over workers: each attempt with its worker, status and times"} },
+  { path: "/api/v1/jobs", methods: { GET: r28.GET, POST: r28.POST }, summaries: {"GET":"list job runs, newest first (?status=&kind=&source=&limit=&before=)","POST":"start a job: { kind, params } → 202 { id } (Idempotency-Key honoured; 429 when the queue is full)"} },
+  { path: "/api/v1/lake/drift", methods: { GET: r29.GET }, summaries: {"GET":"schema drift recorded by ETL runs, newest first (?table=&limit=)"} },
+  { path: "/api/v1/lake/freshness", methods: { GET: r30.GET }, summaries: {"GET":"per table × branch: last load, watermark and age (etl_meta.etl_control with control_state)"} },
+  { path: "/api/v1/lake/tables/{ident}", methods: { GET: r31.GET }, summaries: {"GET":"one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition"} },
+  { path: "/api/v1/lake/tables/{ident}/rows", methods: { GET: r32.GET }, summaries: {"GET":"the first rows of a table (?branch=&limit=, default 100, at most 1000); 64-bit integers and decimals as strings, dates ISO"} },
+  { path: "/api/v1/lake/tables", methods: { GET: r33.GET }, summaries: {"GET":"every lake table (namespace.table) with its current snapshot and record count (?namespace=)"} },
+  { path: "/api/v1/me", methods: { GET: r34.GET }, summaries: {"GET":"who the request is authenticated as"} },
+  { path: "/api/v1/models/compile", methods: { POST: r35.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
+  { path: "/api/v1/models/files", methods: { GET: r36.GET, PUT: r36.PUT, DELETE: r36.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
+  { path: "/api/v1/models/query", methods: { POST: r37.POST }, summaries: {"POST":"run a SELECT on the models target as a models.query job and answer its outcome: { sql, target? }, ?wait=<s> → 200 { id, status, result } | 400 (refused: names the function or table) | 202 { id } (still running)"} },
+  { path: "/api/v1/models/results", methods: { GET: r38.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
+  { path: "/api/v1/models", methods: { GET: r39.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
+  { path: "/api/v1/openapi.json", methods: { GET: r40.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
+  { path: "/api/v1/overview", methods: { GET: r41.GET }, summaries: {"GET":"workers alive with heartbeat age, queue depth, runs per hour over 24 h by status, failing units, lake freshness and DQ summary"} },
+  { path: "/api/v1/pipelines/{id}/clone", methods: { POST: r42.POST }, summaries: {"POST":"copy a pipeline: { name? } (default `<name>-copy`) (operator)"} },
+  { path: "/api/v1/pipelines/{id}", methods: { GET: r43.GET, PATCH: r43.PATCH, DELETE: r43.DELETE }, summaries: {"GET":"one pipeline (id or name) with its run history and command line","PATCH":"change name, description, tags, kind or params (operator)","DELETE":"delete; 409 naming the flows that still use it (operator)"} },
+  { path: "/api/v1/pipelines/{id}/run", methods: { POST: r44.POST }, summaries: {"POST":"run a pipeline now → 202 { id } of the job run (operator; Idempotency-Key honoured; 429 when the queue is full)"} },
+  { path: "/api/v1/pipelines", methods: { GET: r45.GET, POST: r45.POST }, summaries: {"GET":"the pipeline library (?tag=&kind=)","POST":"save a pipeline: { name, description?, tags?, kind, params } (operator)"} },
+  { path: "/api/v1/setup", methods: { GET: r46.GET, POST: r46.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
+  { path: "/api/v1/slices/runs/{id}/actions", methods: { POST: r47.POST }, summaries: {"POST":"start a board action on a run (run, reset, reconcile, clear) as its slices.* job → 202 { id, kind }"} },
+  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r48.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
+  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r49.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
+  { path: "/api/v1/slices/runs", methods: { GET: r50.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
+  { path: "/api/v1/tables", methods: { GET: r51.GET, PUT: r51.PUT }, summaries: {"GET":"tables.json as the Tables page edits it: entries as written, their lake tables, its version","PUT":"replace tables.json { entries, version } (admin): validated naming the field, written atomically, audited"} },
+  { path: "/api/v1/tokens/{id}", methods: { DELETE: r52.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
+  { path: "/api/v1/tokens", methods: { GET: r53.GET, POST: r53.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
+  { path: "/api/v1/users/{id}", methods: { PATCH: r54.PATCH, DELETE: r54.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
+  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r55.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
+  { path: "/api/v1/users", methods: { GET: r56.GET, POST: r56.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
 ];

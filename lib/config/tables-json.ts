@@ -6,6 +6,7 @@ import { DEFAULT_NAMING, NAMINGS, type Naming } from './naming';
 import type { QuerySpec } from './query-spec';
 import { checkSubquery, isSubquery } from './subquery';
 import { AppError } from '../errors';
+import { parseFreshnessAlerts, parseFreshnessBlock, type FreshnessAlerts, type FreshnessExpectation } from './freshness';
 
 /**
  * tables.json — the table definitions in seed 000's format. Validated at load
@@ -54,6 +55,9 @@ export const TableEntrySchema = z.strictObject({
   soft_delete: z.boolean({ message: 'must be true or false' }).optional(),
   // issue 21 (types and keys): how source column names become lake column names (lib/config/naming.ts)
   naming: z.enum(NAMINGS, { message: `must be one of ${NAMINGS.join(' ')}` }).optional(),
+  // issue 24: `{ "warn_after": "2h", "error_after": "6h" }` (or dbt's {count, period}); null switches off
+  // the file's default. Checked by parseFreshnessBlock (lib/config/freshness.ts) for messages naming the field.
+  freshness: z.unknown().optional(),
 });
 
 export type TableEntry = z.infer<typeof TableEntrySchema>;
@@ -73,6 +77,30 @@ export interface TableDef {
   entry: TableEntry;
   /** Column naming convention: the entry's `naming`, else the file's top-level `naming`. (Default: preserve) */
   naming: Naming;
+  /**
+   * The entry's own freshness expectation: undefined when it says nothing (the models project's
+   * schema.yml, then the file's top-level `freshness`, apply), null when it switches freshness off.
+   */
+  freshness?: FreshnessExpectation | null;
+}
+
+/** tables.json's file-wide settings of the object form (issue 24). */
+export interface TablesSettings {
+  /** Top-level `freshness`: the expectation of every lake table that sets none. (Default: none) */
+  freshness: FreshnessExpectation | null;
+  /** Top-level `freshness_alerts`: recipients and smtp connection of breach alerts. (Default: no alerts) */
+  freshnessAlerts: FreshnessAlerts | null;
+}
+
+/** The file-wide settings of parsed tables.json content; throws TablesConfigError naming the field. */
+export function parseTablesSettings(raw: unknown, file = 'tables.json'): TablesSettings {
+  if (Array.isArray(raw) || !raw || typeof raw !== 'object') return { freshness: null, freshnessAlerts: null };
+  const o = raw as Record<string, unknown>;
+  const f = o.freshness === undefined ? { value: null, problems: [] } : parseFreshnessBlock(o.freshness, 'freshness');
+  const a = parseFreshnessAlerts(o.freshness_alerts);
+  const problems = [...f.problems, ...a.problems];
+  if (problems.length) throw new TablesConfigError(problems.map((p) => `${file}: ${p}`).join('\n'));
+  return { freshness: f.value, freshnessAlerts: a.value };
 }
 
 /** tables.json content that cannot be used: a validation error (exit 2, HTTP 400) listing every problem. */
@@ -95,6 +123,7 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
   if (topNaming !== undefined && !(NAMINGS as readonly unknown[]).includes(topNaming)) throw new TablesConfigError(`${file}: field naming: must be one of ${NAMINGS.join(' ')}`);
   const fileNaming = (topNaming as Naming | undefined) ?? DEFAULT_NAMING;
   const problems: string[] = [];
+  try { parseTablesSettings(raw, file); } catch (e) { problems.push(...(e as Error).message.split('\n')); }
   const defs: TableDef[] = [];
   const seen = new Map<string, number>();
   list.forEach((item, i) => {
@@ -134,6 +163,8 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     if (e.deletes === 'detect' && !uniqueKey.length) local.push('field deletes: detect needs a unique_key (a deleted row is a key the source no longer has)');
     if (e.dedupe === 'latest' && !(e.helper ? e.helper.cdc_column : e.cdc_column)) local.push(`field dedupe: latest needs a CDC column (${e.helper ? 'helper.cdc_column' : 'cdc_column'}): the newest row is the one with its greatest value`);
     if (uniqueKey.some((k) => k.toUpperCase() === BRANCH_ID)) local.push(`field unique_key: ${BRANCH_ID} is added to the key by Tributary`);
+    const fresh = e.freshness === undefined ? { value: undefined, problems: [] } : parseFreshnessBlock(e.freshness, 'freshness');
+    local.push(...fresh.problems);
     const lakeName = sub ? snakeCase(e.name ?? '') : snakeCase(e.table.split('.').pop() ?? '');
     if (!local.length && !lakeName) local.push('field name: gives an empty lake table name');
     if (local.length) { problems.push(...local.map((m) => `${where}: ${m}`)); return; }
@@ -142,6 +173,7 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     const category = e.category ?? (dateCol || e.helper ? 'transactions' : 'masters');
     defs.push({
       lakeName, source: e.table, uniqueKey: uniqueKey.map((k) => k.toUpperCase()), category, entry: e, naming: e.naming ?? fileNaming,
+      ...(fresh.value === undefined ? {} : { freshness: fresh.value }),
       deletes: { mode: e.deletes ?? 'ignore', soft: !!e.soft_delete },
       spec: {
         source: sub ? { kind: 'subquery', sql: e.table } : { kind: 'table', name: e.table },

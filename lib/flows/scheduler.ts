@@ -43,6 +43,13 @@ export interface SchedulerOptions {
   schedule?: boolean;
   /** OpenLineage events of flow runs (executor.ts). (Default: none) */
   lineage?: LineageEmitter | null;
+  /**
+   * Periodic work that must run on one worker only (the freshness check:
+   * one alert per breach), called on each tick while this scheduler leads,
+   * with the real time (not `now`: a task compares against database timestamps). A task throttles itself and logs its own errors.
+   * (Default: none)
+   */
+  leaderTasks?: ((now: Date) => Promise<void>)[];
 }
 
 export interface SchedulerHandle {
@@ -96,6 +103,9 @@ export function startFlowScheduler(o: SchedulerOptions): SchedulerHandle {
     if (o.schedule !== false) await lead();
     if (leader && !stopped) {
       try { await fireDue(o.pool, o.logger, now(), graceMs); } catch (e) { o.logger.warn('flows: scheduling tick failed', { error: toError(e).message }); }
+      for (const task of o.leaderTasks ?? []) {
+        try { await task(new Date()); } catch (e) { o.logger.warn('flows: a leader task failed', { error: toError(e).message }); }
+      }
     }
     if (!stopped) {
       try { await advanceFlowRuns({ pool: o.pool, logger: o.logger, publicUrl: o.publicUrl, lineage: o.lineage }); } catch (e) { o.logger.warn('flows: executor tick failed', { error: toError(e).message }); }

@@ -70,6 +70,17 @@ export function families(schedulerLockKey: number): Family[] {
       map: (r) => ({ labels: { table: String(r.t), branch: String(r.branch_id) }, value: Math.max(0, Number(r.n)) }),
     },
     {
+      // issue 24: assets with a freshness expectation (a bounded set: the configured ones), as the scheduler leader's check keeps them
+      name: 'tributary_asset_freshness_lag_seconds', help: 'Seconds since the asset\'s last successful load (a lake table\'s stalest branch) or build, for assets with a freshness expectation.', type: 'gauge',
+      sql: `select asset, extract(epoch from now() - last_success_at)::float8 as n from asset_freshness where last_success_at is not null`,
+      map: (r) => ({ labels: { asset: String(r.asset) }, value: Math.max(0, Number(r.n)) }),
+    },
+    {
+      name: 'tributary_asset_freshness_status', help: 'Freshness status of an asset at the last check: 1 for its status (pass, warn, error, unknown), 0 for the others.', type: 'gauge',
+      sql: `select a.asset, s.status, (a.status = s.status)::int::float8 as n from asset_freshness a cross join (values ('pass'), ('warn'), ('error'), ('unknown')) s(status)`,
+      map: (r) => ({ labels: { asset: String(r.asset), status: String(r.status) }, value: Number(r.n) }),
+    },
+    {
       name: 'tributary_dq_checks_total', help: 'Data-quality checks, by table, branch and outcome (OK, MISMATCH, ERROR, SKIPPED).', type: 'counter',
       sql: `select table_name, branch_id, status, count(*)::float8 as n from etl_meta.etl_dq_results group by 1, 2, 3`,
       map: (r) => ({ labels: { table: String(r.table_name), branch: String(r.branch_id), status: String(r.status) }, value: Number(r.n) }),

@@ -18,7 +18,7 @@ export const LAYERS: string[][] = [
   ['sources', 'lake', 'audit', 'reconcile'],
   ['connections', 'auth', 'jobs'],
   ['mail', 'webhook', 'pipelines'],
-  ['etl', 'dq', 'slices', 'models', 'flows', 'lake-admin'],
+  ['etl', 'dq', 'slices', 'models', 'flows', 'lake-admin', 'freshness'],
   ['api', 'cli', 'iceberg-rest', 'metrics'],
 ];
 const TOP = new Set(['workers', 'app']);
