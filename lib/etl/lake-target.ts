@@ -41,6 +41,12 @@ export interface LakeTarget {
   merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number; deletes?: MergeDeletes }): Promise<WriteOutcome>;
   /** The table's rows at its current snapshot, these columns only, in one partition (no rows when the table has no snapshot). */
   scan(table: string, columns: string[], partition: Record<string, unknown>): AsyncIterable<arrow.RecordBatch>;
+  /**
+   * The live rows (data files' records less position deletes, an estimate) and the bounds of an
+   * integer column in one partition, from the manifests alone (no data file is opened); null when
+   * the table has no snapshot or a file records no bounds for the column. (Optional: a target without it plans from the scan.)
+   */
+  intKeyRange?(table: string, column: string, partition: Record<string, unknown>): Promise<{ rows: number; min: bigint; max: bigint } | null>;
   /** Snapshot retention after a load. */
   expire(table: string, opts: { maxAgeDays: number; minToKeep: number }): Promise<void>;
   /**
@@ -214,6 +220,24 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       const snap = tbl.currentSnapshotId();
       if (snap === null) return;
       yield* tbl.scan({ columns, partition, snapshotId: snap });
+    },
+    async intKeyRange(t, column, partition) {
+      const tbl = await load(t);
+      const snap = tbl.currentSnapshotId();
+      if (snap === null) return null;
+      const want = Object.entries(partition);
+      let rows = 0, min: bigint | null = null, max: bigint | null = null;
+      for (const f of await tbl.files(snap)) {
+        if (!want.every(([k, v]) => String(f.partition[k]) === String(v))) continue;
+        if (f.content === 'position-deletes') { rows -= f.recordCount; continue; }
+        if (f.content !== 'data') continue;
+        const b = f.intBounds?.[column];
+        if (!b) return null;
+        rows += f.recordCount;
+        if (min === null || b.lower < min) min = b.lower;
+        if (max === null || b.upper > max) max = b.upper;
+      }
+      return min === null || max === null ? null : { rows: Math.max(0, rows), min, max };
     },
     async dropIfEmpty(t) {
       if (!(await lake.tableExists(ident(t)))) return false;

@@ -6,7 +6,7 @@
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
 import { makeBatch } from './arrow-util';
-import { fromComparable } from './bounds';
+import { decodeBound, fromComparable } from './bounds';
 import { partitionFieldType, partitionValueFromAvro } from './manifest';
 import { applyDeletes, deleteIndex, fileMayMatch, planFiles, readDataFile, rowFilter, snapshotById, specById } from './scan';
 import { arrowSchemaOf } from './schema';
@@ -69,6 +69,18 @@ export async function tableFiles(t: TableHandle, snapshotId?: bigint): Promise<D
       partition[f.name] = typeof v === 'bigint' ? (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : String(v)) : v;
     }
     const c = p.entry.data_file.content;
-    return { path: p.entry.data_file.file_path, content: c === 0 ? 'data' : c === 1 ? 'position-deletes' : 'equality-deletes', partition, recordCount: Number(p.entry.data_file.record_count), fileSizeInBytes: Number(p.entry.data_file.file_size_in_bytes) };
+    const info: DataFileInfo = { path: p.entry.data_file.file_path, content: c === 0 ? 'data' : c === 1 ? 'position-deletes' : 'equality-deletes', partition, recordCount: Number(p.entry.data_file.record_count), fileSizeInBytes: Number(p.entry.data_file.file_size_in_bytes) };
+    if (c === 0) {
+      const lows = new Map((p.entry.data_file.lower_bounds ?? []).map((x) => [x.key, x.value]));
+      const highs = new Map((p.entry.data_file.upper_bounds ?? []).map((x) => [x.key, x.value]));
+      for (const f of schema.fields) {
+        if (f.type !== 'int' && f.type !== 'long') continue;
+        const lo = lows.get(f.id), hi = highs.get(f.id);
+        const l = lo ? decodeBound(f.type, lo) : null, h = hi ? decodeBound(f.type, hi) : null;
+        if (l === null || h === null) continue;
+        (info.intBounds ??= {})[f.name] = { lower: BigInt(l as number | bigint), upper: BigInt(h as number | bigint) };
+      }
+    }
+    return info;
   });
 }

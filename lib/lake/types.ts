@@ -151,4 +151,6 @@ export interface DataFileInfo {
   partition: Record<string, unknown>;
   recordCount: number;
   fileSizeInBytes: number;
+  /** Lower and upper bounds of the integer (`int`, `long`) columns a data file records them for, by column name (for planning over keys without reading the files). */
+  intBounds?: Record<string, { lower: bigint; upper: bigint }>;
 }
