@@ -12,6 +12,7 @@ import type { HashQuery, SqlColumn } from '../reconcile/sql-common';
 import { textSide } from '../reconcile/text-side';
 import type { Logger } from '../log';
 import { deletedIntKeys, keyGrid, lakeIntKeys } from './detect-int-keys';
+import { keyFileCache } from './key-file-cache';
 import type { LakeTarget } from './lake-target';
 import type { Unit } from './run-types';
 
@@ -70,7 +71,7 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
     // the grid from the manifests (no file opened), so the source's aggregate runs while the lake's keys are read
     const range = await a.target.intKeyRange?.(def.lakeName, lakeKeys[0].name, partition) ?? null;
     const grid = range ? keyGrid(Number(range.min), Number(range.max), range.rows) : null;
-    const held = lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition), lakeKeys[0].name, soft ? liveRows : null);
+    const held = lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition, { fileCache: keyFileCache }), lakeKeys[0].name, soft ? liveRows : null);
     const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
     const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held, grid);
     if (r) {
@@ -82,7 +83,7 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
   const q: HashQuery = { rel: { from: fromClause(def), where: '' }, keys: sql, columns: sql, keyHash, digest: 'sum' };
   const source = textSide(dialect, (s) => run(s, a.signal), q);
   const lake = onePerKey(arrowSide({
-    scan: heldScan((columns) => a.target.scan(def.lakeName, columns, partition)),
+    scan: heldScan((columns) => a.target.scan(def.lakeName, columns, partition, { fileCache: keyFileCache })),
     keys: lakeKeys, columns: lakeKeys, keyHash, digest: 'sum', signal: a.signal,
     ...(soft ? { windowColumns: [DELETED_AT], window: liveRows } : {}),
   }));

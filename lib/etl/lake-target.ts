@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
-import type { Lake, LakeTable } from '../lake';
+import type { Lake, LakeTable, ScanFileCache } from '../lake';
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
 import type { UnionColumn } from './schema-union';
@@ -40,7 +40,7 @@ export interface LakeTarget {
   /** Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward; `deletes` go into the same commit (the last one, when the files are merged in groups). */
   merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number; deletes?: MergeDeletes }): Promise<WriteOutcome>;
   /** The table's rows at its current snapshot, these columns only, in one partition (no rows when the table has no snapshot). */
-  scan(table: string, columns: string[], partition: Record<string, unknown>): AsyncIterable<arrow.RecordBatch>;
+  scan(table: string, columns: string[], partition: Record<string, unknown>, opts?: { fileCache?: ScanFileCache }): AsyncIterable<arrow.RecordBatch>;
   /**
    * The live rows (data files' records less position deletes, an estimate) and the bounds of an
    * integer column in one partition, from the manifests alone (no data file is opened); null when
@@ -215,11 +215,11 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       if (snapshotId === null && tbl.currentSnapshotId() !== null) snapshotId = String(tbl.currentSnapshotId());
       return { snapshotId, disposition: 'merge', inserted, updated, deletedByBranch };
     },
-    async *scan(t, columns, partition) {
+    async *scan(t, columns, partition, so) {
       const tbl = await load(t);
       const snap = tbl.currentSnapshotId();
       if (snap === null) return;
-      yield* tbl.scan({ columns, partition, snapshotId: snap });
+      yield* tbl.scan({ columns, partition, snapshotId: snap, ...(so?.fileCache ? { fileCache: so.fileCache } : {}) });
     },
     async intKeyRange(t, column, partition) {
       const tbl = await load(t);
