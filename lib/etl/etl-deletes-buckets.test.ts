@@ -30,6 +30,7 @@ const tables = parseTablesConfig([
   { table: 'app.orders', unique_key: 'order_id', cdc_column: 'updated_at', category: 'masters', deletes: 'detect' },
   { table: 'app.tags', unique_key: 'tag', cdc_column: 'updated_at', category: 'masters', deletes: 'detect' },
   { table: 'app.events', unique_key: ['event_id', 'event_ts'], cdc_column: 'updated_at', category: 'masters', deletes: 'detect' },
+  { table: 'app.soft', unique_key: 'id', cdc_column: 'updated_at', category: 'masters', deletes: 'detect', soft_delete: true },
 ]);
 const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, fetchBatchSize: 500, stagingRowsPerFile: 700, ...o });
 const sql = (i: number, text: string) => queryBranch(scratch[i].url, text);
@@ -47,6 +48,8 @@ async function seed(url: string, i: number): Promise<void> {
     CREATE TABLE app.tags (tag text PRIMARY KEY, n int, updated_at timestamp(6) NOT NULL);
     INSERT INTO app.tags SELECT 'tag-' || lpad(g::text, 5, '0') || CASE WHEN g % 3 = 0 THEN ' é' ELSE '' END, g, '2025-03-01 10:00:00' FROM generate_series(1, 1500) g;
     CREATE TABLE app.events (event_id int, event_ts timestamp(6), v text, updated_at timestamp(6) NOT NULL, PRIMARY KEY (event_id, event_ts));
+    CREATE TABLE app.soft (id int PRIMARY KEY, v text, updated_at timestamp(6) NOT NULL);
+    INSERT INTO app.soft SELECT g, 's' || g, '2025-03-01 10:00:00' FROM generate_series(1, 500) g;
     INSERT INTO app.events SELECT g % 400, '2025-03-01 08:00:00.000001'::timestamp + g * interval '1.000123 second', 'e' || g, '2025-03-01 10:00:00' FROM generate_series(1, 1200) g;`);
 }
 
@@ -107,14 +110,20 @@ describe('deletes: detect over key ranges and hashed buckets', () => {
       DELETE FROM app.tags WHERE tag IN ('tag-00001', 'tag-00500', 'tag-00999 é', 'tag-01500 é');
       INSERT INTO app.tags VALUES ('tag-00500a', 1, ${NEW});
       DELETE FROM app.events WHERE v IN ('e1', 'e401', 'e777', 'e1200');
-      INSERT INTO app.events VALUES (1, '2025-03-01 08:00:01.000125', 'new', ${NEW})`);
+      INSERT INTO app.events VALUES (1, '2025-03-01 08:00:01.000125', 'new', ${NEW});
+      DELETE FROM app.soft WHERE id IN (3, 250, 499); UPDATE app.soft SET v = 'upd', updated_at = ${NEW} WHERE id IN (4, 251); INSERT INTO app.soft VALUES (501, 'new', ${NEW})`);
     // b1: one delete + one insert of equal count in the same range and the same bucket of text keys; nothing else
     await sql(1, `DELETE FROM app.orders WHERE order_id = 3000; INSERT INTO app.orders VALUES (3001, 9, ${NEW});
       DELETE FROM app.tags WHERE tag = 'tag-00700'; INSERT INTO app.tags VALUES ('tag-00700 ', 7, ${NEW})`);
     const r1 = await run('INCREMENTAL', 1);
     expect(r1.units.filter((u) => u.status !== 'SUCCESS').map((u) => `${u.table}@${u.branch}: ${u.error}`)).toEqual([]);
     const deleted = Object.fromEntries(r1.units.map((u) => [`${u.table}@${u.branch}`, u.rowsDeleted]));
-    expect(deleted).toEqual({ 'orders@b0': 9, 'orders@b1': 1, 'tags@b0': 4, 'tags@b1': 1, 'events@b0': 4, 'events@b1': 0 });
+    expect(deleted).toEqual({ 'orders@b0': 9, 'orders@b1': 1, 'tags@b0': 4, 'tags@b1': 1, 'events@b0': 4, 'events@b1': 0, 'soft@b0': 3, 'soft@b1': 0 });
+    // soft: updates and deletes of one partition in one commit; the deleted rows kept, stamped, with their values
+    const n = await names('soft');
+    const softRows = (where: string) => lake.loadTable('etl.soft').then((t) => chdbRows(t, (f) => `SELECT BRANCH_ID AS b, concat(toString(${n.get('id')}), '|', ${n.get('v')}) AS k FROM ${f} WHERE ${where}`).map((r) => `${r.b}:${r.k}`).sort());
+    expect(await softRows('_deleted_at IS NOT NULL')).toEqual(['b0:250|s250', 'b0:3|s3', 'b0:499|s499']);
+    expect(await softRows('_deleted_at IS NULL')).toEqual(await sourceRows('soft', ['id', 'v']));
 
     for (const [table, cols] of [['orders', ['order_id', 'amount']], ['tags', ['tag', 'n']], ['events', ['event_id', 'event_ts', 'v']]] as const) {
       const want = await sourceRows(table, [...cols]);
@@ -125,7 +134,7 @@ describe('deletes: detect over key ranges and hashed buckets', () => {
       expect((await lakeRows(table, plain)).ib, `${table} via icebird`).toEqual(await sourceRows(table, plain));
     }
     const log = await db.pool.query(`SELECT table_name, branch_id, rows_deleted::int AS d FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1 AND rows_deleted > 0 ORDER BY 1, 2`, [r1.runId]);
-    expect(log.rows.map((x) => `${x.table_name}@${x.branch_id}=${x.d}`)).toEqual(['events@b0=4', 'orders@b0=9', 'orders@b1=1', 'tags@b0=4', 'tags@b1=1']);
+    expect(log.rows.map((x) => `${x.table_name}@${x.branch_id}=${x.d}`)).toEqual(['events@b0=4', 'orders@b0=9', 'orders@b1=1', 'soft@b0=3', 'tags@b0=4', 'tags@b1=1']);
   });
 
   it('the next INCREMENTAL (lake files now with position deletes, their key columns taken from the process cache) finds only the new deletes', async () => {
