@@ -75,7 +75,7 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
     const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
     const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held, grid);
     if (r) {
-      a.log.debug('deletes: key ranges compared', { lakeKeys: r.lakeKeys, sourceKeys: r.sourceKeys, differingRanges: r.differing, probed: r.probed, gridFromManifests: !!grid });
+      a.log.debug('deletes: key ranges compared', { lakeKeys: r.lakeKeys, sourceKeys: r.sourceKeys, differingRanges: r.differing, probed: r.probed, gridFromManifests: !!grid, ...r.timing });
       return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: r.lakeKeys, complete: true };
     }
   }

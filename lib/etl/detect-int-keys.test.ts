@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../testing/pg';
 import { queryBranch } from '../testing/branch-fixtures';
-import { createPostgresSource, type SourceReader } from '../sources';
+import { createPostgresSource, type BranchSource } from '../sources';
 import { aggregateSql, deletedIntKeys, keyGrid, type IntKeySource } from './detect-int-keys';
+import { pgHashInt8 } from './pg-hash-int8';
 
 // Deleted integer keys by key ranges, against a real PostgreSQL source: the source's aggregate and
 // the lake side's sums must agree range by range (the digest computed alike in SQL and here), a
 // range with one delete is settled by its sums, anything else is read key by key, and the answer
 // is always the exact set difference.
 let scratch: { url: string; drop(): Promise<void> };
-let source: SourceReader;
+let source: BranchSource;
 const sqls: string[] = [];
 
 const src = (table: string, key = 'id'): IntKeySource => ({
@@ -77,6 +78,12 @@ describe('deleted integer keys by key ranges (real PostgreSQL)', () => {
     expect(await deletedIntKeys(src('same'), new Float64Array(0), null)).toMatchObject({ keys: [] });
     expect(sqls).toEqual([]);
     expect(await deletedIntKeys(src('same'), null, null)).toBeNull(); // keys beyond ±2^53: the hashed road
+  });
+
+  it('pgHashInt8 is the server\'s hashint8 (negative, beyond 32 bits, near ±2^53)', async () => {
+    const vals = [0, 1, -1, 42, 2147483647, -2147483648, 4294967296, 123456789012, 9007199254740991, -9007199254740991];
+    const r = await source.textQuery!(`SELECT v::text AS v, hashint8(v)::text AS h FROM unnest('{${vals.join(',')}}'::int8[]) v`);
+    expect(r.map((x) => Number(x.h))).toEqual(vals.map(pgHashInt8));
   });
 
   it('Oracle: the same aggregate in Oracle SQL (FLOOR, MOD), the key offset kept exact', () => {

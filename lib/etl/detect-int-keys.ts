@@ -1,4 +1,5 @@
 import type * as arrow from 'apache-arrow';
+import { pgHashInt8 } from './pg-hash-int8';
 
 /**
  * Deleted keys of a table with a single integer key, by key ranges instead of
@@ -22,11 +23,13 @@ import type * as arrow from 'apache-arrow';
  *
  * Exactness: a range whose key sets are equal always matches; one whose sets
  * differ matches only if count, offset sum and digest sum all agree. One key
- * swapped for another always changes the offset sum; the digest (x ↦ x² + c
- * mod P, twice) is a degree-4 polynomial of the key, so a collision needs an
- * exchange of at least five keys within one range of ~64 keys, in one run,
- * whose first four power sums agree modulo P — the same order of assurance as
- * the reconciler's MD5 sums.
+ * swapped for another always changes the offset sum. On PostgreSQL the digest
+ * is the server's `hashint8` (a lookup3 mix: a collision is a 32-bit accident
+ * within one range, on top of equal counts and sums — the order of assurance of
+ * the reconciler's MD5 sums); on Oracle, with no hash JavaScript can reproduce,
+ * it is x ↦ x² + c mod P twice (a degree-4 polynomial: a collision needs an
+ * exchange of at least five keys within one range whose first four power sums
+ * agree modulo P).
  */
 export interface IntKeySource {
   dialect: 'postgres' | 'oracle';
@@ -77,8 +80,13 @@ export async function lakeIntKeys(batches: AsyncIterable<arrow.RecordBatch>, key
   return keys;
 }
 
-/** The digest of a key's offset in the grid (o ≥ 0), computed alike by the source's SQL (digestSql). */
-function digest(o: number): number {
+/** The digest of a key (k, at offset o ≥ 0 in the grid), computed alike by the source's SQL (aggregateSql). */
+function digestOf(dialect: IntKeySource['dialect']): (k: number, o: number) => number {
+  return dialect === 'postgres' ? (k) => pgHashInt8(k) : (_k, o) => polyDigest(o);
+}
+
+/** Oracle's digest (no hash function shared with JavaScript): x ↦ x² + c mod P, twice, of the offset. */
+function polyDigest(o: number): number {
   const x1 = o % P;
   const x2 = (x1 * x1 + C1) % P;
   return (x2 * x2 + C2) % P;
@@ -88,11 +96,10 @@ function digest(o: number): number {
 export function aggregateSql(src: Pick<IntKeySource, 'dialect' | 'from' | 'key'>, g: KeyGrid): string {
   const { dialect, from, key } = src;
   if (dialect === 'postgres') {
-    // int8 throughout (an int4 key minus a negative min would overflow int4); x1² + c < 2^53; sum(int8) is exact (numeric)
+    // int8 throughout (an int4 key minus a negative min would overflow int4); the digest is the server's
+    // own hashint8 (one C call a row, reproduced by pg-hash-int8.ts), summed as int8
     const o = `(${key}::int8 - (${g.min}))`;
-    const x1 = `(${o} % ${P})`;
-    const x2 = `((${x1} * ${x1} + ${C1}) % ${P})`;
-    return `SELECT ${o} / ${g.width} AS b, count(*) AS n, sum(${o} % ${g.width}) AS s, sum((${x2} * ${x2} + ${C2}) % ${P}) AS h `
+    return `SELECT ${o} / ${g.width} AS b, count(*) AS n, sum(${o} % ${g.width}) AS s, sum(hashint8(${key}::int8)) AS h `
       + `FROM ${from} WHERE ${key} BETWEEN ${g.min} AND ${g.max} GROUP BY 1`;
   }
   const o = `(${key} - (${g.min}))`;
@@ -112,6 +119,8 @@ export interface DeletedIntKeys {
   differing: number;
   /** Lake keys of differing ranges the sums could not settle, checked against the source key by key. */
   probed: number;
+  /** Milliseconds until the lake's keys were read and until the source's aggregate came back (both start at once). */
+  timing?: { lakeMs: number; sourceMs: number };
 }
 
 /**
@@ -121,11 +130,13 @@ export interface DeletedIntKeys {
  * not exact as numbers: the caller takes the hashed road).
  */
 export async function deletedIntKeys(src: IntKeySource, lake: Float64Array | null | Promise<Float64Array | null>, grid: KeyGrid | null = null): Promise<DeletedIntKeys | null> {
-  const early = grid ? src.run(aggregateSql(src, grid)) : null;
+  const t0 = Date.now();
+  const timing = { lakeMs: 0, sourceMs: 0 };
+  const early = grid ? src.run(aggregateSql(src, grid)).then((x) => { timing.sourceMs = Date.now() - t0; return x; }) : null;
   let keys: Float64Array | null;
   let rows: Record<string, string | null>[] | null;
   try {
-    [keys, rows] = await Promise.all([lake, early]);
+    [keys, rows] = await Promise.all([Promise.resolve(lake).then((x) => { timing.lakeMs = Date.now() - t0; return x; }), early]);
   } catch (e) {
     early?.catch(() => {}); // the other side's failure is the one reported
     throw e;
@@ -143,10 +154,11 @@ export async function deletedIntKeys(src: IntKeySource, lake: Float64Array | nul
   const ranges = Math.floor((g.max - g.min) / g.width) + 1;
   // lake side: count, offset sum and digest sum per range (exact: each stays below 2^53, checked below)
   const n = new Float64Array(ranges), s = new Float64Array(ranges), h = new Float64Array(ranges);
+  const digest = digestOf(src.dialect);
   for (let i = 0; i < keys.length; i++) {
     const o = keys[i] - g.min;
     const b = Math.floor(o / g.width);
-    n[b]++; s[b] += o - b * g.width; h[b] += digest(o);
+    n[b]++; s[b] += o - b * g.width; h[b] += digest(keys[i], o);
   }
   // 0: same; 1: differs, read key by key; 2: the source has no key there (every lake key of it is gone);
   // 3: exactly one lake key is missing and the sums name it (cand), settled without reading the source's keys
@@ -166,7 +178,7 @@ export async function deletedIntKeys(src: IntKeySource, lake: Float64Array | nul
     // scattered). Anything else (an insert beside it, several deletes) is read key by key.
     if (n[b] === cnt + 1 && Number.isSafeInteger(s[b]) && Number.isSafeInteger(h[b]) && !Number.isNaN(rs) && !Number.isNaN(rh)) {
       const d = s[b] - rs;
-      if (d >= 0 && d < g.width && digest(b * g.width + d) === h[b] - rh) { state[b] = 3; cand[b] = g.min + b * g.width + d; }
+      if (d >= 0 && d < g.width && digest(g.min + b * g.width + d, b * g.width + d) === h[b] - rh) { state[b] = 3; cand[b] = g.min + b * g.width + d; }
     }
   }
   let differing = 0;
@@ -174,7 +186,7 @@ export async function deletedIntKeys(src: IntKeySource, lake: Float64Array | nul
     if (!seen[b] && n[b] > 0) state[b] = 2;
     if (state[b]) differing++;
   }
-  if (!differing) return { keys: [], sourceKeys, lakeKeys: keys.length, differing, probed: 0 };
+  if (!differing) return { keys: [], sourceKeys, lakeKeys: keys.length, differing, probed: 0, timing };
   // the lake keys of the differing ranges: a named key must be live in the lake exactly once (a key held
   // twice with one copy in the source would also leave one key over); suspects are read key by key
   const occ = new Uint32Array(ranges);
@@ -218,5 +230,5 @@ export async function deletedIntKeys(src: IntKeySource, lake: Float64Array | nul
       for (const k of suspects) if (k >= lo && k <= hi && !have.has(k)) gone.push(k);
     }
   }
-  return { keys: gone, sourceKeys, lakeKeys: keys.length, differing, probed: suspects.size };
+  return { keys: gone, sourceKeys, lakeKeys: keys.length, differing, probed: suspects.size, timing };
 }
