@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../testing/pg';
 import { queryBranch } from '../testing/branch-fixtures';
 import { createPostgresSource, type BranchSource } from '../sources';
-import { aggregateSql, deletedIntKeys, keyGrid, type IntKeySource } from './detect-int-keys';
+import * as arrow from 'apache-arrow';
+import { aggregateSql, deletedIntKeys, keyGrid, lakeIntKeys, type IntKeySource } from './detect-int-keys';
 import { pgHashInt8 } from './pg-hash-int8';
 
 // Deleted integer keys by key ranges, against a real PostgreSQL source: the source's aggregate and
@@ -84,6 +85,14 @@ describe('deleted integer keys by key ranges (real PostgreSQL)', () => {
     const vals = [0, 1, -1, 42, 2147483647, -2147483648, 4294967296, 123456789012, 9007199254740991, -9007199254740991];
     const r = await source.textQuery!(`SELECT v::text AS v, hashint8(v)::text AS h FROM unnest('{${vals.join(',')}}'::int8[]) v`);
     expect(r.map((x) => Number(x.h))).toEqual(vals.map(pgHashInt8));
+  });
+
+  it('lakeIntKeys: int64 keys exact to ±(2^53 − 1), nulls skipped; a key beyond is refused (null: the hashed road)', async () => {
+    const vals = [0n, 1n, -1n, 4294967296n, -4294967297n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 123456789012n];
+    const batches = async function* (v: (bigint | null)[]) { yield* arrow.tableFromArrays({ K: arrow.vectorFromArray(v, new arrow.Int64()) } as never).batches; };
+    expect([...(await lakeIntKeys(batches([...vals, null]), 'K', null))!]).toEqual(vals.map(Number));
+    expect(await lakeIntKeys(batches([1n, 2n ** 53n]), 'K', null)).toBeNull();
+    expect(await lakeIntKeys(batches([-(2n ** 60n), 1n]), 'K', null)).toBeNull();
   });
 
   it('Oracle: the same aggregate in Oracle SQL (FLOOR, MOD), the key offset kept exact', () => {

@@ -68,12 +68,21 @@ export async function lakeIntKeys(batches: AsyncIterable<arrow.RecordBatch>, key
     const vals = d.values as Int32Array | BigInt64Array | Int16Array | Int8Array;
     const bm = d.nullCount ? d.nullBitmap : null;
     if (n + b.numRows > out.length) { const g = new Float64Array(Math.max(out.length * 2, n + b.numRows)); g.set(out.subarray(0, n)); out = g; }
+    // an int64 as its two 32-bit halves (little-endian): BigInt → Number a row costs several times more;
+    // a key beyond ±2^53 comes out inexact, and is caught below by its high half
+    const w = vals instanceof BigInt64Array ? new Int32Array(vals.buffer, vals.byteOffset, vals.length * 2) : null;
+    let unsafe = false;
     for (let i = 0; i < b.numRows; i++) {
       const j = d.offset + i;
       if (bm && (bm[j >> 3] & (1 << (j & 7))) === 0) continue;
       if (keep && !keep(i)) continue;
-      out[n++] = Number(vals[j]);
+      if (w) {
+        const hi = w[2 * j + 1];
+        if (hi > 0x1fffff || hi < -0x200000) unsafe = true;
+        out[n++] = hi * 4294967296 + (w[2 * j] >>> 0);
+      } else out[n++] = vals[j] as number;
     }
+    if (unsafe) return null;
   }
   const keys = out.subarray(0, n);
   for (let i = 0; i < n; i++) if (!Number.isSafeInteger(keys[i])) return null;
