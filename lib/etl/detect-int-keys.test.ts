@@ -89,7 +89,7 @@ describe('deleted integer keys by key ranges (real PostgreSQL)', () => {
 
   it('lakeIntKeys: int64 keys exact to ±(2^53 − 1), nulls skipped; a key beyond is refused (null: the hashed road)', async () => {
     const vals = [0n, 1n, -1n, 4294967296n, -4294967297n, 2n ** 53n - 1n, -(2n ** 53n - 1n), 123456789012n];
-    const batches = async function* (v: (bigint | null)[]) { yield* arrow.tableFromArrays({ K: arrow.vectorFromArray(v, new arrow.Int64()) } as never).batches; };
+    const batches = async function* (v: (bigint | null)[]): AsyncGenerator<arrow.RecordBatch> { yield* new arrow.Table({ K: arrow.vectorFromArray(v, new arrow.Int64()) }).batches; };
     expect([...(await lakeIntKeys(batches([...vals, null]), 'K', null))!]).toEqual(vals.map(Number));
     expect(await lakeIntKeys(batches([1n, 2n ** 53n]), 'K', null)).toBeNull();
     expect(await lakeIntKeys(batches([-(2n ** 60n), 1n]), 'K', null)).toBeNull();
