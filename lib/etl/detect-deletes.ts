@@ -69,9 +69,10 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
     // the common case (one integer key): ranges of the key itself, no hashing (detect-int-keys.ts)
     // (keys beyond ±2^53 are not exact as numbers: those take the hashed road below)
     // the grid from the manifests (no file opened), so the source's aggregate runs while the lake's keys are read
+    const held = lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition, { fileCache: keyFileCache }), lakeKeys[0].name, soft ? liveRows : null);
+    held.catch(() => {}); // awaited below (deletedIntKeys); a failure of the range read first must not leave it unhandled
     const range = await a.target.intKeyRange?.(def.lakeName, lakeKeys[0].name, partition) ?? null;
     const grid = range ? keyGrid(Number(range.min), Number(range.max), range.rows) : null;
-    const held = lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition, { fileCache: keyFileCache }), lakeKeys[0].name, soft ? liveRows : null);
     const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
     const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held, grid);
     if (r) {
