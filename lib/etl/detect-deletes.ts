@@ -11,7 +11,8 @@ import type { DqSide, SideRow } from '../reconcile/side';
 import type { HashQuery, SqlColumn } from '../reconcile/sql-common';
 import { textSide } from '../reconcile/text-side';
 import type { Logger } from '../log';
-import { deletedIntKeys, lakeIntKeys } from './detect-int-keys';
+import { deletedIntKeys, keyGrid, lakeIntKeys } from './detect-int-keys';
+import { keyFileCache } from './key-file-cache';
 import type { LakeTarget } from './lake-target';
 import type { Unit } from './run-types';
 import { lakeKeys as lakeKeysOf } from '../sources';
@@ -72,18 +73,23 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
   if (sql.length === 1 && kindOf(sql[0].sourceType) === 'integer' && !sql[0].asFloat && a.schema.fields.find((x) => x.name === lakeKeys[0].name)!.type.typeId === arrow.Type.Int) {
     // the common case (one integer key): ranges of the key itself, no hashing (detect-int-keys.ts)
     // (keys beyond ±2^53 are not exact as numbers: those take the hashed road below)
-    const held = await lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition), lakeKeys[0].name, soft ? liveRows : null);
-    if (held) {
-      const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
-      const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held);
-      return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: held.length, complete: true };
+    // the grid from the manifests (no file opened), so the source's aggregate runs while the lake's keys are read
+    const held = lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition, { fileCache: keyFileCache }), lakeKeys[0].name, soft ? liveRows : null);
+    held.catch(() => {}); // awaited below (deletedIntKeys); a failure of the range read first must not leave it unhandled
+    const range = await a.target.intKeyRange?.(def.lakeName, lakeKeys[0].name, partition) ?? null;
+    const grid = range ? keyGrid(Number(range.min), Number(range.max), range.rows) : null;
+    const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
+    const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held, grid);
+    if (r) {
+      a.log.debug('deletes: key ranges compared', { lakeKeys: r.lakeKeys, sourceKeys: r.sourceKeys, differingRanges: r.differing, probed: r.probed, gridFromManifests: !!grid, ...r.timing });
+      return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: r.lakeKeys, complete: true };
     }
   }
   const keyHash = sql.length === 1 && kindOf(sql[0].sourceType) === 'integer' && arrowKind(a.schema.fields.find((x) => x.name === lakeKeys[0].name)!.type) === 'integer' ? 'int32' as const : 'md5' as const;
   const q: HashQuery = { rel: { from: fromClause(def), where: '' }, keys: sql, columns: sql, keyHash, digest: 'sum' };
   const source = textSide(dialect, (s) => run(s, a.signal), q);
   const lake = onePerKey(arrowSide({
-    scan: heldScan((columns) => a.target.scan(def.lakeName, columns, partition)),
+    scan: heldScan((columns) => a.target.scan(def.lakeName, columns, partition, { fileCache: keyFileCache })),
     keys: lakeKeys, columns: lakeKeys, keyHash, digest: 'sum', signal: a.signal,
     ...(soft ? { windowColumns: [DELETED_AT], window: liveRows } : {}),
   }));

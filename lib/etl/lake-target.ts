@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
-import type { Lake, LakeTable } from '../lake';
+import type { Lake, LakeTable, ScanFileCache } from '../lake';
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
 import type { UnionColumn } from './schema-union';
@@ -41,7 +41,13 @@ export interface LakeTarget {
   /** Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward; `deletes` go into the same commit (the last one, when the files are merged in groups). */
   merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number; deletes?: MergeDeletes }): Promise<WriteOutcome>;
   /** The table's rows at its current snapshot, these columns only, in one partition (no rows when the table has no snapshot). */
-  scan(table: string, columns: string[], partition: Record<string, unknown>): AsyncIterable<arrow.RecordBatch>;
+  scan(table: string, columns: string[], partition: Record<string, unknown>, opts?: { fileCache?: ScanFileCache }): AsyncIterable<arrow.RecordBatch>;
+  /**
+   * The live rows (data files' records less position deletes, an estimate) and the bounds of an
+   * integer column in one partition, from the manifests alone (no data file is opened); null when
+   * the table has no snapshot or a file records no bounds for the column. (Optional: a target without it plans from the scan.)
+   */
+  intKeyRange?(table: string, column: string, partition: Record<string, unknown>): Promise<{ rows: number; min: bigint; max: bigint } | null>;
   /** Snapshot retention after a load. */
   expire(table: string, opts: { maxAgeDays: number; minToKeep: number }): Promise<void>;
   /**
@@ -220,11 +226,29 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       if (!opts.keepStaging) for (const f of files) if (isRemoteStaged(f)) await lake.storage.delete(f.path);
       return r;
     },
-    async *scan(t, columns, partition) {
+    async *scan(t, columns, partition, so) {
       const tbl = await load(t);
       const snap = tbl.currentSnapshotId();
       if (snap === null) return;
-      yield* tbl.scan({ columns, partition, snapshotId: snap });
+      yield* tbl.scan({ columns, partition, snapshotId: snap, ...(so?.fileCache ? { fileCache: so.fileCache } : {}) });
+    },
+    async intKeyRange(t, column, partition) {
+      const tbl = await load(t);
+      const snap = tbl.currentSnapshotId();
+      if (snap === null) return null;
+      const want = Object.entries(partition);
+      let rows = 0, min: bigint | null = null, max: bigint | null = null;
+      for (const f of await tbl.files(snap)) {
+        if (!want.every(([k, v]) => String(f.partition[k]) === String(v))) continue;
+        if (f.content === 'position-deletes') { rows -= f.recordCount; continue; }
+        if (f.content !== 'data') continue;
+        const b = f.intBounds?.[column];
+        if (!b) return null;
+        rows += f.recordCount;
+        if (min === null || b.lower < min) min = b.lower;
+        if (max === null || b.upper > max) max = b.upper;
+      }
+      return min === null || max === null ? null : { rows: Math.max(0, rows), min, max };
     },
     async dropIfEmpty(t) {
       if (!(await lake.tableExists(ident(t)))) return false;

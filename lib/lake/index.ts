@@ -19,7 +19,7 @@ import type { RemoveOrphansOptions, RemoveOrphansResult } from './orphans';
 
 export type {
   Batches, ColumnRange, CommitResult, DataFileInfo, DeleteOptions, IcebergField, IcebergSchema, MergeOptions, MergeResult,
-  PartitionSpec, ScanOptions, Snapshot, TableMetadata,
+  PartitionSpec, ScanFileCache, ScanOptions, Snapshot, TableMetadata,
 } from './types';
 export type { Storage, StoredObject } from './storage';
 export type { OrphanFile, RemoveOrphansOptions, RemoveOrphansResult } from './orphans';

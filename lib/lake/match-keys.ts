@@ -25,8 +25,10 @@ export type Hits = Map<string, { pf: PlannedFile; positions: number[] }>;
  * `oldOf[j]` is the row of `old` holding incoming row j's previous values,
  * or -1 when its key is new.
  */
-export async function matchKeys(t: TableHandle, candidates: PlannedFile[], deletes: PlannedFile[], matchCols: number[], probe: KeyProbe, inputRows: number, keep: number[]): Promise<{
+export async function matchKeys(t: TableHandle, candidates: PlannedFile[], deletes: PlannedFile[], matchCols: number[], probe: KeyProbe, inputRows: number, keep: number[], splitAt = inputRows): Promise<{
   hits: Hits; old: arrow.RecordBatch | null; oldOf: Int32Array; matched: number;
+  /** Hit rows matched by incoming rows at or after `splitAt` (a merge's delete keys, probed in the same pass as its upserts). */
+  hitsFrom: number;
 }> {
   const schema = t.schema();
   const view = t.view();
@@ -35,7 +37,7 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
   const keepSchema = arrowSchemaOf({ ...schema, fields: keep.map((c) => schema.fields[c]) });
   const oldParts: arrow.RecordBatch[] = [];
   const oldOf = new Int32Array(inputRows).fill(-1);
-  let oldRows = 0, matched = 0;
+  let oldRows = 0, matched = 0, hitsFrom = 0;
   let pairs = new Int32Array(0);
   for (const pf of candidates) {
     const pos = await idx.positions(pf);
@@ -61,6 +63,7 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
         if (eq.length && eq.some((e, k) => e.keys.has(rowKey(eqCols[k], i)))) continue;
         if (!h && !(h = hits.get(pf.entry.data_file.file_path))) hits.set(pf.entry.data_file.file_path, (h = { pf, positions: [] }));
         h.positions.push(rowBase + i);
+        if (j >= splitAt) hitsFrom++;
         if (oldOf[j] !== -1) continue; // the same key live twice: both rows go, the first one's values are kept
         matched++;
         oldOf[j] = oldRows + take.length;
@@ -73,7 +76,7 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
     }
   }
   const old = keep.length && oldParts.length ? concatBatches(keepSchema, oldParts) : null;
-  return { hits, old, oldOf, matched };
+  return { hits, old, oldOf, matched, hitsFrom };
 }
 
 /** The key columns' [min, max] over a batch: files whose bounds miss them are never opened. */

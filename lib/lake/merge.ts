@@ -83,24 +83,88 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
   let inserted = 0, updated = 0;
   const previous: Record<string, unknown>[] = [];
   const allHits: Hits = new Map();
+  /**
+   * One partition's upserts (`input`, keys distinct) and deletes (`dels`) matched in a single scan
+   * of its files with one probe over both. False (nothing done) when a key is in both or twice in
+   * the deletes: the two-pass road below handles those.
+   */
+  const upsertAndDelete = async (pk: string, partition: Record<string, unknown>, input0: arrow.RecordBatch, dels: arrow.RecordBatch, types: string[]): Promise<boolean> => {
+    let input = input0;
+    // last row wins for keys repeated in the input (as below)
+    let probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
+    if (probe.size !== input.numRows) {
+      if (opts.duplicateKeys === 'error') return false;
+      const find = probe.bind(matchCols.map((c) => input.data.children[c]));
+      const lastRows: number[] = [];
+      for (let i = 0; i < input.numRows; i++) if (find(i) === i) lastRows.push(i);
+      input = takeBatch(input, lastRows);
+    }
+    const nIn = input.numRows;
+    const both = concatBatches(target, [input, dels]);
+    probe = keyProbe(matchCols.map((c) => both.data.children[c]), types, both.numRows);
+    if (probe.size !== both.numRows) return false;
+    const candidates = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, keyRanges(t, both, matchCols)));
+    const deletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
+    const keep = soft ? target.fields.map((_, c) => c) : [...new Set(carry)];
+    const m = await matchKeys(t, candidates, deletes, matchCols, probe, both.numRows, keep, nIn);
+    for (const [path, h] of m.hits) {
+      const prev = allHits.get(path);
+      if (prev) prev.positions.push(...h.positions); else allHits.set(path, h);
+    }
+    let up = 0;
+    for (let j = 0; j < nIn; j++) if (m.oldOf[j] >= 0) up++;
+    updated += up; inserted += nIn - up;
+    deleted += m.hitsFrom;
+    if (m.hitsFrom) deletedByPartition.push({ partition, rows: m.hitsFrom });
+    const old = m.old;
+    if (soft && old) {
+      // the deleted rows written again with the soft-delete column set (their other values kept)
+      const rows: number[] = [];
+      for (let j = nIn; j < both.numRows; j++) if (m.oldOf[j] >= 0) rows.push(m.oldOf[j]);
+      if (rows.length) {
+        const o = takeBatch(old, rows);
+        const stamp = keyColumn(target.fields[soft.col], new Array(o.numRows).fill(soft.value));
+        await w.write(makeBatch(target, o.data.children.map((d, c) => (c === soft.col ? stamp : d)) as never, o.numRows));
+      }
+    }
+    if (old && carry.length) {
+      const idx = new Int32Array(nIn);
+      for (let i = 0; i < nIn; i++) idx[i] = m.oldOf[i] < 0 ? i : nIn + m.oldOf[i];
+      const children = input.data.children.map((d, c) => {
+        if (!carry.includes(c)) return d;
+        const one = new arrow.Schema([target.fields[c]]);
+        const joined = concatBatches(one, [makeBatch(one, [d], nIn), makeBatch(one, [old.data.children[keep.indexOf(c)]], old.numRows)]);
+        return takeData(joined.data.children[0], idx);
+      });
+      input = makeBatch(target, children, nIn);
+    }
+    await w.write(input);
+    return true;
+  };
   return guarded(t, () => [...w.written.map((f) => f.file_path), ...written], async () => {
     for (const [pk, p] of parts) {
       let input = p.batches.length ? concatBatches(target, p.batches) : makeBatch(target, target.fields.map((f) => nullData(f.type, 0)) as never, 0);
       const types = matchCols.map((c) => String(schema.fields[c].type));
       const del = delParts.get(pk);
+      const dprobe = del ? keyProbe(matchCols.map((c) => del.batch.data.children[c]), types, del.batch.numRows) : null;
+      if (del && input.numRows) {
+        // an incoming row whose key the source no longer holds: the delete is the later fact
+        const find = dprobe!.bind(matchCols.map((c) => input.data.children[c]));
+        const alive: number[] = [];
+        for (let i = 0; i < input.numRows; i++) if (find(i) < 0) alive.push(i);
+        if (alive.length < input.numRows) input = takeBatch(input, alive);
+      }
+      if (del && input.numRows && !prevCols.length) {
+        // Upserts and deletes in one pass over the partition's key columns: deletes are scattered,
+        // like updates, so each pass alone would read every file of the partition.
+        const done = await upsertAndDelete(pk, p.partition, input, del.batch, types);
+        if (done) continue;
+      }
       if (del) {
-        const dprobe = keyProbe(matchCols.map((c) => del.batch.data.children[c]), types, del.batch.numRows);
-        if (input.numRows) {
-          // an incoming row whose key the source no longer holds: the delete is the later fact
-          const find = dprobe.bind(matchCols.map((c) => input.data.children[c]));
-          const alive: number[] = [];
-          for (let i = 0; i < input.numRows; i++) if (find(i) < 0) alive.push(i);
-          if (alive.length < input.numRows) input = takeBatch(input, alive);
-        }
         const dplanned = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, keyRanges(t, del.batch, matchCols)));
         const ddeletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
         const all = target.fields.map((_, c) => c);
-        const dm = await matchKeys(t, dplanned, ddeletes, matchCols, dprobe, del.batch.numRows, soft ? all : []);
+        const dm = await matchKeys(t, dplanned, ddeletes, matchCols, dprobe!, del.batch.numRows, soft ? all : []);
         let n = 0;
         for (const [path, h] of dm.hits) {
           const prev = allHits.get(path);

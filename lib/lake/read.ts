@@ -6,12 +6,12 @@
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
 import { makeBatch } from './arrow-util';
-import { fromComparable } from './bounds';
+import { decodeBound, fromComparable } from './bounds';
 import { partitionFieldType, partitionValueFromAvro } from './manifest';
-import { applyDeletes, deleteIndex, fileMayMatch, planFiles, readDataFile, rowFilter, snapshotById, specById } from './scan';
+import { applyDeletes, deleteIndex, fileMayMatch, planFiles, readDataFile, rowFilter, snapshotById, specById, type PlannedFile, type TableView } from './scan';
 import { arrowSchemaOf } from './schema';
 import type { TableHandle } from './table-context';
-import type { DataFileInfo, IcebergSchema, ScanOptions } from './types';
+import type { DataFileInfo, IcebergSchema, ScanFileCache, ScanOptions } from './types';
 
 export async function* scanTable(t: TableHandle, opts: ScanOptions = {}): AsyncGenerator<arrow.RecordBatch> {
   const meta = t.metadata();
@@ -43,7 +43,7 @@ export async function* scanTable(t: TableHandle, opts: ScanOptions = {}): AsyncG
     const sub: IcebergSchema = { ...schema, fields: schema.fields.filter((f) => ids.has(f.id)) };
     const out = colIdx.map((i) => sub.fields.findIndex((f) => f.id === schema.fields[i].id));
     const subFilter = rowFilter(sub, opts.filter);
-    for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids)) {
+    for await (const { batch, rowBase } of cachedDataFile(opts.fileCache, view, pf, sub, ids)) {
       let b = applyDeletes(batch, rowBase, sub, pos, eq, subFilter);
       if (!b.numRows) continue;
       if (b.numRows > left) b = b.slice(0, left);
@@ -52,6 +52,21 @@ export async function* scanTable(t: TableHandle, opts: ScanOptions = {}): AsyncG
       if (left <= 0) return;
     }
   }
+}
+
+/** readDataFile through the caller's file cache, when it gives one. */
+async function* cachedDataFile(cache: ScanFileCache | undefined, view: TableView, pf: PlannedFile, sub: IcebergSchema, ids: Set<number>): AsyncGenerator<{ batch: arrow.RecordBatch; rowBase: number }> {
+  if (!cache) { yield* readDataFile(view, pf, sub, arrowSchemaOf(sub), ids); return; }
+  // the file path and the field ids read (with their types: a column widened by evolution reads anew)
+  const key = `${pf.entry.data_file.file_path}\u0000${sub.fields.map((f) => `${f.id}:${JSON.stringify(f.type)}`).join(',')}`;
+  let batches = cache.get(key);
+  if (!batches) {
+    batches = [];
+    for await (const { batch } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids)) batches.push(batch);
+    cache.set(key, batches);
+  }
+  let rowBase = 0;
+  for (const batch of batches) { yield { batch, rowBase }; rowBase += batch.numRows; }
 }
 
 /** Live data and delete files of the current (or given) snapshot. */
@@ -69,6 +84,18 @@ export async function tableFiles(t: TableHandle, snapshotId?: bigint): Promise<D
       partition[f.name] = typeof v === 'bigint' ? (v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : String(v)) : v;
     }
     const c = p.entry.data_file.content;
-    return { path: p.entry.data_file.file_path, content: c === 0 ? 'data' : c === 1 ? 'position-deletes' : 'equality-deletes', partition, recordCount: Number(p.entry.data_file.record_count), fileSizeInBytes: Number(p.entry.data_file.file_size_in_bytes) };
+    const info: DataFileInfo = { path: p.entry.data_file.file_path, content: c === 0 ? 'data' : c === 1 ? 'position-deletes' : 'equality-deletes', partition, recordCount: Number(p.entry.data_file.record_count), fileSizeInBytes: Number(p.entry.data_file.file_size_in_bytes) };
+    if (c === 0) {
+      const lows = new Map((p.entry.data_file.lower_bounds ?? []).map((x) => [x.key, x.value]));
+      const highs = new Map((p.entry.data_file.upper_bounds ?? []).map((x) => [x.key, x.value]));
+      for (const f of schema.fields) {
+        if (f.type !== 'int' && f.type !== 'long') continue;
+        const lo = lows.get(f.id), hi = highs.get(f.id);
+        const l = lo ? decodeBound(f.type, lo) : null, h = hi ? decodeBound(f.type, hi) : null;
+        if (l === null || h === null) continue;
+        (info.intBounds ??= {})[f.name] = { lower: BigInt(l as number | bigint), upper: BigInt(h as number | bigint) };
+      }
+    }
+    return info;
   });
 }

@@ -103,6 +103,18 @@ export interface ScanOptions {
   filter?: ColumnRange[];
   /** Stop after this many rows. (Default: unlimited) */
   limit?: number;
+  /**
+   * Keep the columns read from each data file (before deletes are applied) here and take them
+   * from it on the next scan. Data files are immutable, so an entry keyed by file path and
+   * columns can never be stale; the caller bounds the cache's size. (Default: none)
+   */
+  fileCache?: ScanFileCache;
+}
+
+/** A cache of data files' projected batches (see ScanOptions.fileCache). */
+export interface ScanFileCache {
+  get(key: string): arrow.RecordBatch[] | undefined;
+  set(key: string, batches: arrow.RecordBatch[]): void;
 }
 
 export interface MergeOptions {
@@ -151,4 +163,6 @@ export interface DataFileInfo {
   partition: Record<string, unknown>;
   recordCount: number;
   fileSizeInBytes: number;
+  /** Lower and upper bounds of the integer (`int`, `long`) columns a data file records them for, by column name (for planning over keys without reading the files). */
+  intBounds?: Record<string, { lower: bigint; upper: bigint }>;
 }

@@ -1,0 +1,47 @@
+import type * as arrow from 'apache-arrow';
+import type { ScanFileCache } from '../lake';
+
+/**
+ * The key columns `deletes: detect` read from each lake data file, kept for the
+ * next run in this process: a table's files are immutable and most of them are
+ * the same from one INCREMENTAL to the next, so after the first comparison a
+ * worker reads only the files written since (plus the small position-delete
+ * files) and the lake side of the comparison costs what changed, not the key
+ * count. Keyed by file path and columns, an entry can never be stale; the
+ * least recently used are dropped past the byte budget. A one-shot process (the
+ * CLI) starts cold and reads every file, as before.
+ */
+export class KeyFileCache implements ScanFileCache {
+  private entries = new Map<string, { batches: arrow.RecordBatch[]; bytes: number }>();
+  private bytes = 0;
+  /** @param budget bytes of column data kept (8 bytes a bigint key: 128 MiB hold ~16 million). (Default: 128 MiB) */
+  constructor(readonly budget = 128 * 1024 * 1024) {}
+
+  get(key: string): arrow.RecordBatch[] | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    this.entries.delete(key); // most recently used last
+    this.entries.set(key, e);
+    return e.batches;
+  }
+
+  set(key: string, batches: arrow.RecordBatch[]): void {
+    const bytes = batches.reduce((n, b) => n + b.data.children.reduce((m, d) => m + (d.values?.byteLength ?? 0) + (d.valueOffsets?.byteLength ?? 0) + (d.nullBitmap?.byteLength ?? 0), 0), 0);
+    if (bytes > this.budget) return;
+    const old = this.entries.get(key);
+    if (old) { this.bytes -= old.bytes; this.entries.delete(key); }
+    this.entries.set(key, { batches, bytes });
+    this.bytes += bytes;
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.budget) break;
+      this.entries.delete(k);
+      this.bytes -= e.bytes;
+    }
+  }
+
+  /** Bytes held. */
+  get size(): number { return this.bytes; }
+}
+
+/** The process's cache for `deletes: detect` (one per process: entries are valid across runs and tables). */
+export const keyFileCache = new KeyFileCache();
