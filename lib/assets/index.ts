@@ -6,6 +6,7 @@
  */
 export { buildAssetGraph, sourceNodeId, lakeNodeId, type AssetInputs } from './build-graph';
 export { planAssetRun } from './plan-run';
+export { collapseGroups, searchAssets, groupNodeId, type DrawnNode } from './collapse';
 export { loadAssetGraph, type AssetDeps } from './load-graph';
 export { runAssets, type AssetRunRequest } from './run-assets';
 export type * from './types';
