@@ -27,7 +27,7 @@ describe('collapseGroups', () => {
 describe('searchAssets', () => {
   it('matches every word against name, id, group and source table; empty finds nothing', () => {
     expect(searchAssets(nodes, 'shop.a').map((n) => n.id)).toEqual(['source:b1:etl.a']);
-    expect(searchAssets(nodes, 'ETL.B').map((n) => n.id)).toEqual(['source:b1:etl.b', 'lake:etl.b']);
+    expect(searchAssets(nodes, 'ETL.B').map((n) => n.id)).toEqual(['lake:etl.b', 'source:b1:etl.b']); // the lake node's name is etl.b: exact first
     expect(searchAssets(nodes, 'b1 shop').map((n) => n.id)).toEqual(['source:b1:etl.a', 'source:b1:etl.b']);
     // an exact name first, then names starting with the query
     expect(searchAssets([node('model:orders_x', 'm'), node('model:x_orders', 'm'), node('model:orders', 'm')], 'orders').map((n) => n.id)).toEqual(['model:orders', 'model:orders_x', 'model:x_orders']);
