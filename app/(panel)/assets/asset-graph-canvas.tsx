@@ -47,8 +47,11 @@ export function AssetGraphCanvas({ nodes, edges, selected, matches, onSelect }: 
   nodes: DrawnNode[]; edges: AssetEdge[]; selected: string | null; matches: Set<string>; onSelect(id: string): void;
 }) {
   const shape = useMemo(() => JSON.stringify([nodes.map((n) => n.id), edges]), [nodes, edges]);
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  const positions = useMemo(() => layoutFlow(nodes.map((n) => ({ id: n.id, width: W, height: H })), edges, { gap: 24 }).positions, [shape]);
+  // Laid out from the shape alone: a refresh that only changes statuses keeps every node where it was.
+  const positions = useMemo(() => {
+    const [ids, es] = JSON.parse(shape) as [string[], AssetEdge[]];
+    return layoutFlow(ids.map((id) => ({ id, width: W, height: H })), es, { gap: 24 }).positions;
+  }, [shape]);
   const rfNodes: Node<AssetData>[] = nodes.map((d) => ({
     id: d.id, type: 'asset', position: positions[d.id] ?? { x: 0, y: 0 },
     data: { drawn: d, selected: d.id === selected, match: matches.has(d.id), dim: matches.size > 0 && !matches.has(d.id) },
