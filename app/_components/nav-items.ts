@@ -10,5 +10,6 @@ export const NAV_ITEMS = [
   { href: '/data-quality', label: 'Data quality' },
   { href: '/slices', label: 'Slices' },
   { href: '/models', label: 'Models' },
+  { href: '/assets', label: 'Assets' },
   { href: '/settings', label: 'Settings' },
 ] as const;

@@ -19,7 +19,7 @@ export const LAYERS: string[][] = [
   ['connections', 'auth', 'jobs'],
   ['mail', 'webhook', 'pipelines'],
   ['etl', 'dq', 'slices', 'models', 'flows', 'lake-admin', 'freshness'],
-  ['api', 'cli', 'iceberg-rest', 'metrics'],
+  ['api', 'cli', 'iceberg-rest', 'metrics', 'assets'],
 ];
 const TOP = new Set(['workers', 'app']);
 /** The CLI layer's index in LAYERS: an engine's `cli.ts` is its adapter to the CLI and sits there. */

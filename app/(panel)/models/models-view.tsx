@@ -36,7 +36,10 @@ export function ModelsView() {
   const p = project.data;
 
   useEffect(() => {
-    if (!path && p?.files.length) setPath((p.files.find((f) => f.kind === 'model') ?? p.files[0]).path);
+    if (path || !p?.files.length) return;
+    // `?file=models/x.sql` (the Assets page's "Model editor" link) opens that file first.
+    const asked = new URLSearchParams(window.location.search).get('file');
+    setPath(p.files.find((f) => f.path === asked)?.path ?? (p.files.find((f) => f.kind === 'model') ?? p.files[0]).path);
   }, [p, path]);
   const file = useQuery({
     queryKey: ['model-file', path],
