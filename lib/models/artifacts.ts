@@ -201,72 +201,127 @@ function testConfig(t: TestNode): Json {
   };
 }
 
+/**
+ * The node maps of a manifest as buildManifest fills them: each resource
+ * kind adds its nodes (or disabled entries), the sources they read and their
+ * parents.
+ */
+interface ManifestParts {
+  nodes: Json;
+  disabled: Record<string, Json[]>;
+  sources: Json;
+  /** Parents of every listed node and source: parent_map, and child_map inverted from it. */
+  parents: Map<string, string[]>;
+  /** unique_ids of disabled models and seeds: a test on one is disabled too. */
+  off: Set<string>;
+}
+
+/** How names in a node's code resolve to unique_ids. */
+interface Resolver {
+  /** A ref() name → its model, or a node of another resource type of that name. */
+  refUid(name: string): string | undefined;
+  /** The unique_ids of the refs that resolve, in order. */
+  refIdsOf(refs: string[]): string[];
+  /** The project macros the code calls: a model depends on them. */
+  macrosOf(raw: string): string[];
+}
+
 /** A project's manifest.json (dbt manifest v12). `compiled` adds the SQL a command rendered. */
 export function buildManifest(p: Project, ctx: ArtifactContext, o: {
   compiled?: CompiledSql;
   /** Nodes of other resource types, already shaped; a ref() to one of their names resolves to it. (Default: none; the project's seeds are added from `p.seeds`) */
   extra?: ResourceInput[];
 } = {}): Json {
-  const nodes: Json = {}; const disabled: Record<string, Json[]> = {}; const sources: Json = {};
-  const parents = new Map<string, string[]>();
   const seeds = [...(p.seeds?.values() ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   const extra = [...seeds.map((s) => seedInput(p.name, ctx.database, s)), ...(o.extra ?? [])];
+  const parts: ManifestParts = {
+    nodes: {}, disabled: {}, sources: {}, parents: new Map(),
+    off: new Set(seeds.filter((s) => !s.config.enabled).map((s) => seedUid(p.name, s.name))),
+  };
+  addResourceNodes(parts, p.name, ctx.database, extra);
+  const macros = projectMacros(p.name, p.macros);
+  const resolve = resolverOf(p, extra, macros);
+  // models before tests: a test on a disabled model is disabled with it
+  addModelNodes(parts, p, ctx.database, resolve, o.compiled);
+  addTestNodes(parts, p, ctx.database, resolve, o.compiled);
+  const { nodes, sources, disabled, parents } = parts;
+  return {
+    metadata: manifestMetadata(p.name, ctx),
+    nodes, sources, macros: macroMap(p, macros), docs: docsMap(p), exposures: {}, metrics: {}, groups: {}, selectors: {}, disabled,
+    parent_map: sortMap(parents), child_map: sortMap(childrenOf(parents)), group_map: {},
+    saved_queries: {}, semantic_models: {}, unit_tests: {},
+  };
+}
+
+/** Nodes of other resource types (the project's seeds, the caller's extra): listed as they are, or disabled. */
+function addResourceNodes(parts: ManifestParts, project: string, database: string, extra: ResourceInput[]): void {
+  for (const r of extra) {
+    const node = resourceNode(r, { name: project, database });
+    if (parts.off.has(r.uniqueId)) { parts.disabled[r.uniqueId] = [node]; continue; }
+    parts.nodes[r.uniqueId] = node;
+    parts.parents.set(r.uniqueId, r.dependsOn.nodes);
+  }
+}
+
+function resolverOf(p: Project, extra: ResourceInput[], macros: Json[]): Resolver {
   const extraByName = new Map(extra.map((r) => [r.name, r.uniqueId]));
   const refUid = (r: string) => (p.models.has(r) ? modelUid(p.name, r) : extraByName.get(r));
-  const refIdsOf = (refs: string[]) => refs.map(refUid).filter((x): x is string => x !== undefined);
-  const off = new Set(seeds.filter((s) => !s.config.enabled).map((s) => seedUid(p.name, s.name)));
-  for (const r of extra) {
-    const node = resourceNode(r, { name: p.name, database: ctx.database });
-    if (off.has(r.uniqueId)) { disabled[r.uniqueId] = [node]; continue; }
-    nodes[r.uniqueId] = node;
-    parents.set(r.uniqueId, r.dependsOn.nodes);
-  }
-  const macros = projectMacros(p.name, p.macros);
   const macroIds = new Map(macros.map((m) => [m.name as string, m.unique_id as string]));
-  // a model depends on the project macros it calls
-  const macrosOf = (raw: string) => [...macroIds].filter(([n]) => new RegExp(`\\b${n}\\s*\\(`).test(raw)).map(([, id]) => id);
-  const addSource = (ident: string, by: string) => {
-    const uid = sourceUid(p.name, ident);
-    if (sources[uid]) return uid;
-    const [src, table] = sourceParts(ident);
-    sources[uid] = {
-      database: null, schema: src, name: table, resource_type: 'source', package_name: p.name,
-      // a lake table is declared by no yml file: the first file reading it stands for it
-      path: by, original_file_path: by, unique_id: uid, fqn: [p.name, src, table],
-      source_name: src, source_description: '', loader: 'tributary', identifier: table,
-      quoting: { database: null, schema: null, identifier: null, column: null }, loaded_at_field: null, loaded_at_query: null,
-      freshness: { warn_after: { count: null, period: null }, error_after: { count: null, period: null }, filter: null },
-      external: null, description: `Iceberg table ${ident} of the lake`, columns: {}, meta: {}, source_meta: {}, tags: [],
-      config: { enabled: true, event_time: null, freshness: null }, patch_path: null, unrendered_config: {},
-      relation_name: null, created_at: 0, unrendered_database: null, unrendered_schema: null, doc_blocks: [],
-    };
-    parents.set(uid, []);
-    return uid;
+  return {
+    refUid,
+    refIdsOf: (refs) => refs.map(refUid).filter((x): x is string => x !== undefined),
+    macrosOf: (raw) => [...macroIds].filter(([n]) => new RegExp(`\\b${n}\\s*\\(`).test(raw)).map(([, id]) => id),
   };
+}
 
+/** A lake table read by a node, as a dbt source (listed once, by the first file reading it); its unique_id. */
+function addSource(parts: ManifestParts, project: string, ident: string, by: string): string {
+  const uid = sourceUid(project, ident);
+  if (parts.sources[uid]) return uid;
+  const [src, table] = sourceParts(ident);
+  parts.sources[uid] = {
+    database: null, schema: src, name: table, resource_type: 'source', package_name: project,
+    // a lake table is declared by no yml file: the first file reading it stands for it
+    path: by, original_file_path: by, unique_id: uid, fqn: [project, src, table],
+    source_name: src, source_description: '', loader: 'tributary', identifier: table,
+    quoting: { database: null, schema: null, identifier: null, column: null }, loaded_at_field: null, loaded_at_query: null,
+    freshness: { warn_after: { count: null, period: null }, error_after: { count: null, period: null }, filter: null },
+    external: null, description: `Iceberg table ${ident} of the lake`, columns: {}, meta: {}, source_meta: {}, tags: [],
+    config: { enabled: true, event_time: null, freshness: null }, patch_path: null, unrendered_config: {},
+    relation_name: null, created_at: 0, unrendered_database: null, unrendered_schema: null, doc_blocks: [],
+  };
+  parts.parents.set(uid, []);
+  return uid;
+}
+
+/** The project's models, by name: each depends on its refs, its sources and the macros it calls. */
+function addModelNodes(parts: ManifestParts, p: Project, database: string, resolve: Resolver, compiled: CompiledSql | undefined): void {
   for (const m of [...p.models.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     const uid = modelUid(p.name, m.name);
-    const srcIds = m.sources.map((s) => addSource(s, m.path));
-    const deps = [...refIdsOf(m.refs), ...srcIds];
+    const srcIds = m.sources.map((s) => addSource(parts, p.name, s, m.path));
+    const deps = [...resolve.refIdsOf(m.refs), ...srcIds];
     const node = resourceNode({
       resourceType: 'model', name: m.name, originalFilePath: m.path, uniqueId: uid, fqn: fqnOf(p.name, m.path, m.name),
       path: m.path.replace(/^models\//, ''), alias: m.name, raw: m.raw, config: modelConfig(m), tags: m.config.tags,
-      description: m.description, columns: m.columns, dependsOn: { nodes: deps, macros: macrosOf(m.raw) },
-      refs: m.refs, sources: m.sources.map(sourceParts), compiled: o.compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${compiledPath(m)}`,
-      relationName: relationName(ctx.database, m.name),
-    }, { name: p.name, database: ctx.database });
-    if (!m.config.enabled) { disabled[uid] = [node]; off.add(uid); continue; }
-    nodes[uid] = node; parents.set(uid, deps);
+      description: m.description, columns: m.columns, dependsOn: { nodes: deps, macros: resolve.macrosOf(m.raw) },
+      refs: m.refs, sources: m.sources.map(sourceParts), compiled: compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${compiledPath(m)}`,
+      relationName: relationName(database, m.name),
+    }, { name: p.name, database });
+    if (!m.config.enabled) { parts.disabled[uid] = [node]; parts.off.add(uid); continue; }
+    parts.nodes[uid] = node; parts.parents.set(uid, deps);
   }
+}
 
+/** The project's tests, by name: generic ones shaped as dbt writes them (test_metadata, attached_node), singular ones as files. */
+function addTestNodes(parts: ManifestParts, p: Project, database: string, resolve: Resolver, compiled: CompiledSql | undefined): void {
   for (const t of [...p.tests.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     const uid = testUid(p.name, t);
-    const refIds = refIdsOf(t.refs);
-    const srcIds = t.sources.map((s) => addSource(s, t.path));
+    const refIds = resolve.refIdsOf(t.refs);
+    const srcIds = t.sources.map((s) => addSource(parts, p.name, s, t.path));
     // as dbt lists them for a relationships test: the `to` model first (ref order of the compiled test)
     const deps = [...refIds.sort(), ...srcIds];
     const generic = t.generic;
-    const macrosUsed = generic ? [`macro.dbt.test_${generic.type}`, 'macro.dbt.get_where_subquery'] : macrosOf(t.raw ?? '');
+    const macrosUsed = generic ? [`macro.dbt.test_${generic.type}`, 'macro.dbt.get_where_subquery'] : resolve.macrosOf(t.raw ?? '');
     const node = resourceNode({
       resourceType: 'test', name: t.name, originalFilePath: t.path, uniqueId: uid,
       // a generic test's fqn: the yml's folder below models/ and the test's full name
@@ -276,27 +331,38 @@ export function buildManifest(p: Project, ctx: ArtifactContext, o: {
       raw: generic ? genericRaw(t) : t.raw ?? '',
       config: testConfig(t), tags: t.tags, description: t.description,
       dependsOn: { nodes: deps, macros: macrosUsed }, refs: generic ? [...t.refs].sort() : t.refs, sources: t.sources.map(sourceParts),
-      compiled: o.compiled?.get(`test:${t.name}`), compiledPath: `target/compiled/${compiledPath(t)}`, relationName: null,
-    }, { name: p.name, database: ctx.database });
+      compiled: compiled?.get(`test:${t.name}`), compiledPath: `target/compiled/${compiledPath(t)}`, relationName: null,
+    }, { name: p.name, database });
     const full = generic ? {
       // file_key_name: the yml section the test was written in (`models.orders`, `seeds.raw_orders`)
       ...node, column_name: generic.column, file_key_name: `${t.model && !p.models.has(t.model) && p.seeds?.has(t.model) ? 'seeds' : 'models'}.${t.model}`,
-      attached_node: t.model ? refUid(t.model) ?? null : null,
+      attached_node: t.model ? resolve.refUid(t.model) ?? null : null,
       test_metadata: testMetadata(t),
     } : node;
     // as dbt does: a disabled test, or one on a disabled model or seed, is listed under disabled
-    if (t.enabled === false || deps.some((d) => off.has(d))) { disabled[uid] = [full]; continue; }
-    nodes[uid] = full;
-    parents.set(uid, deps);
+    if (t.enabled === false || deps.some((d) => parts.off.has(d))) { parts.disabled[uid] = [full]; continue; }
+    parts.nodes[uid] = full;
+    parts.parents.set(uid, deps);
   }
+}
 
+/** child_map: parent_map inverted; every node and source is listed, a leaf with no children. */
+function childrenOf(parents: Map<string, string[]>): Map<string, string[]> {
   const children = new Map<string, string[]>([...parents.keys()].map((k) => [k, []]));
   for (const [id, ps] of parents) for (const par of ps) children.get(par)?.push(id);
-  const sortMap = (m: Map<string, string[]>) => Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...v].sort()]));
+  return children;
+}
 
-  const macroMap: Json = Object.fromEntries(macros.map((m) => [m.unique_id as string, m]));
+/** Keys and lists sorted, so a manifest of the same project reads the same every time. */
+function sortMap(m: Map<string, string[]>): Record<string, string[]> {
+  return Object.fromEntries([...m].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...v].sort()]));
+}
+
+/** The project's macros, and dbt's built-in ones its generic tests depend on. */
+function macroMap(p: Project, macros: Json[]): Json {
+  const out: Json = Object.fromEntries(macros.map((m) => [m.unique_id as string, m]));
   const builtin = (name: string, path: string, sql: string) => {
-    macroMap[`macro.dbt.${name}`] = {
+    out[`macro.dbt.${name}`] = {
       name, resource_type: 'macro', package_name: 'dbt', path, original_file_path: path, unique_id: `macro.dbt.${name}`, macro_sql: sql,
       depends_on: { macros: [] }, description: '', meta: {}, docs: docsOf(), patch_path: null, arguments: [], created_at: 0, supported_languages: null,
     };
@@ -305,22 +371,25 @@ export function buildManifest(p: Project, ctx: ArtifactContext, o: {
   // Tributary's own SQL stands behind these (generic-tests.ts); the entries make depends_on resolve
   for (const t of types) builtin(`test_${t}`, `macros/generic_test_sql/${t}.sql`, `{% test ${BUILTIN_TESTS[t]} %}{# Tributary's built-in ${t} test #}{% endtest %}`);
   if (types.size) builtin('get_where_subquery', 'macros/materializations/tests/where_subquery.sql', '{% macro get_where_subquery(relation) %}{# the tested relation, filtered by the where config #}{% endmacro %}');
+  return out;
+}
+
+/** The project's docs blocks (`{% docs name %}` in .md files). */
+function docsMap(p: Project): Json {
   const docs: Json = {};
   for (const d of p.docs ?? []) {
     const uid = `doc.${p.name}.${d.name}`;
     docs[uid] = { name: d.name, resource_type: 'doc', package_name: p.name, path: d.path.split('/').slice(1).join('/'), original_file_path: d.path, unique_id: uid, block_contents: d.contents };
   }
+  return docs;
+}
 
+function manifestMetadata(project: string, ctx: ArtifactContext): Json {
   return {
-    metadata: {
-      dbt_schema_version: MANIFEST_SCHEMA, dbt_version: DBT_VERSION, generated_at: ctx.generatedAt ?? new Date().toISOString(),
-      invocation_id: ctx.invocationId, invocation_started_at: ctx.startedAt, env: {}, project_name: p.name,
-      project_id: crypto.createHash('md5').update(p.name).digest('hex'), user_id: null, send_anonymous_usage_stats: false,
-      adapter_type: ctx.adapterType ?? 'clickhouse', quoting: { database: null, schema: null, identifier: null, column: null }, run_started_at: ctx.startedAt,
-    },
-    nodes, sources, macros: macroMap, docs, exposures: {}, metrics: {}, groups: {}, selectors: {}, disabled,
-    parent_map: sortMap(parents), child_map: sortMap(children), group_map: {},
-    saved_queries: {}, semantic_models: {}, unit_tests: {},
+    dbt_schema_version: MANIFEST_SCHEMA, dbt_version: DBT_VERSION, generated_at: ctx.generatedAt ?? new Date().toISOString(),
+    invocation_id: ctx.invocationId, invocation_started_at: ctx.startedAt, env: {}, project_name: project,
+    project_id: crypto.createHash('md5').update(project).digest('hex'), user_id: null, send_anonymous_usage_stats: false,
+    adapter_type: ctx.adapterType ?? 'clickhouse', quoting: { database: null, schema: null, identifier: null, column: null }, run_started_at: ctx.startedAt,
   };
 }
 

@@ -33,6 +33,32 @@ export function lookupVar(vars: Record<string, unknown>, name: string, fallback:
   throw new TemplateError(`var(${JSON.stringify(name)}) is not set and has no default (pass --vars '{"${name}": …}' or add it under vars: in dbt_project.yml)`, 'var');
 }
 
+/** A file that could not be parsed, and why. */
+interface ParseError { path: string; message: string }
+
+/**
+ * What every step of parseProject reads and adds to: problems are collected
+ * in `errors` and `warnings` (never thrown), so one broken file does not hide
+ * the rest of the project from the panel.
+ */
+interface ParseContext {
+  files: ProjectFiles;
+  /** The files' paths, sorted: the order nodes and errors are listed in. */
+  paths: string[];
+  errors: ParseError[];
+  warnings: Warning[];
+  /** Project vars with the command line's over them. */
+  vars: Record<string, unknown>;
+  /** Every macro file, joined, each opened by its marker comment. */
+  macros: string;
+  docs: Map<string, DocBlock>;
+  /** Folder configs of a node from dbt_project.yml: its path below the resource folder, then its name. */
+  folderConfig(type: ResourceType, path: string, nodeName: string): Record<string, unknown>;
+}
+
+/** A model's or seed's entry in properties yml files, merged over every file naming it. */
+type Props<C> = { description?: string; columns: ColumnDoc[]; config: Partial<C>; tests: YmlTest[]; path: string };
+
 /**
  * Parse a project the way dbt does: render every template once with a
  * recording context to learn its refs, sources and in-file config(), then
@@ -44,16 +70,12 @@ export function lookupVar(vars: Record<string, unknown>, name: string, fallback:
  * `errors`, not thrown, so the panel can still show the rest; keys read but
  * not applied are `warnings`.
  */
-export function parseProject(root: string, files: ProjectFiles, vars: Record<string, unknown> = {}): Project & { errors: { path: string; message: string }[] } {
-  const errors: { path: string; message: string }[] = [];
+export function parseProject(root: string, files: ProjectFiles, vars: Record<string, unknown> = {}): Project & { errors: ParseError[] } {
+  const errors: ParseError[] = [];
   const warnings: Warning[] = [];
   const paths = Object.keys(files).sort();
-  let name = 'tributary'; let projectVars: Record<string, unknown> = {}; let doc: Record<string, unknown> = {};
-  if (files['dbt_project.yml'] !== undefined) {
-    try { const p = parseProjectYml(files['dbt_project.yml'], 'dbt_project.yml'); name = p.name ?? name; projectVars = p.vars; doc = p.doc; warnings.push(...projectWarnings(doc)); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
-  }
+  const { name, projectVars, doc } = readProjectYml(files, errors, warnings);
   const folders = resourceConfigs(doc, name);
-  /** Folder configs of a node: its path below the resource folder, then its name. */
   const folderConfig = (type: ResourceType, path: string, nodeName: string) => {
     const parts = path.split('/').slice(1, -1);
     try { return mergeLevels(folders.levels(type, [...parts, nodeName]).map((l) => l.config)); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); return {}; }
@@ -61,8 +83,35 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
   const allVars = { ...projectVars, ...vars };
   // Each macro file is preceded by a marker comment, so an error in the joined text can name its file and line.
   const macros = paths.filter((p) => p.startsWith('macros/') && p.endsWith('.sql')).map((p) => `${macroFileMarker(p)}\n${files[p]}`).join('\n');
-
   // docs blocks first: descriptions below may name them with doc()
+  const docs = parseDocs(files, paths, errors);
+  const ctx: ParseContext = { files, paths, errors, warnings, vars: allVars, macros, docs, folderConfig };
+
+  const { models: yml, seeds: seedYml } = parseProperties(ctx);
+  // seeds before models: a model may not take a seed's name (ref() could not tell them apart)
+  const seeds = parseSeeds(ctx, seedYml);
+  const models = parseModels(ctx, yml, seeds);
+  const tests = new Map<string, TestNode>();
+  addYmlTests(ctx, tests, yml, seedYml, models, seeds);
+  addSingularTests(ctx, tests);
+
+  checkRefs(errors, models, seeds, tests);
+  // only now: a folder config applies to no node unless a node looked it up
+  warnings.push(...folders.warnings());
+  return { root, name, models, tests, seeds, macros, vars: allVars, docs: [...docs.values()].sort((a, b) => a.name.localeCompare(b.name)), errors, warnings };
+}
+
+/** dbt_project.yml's name, vars and document; a project without one (or a broken one) is named `tributary`. */
+function readProjectYml(files: ProjectFiles, errors: ParseError[], warnings: Warning[]): { name: string; projectVars: Record<string, unknown>; doc: Record<string, unknown> } {
+  let name = 'tributary'; let projectVars: Record<string, unknown> = {}; let doc: Record<string, unknown> = {};
+  if (files['dbt_project.yml'] !== undefined) {
+    try { const p = parseProjectYml(files['dbt_project.yml'], 'dbt_project.yml'); name = p.name ?? name; projectVars = p.vars; doc = p.doc; warnings.push(...projectWarnings(doc)); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
+  }
+  return { name, projectVars, doc };
+}
+
+/** The docs blocks of the .md files under models/ and macros/; a name defined twice is an error. */
+function parseDocs(files: ProjectFiles, paths: string[], errors: ParseError[]): Map<string, DocBlock> {
   const docs = new Map<string, DocBlock>();
   for (const p of paths.filter((x) => (x.startsWith('models/') || x.startsWith('macros/')) && x.endsWith('.md'))) {
     try {
@@ -73,89 +122,114 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
       }
     } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
   }
+  return docs;
+}
 
-  type Props<C> = { description?: string; columns: ColumnDoc[]; config: Partial<C>; tests: YmlTest[]; path: string };
+/**
+ * The properties yml files under models/ and seeds/, by model and seed name:
+ * a name described in several files keeps its first file as its path, the
+ * last description, and every file's columns, config keys and tests.
+ */
+function parseProperties(ctx: ParseContext): { models: Map<string, Props<ModelConfig>>; seeds: Map<string, Props<SeedConfig>> } {
   const yml = new Map<string, Props<ModelConfig>>();
   const seedYml = new Map<string, Props<SeedConfig>>();
-  for (const p of paths.filter((x) => (x.startsWith('models/') || x.startsWith('seeds/')) && /\.ya?ml$/.test(x))) {
+  for (const p of ctx.paths.filter((x) => (x.startsWith('models/') || x.startsWith('seeds/')) && /\.ya?ml$/.test(x))) {
     try {
-      const parsed = parseSchemaYml(files[p], p);
-      warnings.push(...parsed.warnings);
+      const parsed = parseSchemaYml(ctx.files[p], p);
+      ctx.warnings.push(...parsed.warnings);
       for (const [list, into] of [[parsed.models, yml], [parsed.seeds, seedYml]] as const) {
         for (const m of list) {
           const prev = into.get(m.name) as Props<object> | undefined;
           (into as Map<string, Props<object>>).set(m.name, { path: prev?.path ?? p, description: m.description ?? prev?.description, columns: [...(prev?.columns ?? []), ...m.columns], config: { ...prev?.config, ...m.config }, tests: [...(prev?.tests ?? []), ...m.tests] });
         }
       }
-    } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
+    } catch (e) { ctx.errors.push({ path: p, message: (e as Error).message }); }
   }
+  return { models: yml, seeds: seedYml };
+}
 
+/**
+ * A node's description and column descriptions from its properties yml,
+ * rendered (doc(), var()); one that fails to render is an error on the yml
+ * file and is kept as written.
+ */
+function describeFromYml(ctx: ParseContext, node: ModelNode | SeedNode, fromYml: Props<object>): void {
+  const render = (text: string | undefined, what: string) => {
+    try { return renderDescription(text, fromYml.path, what, ctx.docs, ctx.vars); } catch (e) { ctx.errors.push({ path: fromYml.path, message: (e as Error).message }); return text; }
+  };
+  node.description = render(fromYml.description, `${node.name}.description`);
+  if (fromYml.columns.length) node.columns = fromYml.columns.map((c) => ({ ...c, description: render(c.description, `${node.name}.columns.${c.name}.description`) }));
+}
+
+/** seeds/**.csv: config from folders, then the properties yml (column_types merge by column, tags add up). */
+function parseSeeds(ctx: ParseContext, seedYml: Map<string, Props<SeedConfig>>): Map<string, SeedNode> {
   const seeds = new Map<string, SeedNode>();
-  for (const p of paths.filter((x) => x.startsWith('seeds/') && x.endsWith('.csv'))) {
+  for (const p of ctx.paths.filter((x) => x.startsWith('seeds/') && x.endsWith('.csv'))) {
     const sname = p.slice(p.lastIndexOf('/') + 1, -4);
-    if (!NAME.test(sname)) { errors.push({ path: p, message: `models: ${p}: a seed name is letters, digits and _ (got ${JSON.stringify(sname)})` }); continue; }
-    if (seeds.has(sname)) { errors.push({ path: p, message: `models: two seeds named ${sname}: ${seeds.get(sname)!.path} and ${p}` }); continue; }
+    if (!NAME.test(sname)) { ctx.errors.push({ path: p, message: `models: ${p}: a seed name is letters, digits and _ (got ${JSON.stringify(sname)})` }); continue; }
+    if (seeds.has(sname)) { ctx.errors.push({ path: p, message: `models: two seeds named ${sname}: ${seeds.get(sname)!.path} and ${p}` }); continue; }
     try {
-      const folder = seedConfigOf(folderConfig('seeds', p, sname), `dbt_project.yml: seeds (${p})`);
+      const folder = seedConfigOf(ctx.folderConfig('seeds', p, sname), `dbt_project.yml: seeds (${p})`);
       const props = seedYml.get(sname)?.config ?? {};
       const config: SeedConfig = { quote_columns: true, delimiter: ',', enabled: true, ...folder, ...props,
         column_types: { ...folder.column_types, ...props.column_types }, tags: [...new Set([...(folder.tags ?? []), ...(props.tags ?? [])])] };
-      const node: SeedNode = { kind: 'seed', name: sname, path: p, csv: files[p], config };
+      const node: SeedNode = { kind: 'seed', name: sname, path: p, csv: ctx.files[p], config };
       const fromYml = seedYml.get(sname);
-      if (fromYml) {
-        const render = (text: string | undefined, what: string) => {
-          try { return renderDescription(text, fromYml.path, what, docs, allVars); } catch (e) { errors.push({ path: fromYml.path, message: (e as Error).message }); return text; }
-        };
-        node.description = render(fromYml.description, `${sname}.description`);
-        if (fromYml.columns.length) node.columns = fromYml.columns.map((c) => ({ ...c, description: render(c.description, `${sname}.columns.${c.name}.description`) }));
-      }
+      if (fromYml) describeFromYml(ctx, node, fromYml);
       seeds.set(sname, node);
-    } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
+    } catch (e) { ctx.errors.push({ path: p, message: (e as Error).message }); }
   }
+  return seeds;
+}
 
+/** models/**.sql: config from folders, then the properties yml, then the file's config(); refs and sources recorded by rendering it. */
+function parseModels(ctx: ParseContext, yml: Map<string, Props<ModelConfig>>, seeds: Map<string, SeedNode>): Map<string, ModelNode> {
   const models = new Map<string, ModelNode>();
-  for (const p of paths.filter((x) => x.startsWith('models/') && x.endsWith('.sql'))) {
+  for (const p of ctx.paths.filter((x) => x.startsWith('models/') && x.endsWith('.sql'))) {
     const mname = p.slice(p.lastIndexOf('/') + 1, -4);
-    if (!NAME.test(mname)) { errors.push({ path: p, message: `models: ${p}: a model name is letters, digits and _ (got ${JSON.stringify(mname)})` }); continue; }
-    if (models.has(mname)) { errors.push({ path: p, message: `models: two models named ${mname}: ${models.get(mname)!.path} and ${p}` }); continue; }
-    if (seeds.has(mname)) { errors.push({ path: p, message: `models: ${mname} is both a model (${p}) and a seed (${seeds.get(mname)!.path}); ref() could not tell them apart` }); continue; }
+    if (!NAME.test(mname)) { ctx.errors.push({ path: p, message: `models: ${p}: a model name is letters, digits and _ (got ${JSON.stringify(mname)})` }); continue; }
+    if (models.has(mname)) { ctx.errors.push({ path: p, message: `models: two models named ${mname}: ${models.get(mname)!.path} and ${p}` }); continue; }
+    if (seeds.has(mname)) { ctx.errors.push({ path: p, message: `models: ${mname} is both a model (${p}) and a seed (${seeds.get(mname)!.path}); ref() could not tell them apart` }); continue; }
     const fromYml = yml.get(mname);
     let folder: Partial<ModelConfig> = {};
-    try { folder = configOf(folderConfig('models', p, mname), `dbt_project.yml: models (${p})`); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
+    try { folder = configOf(ctx.folderConfig('models', p, mname), `dbt_project.yml: models (${p})`); } catch (e) { ctx.errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
     const node: ModelNode = {
-      kind: 'model', name: mname, path: p, raw: files[p], refs: [], sources: [],
+      kind: 'model', name: mname, path: p, raw: ctx.files[p], refs: [], sources: [],
       config: { materialized: 'view', enabled: true, ...folder, ...fromYml?.config, tags: [...new Set([...(folder.tags ?? []), ...(fromYml?.config.tags ?? [])])] } as ModelConfig,
     };
     try {
-      const rec = recordTemplate(files[p], p, macros, allVars);
+      const rec = recordTemplate(ctx.files[p], p, ctx.macros, ctx.vars);
       node.refs = rec.refs; node.sources = rec.sources;
-      warnings.push(...configKeyWarnings('models', rec.config, p, `${p}: config()`));
+      ctx.warnings.push(...configKeyWarnings('models', rec.config, p, `${p}: config()`));
       const inline = configOf(rec.config, p);
       node.config = { ...node.config, ...inline, tags: [...new Set([...(node.config.tags ?? []), ...(inline.tags ?? [])])] };
-    } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
-    if (fromYml) {
-      const render = (text: string | undefined, what: string) => {
-        try { return renderDescription(text, fromYml.path, what, docs, allVars); } catch (e) { errors.push({ path: fromYml.path, message: (e as Error).message }); return text; }
-      };
-      node.description = render(fromYml.description, `${mname}.description`);
-      if (fromYml.columns.length) node.columns = fromYml.columns.map((c) => ({ ...c, description: render(c.description, `${mname}.columns.${c.name}.description`) }));
-    }
+    } catch (e) { ctx.errors.push({ path: p, message: (e as Error).message }); }
+    if (fromYml) describeFromYml(ctx, node, fromYml);
     models.set(mname, node);
   }
+  return models;
+}
 
-  const tests = new Map<string, TestNode>();
-  const testFolder = (path: string, tname: string) => {
-    // generic tests sit at their yml's folder below models/ (or seeds/), as in dbt's fqn
-    try { return testConfigOf(folderConfig('tests', path, tname), `dbt_project.yml: tests (${path})`); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); return {}; }
-  };
+/** A test's folder configs from dbt_project.yml; a broken one is an error on it and no config. */
+function testFolder(ctx: ParseContext, path: string, tname: string): ReturnType<typeof testConfigOf> {
+  // generic tests sit at their yml's folder below models/ (or seeds/), as in dbt's fqn
+  try { return testConfigOf(ctx.folderConfig('tests', path, tname), `dbt_project.yml: tests (${path})`); } catch (e) { ctx.errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); return {}; }
+}
+
+/**
+ * The generic tests of the properties yml (models', then seeds'): a name
+ * taken gets a `_2`, `_3` … suffix; a test inherits its owner's tags; its own
+ * severity, where and enabled win over the folder's.
+ */
+function addYmlTests(ctx: ParseContext, tests: Map<string, TestNode>, yml: Map<string, Props<ModelConfig>>, seedYml: Map<string, Props<SeedConfig>>, models: Map<string, ModelNode>, seeds: Map<string, SeedNode>): void {
   for (const [owner, y, kind] of [...[...yml].map(([n, y]) => [n, y, 'model'] as const), ...[...seedYml].map(([n, y]) => [n, y, 'seed'] as const)]) {
     const ownerNode = kind === 'model' ? models.get(owner) : seeds.get(owner);
-    if (!ownerNode) { errors.push({ path: y.path, message: `models: ${y.path} describes ${kind} ${owner}, which is no ${kind} file` }); continue; }
+    if (!ownerNode) { ctx.errors.push({ path: y.path, message: `models: ${y.path} describes ${kind} ${owner}, which is no ${kind} file` }); continue; }
     const ownerTags = kind === 'model' ? (ownerNode as ModelNode).config.tags : (ownerNode as SeedNode).config.tags;
     for (const t of y.tests) {
       let n = t.name; let k = 2;
       while (tests.has(n)) n = `${t.name}_${k++}`;
-      const f = testFolder(t.path, n);
+      const f = testFolder(ctx, t.path, n);
       const { severitySet, ...node } = t;
       tests.set(n, {
         ...node, name: n, alias: n === t.name ? t.alias : n, severity: severitySet ? t.severity : f.severity ?? t.severity, where: t.where ?? f.where,
@@ -163,27 +237,32 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
       });
     }
   }
-  for (const p of paths.filter((x) => x.startsWith('tests/') && x.endsWith('.sql'))) {
+}
+
+/** tests/**.sql, singular tests: a test's config() wins over its folders; it tests the first model it refs. */
+function addSingularTests(ctx: ParseContext, tests: Map<string, TestNode>): void {
+  for (const p of ctx.paths.filter((x) => x.startsWith('tests/') && x.endsWith('.sql'))) {
     const tname = p.slice(p.lastIndexOf('/') + 1, -4);
-    if (!NAME.test(tname) || tests.has(tname)) { errors.push({ path: p, message: `models: ${p}: test names are unique letters, digits and _` }); continue; }
+    if (!NAME.test(tname) || tests.has(tname)) { ctx.errors.push({ path: p, message: `models: ${p}: test names are unique letters, digits and _` }); continue; }
     try {
-      const rec = recordTemplate(files[p], p, macros, allVars);
-      warnings.push(...configKeyWarnings('tests', rec.config, p, `${p}: config()`));
-      const f = testFolder(p, tname);
+      const rec = recordTemplate(ctx.files[p], p, ctx.macros, ctx.vars);
+      ctx.warnings.push(...configKeyWarnings('tests', rec.config, p, `${p}: config()`));
+      const f = testFolder(ctx, p, tname);
       const own = testConfigOf(rec.config, p);
       tests.set(tname, {
-        kind: 'test', name: tname, path: p, raw: files[p], refs: rec.refs, sources: rec.sources, model: rec.refs[0],
+        kind: 'test', name: tname, path: p, raw: ctx.files[p], refs: rec.refs, sources: rec.sources, model: rec.refs[0],
         severity: own.severity ?? f.severity ?? 'error', tags: [...new Set([...(f.tags ?? []), ...(own.tags ?? [])])],
         where: own.where ?? f.where, enabled: own.enabled ?? f.enabled,
       });
-    } catch (e) { errors.push({ path: p, message: (e as Error).message }); }
+    } catch (e) { ctx.errors.push({ path: p, message: (e as Error).message }); }
   }
+}
 
+/** Every ref() of a model or test names a model or a seed of the project. */
+function checkRefs(errors: ParseError[], models: Map<string, ModelNode>, seeds: Map<string, SeedNode>, tests: Map<string, TestNode>): void {
   const known = (r: string) => models.has(r) || seeds.has(r);
   for (const m of models.values()) for (const r of m.refs) if (!known(r)) errors.push({ path: m.path, message: `models: ${m.name} refs ${r}, which is no model or seed` });
   for (const t of tests.values()) for (const r of t.refs) if (!known(r)) errors.push({ path: t.path, message: `models: test ${t.name} refs ${r}, which is no model or seed` });
-  warnings.push(...folders.warnings());
-  return { root, name, models, tests, seeds, macros, vars: allVars, docs: [...docs.values()].sort((a, b) => a.name.localeCompare(b.name)), errors, warnings };
 }
 
 /**
