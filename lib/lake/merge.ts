@@ -19,7 +19,7 @@
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
 import { concatBatches, makeBatch, nullData, takeBatch, takeData } from './arrow-util';
-import { keyProbe } from './key-probe';
+import { keyProbe, type KeyProbe } from './key-probe';
 import { keyColumn } from './key-values';
 import { keyRanges, matchKeys, writeDeletes, type Hits } from './match-keys';
 import { fileMayMatch, planFiles, snapshotById, specById } from './scan';
@@ -27,7 +27,8 @@ import { arrowSchemaOf } from './schema';
 import { commitChange } from './snapshot-producer';
 import { splitByPartition } from './split';
 import { collect, columnIndex, guarded, noop, type TableHandle } from './table-context';
-import type { Batches, MergeOptions, MergeResult } from './types';
+import type { Batches, ColumnRange, IcebergSchema, MergeOptions, MergeResult, PartitionSpec, TableMetadata } from './types';
+import type { DataFileWriter } from './writer';
 
 /**
  * The changes only (not the table), held in memory and grouped by partition:
@@ -58,7 +59,54 @@ async function changesByPartition(t: TableHandle, batches: Batches, deleteKeys: 
   return { parts, delParts };
 }
 
-export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions): Promise<MergeResult> {
+/**
+ * Resolved once per merge and read by every step below: the table's shape, the option columns,
+ * the files planned at the base snapshot, the one data-file writer, and the running totals.
+ */
+interface MergeRun {
+  t: TableHandle;
+  opts: MergeOptions;
+  meta: TableMetadata;
+  schema: IcebergSchema;
+  target: arrow.Schema;
+  keyCols: number[];
+  carry: number[];
+  prevCols: number[];
+  /** The key columns a partition's rows are matched on (see `matchColumns`). */
+  matchCols: number[];
+  /** `matchCols`' Iceberg type names, for `keyProbe`. */
+  types: string[];
+  soft: { col: number; value: unknown } | null;
+  planned: Awaited<ReturnType<typeof planFiles>>;
+  w: DataFileWriter;
+  inserted: number;
+  updated: number;
+  deleted: number;
+  deletedByPartition: { partition: Record<string, unknown>; rows: number }[];
+  previous: Record<string, unknown>[];
+  /** Every replaced or deleted row by file: one position-delete file per partition at the end. */
+  allHits: Hits;
+}
+
+type Part = { partition: Record<string, unknown>; batches: arrow.RecordBatch[] };
+type DelPart = { partition: Record<string, unknown>; batch: arrow.RecordBatch };
+
+/**
+ * Within one partition an identity-partition key column is constant: match on the other key
+ * columns only (a single integer key then takes matchKeys' typed-array fast path).
+ */
+function matchColumns(schema: IcebergSchema, spec: PartitionSpec, keyCols: number[]): number[] {
+  const partSources = new Set(spec.fields.filter((f) => f.transform === 'identity').map((f) => f['source-id']));
+  const inPart = keyCols.filter((c) => !partSources.has(schema.fields[c].id));
+  return inPart.length ? inPart : keyCols;
+}
+
+/**
+ * Options validated and resolved, the changes grouped by partition, and the table's files planned.
+ * The order of the checks is the order their errors are reported in (keys, option columns, the
+ * input's shape, then the soft-delete column).
+ */
+async function startMerge(t: TableHandle, batches: Batches, opts: MergeOptions): Promise<{ run: MergeRun; parts: Map<string, Part>; delParts: Map<string, DelPart> }> {
   if (!opts.keys?.length) throw new AppError('validation', 'lake: merge needs at least one key column', { field: 'keys' });
   const meta = t.metadata();
   const schema = t.schema(); const target = arrowSchemaOf(schema);
@@ -66,168 +114,199 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
   const keyCols = opts.keys.map((k) => columnIndex(t, k, 'merge key', 'keys'));
   const carry = (opts.carryForward ?? []).map((k) => columnIndex(t, k, 'carryForward column', 'carryForward'));
   const prevCols = (opts.returnPrevious ?? []).map((k) => columnIndex(t, k, 'returnPrevious column', 'returnPrevious'));
-
-  // Within one partition an identity-partition key column is constant: match on the other key
-  // columns only (a single integer key then takes matchKeys' typed-array fast path).
-  const partSources = new Set(spec.fields.filter((f) => f.transform === 'identity').map((f) => f['source-id']));
-  const inPart = keyCols.filter((c) => !partSources.has(schema.fields[c].id));
-  const matchCols = inPart.length ? inPart : keyCols;
+  const matchCols = matchColumns(schema, spec, keyCols);
   const { parts, delParts } = await changesByPartition(t, batches, opts.deleteKeys, keyCols);
   const soft = opts.softDelete ? { col: columnIndex(t, opts.softDelete.column, 'softDelete column', 'softDelete.column'), value: opts.softDelete.value } : null;
+  // a partition with deletes only is visited like one with upserts (its input is empty)
   for (const [pk, d] of delParts) if (!parts.has(pk)) parts.set(pk, { partition: d.partition, batches: [] });
-  let deleted = 0;
-  const deletedByPartition: { partition: Record<string, unknown>; rows: number }[] = [];
   const planned = await planFiles(t.view(), snapshotById(meta, meta['current-snapshot-id']));
-  const w = t.writer();
-  const written: string[] = [];
-  let inserted = 0, updated = 0;
-  const previous: Record<string, unknown>[] = [];
-  const allHits: Hits = new Map();
-  /**
-   * One partition's upserts (`input`, keys distinct) and deletes (`dels`) matched in a single scan
-   * of its files with one probe over both. False (nothing done) when a key is in both or twice in
-   * the deletes: the two-pass road below handles those.
-   */
-  const upsertAndDelete = async (pk: string, partition: Record<string, unknown>, input0: arrow.RecordBatch, dels: arrow.RecordBatch, types: string[]): Promise<boolean> => {
-    let input = input0;
-    // last row wins for keys repeated in the input (as below)
-    let probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
-    if (probe.size !== input.numRows) {
-      if (opts.duplicateKeys === 'error') return false;
-      const find = probe.bind(matchCols.map((c) => input.data.children[c]));
-      const lastRows: number[] = [];
-      for (let i = 0; i < input.numRows; i++) if (find(i) === i) lastRows.push(i);
-      input = takeBatch(input, lastRows);
-    }
-    const nIn = input.numRows;
-    const both = concatBatches(target, [input, dels]);
-    probe = keyProbe(matchCols.map((c) => both.data.children[c]), types, both.numRows);
-    if (probe.size !== both.numRows) return false;
-    const candidates = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, keyRanges(t, both, matchCols)));
-    const deletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
-    const keep = soft ? target.fields.map((_, c) => c) : [...new Set(carry)];
-    const m = await matchKeys(t, candidates, deletes, matchCols, probe, both.numRows, keep, nIn);
-    for (const [path, h] of m.hits) {
-      const prev = allHits.get(path);
-      if (prev) prev.positions.push(...h.positions); else allHits.set(path, h);
-    }
-    let up = 0;
-    for (let j = 0; j < nIn; j++) if (m.oldOf[j] >= 0) up++;
-    updated += up; inserted += nIn - up;
-    deleted += m.hitsFrom;
-    if (m.hitsFrom) deletedByPartition.push({ partition, rows: m.hitsFrom });
-    const old = m.old;
-    if (soft && old) {
-      // the deleted rows written again with the soft-delete column set (their other values kept)
-      const rows: number[] = [];
-      for (let j = nIn; j < both.numRows; j++) if (m.oldOf[j] >= 0) rows.push(m.oldOf[j]);
-      if (rows.length) {
-        const o = takeBatch(old, rows);
-        const stamp = keyColumn(target.fields[soft.col], new Array(o.numRows).fill(soft.value));
-        await w.write(makeBatch(target, o.data.children.map((d, c) => (c === soft.col ? stamp : d)) as never, o.numRows));
-      }
-    }
-    if (old && carry.length) {
-      const idx = new Int32Array(nIn);
-      for (let i = 0; i < nIn; i++) idx[i] = m.oldOf[i] < 0 ? i : nIn + m.oldOf[i];
-      const children = input.data.children.map((d, c) => {
-        if (!carry.includes(c)) return d;
-        const one = new arrow.Schema([target.fields[c]]);
-        const joined = concatBatches(one, [makeBatch(one, [d], nIn), makeBatch(one, [old.data.children[keep.indexOf(c)]], old.numRows)]);
-        return takeData(joined.data.children[0], idx);
-      });
-      input = makeBatch(target, children, nIn);
-    }
-    await w.write(input);
-    return true;
+  const run: MergeRun = {
+    t, opts, meta, schema, target, keyCols, carry, prevCols, matchCols, soft, planned,
+    types: matchCols.map((c) => String(schema.fields[c].type)),
+    w: t.writer(),
+    inserted: 0, updated: 0, deleted: 0, deletedByPartition: [], previous: [], allHits: new Map(),
   };
-  return guarded(t, () => [...w.written.map((f) => f.file_path), ...written], async () => {
-    for (const [pk, p] of parts) {
-      let input = p.batches.length ? concatBatches(target, p.batches) : makeBatch(target, target.fields.map((f) => nullData(f.type, 0)) as never, 0);
-      const types = matchCols.map((c) => String(schema.fields[c].type));
-      const del = delParts.get(pk);
-      const dprobe = del ? keyProbe(matchCols.map((c) => del.batch.data.children[c]), types, del.batch.numRows) : null;
-      if (del && input.numRows) {
-        // an incoming row whose key the source no longer holds: the delete is the later fact
-        const find = dprobe!.bind(matchCols.map((c) => input.data.children[c]));
-        const alive: number[] = [];
-        for (let i = 0; i < input.numRows; i++) if (find(i) < 0) alive.push(i);
-        if (alive.length < input.numRows) input = takeBatch(input, alive);
-      }
-      if (del && input.numRows && !prevCols.length) {
-        // Upserts and deletes in one pass over the partition's key columns: deletes are scattered,
-        // like updates, so each pass alone would read every file of the partition.
-        const done = await upsertAndDelete(pk, p.partition, input, del.batch, types);
-        if (done) continue;
-      }
-      if (del) {
-        const dplanned = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, keyRanges(t, del.batch, matchCols)));
-        const ddeletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
-        const all = target.fields.map((_, c) => c);
-        const dm = await matchKeys(t, dplanned, ddeletes, matchCols, dprobe!, del.batch.numRows, soft ? all : []);
-        let n = 0;
-        for (const [path, h] of dm.hits) {
-          const prev = allHits.get(path);
-          if (prev) prev.positions.push(...h.positions); else allHits.set(path, h);
-          n += h.positions.length;
-        }
-        deleted += n;
-        if (n) deletedByPartition.push({ partition: p.partition, rows: n });
-        if (soft && dm.old && dm.old.numRows) {
-          // the deleted rows written again with the soft-delete column set (its other values kept)
-          const o = dm.old;
-          const stamp = keyColumn(target.fields[soft.col], new Array(o.numRows).fill(soft.value));
-          await w.write(makeBatch(target, o.data.children.map((d, c) => (c === soft.col ? stamp : d)) as never, o.numRows));
-        }
-      }
-      if (!input.numRows) continue;
-      let probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
-      if (probe.size !== input.numRows) {
-        if (opts.duplicateKeys === 'error') {
-          throw new AppError('validation', `lake: merge into ${t.ident}: ${input.numRows - probe.size} incoming row(s) share their key (${opts.keys.join(', ')}) with another incoming row; nothing was written`, { field: 'keys' });
-        }
-        // Last row wins for keys repeated in the input (the probe maps each key to its last row).
-        const find = probe.bind(matchCols.map((c) => input.data.children[c]));
-        const lastRows: number[] = [];
-        for (let i = 0; i < input.numRows; i++) if (find(i) === i) lastRows.push(i);
-        input = takeBatch(input, lastRows);
-        probe = keyProbe(matchCols.map((c) => input.data.children[c]), types, input.numRows);
-      }
-      const ranges = keyRanges(t, input, matchCols);
-      const candidates = planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, schema, ranges));
-      const deletes = planned.deletes.filter((d) => d.partKey === pk || specById(meta, d.specId).fields.length === 0);
-      const keep = [...new Set([...carry, ...prevCols, ...(prevCols.length ? keyCols : [])])];
-      const m = await matchKeys(t, candidates, deletes, matchCols, probe, input.numRows, keep);
-      for (const [path, h] of m.hits) {
-        const prev = allHits.get(path);
-        if (prev) prev.positions.push(...h.positions); else allHits.set(path, h);
-      }
-      updated += m.matched; inserted += probe.size - m.matched;
-      if (m.old) {
-        const old = m.old;
-        if (prevCols.length) {
-          const vecs = [...keyCols, ...prevCols].map((c) => arrow.makeVector(old.data.children[keep.indexOf(c)]));
-          const names = [...keyCols, ...prevCols].map((c) => schema.fields[c].name);
-          for (let i = 0; i < old.numRows; i++) previous.push(Object.fromEntries(names.map((n, j) => [n, vecs[j].get(i)])));
-        }
-        if (carry.length) {
-          // Output column = input value, or the table's value for updated rows: one take over [input ++ old].
-          const idx = new Int32Array(input.numRows);
-          for (let i = 0; i < input.numRows; i++) idx[i] = m.oldOf[i] < 0 ? i : input.numRows + m.oldOf[i];
-          const children = input.data.children.map((d, c) => {
-            if (!carry.includes(c)) return d;
-            const one = new arrow.Schema([target.fields[c]]);
-            const both = concatBatches(one, [makeBatch(one, [d], input.numRows), makeBatch(one, [old.data.children[keep.indexOf(c)]], old.numRows)]);
-            return takeData(both.data.children[0], idx);
-          });
-          input = makeBatch(target, children, input.numRows);
-        }
-      }
-      await w.write(input);
+  return { run, parts, delParts };
+}
+
+/** "Which row of `b` has this key?" over the columns a partition is matched on. */
+function probeKeys(run: MergeRun, b: arrow.RecordBatch): KeyProbe {
+  return keyProbe(run.matchCols.map((c) => b.data.children[c]), run.types, b.numRows);
+}
+
+/** Last row wins for keys repeated in the input (the probe maps each key to its last row). */
+function lastRowPerKey(run: MergeRun, input: arrow.RecordBatch, probe: KeyProbe): arrow.RecordBatch {
+  const find = probe.bind(run.matchCols.map((c) => input.data.children[c]));
+  const lastRows: number[] = [];
+  for (let i = 0; i < input.numRows; i++) if (find(i) === i) lastRows.push(i);
+  return takeBatch(input, lastRows);
+}
+
+/** An incoming row whose key the source no longer holds is dropped: the delete is the later fact. */
+function dropDeletedKeys(run: MergeRun, input: arrow.RecordBatch, dprobe: KeyProbe): arrow.RecordBatch {
+  const find = dprobe.bind(run.matchCols.map((c) => input.data.children[c]));
+  const alive: number[] = [];
+  for (let i = 0; i < input.numRows; i++) if (find(i) < 0) alive.push(i);
+  return alive.length < input.numRows ? takeBatch(input, alive) : input;
+}
+
+/**
+ * The partition's data files whose key bounds may hold one of the keys, and the delete files that
+ * apply to them (the partition's own and unpartitioned ones). `ranges` is asked for only when the
+ * partition has a data file on the plan.
+ */
+function partitionFiles(run: MergeRun, pk: string, ranges: () => ColumnRange[]) {
+  const candidates = run.planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, run.schema, ranges()));
+  const deletes = run.planned.deletes.filter((d) => d.partKey === pk || specById(run.meta, d.specId).fields.length === 0);
+  return { candidates, deletes };
+}
+
+/** One match's hit rows folded into the merge's; returns how many rows it hit. */
+function addHits(run: MergeRun, hits: Hits): number {
+  let n = 0;
+  for (const [path, h] of hits) {
+    const prev = run.allHits.get(path);
+    if (prev) prev.positions.push(...h.positions); else run.allHits.set(path, h);
+    n += h.positions.length;
+  }
+  return n;
+}
+
+/** A soft delete: the deleted rows (`o`, every column) written again with the soft-delete column set, their other values kept. */
+async function writeSoftDeleted(run: MergeRun, o: arrow.RecordBatch): Promise<void> {
+  const soft = run.soft!;
+  const stamp = keyColumn(run.target.fields[soft.col], new Array(o.numRows).fill(soft.value));
+  await run.w.write(makeBatch(run.target, o.data.children.map((d, c) => (c === soft.col ? stamp : d)) as never, o.numRows));
+}
+
+/**
+ * `carryForward`: each carried column takes the input's value, or the table's previous value for an
+ * updated row — one take over [input ++ old]. `old` holds the `keep` columns; `oldOf[i]` is input
+ * row i's row in it, or -1 when its key is new.
+ */
+function carryForward(run: MergeRun, input: arrow.RecordBatch, old: arrow.RecordBatch, oldOf: Int32Array, keep: number[]): arrow.RecordBatch {
+  const n = input.numRows;
+  const idx = new Int32Array(n);
+  for (let i = 0; i < n; i++) idx[i] = oldOf[i] < 0 ? i : n + oldOf[i];
+  const children = input.data.children.map((d, c) => {
+    if (!run.carry.includes(c)) return d;
+    const one = new arrow.Schema([run.target.fields[c]]);
+    const joined = concatBatches(one, [makeBatch(one, [d], n), makeBatch(one, [old.data.children[keep.indexOf(c)]], old.numRows)]);
+    return takeData(joined.data.children[0], idx);
+  });
+  return makeBatch(run.target, children, n);
+}
+
+/**
+ * One partition's upserts (`input0`) and deletes (`dels`) matched in a single scan of its files
+ * with one probe over both: deletes are scattered, like updates, so each pass alone would read
+ * every file of the partition. False (nothing done) when a key is in both, twice in the deletes,
+ * or twice in the input under `duplicateKeys: 'error'`: the two-pass road handles those.
+ */
+async function upsertAndDelete(run: MergeRun, pk: string, partition: Record<string, unknown>, input0: arrow.RecordBatch, dels: arrow.RecordBatch): Promise<boolean> {
+  let input = input0;
+  const inProbe = probeKeys(run, input);
+  if (inProbe.size !== input.numRows) {
+    if (run.opts.duplicateKeys === 'error') return false;
+    input = lastRowPerKey(run, input, inProbe);
+  }
+  const nIn = input.numRows;
+  const both = concatBatches(run.target, [input, dels]);
+  const probe = probeKeys(run, both);
+  if (probe.size !== both.numRows) return false;
+  const { candidates, deletes } = partitionFiles(run, pk, () => keyRanges(run.t, both, run.matchCols));
+  const keep = run.soft ? run.target.fields.map((_, c) => c) : [...new Set(run.carry)];
+  const m = await matchKeys(run.t, candidates, deletes, run.matchCols, probe, both.numRows, keep, nIn);
+  addHits(run, m.hits);
+  let up = 0;
+  for (let j = 0; j < nIn; j++) if (m.oldOf[j] >= 0) up++;
+  run.updated += up; run.inserted += nIn - up;
+  run.deleted += m.hitsFrom;
+  if (m.hitsFrom) run.deletedByPartition.push({ partition, rows: m.hitsFrom });
+  const old = m.old;
+  if (run.soft && old) {
+    // the old rows matched by a delete key (rows nIn.. of `both`)
+    const rows: number[] = [];
+    for (let j = nIn; j < both.numRows; j++) if (m.oldOf[j] >= 0) rows.push(m.oldOf[j]);
+    if (rows.length) await writeSoftDeleted(run, takeBatch(old, rows));
+  }
+  if (old && run.carry.length) input = carryForward(run, input, old, m.oldOf, keep);
+  await run.w.write(input);
+  return true;
+}
+
+/** A partition's delete keys on their own pass: their live rows named for position deletes (and rewritten when soft). */
+async function deleteKeys(run: MergeRun, pk: string, partition: Record<string, unknown>, dels: arrow.RecordBatch, dprobe: KeyProbe): Promise<void> {
+  const { candidates, deletes } = partitionFiles(run, pk, () => keyRanges(run.t, dels, run.matchCols));
+  const all = run.target.fields.map((_, c) => c);
+  const dm = await matchKeys(run.t, candidates, deletes, run.matchCols, dprobe, dels.numRows, run.soft ? all : []);
+  const n = addHits(run, dm.hits);
+  run.deleted += n;
+  if (n) run.deletedByPartition.push({ partition, rows: n });
+  if (run.soft && dm.old && dm.old.numRows) await writeSoftDeleted(run, dm.old);
+}
+
+/** `returnPrevious`: each updated row's keys and requested columns as the table held them. */
+function collectPrevious(run: MergeRun, old: arrow.RecordBatch, keep: number[]): void {
+  const cols = [...run.keyCols, ...run.prevCols];
+  const vecs = cols.map((c) => arrow.makeVector(old.data.children[keep.indexOf(c)]));
+  const names = cols.map((c) => run.schema.fields[c].name);
+  for (let i = 0; i < old.numRows; i++) run.previous.push(Object.fromEntries(names.map((n, j) => [n, vecs[j].get(i)])));
+}
+
+/** A partition's upserts on their own pass: replaced rows named for position deletes, the input written (with carried columns). */
+async function upsert(run: MergeRun, pk: string, input0: arrow.RecordBatch): Promise<void> {
+  const { t, opts } = run;
+  let input = input0;
+  let probe = probeKeys(run, input);
+  if (probe.size !== input.numRows) {
+    if (opts.duplicateKeys === 'error') {
+      throw new AppError('validation', `lake: merge into ${t.ident}: ${input.numRows - probe.size} incoming row(s) share their key (${opts.keys.join(', ')}) with another incoming row; nothing was written`, { field: 'keys' });
     }
+    input = lastRowPerKey(run, input, probe);
+    probe = probeKeys(run, input);
+  }
+  // computed up front (not only when the partition has files): a key column keyRanges refuses fails here as before
+  const ranges = keyRanges(t, input, run.matchCols);
+  const { candidates, deletes } = partitionFiles(run, pk, () => ranges);
+  const keep = [...new Set([...run.carry, ...run.prevCols, ...(run.prevCols.length ? run.keyCols : [])])];
+  const m = await matchKeys(t, candidates, deletes, run.matchCols, probe, input.numRows, keep);
+  addHits(run, m.hits);
+  run.updated += m.matched; run.inserted += probe.size - m.matched;
+  if (m.old) {
+    if (run.prevCols.length) collectPrevious(run, m.old, keep);
+    if (run.carry.length) input = carryForward(run, input, m.old, m.oldOf, keep);
+  }
+  await run.w.write(input);
+}
+
+/**
+ * One partition's changes. Incoming rows whose key is also deleted are dropped first; upserts and
+ * deletes then go in one pass over the partition's files when they can (not with `returnPrevious`,
+ * which the one-pass road does not collect), else deletes then upserts each in their own pass.
+ */
+async function mergePartition(run: MergeRun, pk: string, p: Part, del: DelPart | undefined): Promise<void> {
+  const { target } = run;
+  let input = p.batches.length ? concatBatches(target, p.batches) : makeBatch(target, target.fields.map((f) => nullData(f.type, 0)) as never, 0);
+  const dprobe = del ? probeKeys(run, del.batch) : null;
+  if (del && input.numRows) input = dropDeletedKeys(run, input, dprobe!);
+  if (del && input.numRows && !run.prevCols.length) {
+    if (await upsertAndDelete(run, pk, p.partition, input, del.batch)) return;
+  }
+  if (del) await deleteKeys(run, pk, p.partition, del.batch, dprobe!);
+  if (input.numRows) await upsert(run, pk, input);
+}
+
+export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions): Promise<MergeResult> {
+  const { run, parts, delParts } = await startMerge(t, batches, opts);
+  const { w } = run;
+  const written: string[] = [];
+  return guarded(t, () => [...w.written.map((f) => f.file_path), ...written], async () => {
+    for (const [pk, p] of parts) await mergePartition(run, pk, p, delParts.get(pk));
     const files = await w.close();
-    const delFiles = await writeDeletes(t, allHits);
+    const delFiles = await writeDeletes(t, run.allHits);
     written.push(...delFiles.map((d) => d.file_path));
+    const { inserted, updated, deleted, deletedByPartition, previous } = run;
     const base = { inserted, updated, deleted, deletedByPartition, ...(opts.returnPrevious ? { previous } : {}) };
     if (!files.length && !delFiles.length) return { ...noop(t.metadataLocation()), ...base };
     const r = await commitChange(t, { operation: 'overwrite', added: [...files, ...delFiles], removed: [], touched: new Set(parts.keys()) });
