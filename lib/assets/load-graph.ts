@@ -1,3 +1,4 @@
+import { assetKey, freshnessReport, freshnessSources } from '../freshness';
 import path from 'node:path';
 import type pg from 'pg';
 import type { Env } from '../config/env';
@@ -104,5 +105,17 @@ export async function loadAssetGraph(d: AssetDeps, now = new Date()): Promise<As
     dq: dq.rows.map((x) => ({ table: x.table_name, branch: x.branch_id, status: x.status, checkedAt: x.checked_at, delta: n(x.row_count_delta), mismatches: x.no_hash ? null : n(x.mismatches), error: x.error_details })),
     results: results.map((r) => ({ kind: r.kind, name: r.name, status: r.status, rows: r.rows, at: r.createdAt, error: r.error ?? null })),
   });
+  // Each lake table's and model's freshness against its expectation (the Freshness section's statuses).
+  const freshness = await freshnessReport(d.pool, freshnessSources(d.env), now).catch((e) => {
+    problems.push(`freshness: ${(e as Error).message}`);
+    return null;
+  });
+  if (freshness) {
+    const byAsset = new Map(freshness.assets.map((a) => [a.asset, a]));
+    for (const node of graph.nodes) {
+      const key = node.kind === 'lake' && node.ident ? assetKey('lake_table', node.ident) : node.kind === 'model' ? assetKey('model', node.name) : null;
+      if (key) node.freshness = byAsset.get(key) ?? null;
+    }
+  }
   return { ...graph, problems: [...problems, ...graph.problems] };
 }

@@ -1,3 +1,4 @@
+import type { AssetFreshness } from '../freshness';
 /** Shapes of the asset graph (pure data, browser-safe: the /assets page imports them). */
 
 /** What a node stands for: a source table on one branch, a lake table, or a node of the models project. */
@@ -49,8 +50,8 @@ export interface AssetNode {
   dq: AssetDq[];
   /** Columns: the lake table's current schema, or the columns a model's schema.yml declares. Null when unknown. */
   schema: AssetColumn[] | null;
-  /** Freshness against an expectation: not computed yet (always null). */
-  freshness: null;
+  /** Freshness against its expectation (tables.json / schema.yml, lib/freshness); null when none is declared. */
+  freshness: AssetFreshness | null;
   /** Flows with a step whose job names this node. */
   flows: { id: string; name: string }[];
 }

@@ -56,7 +56,15 @@ export function AssetDetail({ node: n, canRun, onQueued }: { node: AssetNode; ca
           {n.last.error && <><dt>Error</dt><dd className="small">{n.last.error}</dd></>}
         </dl>
       ) : <p className="muted small" data-testid="asset-last">Never {n.kind === 'model' || n.kind === 'test' || n.kind === 'seed' ? 'built' : 'loaded'}.</p>}
-      <div className="muted small">Freshness: {n.freshness ?? 'no expectation set'}</div>
+      {n.freshness ? (
+        <div className="small" data-testid="asset-freshness">
+          Freshness: <span className={`badge badge-${{ pass: 'succeeded', warn: 'cancelled', error: 'failed', unknown: 'muted' }[n.freshness.status]}`}>{n.freshness.status}</span>
+          {' '}{n.freshness.lagSeconds !== null ? `${age(n.freshness.lagSeconds)} since the last success` : 'never succeeded'}
+          {n.freshness.warnAfterSeconds !== null && ` · warn after ${age(n.freshness.warnAfterSeconds)}`}
+          {n.freshness.errorAfterSeconds !== null && ` · error after ${age(n.freshness.errorAfterSeconds)}`}
+          {n.freshness.worstBranch && ` · stalest branch ${n.freshness.worstBranch}`}
+        </div>
+      ) : <div className="muted small" data-testid="asset-freshness">Freshness: no expectation set</div>}
 
       {tables && <>
         <h3>Data quality</h3>

@@ -24,8 +24,8 @@ const tok = { admin: '', operator: '', viewer: '' };
 const SECRET = 'assets-api-test-secret-0123456789';
 
 const TABLES = [
-  { table: 'SHOP.CUSTOMERS', unique_key: 'ID', cdc_column: 'RECORDED_UPDATED_AT', category: 'masters' },
-  { table: 'SHOP.ORDERS', unique_key: 'ID', cdc_column: 'RECORDED_UPDATED_AT', category: 'transactions' },
+  { table: 'SHOP.CUSTOMERS', unique_key: 'ID', cdc_column: 'RECORDED_UPDATED_AT', category: 'masters', freshness: { warn_after: '30m', error_after: '12h' } },
+  { table: 'SHOP.ORDERS', unique_key: 'ID', cdc_column: 'RECORDED_UPDATED_AT', category: 'transactions', freshness: { warn_after: '2h', error_after: '6h' } },
   { table: 'SHOP.ITEMS', unique_key: 'ID', cdc_column: 'RECORDED_UPDATED_AT', category: 'transactions' },
 ];
 const PROJECT: Record<string, string> = {
@@ -102,7 +102,7 @@ describe('GET /api/v1/assets', () => {
     ]);
   });
 
-  it('carries last load/build, DQ per branch, schema, freshness null and the flows naming each node', async () => {
+  it('carries last load/build, DQ per branch, schema, freshness against its expectation and the flows naming each node', async () => {
     const r = await call(assets.GET, 'GET', '/api/v1/assets', { token: tok.viewer });
     const node = (id: string) => r.body.nodes.find((n: { id: string }) => n.id === id);
     expect(node('source:b2:etl.customers').last).toMatchObject({ status: 'FAILED', rows: 0, error: 'connection refused' });
@@ -117,7 +117,11 @@ describe('GET /api/v1/assets', () => {
     expect(node('model:customer_orders').last).toMatchObject({ status: 'success', rows: 3 });
     expect(node('test:unique_stg_orders_order_id').last).toMatchObject({ status: 'fail', rows: 1 });
     expect(node('model:stg_orders').schema).toEqual([{ name: 'order_id', type: 'Int64' }]);
-    expect(r.body.nodes.every((n: { freshness: unknown }) => n.freshness === null)).toBe(true);
+    // Freshness against tables.json's expectations: orders loaded 3 h ago (warn after 2 h); customers' stalest branch b2 a day ago (error after 12 h).
+    expect(node('lake:etl.orders').freshness).toMatchObject({ status: 'warn', worstBranch: 'b1', warnAfterSeconds: 7200, errorAfterSeconds: 21_600 });
+    expect(node('lake:etl.customers').freshness).toMatchObject({ status: 'error', worstBranch: 'b2' });
+    expect(node('lake:etl.customers').freshness.lagSeconds).toBeGreaterThanOrEqual(86_400);
+    expect(r.body.nodes.filter((n: { freshness: unknown }) => n.freshness !== null).map((n: { id: string }) => n.id).sort()).toEqual(['lake:etl.customers', 'lake:etl.orders']);
     const flows = (id: string) => node(id).flows.map((f: { name: string }) => f.name);
     expect(flows('lake:etl.orders')).toEqual(['nightly']);
     expect(flows('source:b2:etl.orders')).toEqual(['nightly']);
