@@ -143,10 +143,13 @@ async function runPhase(ctx: RunContext, deps: RunEtlDeps, phase: Phase, defs: T
     });
   });
   const open = units.filter((u) => !u.status);
-  if (deps.dispatch) await deps.dispatch(ctx, open, states, onUnitDone, local);
-  else await local(open);
-  loads.close();
-  try { await loads.done; } finally {
+  try {
+    if (deps.dispatch) await deps.dispatch(ctx, open, states, onUnitDone, local);
+    else await local(open);
+    loads.close();
+    await loads.done;
+  } finally {
+    // what waits (unchanged tables' rows) is written even when the phase stops early
     await control.flush().catch((e) => { plog.error('control write failed', { error: toError(e).message }); phaseFatal = true; });
   }
   if (units.some((u) => u.fatal)) phaseFatal = true;
