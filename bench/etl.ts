@@ -8,10 +8,16 @@
  *  4. tables.json `deletes`: 1% of rows updated and 0.1% deleted at every source, INCREMENTAL with
  *     `deletes: detect` (key-set comparison, deletes in the merge commit), then the same changes on
  *     other rows with `deletes: ignore` (today's INCREMENTAL); the ratio detect/ignore (target ≤ 1.5×), with
- *     `--delete-rounds N` the ratio of the medians of N rounds each.
- * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time, the deletes ratio and peak RSS.
+ *     `--delete-rounds N` the ratio of the medians of N rounds each;
+ *  5. fixed costs per unit: 16 small tables (`--noop-rows`, default 1000 rows) at every branch, loaded
+ *     INITIAL, then an INCREMENTAL with no source change (every unit a no-op): its run time, the time
+ *     per unit, and the goal (issue #23: ≤ 1 s of run time, or ≤ 20 ms per unit).
+ * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time, the deletes ratio, the no-op figures and peak RSS.
  *
  *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy] [--rows-per-file N] [--delete-rounds 1] [--verbose]
+ *                        [--noop-only] [--noop-rows 1000] [--noop-tables 16] [--profile-noop]
+ *
+ * `--noop-only` runs step 5 alone (steps 1–4 skipped); `--profile-noop` writes a CPU profile of the no-op run.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -52,6 +58,30 @@ const TABLES = [
 
 const CDC_INDEX = !process.argv.includes('--no-cdc-index');
 const DELETE_ROUNDS = Math.max(1, Number(arg('delete-rounds', '1')));
+const NOOP_ONLY = process.argv.includes('--noop-only');
+const NOOP_ROWS = Number(arg('noop-rows', '1000'));
+const NOOP_TABLES = Number(arg('noop-tables', '16'));
+/** Step 5's tables: small, keyed, CDC-tracked, as an operational schema's many small tables are. */
+const NOOP_DEFS = Array.from({ length: NOOP_TABLES }, (_, i) => ({
+  // CDC column only: a date column's watermark is inclusive (`date >= watermark`), so a table with one
+  // re-reads its last day's rows at every run and is never a no-op
+  table: `NOOP.T${String(i).padStart(2, '0')}`, unique_key: 'ID', cdc_column: 'AMEND_LAST_DATE', category: i < 4 ? 'masters' : 'transactions',
+}));
+
+async function seedNoop(url: string, b: number): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query('CREATE SCHEMA IF NOT EXISTS noop');
+  for (const d of NOOP_DEFS) {
+    const t = d.table.toLowerCase();
+    await c.query(`CREATE TABLE ${t} (id int8 PRIMARY KEY, name text, amount numeric(12,2), created date, amend_last_date timestamp)`);
+    await c.query(`INSERT INTO ${t} SELECT g, 'row ' || g || ' branch ${b}', round(g * 1.37, 2), date '2020-01-01' + (g % 1800),
+      timestamp '2020-01-01' + g * interval '1 second' FROM generate_series(1, ${NOOP_ROWS}) g`);
+    await c.query(`CREATE INDEX ON ${t} (amend_last_date)`);
+    await c.query(`VACUUM ANALYZE ${t}`);
+  }
+  await c.end();
+}
 
 async function seed(url: string, b: number): Promise<void> {
   const c = new pg.Client({ connectionString: url });
@@ -113,11 +143,19 @@ async function main() {
       await ensureDatabase(admin, `branch${b}`);
       branchUrls.push(dbUrl(`branch${b}`));
     }
-    await Promise.all(branchUrls.map((u, b) => seed(u, b)));
+    await Promise.all(branchUrls.map((u, b) => (NOOP_ONLY ? Promise.resolve() : seed(u, b)).then(() => seedNoop(u, b))));
     { const c = new pg.Client({ connectionString: admin }); await c.connect(); await c.query('CHECKPOINT'); await c.end(); }
     const total = ROWS * 2 * BRANCHES;
-    console.log(`seeded ${BRANCHES} branches × 2 tables × ${ROWS} rows = ${total} rows in ${((Date.now() - t) / 1000).toFixed(1)}s (CDC columns ${CDC_INDEX ? "indexed" : "not indexed"})`);
+    if (NOOP_ONLY) console.log(`seeded ${BRANCHES} branches × ${NOOP_TABLES} tables × ${NOOP_ROWS} rows in ${((Date.now() - t) / 1000).toFixed(1)}s`);
+    else console.log(`seeded ${BRANCHES} branches × 2 tables × ${ROWS} rows = ${total} rows in ${((Date.now() - t) / 1000).toFixed(1)}s (CDC columns ${CDC_INDEX ? "indexed" : "not indexed"})`);
 
+    const pool = createPool(dbUrl('app'), { max: 8 });
+    const warehouse = path.join(dir, 'warehouse');
+    const lake = openLake({ pool, warehouse: `file://${warehouse}` });
+    const branches = branchUrls.map((u, b) => ({ key: `b${b}`, source: createPostgresSource({ branch: `b${b}`, connectionString: u, poolSize: 2 }) }));
+    const tables = parseTablesConfig(TABLES);
+    const settings = { ...DEFAULT_SETTINGS, retries: 0, encoderThreads: ENCODERS, compression: COMPRESSION, maxTableWorkers: 2, snapshotMaintenance: false, stagingRowsPerFile: ROWS_PER_FILE };
+    if (!NOOP_ONLY) {
     // reference: raw binary COPY of the same rows, one stream at a time and 2 at once (this machine has 2 cores)
     t = Date.now();
     let bytes = 0;
@@ -126,12 +164,6 @@ async function main() {
     const rawRate = total / rawSec;
     console.log(`raw COPY binary → null sink: ${total} rows, ${mib(bytes)} in ${rawSec.toFixed(2)}s = ${Math.round(rawRate)} rows/s`);
 
-    const pool = createPool(dbUrl('app'), { max: 8 });
-    const warehouse = path.join(dir, 'warehouse');
-    const lake = openLake({ pool, warehouse: `file://${warehouse}` });
-    const branches = branchUrls.map((u, b) => ({ key: `b${b}`, source: createPostgresSource({ branch: `b${b}`, connectionString: u, poolSize: 2 }) }));
-    const tables = parseTablesConfig(TABLES);
-    const settings = { ...DEFAULT_SETTINGS, retries: 0, encoderThreads: ENCODERS, compression: COMPRESSION, maxTableWorkers: 2, snapshotMaintenance: false, stagingRowsPerFile: ROWS_PER_FILE };
 
     t = Date.now();
     const init = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables, settings: { ...settings, mode: 'INITIAL' }, logger, stagingRoot: path.join(dir, 'staging') });
@@ -195,6 +227,33 @@ async function main() {
     const median = (a: number[]) => { const x = [...a].sort((p, q) => p - q); return x.length % 2 ? x[x.length >> 1] : (x[x.length / 2 - 1] + x[x.length / 2]) / 2; };
     const ratio = median(dets) / median(igns);
     console.log(`deletes: median over ${DELETE_ROUNDS} round(s): detect ${median(dets).toFixed(2)}s, ignore ${median(igns).toFixed(2)}s; detect/ignore = ${ratio.toFixed(2)}×: the ≤ 1.5× goal is ${ratio <= 1.5 ? 'met' : 'NOT met'}`);
+    }
+
+    // 5. fixed costs per unit: a no-op INCREMENTAL (no source changed since the INITIAL)
+    const noopDefs = parseTablesConfig(NOOP_DEFS);
+    const noopTarget = () => lakeTarget(lake, { namespace: 'noop' });
+    const noopSettings = { ...settings, namespace: 'noop' };
+    t = Date.now();
+    const ni = await runEtl({ pool, target: noopTarget(), branches, tables: noopDefs, settings: { ...noopSettings, mode: 'INITIAL' }, logger: silentLogger, stagingRoot: path.join(dir, 'staging') });
+    if (!ni.ok) throw new Error(`no-op step: INITIAL failed: ${JSON.stringify(ni.units.filter((u) => u.status !== 'SUCCESS'))}`);
+    console.log(`no-op step: INITIAL of ${BRANCHES} branches × ${NOOP_TABLES} tables × ${NOOP_ROWS} rows in ${((Date.now() - t) / 1000).toFixed(2)}s`);
+    const runLogRows = async () => (await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM etl_meta.etl_run_log WHERE namespace = 'noop'`)).rows[0].n;
+    const lakeSnapshots = async () => { let n = 0; for (const d of noopDefs) n += (await lake.loadTable(`noop.${d.lakeName}`)).snapshots().length; return n; };
+    const logRows0 = await runLogRows();
+    const snaps0 = await lakeSnapshots();
+    const nprof = process.argv.includes('--profile-noop') ? await startProfile() : null;
+    t = Date.now();
+    const noop = await runEtl({ pool, target: noopTarget(), branches, tables: noopDefs, settings: { ...noopSettings, mode: 'INCREMENTAL' }, logger, stagingRoot: path.join(dir, 'staging') });
+    const noopWall = (Date.now() - t) / 1000;
+    if (nprof) console.log(`no-op INCREMENTAL CPU profile (main thread): ${await nprof()}`);
+    if (!noop.ok) throw new Error(`no-op INCREMENTAL failed: ${JSON.stringify(noop.units.filter((u) => u.status !== 'SUCCESS'))}`);
+    const noopRows = noop.units.reduce((a, u) => a + u.rows, 0);
+    const noopSec = noop.durationMs / 1000;
+    const perUnitMs = noop.durationMs / noop.units.length;
+    const met = noopSec <= 1 || perUnitMs <= 20;
+    console.log(`no-op INCREMENTAL (${BRANCHES} branches × ${NOOP_TABLES} tables = ${noop.units.length} units, ${noopRows} rows): run ${noopSec.toFixed(2)}s `
+      + `(wall ${noopWall.toFixed(2)}s), ${perUnitMs.toFixed(1)} ms per unit; run-log rows written ${(await runLogRows()) - logRows0}, lake snapshots committed ${(await lakeSnapshots()) - snaps0}`);
+    console.log(`goal (#23): ≤ 1 s of run time, or ≤ 20 ms per unit: ${met ? 'met' : 'NOT met'}`);
     const maxRss = process.resourceUsage().maxRSS * 1024;
     console.log(`peak RSS: ${mib(Math.max(peakRss, maxRss))} (sampled ${mib(peakRss)}, getrusage ${mib(maxRss)})`);
     await Promise.all(branches.map((b) => b.source.close()));

@@ -16,3 +16,16 @@ export async function getWatermarks(pool: pg.Pool, t: LakeTableRef, branches: st
     [t.namespace, t.table, branches]);
   return new Map(r.rows.map((x) => [x.branch_id as string, { cdc: x.last_cdc_value, date: x.last_date_value }]));
 }
+
+/**
+ * The committed watermarks of several lake tables of one namespace in one query:
+ * table name → branch → watermark (a run's planning reads all its tables at once).
+ */
+export async function getWatermarksOfTables(pool: pg.Pool, namespace: string, tables: string[], branches: string[]): Promise<Map<string, Map<string, Watermark>>> {
+  const out = new Map<string, Map<string, Watermark>>(tables.map((t) => [t, new Map()]));
+  if (!tables.length || !branches.length) return out;
+  const r = await pool.query('SELECT table_name, branch_id, last_cdc_value, last_date_value FROM etl_meta.control_state WHERE namespace = $1 AND table_name = ANY($2) AND branch_id = ANY($3)',
+    [namespace, tables, branches]);
+  for (const x of r.rows) out.get(x.table_name as string)?.set(x.branch_id as string, { cdc: x.last_cdc_value, date: x.last_date_value });
+  return out;
+}

@@ -1,4 +1,4 @@
-export { getWatermarks, type LakeTableRef, type Watermark } from './control-state';
+export { getWatermarks, getWatermarksOfTables, type LakeTableRef, type Watermark } from './control-state';
 export { createPrisma, type Db } from './prisma';
 export { createPool } from './pool';
 export { migrate, listMigrations, MIGRATIONS_DIR } from './migrate';

@@ -170,6 +170,25 @@ describe('an ETL run fanned out over worker processes', () => {
     await expectLakeRight('single');
   }, 300_000);
 
+  it('a worker\'s units of one run share each branch\'s source: far fewer sessions at a branch than units', async () => {
+    startWorker({ TRIBUTARY_WORKER_CONCURRENCY: '1', TRIBUTARY_FANOUT: 'on' });
+    // sessions ever opened at each branch database (pg_stat_database counts them; ended ones are flushed)
+    const sessions = async () => (await db.pool.query<{ datname: string; n: number }>(`SELECT datname, sessions::int AS n FROM pg_stat_database WHERE datname = ANY($1)`,
+      [scratch.map((x) => new URL(x.url).pathname.slice(1))])).rows;
+    await db.pool.query('SELECT pg_stat_clear_snapshot()');
+    const before = new Map((await sessions()).map((r) => [r.datname, r.n]));
+    // pool size 1: the coordinator's source and the shared unit source hold one session each
+    const { run, units } = await runOnWorkers('shared', undefined, { ...request('shared'), poolSize: 1 }, 1);
+    expect(run.error).toBeNull();
+    expect(units.filter((u) => u.status === 'succeeded').length).toBe(N * tables.length);
+    await db.pool.query('SELECT pg_stat_clear_snapshot()');
+    for (const r of await sessions()) {
+      // a source per unit opened one session per unit: tables.length (6) or more per branch
+      expect(r.n - before.get(r.datname)!, r.datname).toBeLessThan(tables.length);
+    }
+    await expectLakeRight('shared');
+  }, 300_000);
+
   it('TRIBUTARY_FANOUT=auto and one worker alive: the run is not fanned out (no unit jobs), and is right', async () => {
     startWorker();
     const { run, units } = await runOnWorkers('alone', undefined, request('alone'), 1);

@@ -2,10 +2,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { toError, AppError } from '../errors';
 import { lakeKeys, trackedColumns } from '../sources';
-import { appendRunLog, laterWatermark, recordFailure, recordSuccess, type UnitStatus, type Watermark } from './control';
+import { laterWatermark, writeControl, type ControlRecords, type UnitStatus, type Watermark } from './control';
 import type { RunContext, TableState } from './run-types';
 
-type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary' | 'loadTime'>;
+type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary' | 'loadTime' | 'control'>;
 
 /**
  * Load and record one table once all its units are extracted: one lake
@@ -16,6 +16,11 @@ type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | '
  * full of position deletes are compacted and old snapshots expired (their
  * failures are logged: the load stands). Throws when the commit failed,
  * after recording every unit as FAILED.
+ *
+ * A merge with nothing to write (every unit read no row and detected no
+ * delete) touches no lake table: no commit, no metadata load, no compaction;
+ * its units' records keep the control row's snapshot id and wait in the
+ * phase's `control` batch (when given) to be written with other tables'.
  */
 export async function loadTable(ctx: LoadContext, st: TableState): Promise<void> {
   const s = ctx.settings;
@@ -28,13 +33,20 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
   let disposition: string | null = replace ? 'replace' : 'merge';
   let snapshotId: string | null = null;
   let loadError: string | null = null;
+  // a no-op merge (nothing read, nothing deleted): the lake stays as it is
+  const nothing = !replace && ok.every((u) => u.rows === 0 && u.files.every((f) => f.rows === 0) && !u.deleteKeys?.length);
+  let committed = false;
   if (ok.length && !replace && !def.uniqueKey.length) {
     // a keyless (subquery) entry is loaded by a full replace only: with a branch missing there is nothing to merge on
     loadError = `etl: tables.json entry '${def.lakeName}' has no unique_key, so only a full replace over every branch loads it; `
       + `${bad.map((u) => u.branch.key).join(', ') || 'some branches'} did not succeed, so nothing was loaded`;
     tlog.warn('not loaded', { reason: loadError });
+  } else if (ok.length && nothing) {
+    tlog.debug('nothing to load: no unit read a row', { branches: ok.map((u) => u.branch.key) });
+    for (const u of ok) u.rowsDeleted = 0;
   } else if (ok.length) {
     const files = ok.flatMap((u) => u.files);
+    committed = true;
     try {
       tlog.info('loading', { disposition, branches: ok.map((u) => u.branch.key), rows: ok.reduce((a, u) => a + u.rows, 0), files: files.length });
       // deletes: detect — each unit's deleted keys (+ its branch) go into the merge's commit
@@ -57,10 +69,11 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     const dropped = await ctx.target.dropIfEmpty(def.lakeName).catch((e) => { tlog.warn('could not drop the empty table its failed first load left', { error: toError(e).message }); return false; });
     if (dropped) tlog.warn('dropped the table this run created: its first load wrote nothing', { reason: loadError ?? 'no unit succeeded' });
   }
+  const recs: ControlRecords = { successes: [], failures: [], runLogs: [] };
   for (const u of ok) {
     if (loadError) {
       u.status = 'FAILED'; u.fatal = true; u.error = loadError;
-      await recordFailure(ctx.pool, { namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, status: 'FAILED', error: loadError, startedAt: u.startedAt, finishedAt });
+      recs.failures.push({ namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, status: 'FAILED', error: loadError, startedAt: u.startedAt, finishedAt });
     } else {
       const tr = trackedColumns(def.spec);
       const old = s.mode === 'INCREMENTAL' ? u.watermark ?? { cdc: null, date: null } : { cdc: null, date: null };
@@ -69,9 +82,9 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
         date: laterWatermark(old.date, tr.date ? u.stats?.max[tr.date]?.text ?? null : null),
       };
       u.watermark = wm;
-      await recordSuccess(ctx.pool, { namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, mode: s.mode, watermark: wm, snapshotId, rows: u.rows, startedAt: u.startedAt, finishedAt });
+      recs.successes.push({ namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, mode: s.mode, watermark: wm, snapshotId, rows: u.rows, startedAt: u.startedAt, finishedAt });
     }
-    await appendRunLog(ctx.pool, {
+    recs.runLogs.push({
       runId, namespace: s.namespace, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status!, rows: loadError ? 0 : u.rows,
       startedAt: u.startedAt, finishedAt, attempts: u.attempts, writeDisposition: disposition, schemaDiscrepancy: st.drift.length ? st.drift : null, error: u.error,
       droppedDuplicates: loadError ? 0 : u.dropped ?? 0,
@@ -79,24 +92,27 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     });
   }
   for (const u of bad) {
-    await recordFailure(ctx.pool, { namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, status: u.status as UnitStatus, error: u.error ?? 'failed', startedAt: u.startedAt, finishedAt: u.finishedAt ?? finishedAt });
-    await appendRunLog(ctx.pool, {
+    recs.failures.push({ namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, status: u.status as UnitStatus, error: u.error ?? 'failed', startedAt: u.startedAt, finishedAt: u.finishedAt ?? finishedAt });
+    recs.runLogs.push({
       runId, namespace: s.namespace, table: def.lakeName, branch: u.branch.key, mode: s.mode, category: def.category, status: u.status as UnitStatus, rows: 0,
       startedAt: u.startedAt, finishedAt: u.finishedAt ?? finishedAt, attempts: u.attempts, writeDisposition: ok.length ? disposition : null,
       schemaDiscrepancy: st.drift.length ? st.drift : null, error: u.error,
     });
   }
+  // watermarks advance only now, after the commit; a table that committed writes at once
+  if (ctx.control) await ctx.control.add(recs, { now: committed });
+  else await writeControl(ctx.pool, recs);
   for (const u of st.units) {
     ctx.summary.units.push({ table: def.lakeName, branch: u.branch.key, phase: u.phase, status: u.status!, rows: u.status === 'SUCCESS' ? u.rows : 0,
       ...(u.def.deletes.mode === 'detect' ? { rowsDeleted: u.status === 'SUCCESS' ? u.rowsDeleted ?? 0 : 0 } : {}), attempts: u.attempts,
       writeDisposition: u.status === 'SUCCESS' ? disposition : null, error: u.error, watermark: u.watermark, ...(u.status === 'SUCCESS' && u.dropped ? { droppedDuplicates: u.dropped } : {}), sql: u.query?.sql, binds: u.query?.binds, ...(u.workerId ? { worker: u.workerId } : {}) });
   }
-  if (!loadError && ok.length && disposition === 'merge' && s.compactDeletedRatio > 0) {
+  if (!loadError && committed && disposition === 'merge' && s.compactDeletedRatio > 0) {
     const parts = await ctx.target.compact(def.lakeName, { deletedRatio: s.compactDeletedRatio, maxDeleteFiles: 16 })
       .catch((e) => { tlog.warn('compaction failed (the merge stands)', { error: toError(e).message }); return []; });
     if (parts.length) tlog.info('compacted partitions', { partitions: parts });
   }
-  if (!loadError && ok.length && s.snapshotMaintenance) {
+  if (!loadError && committed && s.snapshotMaintenance) {
     await ctx.target.expire(def.lakeName, { maxAgeDays: s.snapshotExpireDays, minToKeep: s.snapshotMinToKeep }).catch((e) => tlog.warn('snapshot expiry failed', { error: toError(e).message }));
   }
   for (const u of st.units) u.staged?.release();

@@ -5,6 +5,7 @@ import type { Watermark } from '../db';
 import type { Logger } from '../log';
 import type { Bind, BranchSource, ReadStats, RenderedQuery, SourceColumn } from '../sources';
 import type { UnitStatus } from './control';
+import type { ControlBatch } from './control-batch';
 import type { LakeTarget } from './lake-target';
 import type { ParquetEncoderPool } from './parquet-encoder';
 import type { Drift, UnionColumn } from './schema-union';
@@ -127,4 +128,6 @@ export interface RunContext {
   hold?: MemoryHold;
   /** Filled as tables finish (units) and as drift is found. */
   summary: EtlRunSummary;
+  /** The phase's batched control writes (lib/etl/control-batch.ts). (Default: each table writes its own at once) */
+  control?: ControlBatch;
 }

@@ -2,11 +2,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type pg from 'pg';
 import type { TableDef } from '../config/tables-json';
-import { getWatermarks, type Watermark } from '../db';
+import { getWatermarksOfTables } from '../db';
 import { toError } from '../errors';
 import type { Logger } from '../log';
 import { wallClockMicros, type RenderedQuery } from '../sources';
 import type { LakeTarget } from './lake-target';
+import { ControlBatch } from './control-batch';
 import { loadTable } from './load-table';
 import { ParquetEncoderPool } from './parquet-encoder';
 import { applyCutover, planPhase, planRun } from './plan-run';
@@ -106,8 +107,8 @@ async function runPhase(ctx: RunContext, deps: RunEtlDeps, phase: Phase, defs: T
   deps.progress?.(0, total, phase);
 
   if (s.mode === 'INCREMENTAL') {
-    const wms = new Map<string, Map<string, Watermark>>();
-    for (const st of states.values()) wms.set(st.def.lakeName, await getWatermarks(ctx.pool, { namespace: s.namespace, table: st.def.lakeName }, branches.map((b) => b.key)));
+    // one query for the phase's tables, not one per table
+    const wms = await getWatermarksOfTables(ctx.pool, s.namespace, [...states.values()].map((st) => st.def.lakeName), branches.map((b) => b.key));
     applyCutover(states, s.mode, wms);
   }
   refuseKeylessMerges(states, s.mode, ctx.allBranches);
@@ -119,8 +120,11 @@ async function runPhase(ctx: RunContext, deps: RunEtlDeps, phase: Phase, defs: T
     return { ok: true, fatal: false };
   }
 
+  // the phase's control rows: unchanged tables' wait and go in one statement (control-batch.ts)
+  const control = new ControlBatch(ctx.pool, plog);
+  const lctx: RunContext = { ...ctx, control };
   const loads = new WorkQueue<TableState>(s.loadWorkers, async (st) => {
-    try { await loadTable(ctx, st); } catch (e) { plog.error('load step failed', { table: st.def.lakeName, error: toError(e).message }); phaseFatal = true; }
+    try { await loadTable(lctx, st); } catch (e) { plog.error('load step failed', { table: st.def.lakeName, error: toError(e).message }); phaseFatal = true; }
     for (let i = 0; i < st.units.length; i++) tick();
   });
   for (const st of states.values()) {
@@ -139,10 +143,15 @@ async function runPhase(ctx: RunContext, deps: RunEtlDeps, phase: Phase, defs: T
     });
   });
   const open = units.filter((u) => !u.status);
-  if (deps.dispatch) await deps.dispatch(ctx, open, states, onUnitDone, local);
-  else await local(open);
-  loads.close();
-  await loads.done;
+  try {
+    if (deps.dispatch) await deps.dispatch(ctx, open, states, onUnitDone, local);
+    else await local(open);
+    loads.close();
+    await loads.done;
+  } finally {
+    // what waits (unchanged tables' rows) is written even when the phase stops early
+    await control.flush().catch((e) => { plog.error('control write failed', { error: toError(e).message }); phaseFatal = true; });
+  }
   if (units.some((u) => u.fatal)) phaseFatal = true;
   return { ok: units.every((u) => u.status === 'SUCCESS'), fatal: phaseFatal };
 }

@@ -85,9 +85,19 @@ export async function prepareSchemas(ctx: SchemaContext, plog: Logger, branches:
     });
   });
   let failed = false;
+  // every table's lake columns at once (a catalog read and a metadata load each): a phase of many
+  // small tables paid them one after another; the widening below stays per table
+  const known = new Map<TableState, Promise<UnionColumn[] | null>>();
+  if (!ctx.plan) {
+    for (const st of states.values()) {
+      const p = ctx.target.columns(st.def.lakeName);
+      p.catch(() => {}); // awaited (and its error kept) in the loop below
+      known.set(st, p);
+    }
+  }
   for (const st of states.values()) {
     try {
-      st.lakeColumns = ctx.plan ? null : await ctx.target.columns(st.def.lakeName);
+      st.lakeColumns = ctx.plan ? null : await known.get(st)!;
       // a refused unit's columns never reach the lake: a table all of whose units are refused is not created
       const described = st.units.filter((u) => u.columns && !u.status);
       if (!described.length && !st.lakeColumns) continue; // nothing known yet: the units' own retries decide

@@ -52,9 +52,9 @@ export class StagingWriter {
 
   constructor(readonly dir: string, private readonly encoder: ParquetEncoderPool, private readonly opts: { rowsPerFile?: number; maxInFlight?: number; hold?: MemoryHold } = {}) {}
 
+  /** Clear what an earlier attempt left; the folder itself is made with the first file (a unit with no row, or held in memory, makes none). */
   async init(): Promise<void> {
     await fs.rm(this.dir, { recursive: true, force: true });
-    await fs.mkdir(this.dir, { recursive: true });
   }
 
   async add(batch: arrow.RecordBatch): Promise<void> {
@@ -71,6 +71,7 @@ export class StagingWriter {
     this.pending = [];
     this.pendingRows = 0;
     await this.encoder.room();
+    if (this.part === 0) await fs.mkdir(this.dir, { recursive: true });
     const file = path.join(this.dir, `part-${String(this.part++).padStart(5, '0')}.parquet`);
     const p = this.encoder.write(file, batches).then((bytes) => { this.files.push({ path: file, rows, bytes }); });
     this.inflight.push(p);

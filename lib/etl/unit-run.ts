@@ -68,6 +68,51 @@ async function openBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number):
 }
 
 /**
+ * A worker's branch sources, shared by the units of one run it takes: a unit
+ * opened (and closed) its own pool, paying the branch's connection set-up —
+ * a TCP connect and a login, an Oracle session — and the connection list's
+ * read and decryption for every unit. A source is closed once no unit of its
+ * run has used it for `BRANCH_IDLE_CLOSE_MS` (the timer does not hold the
+ * process). Keyed by the coordinator's run, so a later run sees changed
+ * connection settings. The per-branch slots of the run (withSlot) bound the
+ * units using one at once to its pool size.
+ */
+const BRANCH_IDLE_CLOSE_MS = 2_000;
+interface SharedBranch { handle: Promise<BranchHandle>; users: number; timer?: NodeJS.Timeout }
+const branchSources = new Map<string, SharedBranch>();
+
+async function acquireBranch(ctx: JobContext, p: EtlUnitPayload, poolSize: number): Promise<{ branch: BranchHandle; release: () => void }> {
+  const key = JSON.stringify([p.parentRunId, p.branch, p.request.poolSize ?? poolSize, !!p.request.selfTest]);
+  let e = branchSources.get(key);
+  if (!e) {
+    const entry: SharedBranch = { handle: openBranch(ctx, p, poolSize), users: 0 };
+    // a failed open is not kept: the next unit tries again
+    entry.handle.catch(() => { if (branchSources.get(key) === entry) branchSources.delete(key); });
+    branchSources.set(key, (e = entry));
+  }
+  const entry = e;
+  clearTimeout(entry.timer);
+  entry.users++;
+  let branch: BranchHandle;
+  try { branch = await entry.handle; } catch (err) { entry.users--; throw err; }
+  let released = false;
+  return {
+    branch,
+    release: () => {
+      if (released) return;
+      released = true;
+      if (--entry.users > 0) return;
+      entry.timer = setTimeout(() => {
+        if (entry.users > 0 || branchSources.get(key) !== entry) return;
+        branchSources.delete(key);
+        branch.source.close().catch((err) => ctx.logger.warn('etl: closing a branch source failed', { branch: p.branch, error: (err as Error).message }));
+      }, BRANCH_IDLE_CLOSE_MS);
+      entry.timer.unref();
+    },
+  };
+}
+
+/**
  * One encoder pool per worker process and settings, kept for the process's
  * life (its threads are unref'd): a unit is a few seconds of work, and a pool
  * per unit paid a thread start and a wasm compile each time, where a run in
@@ -94,7 +139,7 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
   const defs = await resolveTables({ env: ctx.env, paths: dataDirPaths(ctx.env.dataDir), style: 'params' }, p.request);
   const def = defs.find((d) => d.lakeName === p.table);
   if (!def) throw new AppError('not_found', `etl: table ${p.table} is not among this worker's table definitions`);
-  const branch = await openBranch(ctx, p, s.poolSize);
+  const { branch, release } = await acquireBranch(ctx, p, s.poolSize);
   const encoder = sharedEncoder(s.encoderThreads, s.compression);
   try {
     const u: Unit = {
@@ -128,6 +173,6 @@ export async function runEtlUnitJob(ctx: JobContext, p: EtlUnitPayload): Promise
     if (out.status !== 'SUCCESS') throw Object.assign(new AppError(u.fatal ? 'fatal' : 'internal', u.error ?? 'etl: unit failed'), { result: out });
     return out;
   } finally {
-    await branch.source.close().catch((e) => ctx.logger.warn('etl: closing a branch source failed', { branch: p.branch, error: (e as Error).message }));
+    release();
   }
 }
