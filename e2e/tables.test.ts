@@ -50,7 +50,7 @@ afterAll(async () => {
 }, 120_000);
 
 describe('a fresh server through the API with a token, before any page was opened', () => {
-  it('lists and saves pipelines and flows (their routes install the job catalog themselves)', async () => {
+  it('lists and saves pipelines and flows (their routes get the job kinds from the server deps)', async () => {
     const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/tributary.mjs'), 'tokens', 'create', '--user', ADMIN.name, '--name', 'first-call'], {
       cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRIBUTARY_DATA_DIR: stack.dataDir, DATABASE_URL: '', LOG_LEVEL: 'error' },
     });

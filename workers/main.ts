@@ -1,7 +1,7 @@
 import type { Env } from '../lib/config/env';
 import { connectDatabase, createPool } from '../lib/db';
 import { publicUrl } from '../lib/config/public-url';
-import { createJobRegistry, installQueue, installJobCatalog, startWorker, type JobDefinition } from '../lib/jobs';
+import { createJobRegistry, installQueue, startWorker, type JobDefinition } from '../lib/jobs';
 import { collapseRepeats, consoleSink, createLogger } from '../lib/log';
 import { isDatabaseUnavailable } from '../lib/errors/db-unavailable';
 import { jobDefinitions } from './jobs';
@@ -42,7 +42,6 @@ export async function runWorkerProcess(opts: { settings: Env; concurrency?: numb
   const jobs = createJobRegistry(opts.jobs ?? jobDefinitions);
   // OpenLineage events (OPENLINEAGE_URL or the file transport); none when unset.
   const lineage = lineageFromEnv(env, logger.child({ scope: 'openlineage' }));
-  installJobCatalog({ jobs, env });
   const worker = await startWorker({
     jobs,
     pool, env, logger, concurrency: opts.concurrency,
@@ -53,10 +52,10 @@ export async function runWorkerProcess(opts: { settings: Env; concurrency?: numb
   // Every worker runs the flow scheduler: one of them leads (fires schedules, checks freshness), all advance flow runs.
   const sources = freshnessSources(env);
   const scheduler = startFlowScheduler({
-    pool, url, logger: logger.child({ scope: 'flows' }),
+    pool, url, catalog: { jobs, env }, logger: logger.child({ scope: 'flows' }),
     publicUrl: publicUrl(env),
     lineage,
-    leaderTasks: [freshnessLeaderTask({ pool, logger: logger.child({ scope: 'freshness' }), publicUrl: publicUrl(env), load: () => loadFreshnessConfig(sources) })],
+    leaderTasks: [freshnessLeaderTask({ pool, catalog: { jobs, env }, logger: logger.child({ scope: 'freshness' }), publicUrl: publicUrl(env), load: () => loadFreshnessConfig(sources) })],
   });
   const how = await signalled;
   embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault

@@ -1,16 +1,15 @@
 import { parseEnv, type Env } from '@/lib/config/env';
 import { closeServerDeps, createApiHandler, createServerDeps, type ServerDeps } from '@/lib/api';
-import { installJobCatalog } from '@/lib/jobs';
 import { jobs } from './jobs';
 
 /**
  * The web process's edge: its settings are parsed here, once, and its server
- * deps (settings, database handles, the job catalog) built from them and
- * handed to every route through `apiHandler`. Every route imports
- * `apiHandler` from this module, so every route's bundle holds the job
- * catalog: a freshly started server's first `POST /api/v1/pipelines` used to
- * answer 500 "no job catalog installed" because nothing in that route's
- * bundle had loaded the module that installed it.
+ * deps (settings, database handles, the job kinds) built from them and
+ * handed to every route through `apiHandler`; a route hands `deps.jobs` and
+ * `deps.env` on to the engines it calls. There is no process-wide job
+ * catalog any more: a freshly started server's first `POST /api/v1/pipelines`
+ * used to answer 500 "no job catalog installed" because nothing in that
+ * route's bundle had loaded the module that installed one.
  */
 // The one set of deps of this process (`next start` evaluates this module once). Under `next dev`
 // an edit that re-evaluates it opens new pools; the old ones' idle connections close on their own.
@@ -20,8 +19,6 @@ let opened: ServerDeps | undefined;
 export function openServerDeps(settings: Env): ServerDeps {
   if (opened) throw new Error('web: server deps are already open — close them first');
   const deps = createServerDeps(settings, { jobs });
-  // The flows and pipelines engines still reach the catalog from deep call paths (see lib/jobs/catalog.ts).
-  installJobCatalog({ jobs, env: settings });
   opened = deps;
   return deps;
 }

@@ -10,7 +10,7 @@ import type { JobRegistry } from '../jobs/registry';
 
 /**
  * What every route handler of the web process works with: the settings the
- * server parsed at start, its database handles, and the job catalog (every
+ * server parsed at start, its database handles, and the job registry (every
  * kind the API validates, enqueues and documents). Built once by the server's
  * edge (`app/_server/deps.ts`) and handed to each handler; nothing here reads
  * the environment.

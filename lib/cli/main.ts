@@ -1,7 +1,6 @@
 import { Command } from 'commander';
 import { exitCodeFor } from '../errors';
 import type { Env } from '../config/env';
-import { installJobCatalog } from '../jobs/catalog';
 import { createJobRegistry } from '../jobs/registry';
 import type { JobDefinition } from '../jobs/types';
 import type { CliEdge } from './context';
@@ -102,8 +101,6 @@ export async function main(argv: string[], assembly: CliAssembly): Promise<void>
       const [reg, jobs, { createCliEdge, parseCliSettings }] = await Promise.all([wanted.load(), wanted.jobs === false ? [] : assembly.loadJobs(), import('./context')]);
       const settings = parseCliSettings();
       const registry = createJobRegistry(jobs);
-      // The flows and pipelines engines validate and enqueue job specs through the process's catalog.
-      installJobCatalog({ jobs: registry, env: settings });
       const cli = createCliEdge({ settings, jobs: registry, runWorker: assembly.runWorker });
       register = () => reg(program, cli);
     }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { enqueueJobInTransaction } from '../pipelines';
+import type { JobCatalog } from '../jobs/types';
 import { buildAlertMail, type AlertEvent, type AlertFacts } from './alert-mail';
 import { alertWebhookFacts } from './alert-webhook';
 import type { LogLine, StepNode } from './step-plan';
@@ -28,7 +29,7 @@ export interface AlertRun {
  * alerts exactly once however many workers tick. @returns the run-log lines to write
  */
 export async function queueAlert(
-  client: pg.PoolClient, publicUrl: string, flow: AlertFlow, run: AlertRun, nodes: StepNode[], event: AlertEvent, failed: StepNode | null,
+  client: pg.PoolClient, catalog: JobCatalog, publicUrl: string, flow: AlertFlow, run: AlertRun, nodes: StepNode[], event: AlertEvent, failed: StepNode | null,
 ): Promise<LogLine[]> {
   const { recipients: to, webhooks: hooks } = flow;
   if (!to.length && !hooks.length) return [{ level: 'warn', message: `no alert recipients or webhooks set: no ${event} alert` }];
@@ -41,7 +42,7 @@ export async function queueAlert(
   };
   if (to.length) {
     const mail = buildAlertMail(facts);
-    const job = await enqueueJobInTransaction(client, {
+    const job = await enqueueJobInTransaction(client, catalog, {
       kind: 'mail.send', createdBy: `flow:${flow.name}`,
       params: { to, subject: mail.subject, text: mail.text, html: mail.html, connection: flow.smtpConnection ?? undefined, flowRunId: run.id },
     });
@@ -49,7 +50,7 @@ export async function queueAlert(
   }
   const hookFacts = hooks.length ? alertWebhookFacts(facts) : null;
   for (const connection of hooks) {
-    const job = await enqueueJobInTransaction(client, { kind: 'webhook.send', createdBy: `flow:${flow.name}`, params: { connection, facts: hookFacts, flowRunId: run.id } });
+    const job = await enqueueJobInTransaction(client, catalog, { kind: 'webhook.send', createdBy: `flow:${flow.name}`, params: { connection, facts: hookFacts, flowRunId: run.id } });
     logs.push({ level: 'info', message: `${event} alert to webhook ${connection} queued as webhook.send job ${job.runId}` });
   }
   return logs;

@@ -9,13 +9,15 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv } from '../config/env';
 import { silentLogger } from '../log';
-import { createJobRegistry, installJobCatalog, startWorker, type WorkerHandle } from '../jobs';
+import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
 import { jobDefinitions } from '../../workers/jobs';
 
 const jobRegistry = createJobRegistry(jobDefinitions);
 import { createPipeline } from '../pipelines';
 import { createFlow } from './store';
 import { startFlowScheduler, type SchedulerHandle } from './scheduler';
+
+let catalog: JobCatalog;
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 let db: TestDatabase;
@@ -38,11 +40,11 @@ beforeAll(async () => {
   prisma = createPrisma(db.url, { max: 2 });
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'flows-cli-'));
   env = { ...process.env, DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'error' };
-  installJobCatalog({ jobs: jobRegistry, env: parseEnv(env) });
+  catalog = { jobs: jobRegistry, env: parseEnv(env) };
   worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env: parseEnv(env), logger: silentLogger, concurrency: 2, heartbeatMs: 300 });
-  exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
-  await createPipeline(db.pool, { name: 'probe', kind: 'system.check', tags: ['ops'] });
-  await createFlow(db.pool, { name: 'nightly', cron: '0 9 * * 1-5', timezone: 'America/New_York', nodes: [{ id: 'a', pipeline: 'probe' }, { id: 'b', kind: 'system.check' }], edges: [{ from: 'a', to: 'b' }] });
+  exec = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
+  await createPipeline(db.pool, catalog, { name: 'probe', kind: 'system.check', tags: ['ops'] });
+  await createFlow(db.pool, catalog, { name: 'nightly', cron: '0 9 * * 1-5', timezone: 'America/New_York', nodes: [{ id: 'a', pipeline: 'probe' }, { id: 'b', kind: 'system.check' }], edges: [{ from: 'a', to: 'b' }] });
 });
 afterAll(async () => {
   await exec?.stop();

@@ -81,10 +81,10 @@ export function registerFlowsCommands(program: Command, { withCli }: CliEdge): v
       }
     }));
   flows.command('pause').description("Stop a flow's schedule firing").argument('<flow>', 'name or id')
-    .action(async (ref: string) => withCli(async (ctx) => { const f = await setFlowEnabled(ctx.pool, ref, false); out(`${f.name} paused`); }));
+    .action(async (ref: string) => withCli(async (ctx) => { const f = await setFlowEnabled(ctx.pool, ctx, ref, false); out(`${f.name} paused`); }));
   flows.command('resume').description("Let a flow's schedule fire again, from now on").argument('<flow>', 'name or id')
     .action(async (ref: string) => withCli(async (ctx) => {
-      const f = await setFlowEnabled(ctx.pool, ref, true);
+      const f = await setFlowEnabled(ctx.pool, ctx, ref, true);
       out(`${f.name} resumed${f.nextFires[0] ? `; next fire ${formatInZone(new Date(f.nextFires[0]), f.timezone)}` : ''}`);
     }));
   flows.command('validate').description('Check a flow definition (JSON, as POST /api/v1/flows takes it) without saving it')
@@ -95,7 +95,7 @@ export function registerFlowsCommands(program: Command, { withCli }: CliEdge): v
         throw new AppError('usage', `flows: cannot read ${file}: ${(e as Error).message}`, { field: 'file' });
       }
       await withCli(async (ctx) => {
-        const f = await validateFlow(ctx.pool, input);
+        const f = await validateFlow(ctx.pool, ctx, input);
         out(`${file}: valid flow '${f.name}' with ${f.nodes.length} nodes and ${f.edges.length} edges`);
         if (f.cron) out(`schedule: ${describeCron(f.cron)} (${f.timezone})`);
       });
@@ -106,7 +106,7 @@ export function registerFlowsCommands(program: Command, { withCli }: CliEdge): v
     .option('--tag <tag>', 'only pipelines with this tag')
     .option('--json', 'machine-readable output')
     .action(async (o: { tag?: string; json?: boolean }) => withCli(async (ctx) => {
-      const list = await listPipelines(ctx.pool, { tag: o.tag });
+      const list = await listPipelines(ctx.pool, ctx, { tag: o.tag });
       if (o.json) { out(JSON.stringify(list, null, 2)); return; }
       if (!list.length) { out('no pipelines'); return; }
       for (const p of list) out(`${p.name}\t${p.kind}\t${p.tags.join(',') || '-'}\t${p.command}`);
@@ -116,7 +116,7 @@ export function registerFlowsCommands(program: Command, { withCli }: CliEdge): v
     .option('--wait', 'follow the job until it ends; exit 1 unless it succeeded')
     .option('--idempotency-key <key>', 'the same key again within 24 hours starts nothing and reports the first job (safe retries from cron or scripts)')
     .action(async (ref: string, o: { wait?: boolean; idempotencyKey?: string }) => withCli(async (ctx) => {
-      const r = await runPipeline(ctx.pool, ref, 'cli', { idempotency: cliIdempotency(o.idempotencyKey, `pipelines run ${ref}`) });
+      const r = await runPipeline(ctx.pool, ctx, ref, 'cli', { idempotency: cliIdempotency(o.idempotencyKey, `pipelines run ${ref}`) });
       out(r.replayed ? `job ${r.runId} (${r.pipeline.kind}) already started with this idempotency key` : `job ${r.runId} (${r.pipeline.kind}) queued`);
       if (!o.wait) return;
       for (;;) {

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { toError } from '../errors';
 import { requestCancel } from '../jobs/runs';
 import type { Logger } from '../log';
+import type { JobCatalog } from '../jobs/types';
 import { planFlowStep } from './step-plan';
 import { applyFlowStep, loadFlowStep } from './step-apply';
 import type { LineageEmitter, LineageRunState } from '../lineage';
@@ -16,6 +17,8 @@ import { flowJobName } from '../jobs/lineage-parent';
  */
 export interface ExecutorOptions {
   pool: pg.Pool;
+  /** The job kinds and settings of this process (its edge's): a node's job is enqueued through them. */
+  catalog: JobCatalog;
   logger: Logger;
   /** Base URL for links in alert mail. (Default: http://127.0.0.1:8765) */
   publicUrl?: string;
@@ -55,7 +58,7 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
       if (!loaded) break;
       const plan = planFlowStep(loaded.state, new Date());
       cancelJobs = plan.cancelJobs;
-      const { startFailed } = await applyFlowStep(client, o.publicUrl ?? 'http://127.0.0.1:8765', loaded, plan);
+      const { startFailed } = await applyFlowStep(client, o.catalog, o.publicUrl ?? 'http://127.0.0.1:8765', loaded, plan);
       const jobName = flowJobName(loaded.run.flow_name);
       if (plan.startRun) lineage.push({ eventType: 'START', runId, jobName, jobType: 'FLOW' });
       if (plan.close) {

@@ -11,11 +11,13 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv } from '../config/env';
 import { silentLogger } from '../log';
-import { createJobRegistry, installJobCatalog, startWorker, type WorkerHandle } from '../jobs';
+import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
 import { jobDefinitions } from '../../workers/jobs';
 import { createConnection } from '../connections';
 import { sendWebhook, verifySignature } from '../webhook';
 import { createFlow, getFlowRun, startFlowRun, startFlowScheduler, type SchedulerHandle } from './index';
+
+let catalog: JobCatalog;
 
 const jobRegistry = createJobRegistry(jobDefinitions);
 const SECRET = 'flow-webhook-test-secret-0123456789';
@@ -62,9 +64,9 @@ beforeAll(async () => {
   await createConnection(ctx, { name: 'unreachable-db', kind: 'postgres', params: { host: '127.0.0.1', port: 1, database: 'x', user: 'x' } });
   await createConnection(ctx, { name: 'ops-hook', kind: 'webhook', params: {}, secrets: { url: `${base}/hooks/ops`, secret: HMAC_KEY } });
   await createConnection(ctx, { name: 'pager', kind: 'webhook', params: { format: 'pagerduty' }, secrets: { url: `${base}/v2/enqueue`, routing_key: 'R0UT1NG' } });
-  installJobCatalog({ jobs: jobRegistry, env });
+  catalog = { jobs: jobRegistry, env };
   worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 4, heartbeatMs: 300, staleAfterMs: 5000 });
-  exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, publicUrl: 'http://panel.test:8765' });
+  exec = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, publicUrl: 'http://panel.test:8765' });
 });
 
 afterAll(async () => {
@@ -80,12 +82,12 @@ describe('flow alerts to webhooks', () => {
   it('refuses a flow naming a missing or non-webhook connection, naming the field', async () => {
     await createConnection({ pool: db.pool, keys: { secret: SECRET, dataDir } }, { name: 'a-mail', kind: 'smtp', params: { host: '127.0.0.1', tls: 'none', from: 'x@y.test' } });
     const flow = { name: 'bad-hook', nodes: [{ id: 'a', kind: 'system.check', params: {} }] };
-    await expect(createFlow(db.pool, { ...flow, alerts: { webhooks: ['nope'] } })).rejects.toMatchObject({ field: 'alerts.webhooks[0]' });
-    await expect(createFlow(db.pool, { ...flow, alerts: { webhooks: ['ops-hook', 'a-mail'] } })).rejects.toThrow(/'a-mail' is a smtp connection, not webhook/);
+    await expect(createFlow(db.pool, catalog, { ...flow, alerts: { webhooks: ['nope'] } })).rejects.toMatchObject({ field: 'alerts.webhooks[0]' });
+    await expect(createFlow(db.pool, catalog, { ...flow, alerts: { webhooks: ['ops-hook', 'a-mail'] } })).rejects.toThrow(/'a-mail' is a smtp connection, not webhook/);
   });
 
   it('a failed run posts one signed alert, retried after a 500, with the failed node and a link', async () => {
-    const flow = await createFlow(db.pool, { name: 'hooked', nodes: [{ id: 'load', ...failing }], alerts: { onFailure: true, webhooks: ['ops-hook'] } });
+    const flow = await createFlow(db.pool, catalog, { name: 'hooked', nodes: [{ id: 'load', ...failing }], alerts: { onFailure: true, webhooks: ['ops-hook'] } });
     expect(flow.alerts.webhooks).toEqual(['ops-hook']);
     script.push(500);
     const before = received.length;
@@ -114,7 +116,7 @@ describe('flow alerts to webhooks', () => {
   });
 
   it('pagerduty format: a failure triggers an Events API v2 incident deduplicated per flow, a success resolves it', async () => {
-    await createFlow(db.pool, { name: 'paged', nodes: [{ id: 'ok', kind: 'system.check', params: {} }], alerts: { onFailure: true, onSuccess: true, webhooks: ['pager'] } });
+    await createFlow(db.pool, catalog, { name: 'paged', nodes: [{ id: 'ok', kind: 'system.check', params: {} }], alerts: { onFailure: true, onSuccess: true, webhooks: ['pager'] } });
     const before = received.length;
     const run = await startFlowRun(db.pool, 'paged', 'test');
     await waitFor('the pagerduty job', async () => (await jobsOf('webhook.send', run.id)).find((j) => j.status === 'succeeded'));

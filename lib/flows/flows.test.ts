@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv } from '../config/env';
 import { silentLogger } from '../log';
-import { createJobRegistry, installJobCatalog, startWorker, type WorkerHandle } from '../jobs';
+import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
 import { jobDefinitions } from '../../workers/jobs';
 
 const jobRegistry = createJobRegistry(jobDefinitions);
@@ -20,6 +20,8 @@ import {
   cancelFlowRun, createFlow, fireDue, getFlowRun, listFlowRuns, retryFlowRun, startFlowRun, startFlowScheduler,
   updateFlow, type SchedulerHandle,
 } from './index';
+
+let catalog: JobCatalog;
 
 let db: TestDatabase;
 let prisma: Db;
@@ -60,10 +62,10 @@ beforeAll(async () => {
   await createConnection({ pool: db.pool, keys: { secret: SECRET, dataDir } }, {
     name: 'test-mail', kind: 'smtp', params: { host: '127.0.0.1', port: smtp.port, tls: 'none', from: 'tributary@flows.test' },
   });
-  installJobCatalog({ jobs: jobRegistry, env });
+  catalog = { jobs: jobRegistry, env };
   worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 4, heartbeatMs: 300, staleAfterMs: 5000 });
   // The executor only (schedules are fired by hand with fireDue, at chosen instants).
-  exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, publicUrl: 'http://panel.test:8765' });
+  exec = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, publicUrl: 'http://panel.test:8765' });
 });
 
 afterAll(async () => {
@@ -94,14 +96,14 @@ describe('bad input: 400-style validation errors naming the field, nothing saved
   ];
   for (const [what, input, field, msg] of cases) {
     it(what, async () => {
-      const e = await createFlow(db.pool, input).catch((x) => x);
+      const e = await createFlow(db.pool, catalog, input).catch((x) => x);
       expect(e).toMatchObject({ code: 'validation', status: 400, field });
       expect(e.message).toMatch(msg);
     });
   }
   it('saved nothing', async () => {
     expect(await count('select count(*) n from flows')).toBe(0);
-    const e = await createPipeline(db.pool, { name: 'p', kind: 'etl.run', params: { mode: 'SIDEWAYS' } }).catch((x) => x);
+    const e = await createPipeline(db.pool, catalog, { name: 'p', kind: 'etl.run', params: { mode: 'SIDEWAYS' } }).catch((x) => x);
     expect(e).toMatchObject({ code: 'validation', field: 'params.mode' });
     expect(await count('select count(*) n from pipelines')).toBe(0);
   });
@@ -109,37 +111,37 @@ describe('bad input: 400-style validation errors naming the field, nothing saved
 
 describe('pipeline library', () => {
   it('creates, edits, clones, runs with history, and refuses deletion while a flow uses it', async () => {
-    const p = await createPipeline(db.pool, { name: 'check', description: 'probe', tags: ['ops'], kind: 'system.check', params: { holdSeconds: 0 } }, 'user:alice');
+    const p = await createPipeline(db.pool, catalog, { name: 'check', description: 'probe', tags: ['ops'], kind: 'system.check', params: { holdSeconds: 0 } }, 'user:alice');
     // system.check has no CLI command of its own: the shown line runs the saved pipeline.
     expect(p.command).toBe('tributary pipelines run check');
-    await expect(createPipeline(db.pool, { name: 'check', kind: 'system.check' })).rejects.toMatchObject({ code: 'conflict', field: 'name' });
-    await expect(updatePipeline(db.pool, 'check', { params: { holdSeconds: -1 } })).rejects.toMatchObject({ field: 'params.holdSeconds' });
+    await expect(createPipeline(db.pool, catalog, { name: 'check', kind: 'system.check' })).rejects.toMatchObject({ code: 'conflict', field: 'name' });
+    await expect(updatePipeline(db.pool, catalog, 'check', { params: { holdSeconds: -1 } })).rejects.toMatchObject({ field: 'params.holdSeconds' });
     // Checked against the configuration at save, as POST /jobs checks it: a pipeline that could never run is not saved.
-    await expect(createPipeline(db.pool, { name: 'ghost-load', kind: 'etl.run', params: { mode: 'INITIAL', tables: ['NO_SUCH_TABLE'] } }))
+    await expect(createPipeline(db.pool, catalog, { name: 'ghost-load', kind: 'etl.run', params: { mode: 'INITIAL', tables: ['NO_SUCH_TABLE'] } }))
       .rejects.toMatchObject({ field: 'params.tables[0]', message: expect.stringMatching(/^pipelines: params\.tables\[0\]: unknown table "NO_SUCH_TABLE"/) });
-    await expect(updatePipeline(db.pool, 'check', { kind: 'connections.test', params: { name: 'ghost' } })).rejects.toMatchObject({ field: 'params.name' });
-    const c = await clonePipeline(db.pool, 'check');
+    await expect(updatePipeline(db.pool, catalog, 'check', { kind: 'connections.test', params: { name: 'ghost' } })).rejects.toMatchObject({ field: 'params.name' });
+    const c = await clonePipeline(db.pool, catalog, 'check');
     expect(c.name).toBe('check-copy');
-    const { runId } = await runPipeline(db.pool, 'check', 'user:alice');
-    const h = await waitFor('pipeline run', async () => { const x = await pipelineHistory(db.pool, 'check'); return x[0]?.status === 'succeeded' && x; });
+    const { runId } = await runPipeline(db.pool, catalog, 'check', 'user:alice');
+    const h = await waitFor('pipeline run', async () => { const x = await pipelineHistory(db.pool, catalog, 'check'); return x[0]?.status === 'succeeded' && x; });
     expect(h[0]).toMatchObject({ jobRunId: runId, status: 'succeeded', flowRunId: null });
     // The duration is the job run's own span: pin it in the job table and read it back.
     expect(h[0].durationMs).toBe(Date.parse(h[0].finishedAt!) - Date.parse(h[0].startedAt!));
     await db.pool.query(`update job_runs set started_at = '2030-01-01T10:00:00Z', finished_at = '2030-01-01T10:02:03.456Z' where id = $1`, [runId]);
-    expect((await pipelineHistory(db.pool, 'check'))[0]).toMatchObject({ jobRunId: runId, durationMs: 123_456 });
+    expect((await pipelineHistory(db.pool, catalog, 'check'))[0]).toMatchObject({ jobRunId: runId, durationMs: 123_456 });
 
-    await createFlow(db.pool, { name: 'uses-check', nodes: [{ id: 'x', pipeline: 'check-copy' }] });
-    const e = await deletePipeline(db.pool, 'check-copy').catch((x) => x);
+    await createFlow(db.pool, catalog, { name: 'uses-check', nodes: [{ id: 'x', pipeline: 'check-copy' }] });
+    const e = await deletePipeline(db.pool, catalog, 'check-copy').catch((x) => x);
     expect(e).toMatchObject({ code: 'conflict' });
     expect(e.message).toMatch(/used by flow 'uses-check'/);
-    expect((await deletePipeline(db.pool, 'check')).name).toBe('check');
+    expect((await deletePipeline(db.pool, catalog, 'check')).name).toBe('check');
   });
 });
 
 describe('executor and alerts', () => {
   it('a failing middle node skips the last and sends exactly one failure mail naming node and error', async () => {
-    await createPipeline(db.pool, { name: 'first', kind: 'system.check', params: {} });
-    const f = await createFlow(db.pool, {
+    await createPipeline(db.pool, catalog, { name: 'first', kind: 'system.check', params: {} });
+    const f = await createFlow(db.pool, catalog, {
       name: 'three', nodes: [{ id: 'extract', pipeline: 'first' }, { id: 'load', ...failing }, { id: 'report', ...ok }],
       edges: [{ from: 'extract', to: 'load' }, { from: 'load', to: 'report' }],
       alerts: { recipients: ['ops@flows.test'], connection: 'test-mail' },
@@ -156,7 +158,7 @@ describe('executor and alerts', () => {
     expect(byId.report).toMatchObject({ status: 'skipped', error: 'upstream failed (load)', jobRunId: null });
     expect(byId.extract.startedAt && byId.extract.finishedAt).toBeTruthy();
     // The pipeline node shows up in the pipeline's history, linked to the run.
-    expect((await pipelineHistory(db.pool, 'first'))[0]).toMatchObject({ jobRunId: byId.extract.jobRunId, flowRunId: run.id });
+    expect((await pipelineHistory(db.pool, catalog, 'first'))[0]).toMatchObject({ jobRunId: byId.extract.jobRunId, flowRunId: run.id });
 
     await waitFor('the failure mail', async () => smtp.messages.length > before);
     // More executor passes over the ended run queue nothing more: one mail.send job, ended, and one mail.
@@ -179,7 +181,7 @@ describe('executor and alerts', () => {
   });
 
   it('sends a success mail when enabled, retrying when the server refuses the first try', async () => {
-    const f = await createFlow(db.pool, {
+    const f = await createFlow(db.pool, catalog, {
       name: 'fine', nodes: [{ id: 'a', ...ok }, { id: 'b', ...ok }, { id: 'c', ...ok }], edges: [{ from: 'a', to: 'c' }, { from: 'b', to: 'c' }],
       alerts: { onSuccess: true, recipients: ['team@flows.test'] },
     });
@@ -201,7 +203,7 @@ describe('executor and alerts', () => {
   });
 
   it('cancels a run with its running job, then retries it from the cancelled nodes only', async () => {
-    const f = await createFlow(db.pool, {
+    const f = await createFlow(db.pool, catalog, {
       name: 'long', nodes: [{ id: 'quick', ...ok }, { id: 'slow', kind: 'system.check', params: { holdSeconds: 120 } }, { id: 'after', ...ok }],
       edges: [{ from: 'quick', to: 'slow' }, { from: 'slow', to: 'after' }],
     });
@@ -228,7 +230,7 @@ describe('executor and alerts', () => {
   });
 
   it('mails once when a run goes on longer than the set minutes', async () => {
-    const f = await createFlow(db.pool, {
+    const f = await createFlow(db.pool, catalog, {
       name: 'slowpoke', nodes: [{ id: 'hold', kind: 'system.check', params: { holdSeconds: 120 } }],
       alerts: { onFailure: false, longRunningMinutes: 1, recipients: ['night@flows.test'] },
     });
@@ -250,7 +252,7 @@ describe('executor and alerts', () => {
   });
 
   it('a node that can no longer start fails alone, with its reason; its downstream is skipped and the run fails', async () => {
-    const f = await createFlow(db.pool, {
+    const f = await createFlow(db.pool, catalog, {
       name: 'unstartable', nodes: [{ id: 'gate', kind: 'system.check', params: { holdSeconds: 3 } }, { id: 'a', ...ok }, { id: 'b', ...ok }, { id: 'side', ...ok }],
       edges: [{ from: 'gate', to: 'a' }, { from: 'a', to: 'b' }], alerts: { onFailure: false },
     });
@@ -271,7 +273,7 @@ describe('executor and alerts', () => {
 
   it('runs independent nodes in parallel up to the flow limit', async () => {
     const nodes = ['a', 'b', 'c', 'd'].map((id) => ({ id, kind: 'system.check', params: { holdSeconds: 2 } }));
-    const f = await createFlow(db.pool, { name: 'wide', nodes, maxParallel: 2 });
+    const f = await createFlow(db.pool, catalog, { name: 'wide', nodes, maxParallel: 2 });
     const run = await startFlowRun(db.pool, f.id);
     let maxActive = 0;
     for (;;) {
@@ -288,7 +290,7 @@ describe('executor and alerts', () => {
 describe('scheduling policies (fires at chosen instants)', () => {
   const at = (s: string) => new Date(`2030-01-01T${s}Z`);
   async function scheduled(name: string, extra: Record<string, unknown>) {
-    const f = await createFlow(db.pool, { name, cron: '* * * * *', timezone: 'Europe/Berlin', nodes: [{ id: 'hold', kind: 'system.check', params: { holdSeconds: 120 } }], ...extra });
+    const f = await createFlow(db.pool, catalog, { name, cron: '* * * * *', timezone: 'Europe/Berlin', nodes: [{ id: 'hold', kind: 'system.check', params: { holdSeconds: 120 } }], ...extra });
     await db.pool.query('update flows set schedule_cursor = $2 where id = $1', [f.id, at('10:00:00')]);
     return f;
   }
@@ -345,10 +347,10 @@ describe('scheduling policies (fires at chosen instants)', () => {
 
   it('a paused flow does not fire; a schedule change applies from now', async () => {
     const f = await scheduled('paused', {});
-    await updateFlow(db.pool, f.id, { enabled: false });
+    await updateFlow(db.pool, catalog, f.id, { enabled: false });
     await fireDue(db.pool, silentLogger, at('10:05:00'), 60_000);
     expect(await runsOf(f.id)).toEqual([]);
-    const g = await updateFlow(db.pool, f.id, { enabled: true, cron: '0 3 * * *' });
+    const g = await updateFlow(db.pool, catalog, f.id, { enabled: true, cron: '0 3 * * *' });
     expect(g).toMatchObject({ timezone: 'Europe/Berlin', overlap: 'skip', maxParallel: 4 });
     expect(g.nextFires[0]).toMatch(/T0[12]:00:00.000Z$/); // 03:00 Berlin is 01:00 or 02:00 UTC
   });

@@ -63,7 +63,7 @@ export const flowsJobs = [
     payload: z.strictObject({ pipeline: z.string().min(1).max(200).describe('The pipeline to run: its id or name.') }),
     async run(ctx, p) {
       const { runPipeline } = await import('../pipelines');
-      const r = await runPipeline(ctx.pool, p.pipeline, `job:${ctx.runId}`);
+      const r = await runPipeline(ctx.pool, ctx, p.pipeline, `job:${ctx.runId}`);
       ctx.logger.info('pipeline job queued', { jobRunId: r.runId, pipeline: r.pipeline.name });
       return { jobRunId: r.runId, pipeline: r.pipeline.name };
     },

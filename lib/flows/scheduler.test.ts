@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { createFlow, listFlowRuns } from './index';
 import { parseEnv } from '../config/env';
-import { createJobRegistry, installJobCatalog } from '../jobs';
+import { createJobRegistry, type JobCatalog } from '../jobs';
 import { jobDefinitions } from '../../workers/jobs';
 
-installJobCatalog({ jobs: createJobRegistry(jobDefinitions), env: parseEnv({} as NodeJS.ProcessEnv) });
+const catalog: JobCatalog = { jobs: createJobRegistry(jobDefinitions), env: parseEnv({} as NodeJS.ProcessEnv) };
 
 const SCALE = 20;
 let db: TestDatabase;
@@ -52,7 +52,7 @@ afterAll(async () => {
 
 describe('scheduler across two worker processes', () => {
   it('fires exactly one run per fire, and survives kill -9 of the leader', async () => {
-    const f = await createFlow(db.pool, { name: 'every-minute', cron: '* * * * *', timezone: 'America/New_York', nodes: [{ id: 'check', kind: 'system.check' }] });
+    const f = await createFlow(db.pool, catalog, { name: 'every-minute', cron: '* * * * *', timezone: 'America/New_York', nodes: [{ id: 'check', kind: 'system.check' }] });
     const origin = Date.now();
     const a = spawnWorker(origin);
     const b = spawnWorker(origin);

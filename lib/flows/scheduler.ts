@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { JobCatalog } from '../jobs/types';
 import { toError } from '../errors';
 import type { Logger } from '../log';
 import type { LineageEmitter } from '../lineage';
@@ -22,6 +23,8 @@ import { latestFireAtOrBefore } from './schedule';
  */
 export interface SchedulerOptions {
   pool: pg.Pool;
+  /** The job kinds and settings of this process (its edge's), for the executor to enqueue nodes and alerts. */
+  catalog: JobCatalog;
   /** Connection string for the leadership connection. */
   url: string;
   logger: Logger;
@@ -108,7 +111,7 @@ export function startFlowScheduler(o: SchedulerOptions): SchedulerHandle {
       }
     }
     if (!stopped) {
-      try { await advanceFlowRuns({ pool: o.pool, logger: o.logger, publicUrl: o.publicUrl, lineage: o.lineage }); } catch (e) { o.logger.warn('flows: executor tick failed', { error: toError(e).message }); }
+      try { await advanceFlowRuns({ pool: o.pool, catalog: o.catalog, logger: o.logger, publicUrl: o.publicUrl, lineage: o.lineage }); } catch (e) { o.logger.warn('flows: executor tick failed', { error: toError(e).message }); }
     }
   };
   const guarded = () => {

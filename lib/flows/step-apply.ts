@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { toError } from '../errors';
 import { enqueueJobInTransaction, enqueuePipelineJob } from '../pipelines';
+import type { JobCatalog } from '../jobs/types';
 import type { NodeStatus } from './runs';
 import { queueAlert, type AlertFlow } from './alert-queue';
 import type { FlowStepPlan, LogLine, NodeChange, StepFlow, StepState } from './step-plan';
@@ -76,7 +77,7 @@ export async function loadFlowStep(client: pg.PoolClient, runId: string): Promis
 }
 
 /** Write a plan. @returns whether a node could not start (its failure may unblock more of the plan: the caller plans again) */
-export async function applyFlowStep(client: pg.PoolClient, publicUrl: string, loaded: LoadedStep, plan: FlowStepPlan): Promise<{ startFailed: boolean }> {
+export async function applyFlowStep(client: pg.PoolClient, catalog: JobCatalog, publicUrl: string, loaded: LoadedStep, plan: FlowStepPlan): Promise<{ startFailed: boolean }> {
   if (plan.wait) return { startFailed: false };
   const { run, flow } = loaded;
   const logs: LogLine[] = [...plan.logs];
@@ -92,8 +93,8 @@ export async function applyFlowStep(client: pg.PoolClient, publicUrl: string, lo
     try {
       await client.query('savepoint node_start');
       const job = n.pipelineId
-        ? await enqueuePipelineJob(client, { id: n.pipelineId, kind: n.kind, params: n.params }, { createdBy, flowRunId: run.id })
-        : await enqueueJobInTransaction(client, { kind: n.kind, params: n.params, createdBy });
+        ? await enqueuePipelineJob(client, catalog, { id: n.pipelineId, kind: n.kind, params: n.params }, { createdBy, flowRunId: run.id })
+        : await enqueueJobInTransaction(client, catalog, { kind: n.kind, params: n.params, createdBy });
       await client.query('release savepoint node_start');
       changes.push({ nodeId: id, status: 'queued', jobRunId: job.runId });
       logs.push({ level: 'info', message: `node ${id} queued as ${n.kind} job ${job.runId}` });
@@ -114,11 +115,11 @@ export async function applyFlowStep(client: pg.PoolClient, publicUrl: string, lo
     if (c.alert && flow) {
       const r = fin.rows[0];
       const failed = plan.after.find((n) => n.nodeId === c.failedNodeId) ?? null;
-      logs.push(...await queueAlert(client, publicUrl, flow, { id: r.id, startedAt: r.started_at, finishedAt: r.finished_at, scheduledFor: r.scheduled_for }, plan.after, c.alert, failed));
+      logs.push(...await queueAlert(client, catalog, publicUrl, flow, { id: r.id, startedAt: r.started_at, finishedAt: r.finished_at, scheduledFor: r.scheduled_for }, plan.after, c.alert, failed));
     }
   } else if (plan.longRunningAlert && flow) {
     const r = (await client.query<RunRow>('update flow_runs set long_alert_sent = true where id = $1 returning *', [run.id])).rows[0];
-    logs.push(...await queueAlert(client, publicUrl, flow, { id: r.id, startedAt: r.started_at, finishedAt: null, scheduledFor: r.scheduled_for }, plan.after, 'long_running', null));
+    logs.push(...await queueAlert(client, catalog, publicUrl, flow, { id: r.id, startedAt: r.started_at, finishedAt: null, scheduledFor: r.scheduled_for }, plan.after, 'long_running', null));
   }
   await insertLogs(client, run.id, logs);
   return { startFailed };

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { JobCatalog } from '../jobs/types';
 import type pg from 'pg';
 import { AppError } from '../errors';
 import { recordAudit, type AuditActor } from '../audit';
@@ -89,8 +90,8 @@ function conflictOnName(e: unknown, name: string): never {
 }
 
 /** Save a new flow. Its schedule counts from now: no fire before its creation runs. */
-export async function createFlow(pool: pg.Pool, input: unknown, createdBy?: string | null, audit?: AuditActor): Promise<FlowView> {
-  const f = await validateFlow(pool, input);
+export async function createFlow(pool: pg.Pool, catalog: JobCatalog, input: unknown, createdBy?: string | null, audit?: AuditActor): Promise<FlowView> {
+  const f = await validateFlow(pool, catalog, input);
   const r = await withTransaction(pool, async (client) => {
     const ins = await client.query(
       `insert into flows (id, name, description, nodes, edges, cron, timezone, enabled, catchup, overlap, max_parallel,
@@ -120,7 +121,7 @@ export function definitionOf(v: FlowView): FlowDefinition {
  * schedule from now (the scheduler re-reads flows every tick, so it applies
  * without a restart, and never catches up fires from before the change).
  */
-export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch, audit?: AuditActor, action = 'flow.update'): Promise<FlowView> {
+export async function updateFlow(pool: pg.Pool, catalog: JobCatalog, ref: string, patch: FlowPatch, audit?: AuditActor, action = 'flow.update'): Promise<FlowView> {
   const p = parseInput(FlowPatchSchema, patch, 'flows');
   const row2 = await withTransaction(pool, async (client) => {
     const row = await rowOf(client, ref, true);
@@ -130,7 +131,7 @@ export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch, a
     const sent = <T extends object>(parsed: T, raw: unknown) => Object.fromEntries(Object.entries(parsed).filter(([k]) => raw && typeof raw === 'object' && k in raw));
     const rawAlerts = (patch as { alerts?: unknown }).alerts;
     const merged = { ...cur, ...sent(p, patch), alerts: { ...cur.alerts, ...(p.alerts ? sent(p.alerts, rawAlerts) : {}) } };
-    const f = await validateFlow(client, merged);
+    const f = await validateFlow(client, catalog, merged);
     const scheduleChanged = f.cron !== row.cron || f.timezone !== (row.timezone ?? 'UTC') || f.enabled !== row.enabled;
     const r = await client.query(
       `update flows set name = $1, description = $2, nodes = $3, edges = $4, cron = $5, timezone = $6, enabled = $7, catchup = $8,
@@ -147,8 +148,8 @@ export async function updateFlow(pool: pg.Pool, ref: string, patch: FlowPatch, a
 }
 
 /** Pause (false) or resume (true) a flow's schedule. */
-export async function setFlowEnabled(pool: pg.Pool, ref: string, enabled: boolean, audit?: AuditActor): Promise<FlowView> {
-  return updateFlow(pool, ref, { enabled }, audit, enabled ? 'flow.resume' : 'flow.pause');
+export async function setFlowEnabled(pool: pg.Pool, catalog: JobCatalog, ref: string, enabled: boolean, audit?: AuditActor): Promise<FlowView> {
+  return updateFlow(pool, catalog, ref, { enabled }, audit, enabled ? 'flow.resume' : 'flow.pause');
 }
 
 /** Delete a flow; refused while one of its runs is going. Its run history goes with it. */

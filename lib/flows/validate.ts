@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { AppError } from '../errors';
+import type { JobCatalog } from '../jobs/types';
 import { checkJobSpecWithConfig, getPipeline, parseInput } from '../pipelines';
 import { checkDag } from './dag';
 import { checkSchedule, isValidTimeZone } from './schedule';
@@ -17,18 +18,18 @@ const fail = (field: string, message: string): never => {
  * the field as the client wrote it (`nodes[1].params.mode`, `edges[0].to`,
  * `cron`, `timezone`).
  */
-export async function validateFlow(db: Pick<pg.Pool, 'query'>, input: unknown): Promise<FlowDefinition> {
+export async function validateFlow(db: Pick<pg.Pool, 'query'>, catalog: JobCatalog, input: unknown): Promise<FlowDefinition> {
   const f = parseInput(FlowInputSchema, input, 'flows');
   for (const [i, n] of f.nodes.entries()) {
     if (n.pipeline && n.kind) fail(`nodes[${i}].kind`, 'a node runs either a pipeline or an inline job kind, not both');
     if (!n.pipeline && !n.kind) fail(`nodes[${i}].kind`, 'a node needs a pipeline or an inline job kind');
     if (n.pipeline) {
       if (n.params !== undefined) fail(`nodes[${i}].params`, 'a pipeline node takes its params from the pipeline');
-      const p = await getPipeline(db, n.pipeline);
+      const p = await getPipeline(db, catalog, n.pipeline);
       if (!p) fail(`nodes[${i}].pipeline`, `no pipeline '${n.pipeline}'`);
       n.pipeline = p!.id;
     } else {
-      n.params = await checkJobSpecWithConfig(db, n.kind!, n.params ?? {}, `nodes[${i}]`, 'flows');
+      n.params = await checkJobSpecWithConfig(db, catalog, n.kind!, n.params ?? {}, `nodes[${i}]`, 'flows');
     }
   }
   const problem = checkDag(f.nodes.map((n) => n.id), f.edges);

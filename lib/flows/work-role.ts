@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { maxRole, type Role } from '../auth/roles';
-import { jobCatalog } from '../jobs/catalog';
+import type { JobCatalog } from '../jobs/types';
 import { getPipeline } from '../pipelines';
 
 type Db = Pick<pg.Pool, 'query'>;
@@ -21,53 +21,53 @@ const MAX_DEPTH = 8;
  * nothing that exists needs just its own kind's role (the run then fails
  * as "not found", naming it).
  */
-export async function roleOfWork(db: Db, kind: string, params: unknown, depth = 0): Promise<Role> {
+export async function roleOfWork(db: Db, catalog: JobCatalog, kind: string, params: unknown, depth = 0): Promise<Role> {
   if (depth > MAX_DEPTH) return 'admin';
-  const own = jobCatalog().jobs.roleOf(kind);
+  const own = catalog.jobs.roleOf(kind);
   const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
   if (kind === 'pipelines.run' && typeof p.pipeline === 'string') {
-    return maxRole(own, await roleOfPipeline(db, p.pipeline, depth + 1));
+    return maxRole(own, await roleOfPipeline(db, catalog, p.pipeline, depth + 1));
   }
   if (kind === 'flows.run' && typeof p.flow === 'string') {
-    return maxRole(own, await roleOfFlow(db, p.flow, depth + 1));
+    return maxRole(own, await roleOfFlow(db, catalog, p.flow, depth + 1));
   }
   return own;
 }
 
 /** A pipeline's role: its kind's (followed through wrappers). Operator when there is no such pipeline. */
-export async function roleOfPipeline(db: Db, ref: string, depth = 0): Promise<Role> {
-  const pl = await getPipeline(db, ref);
-  return pl ? roleOfWork(db, pl.kind, pl.params, depth) : 'operator';
+export async function roleOfPipeline(db: Db, catalog: JobCatalog, ref: string, depth = 0): Promise<Role> {
+  const pl = await getPipeline(db, catalog, ref);
+  return pl ? roleOfWork(db, catalog, pl.kind, pl.params, depth) : 'operator';
 }
 
 /** One node of a flow (as stored or as sent): its pipeline's role or its inline kind's. */
-export async function roleOfNode(db: Db, n: { pipeline?: unknown; kind?: unknown; params?: unknown }, depth = 0): Promise<Role> {
-  if (typeof n.pipeline === 'string') return roleOfPipeline(db, n.pipeline, depth);
-  if (typeof n.kind === 'string') return roleOfWork(db, n.kind, n.params, depth);
+export async function roleOfNode(db: Db, catalog: JobCatalog, n: { pipeline?: unknown; kind?: unknown; params?: unknown }, depth = 0): Promise<Role> {
+  if (typeof n.pipeline === 'string') return roleOfPipeline(db, catalog, n.pipeline, depth);
+  if (typeof n.kind === 'string') return roleOfWork(db, catalog, n.kind, n.params, depth);
   return 'operator';
 }
 
 /** A flow's role: the highest role of its nodes (at least operator, the role that runs flows). */
-export async function roleOfNodes(db: Db, nodes: unknown, depth = 0): Promise<Role> {
+export async function roleOfNodes(db: Db, catalog: JobCatalog, nodes: unknown, depth = 0): Promise<Role> {
   let r: Role = 'operator';
   for (const n of Array.isArray(nodes) ? nodes : []) {
-    if (n && typeof n === 'object') r = maxRole(r, await roleOfNode(db, n as Record<string, unknown>, depth));
+    if (n && typeof n === 'object') r = maxRole(r, await roleOfNode(db, catalog, n as Record<string, unknown>, depth));
   }
   return r;
 }
 
 /** A stored flow's role, by id or name. Operator when there is no such flow. */
-export async function roleOfFlow(db: Db, ref: string, depth = 0): Promise<Role> {
+export async function roleOfFlow(db: Db, catalog: JobCatalog, ref: string, depth = 0): Promise<Role> {
   if (depth > MAX_DEPTH) return 'admin';
   const r = UUID.test(ref)
     ? await db.query('select nodes from flows where id = $1 or name = $1::text', [ref])
     : await db.query('select nodes from flows where name = $1', [ref]);
-  return r.rowCount ? roleOfNodes(db, r.rows[0].nodes, depth + 1) : 'operator';
+  return r.rowCount ? roleOfNodes(db, catalog, r.rows[0].nodes, depth + 1) : 'operator';
 }
 
 /** A flow run's role: the highest role of the nodes it snapshotted (what a retry runs again). */
-export async function roleOfFlowRun(db: Db, runId: string): Promise<Role> {
+export async function roleOfFlowRun(db: Db, catalog: JobCatalog, runId: string): Promise<Role> {
   if (!UUID.test(runId)) return 'operator';
   const r = await db.query('select kind, params from flow_run_nodes where flow_run_id = $1', [runId]);
-  return roleOfNodes(db, r.rows.map((x) => ({ kind: x.kind, params: x.params })), 1);
+  return roleOfNodes(db, catalog, r.rows.map((x) => ({ kind: x.kind, params: x.params })), 1);
 }

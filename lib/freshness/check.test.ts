@@ -11,13 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { parseEnv } from '../config/env';
 import { silentLogger } from '../log';
-import { createJobRegistry, installJobCatalog, startWorker, type WorkerHandle } from '../jobs';
+import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
 import { createConnection } from '../connections';
 import { startTestSmtpServer, type TestSmtpServer } from '../mail/test-smtp-server';
 import { startFlowScheduler, SCHEDULER_LOCK_KEY } from '../flows';
 import { createMetricsRegistry } from '../metrics';
 import { jobDefinitions } from '../../workers/jobs';
 import { checkFreshness, freshnessLeaderTask, freshnessReport, loadFreshnessConfig, type FreshnessSources } from './index';
+
+let catalog: JobCatalog;
 
 let db: TestDatabase;
 let worker: WorkerHandle;
@@ -61,7 +63,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'models', 'models', 'schema.yml'),
     'version: 2\nmodels:\n  - name: customer_totals\n    config:\n      freshness:\n        warn_after: {count: 12, period: hour}\n');
   sources = { tablesFile: path.join(dir, 'tables.json'), modelsDir: path.join(dir, 'models') };
-  installJobCatalog({ jobs, env });
+  catalog = { jobs, env };
   worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300 });
 });
 
@@ -80,7 +82,7 @@ describe('freshness check', () => {
     await setLoad('B2', 3 * 3600); // the stalest branch: 3 h > warn_after 2 h
     await db.pool.query(`insert into model_results (run_id, command, node, kind, status, created_at) values ('r1', 'build', 'customer_totals', 'model', 'success', now() - interval '1 hour')`);
 
-    const first = await checkFreshness({ pool: db.pool, logger: silentLogger, config, publicUrl: 'http://panel.test' });
+    const first = await checkFreshness({ pool: db.pool, catalog, logger: silentLogger, config, publicUrl: 'http://panel.test' });
     expect(first.transitions).toEqual([{ asset: 'lake:etl.customers', from: null, to: 'warn' }]);
     expect(first.alertRunId).not.toBeNull();
     const mail = await waitFor('the alert mail', async () => smtp.messages[0]);
@@ -89,22 +91,22 @@ describe('freshness check', () => {
     expect(mail.text).toMatch(/branch B2/);
 
     // The state holds: further checks send nothing and queue nothing.
-    for (let i = 0; i < 3; i++) expect((await checkFreshness({ pool: db.pool, logger: silentLogger, config })).transitions).toEqual([]);
+    for (let i = 0; i < 3; i++) expect((await checkFreshness({ pool: db.pool, catalog, logger: silentLogger, config })).transitions).toEqual([]);
     expect((await mailJobs()).length).toBe(1);
 
     // Worse: warn → error alerts once more.
     await setLoad('B2', 7 * 3600);
-    const worse = await checkFreshness({ pool: db.pool, logger: silentLogger, config });
+    const worse = await checkFreshness({ pool: db.pool, catalog, logger: silentLogger, config });
     expect(worse.transitions).toEqual([{ asset: 'lake:etl.customers', from: 'warn', to: 'error' }]);
     await waitFor('the second mail', async () => smtp.messages.length === 2);
     expect(smtp.messages[1].subject).toMatch(/\(error: 7h since/);
 
     // Recovery: both branches loaded again → pass, recorded, no mail; the next tick records nothing.
     await setLoad('B2', 60);
-    const back = await checkFreshness({ pool: db.pool, logger: silentLogger, config });
+    const back = await checkFreshness({ pool: db.pool, catalog, logger: silentLogger, config });
     expect(back.transitions).toEqual([{ asset: 'lake:etl.customers', from: 'error', to: 'pass' }]);
     expect(back.alertRunId).toBeNull();
-    expect((await checkFreshness({ pool: db.pool, logger: silentLogger, config })).transitions).toEqual([]);
+    expect((await checkFreshness({ pool: db.pool, catalog, logger: silentLogger, config })).transitions).toEqual([]);
     const jobsNow = await waitFor('the mail jobs to end', async () => { const j = await mailJobs(); return j.every((x) => x.status === 'succeeded') && j; });
     expect(jobsNow.length).toBe(2);
     expect(smtp.messages.length).toBe(2);
@@ -121,7 +123,7 @@ describe('freshness check', () => {
 
   it('/metrics shows the lag and status gauges per asset', async () => {
     await db.pool.query(`update model_results set created_at = now() - interval '13 hours' where node = 'customer_totals'`);
-    await checkFreshness({ pool: db.pool, logger: silentLogger, config: await loadFreshnessConfig(sources) });
+    await checkFreshness({ pool: db.pool, catalog, logger: silentLogger, config: await loadFreshnessConfig(sources) });
     const text = await createMetricsRegistry({ pool: db.pool, schedulerLockKey: SCHEDULER_LOCK_KEY }).metrics();
     type Fam = { name: string; type: string; metrics: { labels?: Record<string, string>; value?: string }[] };
     const fams = new Map((parsePrometheusTextFormat(text) as Fam[]).map((f) => [f.name, f]));
@@ -147,15 +149,15 @@ describe('freshness check', () => {
 
   it('the flow scheduler runs the check only while it leads', async () => {
     let calls = 0;
-    const task = freshnessLeaderTask({ pool: db.pool, logger: silentLogger, everyMs: 0, load: async () => { calls++; return loadFreshnessConfig(sources); } });
+    const task = freshnessLeaderTask({ pool: db.pool, catalog, logger: silentLogger, everyMs: 0, load: async () => { calls++; return loadFreshnessConfig(sources); } });
     const lockKey = 990_024;
-    const a = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 60_000, lockKey, leaderTasks: [task] });
+    const a = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 60_000, lockKey, leaderTasks: [task] });
     try {
       await waitFor('a to lead', async () => a.isLeader());
       await a.tick();
       expect(calls).toBeGreaterThan(0);
       let bCalls = 0;
-      const b = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 60_000, lockKey, leaderTasks: [async () => { bCalls++; }] });
+      const b = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 60_000, lockKey, leaderTasks: [async () => { bCalls++; }] });
       try {
         await b.tick(); await b.tick();
         expect(b.isLeader()).toBe(false);

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { JobCatalog } from '../jobs/types';
 import { toError } from '../errors';
 import type { Logger } from '../log';
 import { enqueueJobInTransaction, withTransaction } from '../pipelines';
@@ -35,6 +36,8 @@ export interface FreshnessCheckResult {
  */
 export async function checkFreshness(o: {
   pool: pg.Pool; logger: Logger; config: FreshnessConfig; now?: Date;
+  /** The job kinds and settings of this process (its edge's): the alert is a mail.send job. */
+  catalog: JobCatalog;
   /** Base URL of the panel, for the link in the mail. (Default: http://127.0.0.1:8765) */
   publicUrl?: string;
 }): Promise<FreshnessCheckResult> {
@@ -65,7 +68,7 @@ export async function checkFreshness(o: {
     let alertRunId: string | null = null;
     if (breaches.length && o.config.alerts) {
       const mail = buildFreshnessAlertMail(breaches, o.publicUrl ?? 'http://127.0.0.1:8765');
-      const job = await enqueueJobInTransaction(c as pg.PoolClient, {
+      const job = await enqueueJobInTransaction(c as pg.PoolClient, o.catalog, {
         kind: 'mail.send', createdBy: 'freshness',
         params: { to: o.config.alerts.recipients, subject: mail.subject, text: mail.text, connection: o.config.alerts.smtp_connection },
       });
@@ -90,7 +93,7 @@ export async function checkFreshness(o: {
  * restart). A failing check is logged and tried again at the next interval.
  */
 export function freshnessLeaderTask(o: {
-  pool: pg.Pool; logger: Logger; load: () => Promise<FreshnessConfig>; publicUrl?: string;
+  pool: pg.Pool; logger: Logger; load: () => Promise<FreshnessConfig>; publicUrl?: string; catalog: JobCatalog;
   /** Time between checks. (Default: 60000 ms) */
   everyMs?: number;
 }): (now: Date) => Promise<void> {
@@ -102,7 +105,7 @@ export function freshnessLeaderTask(o: {
     try {
       const config = await o.load();
       for (const p of config.problems) o.logger.warn(`freshness: ${p}`);
-      await checkFreshness({ pool: o.pool, logger: o.logger, config, publicUrl: o.publicUrl, now });
+      await checkFreshness({ pool: o.pool, catalog: o.catalog, logger: o.logger, config, publicUrl: o.publicUrl, now });
     } catch (e) {
       o.logger.warn('freshness: check failed; the next interval tries again', { error: toError(e).message });
     }

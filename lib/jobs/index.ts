@@ -1,4 +1,4 @@
-export { defineJob, type JobDefinition, type JobContext, type JobCheckDeps } from './types';
+export { defineJob, type JobDefinition, type JobContext, type JobCheckDeps, type JobCatalog } from './types';
 export { enqueueJob, validateJob, type EnqueueRequest, type EnqueueDeps } from './enqueue';
 export { waitForJobRun } from './wait-for-run';
 export { getJobRun, listJobRuns, requestCancel, JOB_SOURCES, type JobRunView, type JobLogLine, type JobStatus, type JobSource } from './runs';
@@ -10,7 +10,6 @@ export { ensureQueue, installQueue, QUEUE } from './queue';
 export { startWorker, type WorkerHandle, type WorkerOptions } from './worker';
 export { reapStaleRuns } from './reaper';
 export { findSecret, isSecretKey, credentialInText, redactSecrets, redactText, REDACTED } from '../log/secret-scan';
-export { installJobCatalog, jobCatalog, type JobCatalog } from './catalog';
 export { fanOut, runUnit, listRunUnits, assertCoordinatorRunning, fanoutWanted, type FanoutDeps, type FanoutUnit, type FanoutOutcome, type UnitAttemptView } from './fanout';
 export { acquireSlot, withSlot, type SlotLease } from './slot-lock';
 export { createIdempotently, findIdempotentRun, parseIdempotencyKey, requestFingerprint, pruneIdempotencyKeys, IDEMPOTENCY_TTL_HOURS, type IdempotencyRequest, type IdempotentResource } from './idempotency';

@@ -5,6 +5,15 @@ import type { Env } from '../config/env';
 import type { JobRegistry } from './registry';
 import type { LineageDatasets, LineageJobType } from '../lineage';
 
+/**
+ * The job kinds of a process and the settings their checks read, as the
+ * engines that validate or enqueue a job spec of any kind (a saved pipeline,
+ * a flow node) take it: a parameter handed down from the edge, never a
+ * process-wide value. A `JobContext`, the web process's `ServerDeps` and the
+ * CLI's `CliContext` each carry both, so they are passed as they are.
+ */
+export interface JobCatalog { jobs: JobRegistry; env: Env }
+
 /** What a job handler is handed by the worker (or by a test, or the CLI). */
 export interface JobContext {
   /** The job run's id (job_runs.id). */

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
-import { createJobRegistry, enqueueJob, ensureQueue, getJobRun, installJobCatalog, startWorker, type WorkerHandle } from '../jobs';
+import { createJobRegistry, enqueueJob, ensureQueue, getJobRun, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
 import { silentLogger } from '../log';
 import { createTestDatabase, createScratchDatabase, type TestDatabase } from '../testing/pg';
 import { FIXTURE_TABLES, seedBranch } from '../testing/branch-fixtures';
@@ -23,6 +23,8 @@ import { makeModelsWarehouse, makeShopLake, SHOP_PROJECT } from '../models/test-
 import { createLineageEmitter } from './emitter';
 import { httpTransport } from './transport';
 import type { LineageEmitter } from './types';
+
+let catalog: JobCatalog;
 
 const SECRET = 'lineage-test-secret-0123456789';
 const TABLES = FIXTURE_TABLES.filter((t) => t.table === 'OASIS.CUSTOMERS' || t.table === 'OASIS.ORDERS');
@@ -79,11 +81,11 @@ beforeAll(async () => {
   }
   env = parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri, TRIBUTARY_SECRET: SECRET, TRIBUTARY_FANOUT: 'off' } as unknown as NodeJS.ProcessEnv);
   await createConnection({ pool: db.pool, keys: { secret: SECRET, dataDir: wh.dir } }, { name: 'b0', kind: 'postgres', isBranch: true, branchKey: 'b0', secrets: { url: source.url } });
-  installJobCatalog({ jobs, env });
+  catalog = { jobs, env };
   sink = await startLineageSink();
   emitter = createLineageEmitter({ transport: httpTransport({ url: sink.url, apiKey: 'ol-key' }), namespace: 'tributary-test', logger: silentLogger });
   worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, heartbeatMs: 300, pollMs: 200, lineage: emitter });
-  exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, lineage: emitter });
+  exec = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, lineage: emitter });
 });
 
 afterAll(async () => {
@@ -172,7 +174,7 @@ describe('OpenLineage events of real runs', () => {
   });
 
   it('a flow run: its own START and COMPLETE, and the job it starts names it as parent', async () => {
-    const f = await createFlow(db.pool, { name: 'nightly', nodes: [{ id: 'names', kind: 'models.run', params: { select: 'customer_names' } }] });
+    const f = await createFlow(db.pool, catalog, { name: 'nightly', nodes: [{ id: 'names', kind: 'models.run', params: { select: 'customer_names' } }] });
     const fr = await startFlowRun(db.pool, f.id, 'user:test');
     const done = await waitFor('the flow run', async () => { const x = await getFlowRun(db.pool, fr.id); return x && x.run.status === 'succeeded' && x; });
     const jobRunId = done.nodes[0].jobRunId!;

@@ -5,12 +5,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv, type Env } from '../config/env';
 import { createPrisma, type Db } from '../db/prisma';
-import { createJobRegistry, enqueueJob, installJobCatalog, startWorker, type WorkerHandle } from '../jobs';
+import { createJobRegistry, enqueueJob, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
 import { silentLogger } from '../log';
 import { createFlow, getFlowRun, startFlowRun, startFlowScheduler, type SchedulerHandle } from '../flows';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { jobDefinitions } from '../../workers/jobs';
 import { makeShopLake, SHOP_PROJECT } from './test-project';
+
+let catalog: JobCatalog;
 
 // Issue #22 (2): models from a data folder that is not below the folder the worker or the CLI
 // started in (`TRIBUTARY_DATA_DIR=/var/lib/tributary` in a deployment; here a folder under the
@@ -37,9 +39,9 @@ beforeAll(async () => {
     fs.mkdirSync(path.dirname(path.join(dataDir, 'models', rel)), { recursive: true });
     fs.writeFileSync(path.join(dataDir, 'models', rel), text);
   }
-  installJobCatalog({ jobs, env });
+  catalog = { jobs, env };
   worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 1, heartbeatMs: 300, staleAfterMs: 5000 });
-  flows = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
+  flows = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
 });
 
 afterAll(async () => {
@@ -105,7 +107,7 @@ describe('models with the data folder outside the working directory', () => {
   }, 120_000);
 
   it('a flow node runs the models after the CLI rebuilt them, and a models.query job reads them', async () => {
-    await createFlow(db.pool, { name: 'nightly-models', nodes: [{ id: 'models', kind: 'models.run', params: { select: ['stg_customers+'] } }] });
+    await createFlow(db.pool, catalog, { name: 'nightly-models', nodes: [{ id: 'models', kind: 'models.run', params: { select: ['stg_customers+'] } }] });
     const run = await startFlowRun(db.pool, 'nightly-models', 'test');
     const done = await waitFor('the flow run', async () => {
       const f = await getFlowRun(db.pool, run.id);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { enqueueJob, type EnqueueRequest } from '../jobs/enqueue';
-import { jobCatalog } from '../jobs/catalog';
+import type { JobCatalog } from '../jobs/types';
 
 /**
  * `enqueueJob` inside a transaction the caller already holds on `client`.
@@ -9,8 +9,9 @@ import { jobCatalog } from '../jobs/catalog';
  * turned into a savepoint. So the job run, its queue job and the caller's own
  * rows (a flow node's state, a pipeline's history) commit or vanish together:
  * a worker killed between the two can neither lose nor double a job.
+ * `catalog` is the caller's job kinds and settings (its edge's).
  */
-export async function enqueueJobInTransaction(client: pg.PoolClient, req: EnqueueRequest): Promise<{ runId: string }> {
+export async function enqueueJobInTransaction(client: pg.PoolClient, catalog: JobCatalog, req: EnqueueRequest): Promise<{ runId: string }> {
   const sp = 'tributary_enqueue';
   const translate = (text: unknown) => {
     if (typeof text !== 'string') return text;
@@ -28,6 +29,5 @@ export async function enqueueJobInTransaction(client: pg.PoolClient, req: Enqueu
     connect: async () => wrapped,
     query: wrapped.query,
   } as unknown as pg.Pool;
-  const { jobs, env } = jobCatalog();
-  return enqueueJob({ pool, jobs, env }, req);
+  return enqueueJob({ pool, jobs: catalog.jobs, env: catalog.env }, req);
 }

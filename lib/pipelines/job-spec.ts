@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { AppError, toError } from '../errors';
 import { assertCleanJson } from '../errors/bad-bytes';
-import { jobCatalog } from '../jobs/catalog';
+import type { JobRegistry } from '../jobs/registry';
+import type { JobCatalog } from '../jobs/types';
 import { fieldPath } from './field-path';
 
 /**
@@ -12,9 +13,9 @@ import { fieldPath } from './field-path';
  * `prefix` names where the spec sits in the input (`nodes[1]`).
  * @returns the params as given (defaults are applied again at enqueue time)
  */
-export function checkJobSpec(kind: string, params: unknown, prefix = '', engine = 'pipelines'): Record<string, unknown> {
+export function checkJobSpec(jobs: JobRegistry, kind: string, params: unknown, prefix = '', engine = 'pipelines'): Record<string, unknown> {
   const at = (f: string) => (prefix ? `${prefix}.${f}` : f);
-  const def = jobCatalog().jobs.get(kind);
+  const def = jobs.get(kind);
   if (!def) throw new AppError('validation', `${engine}: ${at('kind')}: unknown job kind '${kind}'`, { field: at('kind') });
   const r = def.payload.safeParse(params ?? {});
   if (!r.success) {
@@ -34,13 +35,12 @@ export function checkJobSpec(kind: string, params: unknown, prefix = '', engine 
  * is refused when it is saved, not when its schedule fires. A check's field
  * (`params.tables[0]`) is named under `prefix` (`nodes[1].params.tables[0]`).
  */
-export async function checkJobSpecWithConfig(db: Pick<pg.Pool, 'query'>, kind: string, params: unknown, prefix = '', engine = 'pipelines'): Promise<Record<string, unknown>> {
-  const raw = checkJobSpec(kind, params, prefix, engine);
-  const { jobs, env } = jobCatalog();
-  const def = jobs.get(kind)!;
+export async function checkJobSpecWithConfig(db: Pick<pg.Pool, 'query'>, catalog: JobCatalog, kind: string, params: unknown, prefix = '', engine = 'pipelines'): Promise<Record<string, unknown>> {
+  const raw = checkJobSpec(catalog.jobs, kind, params, prefix, engine);
+  const def = catalog.jobs.get(kind)!;
   if (!def.check) return raw;
   try {
-    await def.check({ pool: db as pg.Pool, env }, def.payload.parse(raw) as never);
+    await def.check({ pool: db as pg.Pool, env: catalog.env }, def.payload.parse(raw) as never);
   } catch (e) {
     const err = toError(e);
     if (!(err instanceof AppError) || err.status !== 400) throw e;

@@ -9,7 +9,7 @@ import { withTransaction } from './transaction';
 import { createIdempotently, findIdempotentRun, type IdempotencyRequest } from '../jobs/idempotency';
 import { assertQueueAdmits, type QueueLimits } from '../jobs/admission';
 import { z } from 'zod';
-import { jobCatalog } from '../jobs/catalog';
+import type { JobCatalog } from '../jobs/types';
 import { recordAudit, type AuditActor } from '../audit';
 
 /**
@@ -37,10 +37,10 @@ const auditView = (p: PipelineView) => ({ name: p.name, description: p.descripti
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
-function view(r: Record<string, any>): PipelineView {
+function view(catalog: JobCatalog, r: Record<string, any>): PipelineView {
   return {
     id: r.id, name: r.name, description: r.description, tags: r.tags, kind: r.kind, params: r.params,
-    command: pipelineCommandLine({ name: r.name, kind: r.kind, params: r.params }, jobCatalog().jobs.get(r.kind)?.payload), createdBy: r.created_by,
+    command: pipelineCommandLine({ name: r.name, kind: r.kind, params: r.params }, catalog.jobs.get(r.kind)?.payload), createdBy: r.created_by,
     createdAt: iso(r.created_at)!, updatedAt: iso(r.updated_at)!,
   };
 }
@@ -51,44 +51,44 @@ function conflictOnName(e: unknown, name: string): never {
 }
 
 /** One pipeline by id or name. */
-export async function getPipeline(pool: Pick<pg.Pool, 'query'>, ref: string): Promise<PipelineView | null> {
+export async function getPipeline(pool: Pick<pg.Pool, 'query'>, catalog: JobCatalog, ref: string): Promise<PipelineView | null> {
   const r = UUID.test(ref)
     ? await pool.query('select * from pipelines where id = $1 or name = $1::text', [ref])
     : await pool.query('select * from pipelines where name = $1', [ref]);
-  return r.rows[0] ? view(r.rows[0]) : null;
+  return r.rows[0] ? view(catalog, r.rows[0]) : null;
 }
 
-async function mustGet(pool: Pick<pg.Pool, 'query'>, ref: string): Promise<PipelineView> {
-  const p = await getPipeline(pool, ref);
+async function mustGet(pool: Pick<pg.Pool, 'query'>, catalog: JobCatalog, ref: string): Promise<PipelineView> {
+  const p = await getPipeline(pool, catalog, ref);
   if (!p) throw new AppError('not_found', `pipelines: no pipeline '${ref}'`);
   return p;
 }
 
-export async function listPipelines(pool: pg.Pool, f: { tag?: string; kind?: string } = {}): Promise<PipelineView[]> {
+export async function listPipelines(pool: pg.Pool, catalog: JobCatalog, f: { tag?: string; kind?: string } = {}): Promise<PipelineView[]> {
   const r = await pool.query(
     `select * from pipelines where ($1::text is null or $1 = any(tags)) and ($2::text is null or kind = $2) order by name`,
     [f.tag ?? null, f.kind ?? null]);
-  return r.rows.map(view);
+  return r.rows.map((x) => view(catalog, x));
 }
 
 /** Save a new pipeline; its params are checked by the kind's own schema first. */
-export async function createPipeline(pool: pg.Pool, input: PipelineInput, createdBy?: string | null, audit?: AuditActor, action = 'pipeline.create'): Promise<PipelineView> {
+export async function createPipeline(pool: pg.Pool, catalog: JobCatalog, input: PipelineInput, createdBy?: string | null, audit?: AuditActor, action = 'pipeline.create'): Promise<PipelineView> {
   const p = parseInput(PipelineInputSchema, input, 'pipelines');
-  await checkJobSpecWithConfig(pool, p.kind, p.params);
+  await checkJobSpecWithConfig(pool, catalog, p.kind, p.params);
   return withTransaction(pool, async (client) => {
     const r = await client.query(
       `insert into pipelines (id, name, description, tags, kind, params, created_by) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
       [crypto.randomUUID(), p.name, p.description, p.tags, p.kind, JSON.stringify(p.params), createdBy ?? null],
     ).catch((e) => conflictOnName(e, p.name));
-    const v = view(r.rows[0]);
+    const v = view(catalog, r.rows[0]);
     if (audit) await recordAudit(client, { ...audit, action, target: `pipeline:${v.name}`, after: auditView(v) });
     return v;
   });
 }
 
 /** Change a pipeline; the merged result is validated as a whole. */
-export async function updatePipeline(pool: pg.Pool, ref: string, patch: z.input<typeof PipelinePatchSchema>, audit?: AuditActor): Promise<PipelineView> {
-  const cur = await mustGet(pool, ref);
+export async function updatePipeline(pool: pg.Pool, catalog: JobCatalog, ref: string, patch: z.input<typeof PipelinePatchSchema>, audit?: AuditActor): Promise<PipelineView> {
+  const cur = await mustGet(pool, catalog, ref);
   const parsed = parseInput(PipelinePatchSchema, patch, 'pipelines');
   // Only the keys the client sent: the schema's defaults must not overwrite stored values.
   const p = Object.fromEntries(Object.entries(parsed).filter(([k]) => k in (patch ?? {}))) as typeof parsed;
@@ -96,29 +96,29 @@ export async function updatePipeline(pool: pg.Pool, ref: string, patch: z.input<
     name: p.name ?? cur.name, description: p.description ?? cur.description, tags: p.tags ?? cur.tags,
     kind: p.kind ?? cur.kind, params: p.params ?? cur.params,
   }, 'pipelines');
-  await checkJobSpecWithConfig(pool, merged.kind, merged.params);
+  await checkJobSpecWithConfig(pool, catalog, merged.kind, merged.params);
   return withTransaction(pool, async (client) => {
     const r = await client.query(
       `update pipelines set name = $2, description = $3, tags = $4, kind = $5, params = $6, updated_at = now() where id = $1 returning *`,
       [cur.id, merged.name, merged.description, merged.tags, merged.kind, JSON.stringify(merged.params)],
     ).catch((e) => conflictOnName(e, merged.name));
-    const v = view(r.rows[0]);
+    const v = view(catalog, r.rows[0]);
     if (audit) await recordAudit(client, { ...audit, action: 'pipeline.update', target: `pipeline:${v.name}`, before: auditView(cur), after: auditView(v) });
     return v;
   });
 }
 
 /** A copy under a new name (default `<name>-copy`, `<name>-copy-2`, …). */
-export async function clonePipeline(pool: pg.Pool, ref: string, name?: string, createdBy?: string | null, audit?: AuditActor): Promise<PipelineView> {
-  const cur = await mustGet(pool, ref);
+export async function clonePipeline(pool: pg.Pool, catalog: JobCatalog, ref: string, name?: string, createdBy?: string | null, audit?: AuditActor): Promise<PipelineView> {
+  const cur = await mustGet(pool, catalog, ref);
   let target = name;
   if (!target) {
     for (let i = 1; ; i++) {
       target = i === 1 ? `${cur.name}-copy` : `${cur.name}-copy-${i}`;
-      if (!(await getPipeline(pool, target))) break;
+      if (!(await getPipeline(pool, catalog, target))) break;
     }
   }
-  return createPipeline(pool, { name: target, description: cur.description, tags: cur.tags, kind: cur.kind, params: cur.params }, createdBy, audit, 'pipeline.clone');
+  return createPipeline(pool, catalog, { name: target, description: cur.description, tags: cur.tags, kind: cur.kind, params: cur.params }, createdBy, audit, 'pipeline.clone');
 }
 
 /** Names of the flows whose nodes use a pipeline. */
@@ -129,9 +129,9 @@ export async function flowsUsingPipeline(pool: Pick<pg.Pool, 'query'>, id: strin
 }
 
 /** Delete a pipeline; refused (conflict) while a flow uses it, naming the flows. */
-export async function deletePipeline(pool: pg.Pool, ref: string, audit?: AuditActor): Promise<PipelineView> {
+export async function deletePipeline(pool: pg.Pool, catalog: JobCatalog, ref: string, audit?: AuditActor): Promise<PipelineView> {
   return withTransaction(pool, async (client) => {
-    const cur = await mustGet(client, ref);
+    const cur = await mustGet(client, catalog, ref);
     // Lock out a concurrent flow save adding a use between the check and the delete.
     await client.query('lock table flows in share row exclusive mode');
     const users = await flowsUsingPipeline(client, cur.id);
@@ -149,8 +149,8 @@ export async function deletePipeline(pool: pg.Pool, ref: string, audit?: AuditAc
  * pipeline's history, in the caller's transaction. Used by "run now" and by
  * flow nodes.
  */
-export async function enqueuePipelineJob(client: pg.PoolClient, p: { id: string; kind: string; params: unknown }, opts: { createdBy?: string; flowRunId?: string } = {}): Promise<{ runId: string }> {
-  const job = await enqueueJobInTransaction(client, { kind: p.kind, params: p.params, createdBy: opts.createdBy });
+export async function enqueuePipelineJob(client: pg.PoolClient, catalog: JobCatalog, p: { id: string; kind: string; params: unknown }, opts: { createdBy?: string; flowRunId?: string } = {}): Promise<{ runId: string }> {
+  const job = await enqueueJobInTransaction(client, catalog, { kind: p.kind, params: p.params, createdBy: opts.createdBy });
   await client.query('insert into pipeline_runs (pipeline_id, job_run_id, flow_run_id) values ($1, $2, $3)', [p.id, job.runId, opts.flowRunId ?? null]);
   return job;
 }
@@ -160,20 +160,20 @@ export async function enqueuePipelineJob(client: pg.PoolClient, p: { id: string;
  * @param opts.idempotency a repeat of this key within 24 hours returns the first run (`replayed`) and creates nothing (Default: none)
  * @param opts.admission refuse (429) when the queue is past these limits; a replay is never refused (Default: no limits)
  */
-export async function runPipeline(pool: pg.Pool, ref: string, createdBy?: string, opts: { idempotency?: IdempotencyRequest; admission?: QueueLimits } = {}): Promise<{ runId: string; pipeline: PipelineView; replayed: boolean }> {
-  const p = await mustGet(pool, ref);
+export async function runPipeline(pool: pg.Pool, catalog: JobCatalog, ref: string, createdBy?: string, opts: { idempotency?: IdempotencyRequest; admission?: QueueLimits } = {}): Promise<{ runId: string; pipeline: PipelineView; replayed: boolean }> {
+  const p = await mustGet(pool, catalog, ref);
   if (opts.idempotency) {
     const prior = await findIdempotentRun(pool, opts.idempotency, 'job_run');
     if (prior) return { runId: prior, pipeline: p, replayed: true };
   }
   if (opts.admission) await assertQueueAdmits(pool, opts.admission);
-  const job = await createIdempotently(pool, opts.idempotency, 'job_run', async (client) => (await enqueuePipelineJob(client, p, { createdBy })).runId);
+  const job = await createIdempotently(pool, opts.idempotency, 'job_run', async (client) => (await enqueuePipelineJob(client, catalog, p, { createdBy })).runId);
   return { runId: job.id, pipeline: p, replayed: job.replayed };
 }
 
 /** The jobs a pipeline started, newest first: status, duration and rows. */
-export async function pipelineHistory(pool: pg.Pool, ref: string, limit = 50): Promise<PipelineRunView[]> {
-  const p = await mustGet(pool, ref);
+export async function pipelineHistory(pool: pg.Pool, catalog: JobCatalog, ref: string, limit = 50): Promise<PipelineRunView[]> {
+  const p = await mustGet(pool, catalog, ref);
   const r = await pool.query(
     `select pr.job_run_id, pr.flow_run_id, j.status, j.created_at, j.started_at, j.finished_at, j.error, j.result
        from pipeline_runs pr join job_runs j on j.id = pr.job_run_id

@@ -6,7 +6,7 @@ import { createPool } from '../db/pool';
 import { createPrisma } from '../db/prisma';
 import { parseEnv } from '../config/env';
 import { silentLogger } from '../log';
-import { createJobRegistry, installJobCatalog, startWorker } from '../jobs';
+import { createJobRegistry, startWorker } from '../jobs';
 import { startFlowScheduler } from '../flows';
 import { jobDefinitions } from '../../workers/jobs';
 
@@ -17,10 +17,9 @@ const pool = createPool(url, { max: 8 });
 const prisma = createPrisma(url, { max: 2 });
 const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv);
 const jobs = createJobRegistry(jobDefinitions);
-installJobCatalog({ jobs, env });
 const worker = await startWorker({ jobs, pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 3000 });
 const scheduler = startFlowScheduler({
-  pool, url, logger: silentLogger, tickMs: 250, misfireGraceMs: 40_000,
+  pool, url, catalog: { jobs, env }, logger: silentLogger, tickMs: 250, misfireGraceMs: 40_000,
   now: () => new Date(o + (Date.now() - o) * k),
 });
 let said = false;

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { JobCatalog } from '../../jobs';
 import { maxRole, roleAtLeast, type Role } from '../../auth/roles';
 import { recordAudit } from '../../audit';
 import { AppError } from '../../errors';
@@ -26,10 +27,10 @@ export async function assertRole(
 
 /** The same for a job spec {kind, params}, with its role followed through wrappers (`pipelines.run`, `flows.run`). */
 export async function assertMayRunWork(
-  pool: Pick<pg.Pool, 'query'>, who: { principal: Principal; req: Request }, kind: string, params: unknown,
+  pool: Pick<pg.Pool, 'query'>, catalog: JobCatalog, who: { principal: Principal; req: Request }, kind: string, params: unknown,
   what: { action: string; target: string; verb?: string },
 ): Promise<void> {
-  const least = await roleOfWork(pool, kind, params);
+  const least = await roleOfWork(pool, catalog, kind, params);
   const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {};
   const via = kind === 'pipelines.run' && typeof p.pipeline === 'string' ? ` (pipeline '${p.pipeline}')`
     : kind === 'flows.run' && typeof p.flow === 'string' ? ` (flow '${p.flow}')` : '';
@@ -42,16 +43,16 @@ export async function assertMayRunWork(
  * nodes a change would give it (`nodes`, when the body carries them).
  */
 export async function assertMayUseFlow(
-  pool: Pick<pg.Pool, 'query'>, who: { principal: Principal; req: Request },
+  pool: Pick<pg.Pool, 'query'>, catalog: JobCatalog, who: { principal: Principal; req: Request },
   what: { action: string; target: string; verb: string }, opts: { ref?: string; nodes?: unknown },
 ): Promise<void> {
   let least: Role = 'operator';
-  if (opts.ref) least = maxRole(least, await roleOfFlow(pool, opts.ref));
-  if (opts.nodes !== undefined) least = maxRole(least, await roleOfNodes(pool, opts.nodes));
+  if (opts.ref) least = maxRole(least, await roleOfFlow(pool, catalog, opts.ref));
+  if (opts.nodes !== undefined) least = maxRole(least, await roleOfNodes(pool, catalog, opts.nodes));
   await assertRole(pool, who, least, { ...what, message: `${what.verb} a flow with these nodes` });
 }
 
 /** Retrying a flow run runs its snapshotted nodes again: their highest role. */
-export async function assertMayRetryFlowRun(pool: Pick<pg.Pool, 'query'>, who: { principal: Principal; req: Request }, runId: string): Promise<void> {
-  await assertRole(pool, who, await roleOfFlowRun(pool, runId), { action: 'flow_run.retry', target: `flow_run:${runId}`, message: 'retrying a run of a flow with these nodes' });
+export async function assertMayRetryFlowRun(pool: Pick<pg.Pool, 'query'>, catalog: JobCatalog, who: { principal: Principal; req: Request }, runId: string): Promise<void> {
+  await assertRole(pool, who, await roleOfFlowRun(pool, catalog, runId), { action: 'flow_run.retry', target: `flow_run:${runId}`, message: 'retrying a run of a flow with these nodes' });
 }

@@ -7,7 +7,7 @@ import { AppError } from '../../errors';
 import type { Logger } from '../../log';
 import { readRequestFile, resolveDataPath } from '../data-path';
 import { runSourceOf, sourceFromConnection, type SourceConfig } from '../planning/source';
-import { PlanningInputError } from '../planning/validate';
+import { fieldOf, PlanningInputError, type FieldStyle } from '../planning/validate';
 
 /**
  * What every `execute<Action>` gets from its caller: the CLI (CliContext plus
@@ -66,25 +66,31 @@ export function connectionsOf(ctx: SlicesContext): ConnectionsContext {
   };
 }
 
+/** How this caller names fields: CLI flags (local) or job payload fields. */
+export function styleOf(ctx: Pick<SlicesContext, 'local'>): FieldStyle {
+  return ctx.local ? 'flag' : 'param';
+}
+
 /** Field names as the caller wrote them: `--source-url` style for the CLI, `params.x` for a job. */
 export function fieldName(ctx: Pick<SlicesContext, 'local'>, field: string): string {
-  return ctx.local ? `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : `params.${field}`;
+  return fieldOf(styleOf(ctx), field);
 }
 
 /** A named connection with its secrets; a missing one is a bad request naming the field. */
 export async function namedConnection(ctx: SlicesContext, name: string, field: string): Promise<ConnectionRecord> {
   const c = (await resolveConnection(connectionsOf(ctx), name)) ?? builtinConnection(ctx.env, name);
   if (!c) {
-    throw new PlanningInputError(`✗ connection '${name}' not found (see tributary connections list)`, fieldName(ctx, field));
+    const text = `connection '${name}' not found (see tributary connections list)`;
+    throw new PlanningInputError(ctx.local ? `✗ ${text}` : `slices: ${text}`, fieldName(ctx, field));
   }
   return c;
 }
 
 /** The source: the named connection, else `env:source` (null when the environment has none). */
 export async function sourceOf(ctx: SlicesContext, name: string | undefined, field = 'connection'): Promise<SourceConfig | null> {
-  if (name) return sourceFromConnection(await namedConnection(ctx, name, field));
+  if (name) return sourceFromConnection(await namedConnection(ctx, name, field), styleOf(ctx), field);
   const env = builtinConnection(ctx.env, ENV_SOURCE);
-  return env ? sourceFromConnection(env) : null;
+  return env ? sourceFromConnection(env, styleOf(ctx), field) : null;
 }
 
 /** A Postgres target URL from a connection. */

@@ -3,10 +3,10 @@ import { registerSlices } from '../run/register';
 import { assortAction, parseProbeRequest, parseSplitRequest, probeAction, splitAction, type ProbeOutcome, type SplitOutcome } from '../planning/actions';
 import { describeSource, openSourceDialect, type SourceConfig } from '../planning/source';
 import { runFolder } from '../planning/store-recommendation';
-import { PlanningInputError } from '../planning/validate';
+import { planningError } from '../planning/validate';
 import type { SourceDialect } from '../../sources';
 import type { AssortRequest, ProbeRequestInput, SplitRequestInput } from '../requests';
-import { fieldName, readFileOf, sourceOf, writePathOf, type SlicesContext } from './context';
+import { fieldName, readFileOf, sourceOf, styleOf, writePathOf, type SlicesContext } from './context';
 
 /**
  * The planning tunables' environment defaults (PROBE_*, CONCURRENT_APPS_MAX,
@@ -22,21 +22,9 @@ function planningEnv(ctx: SlicesContext): Record<string, string | undefined> {
   };
 }
 
-const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-
-/** In a job, the planning parsers' flag names (`--table`) become payload fields (`params.table`). */
-async function asRequestErrors<T>(ctx: SlicesContext, body: () => Promise<T>): Promise<T> {
-  try { return await body(); } catch (e) {
-    if (ctx.local || !(e instanceof PlanningInputError) || !e.field || !/^[a-z]/.test(e.field)) throw e;
-    const field = e.field.startsWith('params.') ? e.field : `params.${camel(e.field)}`;
-    const message = e.message.replace(/^✗ /, '').replace(/--([a-z][a-z-]*)/g, (_, f: string) => `params.${camel(f)}`);
-    throw new PlanningInputError(`slices: ${message}`, field);
-  }
-}
-
 /** A template given as a file: read it here (data-folder rule for jobs), then hand the text on. */
 async function withTemplate(ctx: SlicesContext, r: { query?: string; queryFile?: string }): Promise<{ query?: string; queryFile?: string; queryFileShown?: string }> {
-  if (r.queryFile && r.query !== undefined) throw new PlanningInputError(`✗ pass either ${fieldName(ctx, 'queryFile')} or ${fieldName(ctx, 'query')}, not both`, fieldName(ctx, 'query'));
+  if (r.queryFile && r.query !== undefined) throw planningError(styleOf(ctx), `pass either ${fieldName(ctx, 'queryFile')} or ${fieldName(ctx, 'query')}, not both`, 'query');
   if (!r.queryFile) return { query: r.query };
   const f = await readFileOf(ctx, r.queryFile, 'queryFile');
   return { query: f.text, queryFileShown: r.queryFile };
@@ -47,13 +35,14 @@ async function withSource<T>(ctx: SlicesContext, r: { connection?: string; sourc
   if (!cfg) {
     const e = ctx.env;
     const engine = r.sourceEngine ?? e.SOURCE_DB_TYPE ?? (e.SLICES_SOURCE_URL || e.SOURCE_PG_HOST ? 'postgres' : 'oracle');
-    throw new PlanningInputError(engine === 'oracle'
-      ? '✗ no Oracle source: set ORACLE_DSN (or ORACLE_HOST + ORACLE_SERVICE), ORACLE_USER and ORACLE_PASSWORD (or pass --connection / --source-engine postgres)'
-      : '✗ no PostgreSQL source: set SOURCE_PG_HOST, SOURCE_PG_DATABASE and SOURCE_PG_USER (or pass --source-url / --connection)', fieldName(ctx, 'connection'));
+    const n = (f: string) => fieldName(ctx, f);
+    throw planningError(styleOf(ctx), engine === 'oracle'
+      ? `no Oracle source: set ORACLE_DSN (or ORACLE_HOST + ORACLE_SERVICE), ORACLE_USER and ORACLE_PASSWORD (or pass ${n('connection')} / ${n('sourceEngine')} postgres)`
+      : `no PostgreSQL source: set SOURCE_PG_HOST, SOURCE_PG_DATABASE and SOURCE_PG_USER (or pass ${n('sourceUrl')} / ${n('connection')})`, 'connection');
   }
   if (r.sourceEngine && r.sourceEngine !== cfg.kind) {
-    if (r.sourceEngine === 'sqlserver' || r.sourceEngine === 'jdbc') throw new PlanningInputError(`✗ source engine '${r.sourceEngine}' is not supported yet for probe/split (oracle and postgres are)`, fieldName(ctx, 'sourceEngine'));
-    throw new PlanningInputError(`✗ ${fieldName(ctx, 'sourceEngine')} ${r.sourceEngine} does not match the source (a ${cfg.kind} connection)`, fieldName(ctx, 'sourceEngine'));
+    if (r.sourceEngine === 'sqlserver' || r.sourceEngine === 'jdbc') throw planningError(styleOf(ctx), `source engine '${r.sourceEngine}' is not supported yet for probe/split (oracle and postgres are)`, 'sourceEngine');
+    throw planningError(styleOf(ctx), `${fieldName(ctx, 'sourceEngine')} ${r.sourceEngine} does not match the source (a ${cfg.kind} connection)`, 'sourceEngine');
   }
   ctx.logger.info('slices: source', { source: describeSource(cfg) });
   const dialect = await openSourceDialect(cfg, { logger: ctx.logger });
@@ -62,13 +51,11 @@ async function withSource<T>(ctx: SlicesContext, r: { connection?: string; sourc
 
 /** `slices probe` / `slices.probe`: race split strategies on samples; keep the recommendation. */
 export async function executeProbe(ctx: SlicesContext, r: ProbeRequestInput): Promise<ProbeOutcome> {
-  return asRequestErrors(ctx, async () => {
-    const t = await withTemplate(ctx, r);
-    const req = await parseProbeRequest({ ...r, ...t, queryFile: undefined, runId: r.runId ?? ctx.env.UNIQUE_RUN_ID }, planningEnv(ctx), ctx.env.dataDir);
-    req.queryFile = t.queryFileShown ?? null;
-    if (r.outputDir) req.outputDir = await writePathOf(ctx, r.outputDir, 'outputDir');
-    return withSource(ctx, r, (d) => probeAction(d, req, { pool: ctx.pool, logger: ctx.logger, signal: ctx.signal }));
-  });
+  const t = await withTemplate(ctx, r);
+  const req = await parseProbeRequest({ ...r, ...t, queryFile: undefined, runId: r.runId ?? ctx.env.UNIQUE_RUN_ID }, planningEnv(ctx), ctx.env.dataDir, styleOf(ctx));
+  req.queryFile = t.queryFileShown ?? null;
+  if (r.outputDir) req.outputDir = await writePathOf(ctx, r.outputDir, 'outputDir');
+  return withSource(ctx, r, (d) => probeAction(d, req, { pool: ctx.pool, logger: ctx.logger, signal: ctx.signal }));
 }
 
 /**
@@ -77,20 +64,18 @@ export async function executeProbe(ctx: SlicesContext, r: ProbeRequestInput): Pr
  * unless it names another path under the data folder.
  */
 export async function executeSplit(ctx: SlicesContext, r: SplitRequestInput & { register?: boolean }): Promise<SplitOutcome & { runId: number | null }> {
-  return asRequestErrors(ctx, async () => {
-    const t = await withTemplate(ctx, r);
-    const runId = r.register === false ? undefined : r.runId ?? ctx.env.UNIQUE_RUN_ID;
-    const output = r.output ? await writePathOf(ctx, r.output, 'output')
-      : ctx.local ? undefined : runId ? path.join(runFolder(ctx.env.dataDir, runId), 'queryfile.txt') : path.join(ctx.env.dataDir, 'runs', 'split', 'queryfile.txt');
-    const req = await parseSplitRequest({ ...r, ...t, queryFile: undefined, runId, output }, planningEnv(ctx));
-    req.queryFile = t.queryFileShown ?? null;
-    if (r.register === false) req.runId = null;
-    const out = await withSource(ctx, r, (d) => splitAction(d, req, {
-      logger: ctx.logger,
-      register: (id, slices, queryFile) => registerSlices(ctx.pool, { runId: id, slices, queryFile }),
-    }));
-    return { ...out, runId: req.runId };
-  });
+  const t = await withTemplate(ctx, r);
+  const runId = r.register === false ? undefined : r.runId ?? ctx.env.UNIQUE_RUN_ID;
+  const output = r.output ? await writePathOf(ctx, r.output, 'output')
+    : ctx.local ? undefined : runId ? path.join(runFolder(ctx.env.dataDir, runId), 'queryfile.txt') : path.join(ctx.env.dataDir, 'runs', 'split', 'queryfile.txt');
+  const req = await parseSplitRequest({ ...r, ...t, queryFile: undefined, runId, output }, planningEnv(ctx), styleOf(ctx));
+  req.queryFile = t.queryFileShown ?? null;
+  if (r.register === false) req.runId = null;
+  const out = await withSource(ctx, r, (d) => splitAction(d, req, {
+    logger: ctx.logger,
+    register: (id, slices, queryFile) => registerSlices(ctx.pool, { runId: id, slices, queryFile }),
+  }));
+  return { ...out, runId: req.runId };
 }
 
 /** `slices assort` / `slices.assort`: reorder a queryfile so each wave spans the whole range. */

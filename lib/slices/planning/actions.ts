@@ -11,8 +11,8 @@ import { planSplit, type SplitPlan } from './split';
 import { runFolder, storeRecommendation } from './store-recommendation';
 import { parseTemplate } from './template';
 import {
-  PlanningInputError, parseDepth, parsePositiveInt, parseStrategy, validateAlias, validateColumn, validateOwnerTable, validateTarget,
-  type Depth, type Strategy,
+  PlanningInputError, fieldOf, planningError, parseDepth, parsePositiveInt, parseStrategy, validateAlias, validateColumn, validateOwnerTable, validateTarget,
+  type Depth, type FieldStyle, type Strategy,
 } from './validate';
 
 /** A slice as the orchestration table takes it (lib/slices/run/register). */
@@ -34,6 +34,8 @@ export interface ProbeRequest {
   runId: number | null;
   /** Folder for probe_recommendation.json. (Default: <dataDir>/runs/<runId>/, or <dataDir>/runs/probe/ without a run id) */
   outputDir: string;
+  /** How errors name fields (CLI flags or job params). (Default: flag) */
+  style?: FieldStyle;
 }
 
 type Raw = Record<string, unknown>;
@@ -43,49 +45,50 @@ const str = (v: unknown) => (v === undefined || v === null ? undefined : String(
  * Probe tunables: a flag wins; else the environment variable of the seed's
  * name (PROBE_*), reported by its name when bad; else the default.
  */
-export function tunable(flag: string, flagValue: unknown, env: Record<string, string | undefined>, envName: string, dflt: number): number {
-  if (flagValue !== undefined && flagValue !== null) return parsePositiveInt(flag, flagValue);
+export function tunable(flag: string, flagValue: unknown, env: Record<string, string | undefined>, envName: string, dflt: number, style: FieldStyle = 'flag'): number {
+  if (flagValue !== undefined && flagValue !== null) return parsePositiveInt(flag, flagValue, style);
   const v = env[envName];
   if (v === undefined || v === '') return dflt;
   if (!/^\d+$/.test(v.trim()) || Number(v) < 1) throw new PlanningInputError(`${envName} must be an integer, got '${v}'`, envName);
   return Number(v);
 }
 
-async function readQuery(raw: Raw): Promise<{ query: string; queryFile: string | null }> {
+async function readQuery(raw: Raw, style: FieldStyle): Promise<{ query: string; queryFile: string | null }> {
   const file = str(raw.queryFile);
   const q = str(raw.query);
-  if (file && q !== undefined) throw new PlanningInputError('✗ pass either --query-file or --query, not both', 'query');
+  const n = (f: string) => fieldOf(style, f);
+  if (file && q !== undefined) throw planningError(style, `pass either ${n('queryFile')} or ${n('query')}, not both`, 'query');
   if (file) {
     try { return { query: await fs.readFile(file, 'utf8'), queryFile: file }; } catch {
-      throw new PlanningInputError(`✗ cannot read --query-file '${file}'`, 'query-file');
+      throw planningError(style, `cannot read ${n('queryFile')} '${file}'`, 'queryFile');
     }
   }
-  if (q === undefined || q.trim() === '') throw new PlanningInputError('✗ pass --query-file FILE or --query SQL', 'query');
+  if (q === undefined || q.trim() === '') throw planningError(style, `pass ${n('queryFile')} FILE or ${n('query')} SQL`, 'query');
   return { query: q, queryFile: null };
 }
 
-/** Validate probe flags (CLI or job payload) into a request. */
-export async function parseProbeRequest(raw: Raw, env: Record<string, string | undefined>, dataDir: string): Promise<ProbeRequest> {
-  const table = validateOwnerTable('table', raw.table);
-  const alias = raw.alias === undefined ? undefined : validateAlias(raw.alias);
-  const depth = parseDepth(raw.depth ?? env.PROBE_DEPTH_DEFAULT ?? 'bakeoff');
-  const targetSliceSeconds = tunable('target-slice-seconds', raw.targetSliceSeconds, env, 'PROBE_TARGET_SLICE_SECONDS', 600);
-  const sampleRows = tunable('sample-rows', raw.sampleRows, env, 'PROBE_SAMPLE_ROWS', 100_000);
-  const timeBudgetSeconds = tunable('time-budget-seconds', raw.timeBudgetSeconds, env, 'PROBE_TIME_BUDGET_SECONDS', 20);
-  const maxConcurrency = tunable('max-concurrency', raw.maxConcurrency, env, 'PROBE_MAX_CONCURRENCY', 32);
-  const runId = raw.runId === undefined ? null : parsePositiveInt('run-id', raw.runId);
-  const { query, queryFile } = await readQuery(raw);
-  parseTemplate(query, { table, alias }); // template errors before any connection
+/** Validate probe flags (CLI, style `flag`) or a job payload (style `param`) into a request. */
+export async function parseProbeRequest(raw: Raw, env: Record<string, string | undefined>, dataDir: string, style: FieldStyle = 'flag'): Promise<ProbeRequest> {
+  const table = validateOwnerTable('table', raw.table, style);
+  const alias = raw.alias === undefined ? undefined : validateAlias(raw.alias, style);
+  const depth = parseDepth(raw.depth ?? env.PROBE_DEPTH_DEFAULT ?? 'bakeoff', style);
+  const targetSliceSeconds = tunable('target-slice-seconds', raw.targetSliceSeconds, env, 'PROBE_TARGET_SLICE_SECONDS', 600, style);
+  const sampleRows = tunable('sample-rows', raw.sampleRows, env, 'PROBE_SAMPLE_ROWS', 100_000, style);
+  const timeBudgetSeconds = tunable('time-budget-seconds', raw.timeBudgetSeconds, env, 'PROBE_TIME_BUDGET_SECONDS', 20, style);
+  const maxConcurrency = tunable('max-concurrency', raw.maxConcurrency, env, 'PROBE_MAX_CONCURRENCY', 32, style);
+  const runId = raw.runId === undefined ? null : parsePositiveInt('run-id', raw.runId, style);
+  const { query, queryFile } = await readQuery(raw, style);
+  parseTemplate(query, { table, alias, style }); // template errors before any connection
   const outputDir = str(raw.outputDir) ?? (runId ? runFolder(dataDir, runId) : path.join(dataDir, 'runs', 'probe'));
-  return { query, queryFile, table, alias, depth, targetSliceSeconds, sampleRows, timeBudgetSeconds, maxConcurrency, runId, outputDir };
+  return { query, queryFile, table, alias, depth, targetSliceSeconds, sampleRows, timeBudgetSeconds, maxConcurrency, runId, outputDir, style };
 }
 
 export interface ProbeOutcome { recommendation: Recommendation; panel: string; file: string; id: string | null }
 
 /** Run the probe and keep its recommendation (file, and DB when a pool is given). */
 export async function probeAction(dialect: SourceDialect, req: ProbeRequest, deps: { pool: pg.Pool | null; logger?: Logger; signal?: AbortSignal }): Promise<ProbeOutcome> {
-  const template = parseTemplate(req.query, { table: req.table, alias: req.alias });
-  const recommendation = await runProbe({
+  const template = parseTemplate(req.query, { table: req.table, alias: req.alias, style: req.style });
+  const recommendation = await runProbe({ style: req.style,
     dialect, template, depth: req.depth, targetSliceSeconds: req.targetSliceSeconds, sampleRows: req.sampleRows,
     timeBudgetSeconds: req.timeBudgetSeconds, maxConcurrency: req.maxConcurrency, queryFile: req.queryFile, runId: req.runId,
     logger: deps.logger, signal: deps.signal,
@@ -116,31 +119,34 @@ export interface SplitRequest {
   runId: number | null;
   /** (Default: queryfile.txt in the current directory) */
   output: string;
+  /** How errors name fields (CLI flags or job params). (Default: flag) */
+  style?: FieldStyle;
 }
 
-/** Validate split flags (CLI or job payload) into a request. */
-export async function parseSplitRequest(raw: Raw, env: Record<string, string | undefined>): Promise<SplitRequest> {
-  const table = validateOwnerTable('table', raw.table);
-  const target = validateTarget(raw.target);
-  const strategy = parseStrategy(raw.strategy ?? 'auto');
-  const column = raw.column === undefined ? undefined : validateColumn(raw.column);
-  if (strategy === 'column' && !column) throw new PlanningInputError('✗ --column is required for --strategy column', 'column');
-  const chunks = raw.chunks === undefined ? undefined : parsePositiveInt('chunks', raw.chunks);
+/** Validate split flags (CLI, style `flag`) or a job payload (style `param`) into a request. */
+export async function parseSplitRequest(raw: Raw, env: Record<string, string | undefined>, style: FieldStyle = 'flag'): Promise<SplitRequest> {
+  const n = (f: string) => fieldOf(style, f);
+  const table = validateOwnerTable('table', raw.table, style);
+  const target = validateTarget(raw.target, style);
+  const strategy = parseStrategy(raw.strategy ?? 'auto', style);
+  const column = raw.column === undefined ? undefined : validateColumn(raw.column, style);
+  if (strategy === 'column' && !column) throw planningError(style, `${n('column')} is required for ${n('strategy')} column`, 'column');
+  const chunks = raw.chunks === undefined ? undefined : parsePositiveInt('chunks', raw.chunks, style);
   if (chunks === undefined && (strategy === 'rowid' || strategy === 'column')) {
-    throw new PlanningInputError(`✗ --chunks N is required for --strategy ${strategy} (run tributary slices probe for a recommendation)`, 'chunks');
+    throw planningError(style, `${n('chunks')} N is required for ${n('strategy')} ${strategy} (run tributary slices probe for a recommendation)`, 'chunks');
   }
-  const alias = raw.alias === undefined ? undefined : validateAlias(raw.alias);
-  const waveSize = tunable('wave-size', raw.waveSize, env, 'CONCURRENT_APPS_MAX', 5);
-  const sampleRows = tunable('sample-rows', raw.sampleRows, env, 'PROBE_SAMPLE_ROWS', 100_000);
+  const alias = raw.alias === undefined ? undefined : validateAlias(raw.alias, style);
+  const waveSize = tunable('wave-size', raw.waveSize, env, 'CONCURRENT_APPS_MAX', 5, style);
+  const sampleRows = tunable('sample-rows', raw.sampleRows, env, 'PROBE_SAMPLE_ROWS', 100_000, style);
   const asOf = str(raw.asOfScn);
-  if (asOf !== undefined && !/^(\d+|current)$/i.test(asOf.trim())) throw new PlanningInputError(`argument --as-of-scn: must be a positive integer SCN or 'current', got '${asOf}'`, 'as-of-scn');
+  if (asOf !== undefined && !/^(\d+|current)$/i.test(asOf.trim())) throw planningError(style, `argument ${n('asOfScn')}: must be a positive integer SCN or 'current', got '${asOf}'`, 'asOfScn', { mark: false });
   const runIdRaw = raw.runId ?? (env.UNIQUE_RUN_ID || undefined);
-  const runId = runIdRaw === undefined ? null : parsePositiveInt('run-id', runIdRaw);
-  const { query, queryFile } = await readQuery(raw);
-  parseTemplate(query, { table, alias });
+  const runId = runIdRaw === undefined ? null : parsePositiveInt('run-id', runIdRaw, style);
+  const { query, queryFile } = await readQuery(raw, style);
+  parseTemplate(query, { table, alias, style });
   return {
     query, queryFile, table, target, strategy, column, chunks, alias, subpartitions: raw.subpartitions === true, assort: raw.assort === true,
-    waveSize, explain: raw.explain === true, asOfScn: asOf?.trim().toLowerCase(), sampleRows, runId, output: str(raw.output) ?? 'queryfile.txt',
+    waveSize, explain: raw.explain === true, asOfScn: asOf?.trim().toLowerCase(), sampleRows, runId, output: str(raw.output) ?? 'queryfile.txt', style,
   };
 }
 
@@ -157,15 +163,16 @@ export interface SplitOutcome {
 
 /** Plan the split, write the queryfile, optionally explain, assort and register. */
 export async function splitAction(dialect: SourceDialect, req: SplitRequest, deps: { register?: RegisterFn; logger?: Logger }): Promise<SplitOutcome> {
-  const template = parseTemplate(req.query, { table: req.table, alias: req.alias });
+  const style = req.style ?? 'flag';
+  const template = parseTemplate(req.query, { table: req.table, alias: req.alias, style });
   let scn: string | null = null;
   if (req.asOfScn !== undefined) {
-    if (!dialect.asOf || !dialect.currentScn) throw new PlanningInputError(`✗ --as-of-scn is only supported for Oracle sources (this source is ${dialect.engine})`, 'as-of-scn');
+    if (!dialect.asOf || !dialect.currentScn) throw planningError(style, `${fieldOf(style, 'asOfScn')} is only supported for Oracle sources (this source is ${dialect.engine})`, 'asOfScn');
     scn = req.asOfScn === 'current' ? await dialect.currentScn() : req.asOfScn;
   }
   const plan = await planSplit({
     dialect, template, strategy: req.strategy, column: req.column, chunks: req.chunks, subpartitions: req.subpartitions,
-    asOfScn: scn ?? undefined, sampleRows: req.sampleRows, logger: deps.logger,
+    asOfScn: scn ?? undefined, sampleRows: req.sampleRows, logger: deps.logger, style,
   });
   let ordered = plan.slices;
   let waveSummary: string | null = null;

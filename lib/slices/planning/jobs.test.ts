@@ -10,6 +10,7 @@ import { createJobRegistry } from '../../jobs/registry';
 import { silentLogger } from '../../log';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../../testing/pg';
 import { planningJobs, probeJob, splitJob } from './jobs';
+import { parseSplitRequest } from './actions';
 
 let src: { url: string; drop(): Promise<void> };
 let db: TestDatabase;
@@ -64,5 +65,26 @@ describe('planning jobs and the environment', () => {
     // and without a connection at all, env:source is the default
     const q = splitJob.payload.parse({ query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'PUBLIC.T_TGT', strategy: 'rowid', chunks: 2, runId: 11 });
     expect(((await splitJob.run(c, q)) as { registered: number }).registered).toBeGreaterThan(0);
+  });
+  it('a job names payload fields and the CLI names flags, each said at the source (no rewriting)', async () => {
+    const raw = { query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~', table: 'public.t', target: 'A.T', strategy: 'rowid' };
+    await expect(parseSplitRequest(raw, {}, 'flag')).rejects.toMatchObject({
+      field: 'chunks', message: '✗ --chunks N is required for --strategy rowid (run tributary slices probe for a recommendation)',
+    });
+    await expect(parseSplitRequest(raw, {}, 'param')).rejects.toMatchObject({
+      field: 'params.chunks', message: 'slices: params.chunks N is required for params.strategy rowid (run tributary slices probe for a recommendation)',
+    });
+    await expect(parseSplitRequest({ ...raw, chunks: 2, asOfScn: 'x' }, {}, 'param')).rejects.toMatchObject({
+      field: 'params.asOfScn', message: "slices: argument params.asOfScn: must be a positive integer SCN or 'current', got 'x'",
+    });
+    // Through the job: the template's own check names params.target, not --target.
+    const p = splitJob.payload.parse({ ...raw, query: 'SELECT x.* FROM public.t x WHERE ~SPLIT~|A.T', chunks: 2, runId: 12, connection: 'src' });
+    await expect(splitJob.run(ctx(), p)).rejects.toMatchObject({
+      field: 'params.query', message: expect.stringMatching(/^slices: query template must not carry a \|TARGET suffix .* with split params\.target OWNER\.TABLE /),
+    });
+    const q = splitJob.payload.parse({ ...raw, table: 'public.other', chunks: 2, runId: 12, connection: 'src' });
+    await expect(splitJob.run(ctx(), q)).rejects.toMatchObject({
+      field: 'params.table', message: 'slices: table public.other not found after FROM/JOIN in the query template',
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { Logger } from '../../log';
+import type { FieldStyle } from './validate';
 import type { SourceDialect, SourceExecutor } from '../../sources';
 import { chunkCount, concurrencyKnee, rankCandidates, type CandidateResult, type Recommendation } from './recommendation';
 import { planSplit, type PlannedSlice } from './split';
@@ -7,6 +8,8 @@ import type { Depth } from './validate';
 
 export interface ProbeOptions {
   dialect: SourceDialect;
+  /** How errors name fields (CLI flags or job params). (Default: flag) */
+  style?: FieldStyle;
   template: QueryTemplate;
   /** (Default: bakeoff) */
   depth?: Depth;
@@ -59,7 +62,7 @@ export async function runProbe(o: ProbeOptions): Promise<Recommendation> {
     o.signal?.throwIfAborted();
     const c: CandidateResult = { label, kind, column, mbPerSec: 0, rowsPerSec: 0, rows: 0, bytes: 0, seconds: 0, timedOut: false, accessPath: '', verdict: 'good', fullScans: [] };
     try {
-      const plan = await planSplit({ dialect, template: t, strategy: kind === 'physical' ? 'rowid' : 'column', column, chunks: repChunks, sampleRows: Math.min(sampleRows, 20_000), bounded: true });
+      const plan = await planSplit({ dialect, template: t, strategy: kind === 'physical' ? 'rowid' : 'column', column, chunks: repChunks, sampleRows: Math.min(sampleRows, 20_000), bounded: true, style: o.style });
       plans.set(label, plan.slices);
       const slice = plan.slices[0];
       const ex = await dialect.explain(slice.sql, { table: t.table, alias: t.alias });
@@ -106,7 +109,7 @@ export async function runProbe(o: ProbeOptions): Promise<Recommendation> {
     // Slices for the ramp: a split of the winner with at least maxK slices.
     const rampPlan = await planSplit({
       dialect, template: t, strategy: winner.kind === 'physical' ? 'rowid' : 'column', column: winner.column,
-      chunks: Math.max(maxK, repChunks), sampleRows: Math.min(sampleRows, 20_000), bounded: true,
+      chunks: Math.max(maxK, repChunks), sampleRows: Math.min(sampleRows, 20_000), bounded: true, style: o.style,
     });
     // Full amplification audit: first, middle and last slices of the winner.
     const s = rampPlan.slices;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { resolveSourceByName, sourceDescriptorOf, sourceFromEnv as sourceDescriptorFromEnv, type KeySource } from '../../connections';
 import { oracleConnectString, postgresUrl, openSourceDialect as openDialect, describeSource as describe, type OpenDialectOptions, type SourceDescriptor, type SourceDialect } from '../../sources';
-import { PlanningInputError, parseEngine } from './validate';
+import { PlanningInputError, parseEngine, planningError, type FieldStyle } from './validate';
 
 /** Where probe/split read from: a source descriptor resolved by lib/connections. */
 export type SourceConfig = SourceDescriptor;
@@ -30,9 +30,9 @@ export async function sourceFromConnectionName(pool: pg.Pool, name: string, keys
 }
 
 /** A connection record (params + decrypted secrets) as a source; only oracle and postgres connections are sources. */
-export function sourceFromConnection(c: { name: string; kind: string; params: Record<string, unknown>; secrets: Record<string, string> }): SourceConfig {
+export function sourceFromConnection(c: { name: string; kind: string; params: Record<string, unknown>; secrets: Record<string, string> }, style: FieldStyle = 'flag', field = 'connection'): SourceConfig {
   if (c.kind !== 'oracle' && c.kind !== 'postgres') {
-    throw new PlanningInputError(`✗ connection '${c.name}' is a ${c.kind} connection: probe/split need an oracle or postgres source`, 'connection');
+    throw planningError(style, `connection '${c.name}' is a ${c.kind} connection: probe/split need an oracle or postgres source`, field);
   }
   return sourceDescriptorOf(c);
 }

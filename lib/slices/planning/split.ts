@@ -1,7 +1,7 @@
 import type { Logger } from '../../log';
 import { columnPredicates, equiDepthBounds, type SourceDialect } from '../../sources';
 import { flattenSql, renderSlice, type QueryTemplate } from './template';
-import { PlanningInputError, validateColumn, type Strategy } from './validate';
+import { fieldOf, planningError, validateColumn, type FieldStyle, type Strategy } from './validate';
 
 /** One planned slice. */
 export interface PlannedSlice {
@@ -29,6 +29,8 @@ export interface SplitPlan {
 
 export interface SplitOptions {
   dialect: SourceDialect;
+  /** How errors name fields (CLI flags or job params). (Default: flag) */
+  style?: FieldStyle;
   template: QueryTemplate;
   /** (Default: auto — partition when the table is partitioned, else physical) */
   strategy?: Strategy;
@@ -50,23 +52,25 @@ export interface SplitOptions {
 /** Plan the slices of one template: disjoint and complete by construction. */
 export async function planSplit(o: SplitOptions): Promise<SplitPlan> {
   const { dialect, template: t } = o;
+  const style = o.style ?? 'flag';
+  const nm = (f: string) => fieldOf(style, f);
   await dialect.assertTable(t.table);
   const refText = t.sql.slice(t.ref.start, t.ref.end);
   if (o.asOfScn !== undefined && !dialect.asOf) {
-    throw new PlanningInputError(`✗ --as-of-scn is only supported for Oracle sources (this source is ${dialect.engine})`, 'as-of-scn');
+    throw planningError(style, `${nm('asOfScn')} is only supported for Oracle sources (this source is ${dialect.engine})`, 'asOfScn');
   }
   const asOf = (ref: string) => (o.asOfScn !== undefined && dialect.asOf ? dialect.asOf(ref, o.asOfScn) : undefined);
   let strategy = o.strategy ?? 'auto';
   if (strategy === 'auto') strategy = (await dialect.isPartitioned(t.table)) ? 'partition' : 'rowid';
   if (strategy !== 'partition' && o.chunks === undefined) {
-    throw new PlanningInputError(`✗ --chunks N is required for --strategy ${o.strategy === 'auto' || !o.strategy ? `auto on ${t.table} (not partitioned, so it splits by rowid)` : strategy} (run tributary slices probe for a recommendation)`, 'chunks');
+    throw planningError(style, `${nm('chunks')} N is required for ${nm('strategy')} ${o.strategy === 'auto' || !o.strategy ? `auto on ${t.table} (not partitioned, so it splits by rowid)` : strategy} (run tributary slices probe for a recommendation)`, 'chunks');
   }
   const chunks = o.chunks ?? 1;
-  const render = (predicate: string, tableRef?: string) => flattenSql(renderSlice(t, { predicate, tableRef: tableRef ?? asOf(refText) }));
+  const render = (predicate: string, tableRef?: string) => flattenSql(renderSlice(t, { predicate, tableRef: tableRef ?? asOf(refText) }), style);
 
   if (strategy === 'partition') {
     const parts = await dialect.partitions(t.table, { subpartitions: o.subpartitions ?? false, templateRef: refText });
-    if (parts.length === 0) throw new PlanningInputError(`✗ table ${t.table} is not partitioned: use --strategy rowid or --strategy column`, 'strategy');
+    if (parts.length === 0) throw planningError(style, `table ${t.table} is not partitioned: use ${nm('strategy')} rowid or ${nm('strategy')} column`, 'strategy');
     const slices = parts.map((p, i) => ({
       index: i + 1, predicate: '1=1', lo: p.name, hi: p.name, partition: p.name,
       sql: render('1=1', asOf(p.tableRef) ?? p.tableRef),
@@ -86,8 +90,8 @@ export async function planSplit(o: SplitOptions): Promise<SplitPlan> {
     return { strategy, method: plan.method, slices };
   }
 
-  if (!o.column) throw new PlanningInputError('✗ --column is required for --strategy column', 'column');
-  const column = validateColumn(o.column);
+  if (!o.column) throw planningError(style, `${nm('column')} is required for ${nm('strategy')} column`, 'column');
+  const column = validateColumn(o.column, style);
   const qualified = column.includes('.') ? column : `${t.alias}.${column}`;
   const kind = await dialect.columnKind(t.table, column);
   let literals: string[] = [];

@@ -1,5 +1,5 @@
 import { lexSql, nameParts, significant, type Token } from './sql-lexer';
-import { PlanningInputError, validateAlias } from './validate';
+import { fieldOf, planningError, validateAlias, type FieldStyle } from './validate';
 
 /** The placeholder a template carries where each slice's predicate goes. */
 export const SPLIT_TOKEN = '~SPLIT~';
@@ -34,9 +34,11 @@ const upper = (t: Token | undefined) => (t && t.type === 'name' ? t.text.toUpper
  * Validate a template and locate its driving table.
  * @param opts.alias the driving table's alias (Default: detected from the template)
  */
-export function parseTemplate(raw: string, opts: { table: string; alias?: string }): QueryTemplate {
+export function parseTemplate(raw: string, opts: { table: string; alias?: string; style?: FieldStyle }): QueryTemplate {
+  const style = opts.style ?? 'flag';
+  const n = (f: string) => fieldOf(style, f);
   let sql = raw.trim();
-  if (sql === '') throw new PlanningInputError('✗ query is empty: pass --query-file FILE or --query SQL', 'query');
+  if (sql === '') throw planningError(style, `query is empty: pass ${n('queryFile')} FILE or ${n('query')} SQL`, 'query');
   let tokens = lexSql(sql);
   // A trailing `;` would break the probe's row-cap wrapper and every queryfile line.
   const lastSig = significant(tokens).at(-1);
@@ -45,8 +47,8 @@ export function parseTemplate(raw: string, opts: { table: string; alias?: string
   const pipes = tokens.filter((t, i) => t.text === '|' && tokens[i - 1]?.text !== '|' && tokens[i + 1]?.text !== '|');
   if (pipes.length > 0) {
     const tail = sql.slice(pipes[0].start).split('\n')[0].trim();
-    throw new PlanningInputError(
-      `✗ query template must not carry a |TARGET suffix (found '${tail}'): remove it and pass the target with split --target OWNER.TABLE — the query|target format belongs to the generated queryfile, and a stray |TARGET leaks into every slice's SQL`,
+    throw planningError(style,
+      `query template must not carry a |TARGET suffix (found '${tail}'): remove it and pass the target with split ${n('target')} OWNER.TABLE — the query|target format belongs to the generated queryfile, and a stray |TARGET leaks into every slice's SQL`,
       'query',
     );
   }
@@ -74,13 +76,13 @@ export function parseTemplate(raw: string, opts: { table: string; alias?: string
     const alias = a && a.type === 'name' && !a.text.includes('.') && !NOT_ALIAS.has(a.text.toUpperCase()) ? a.text : undefined;
     refs.push({ tok: t, alias });
   }
-  if (refs.length === 0) throw new PlanningInputError(`✗ table ${opts.table} not found after FROM/JOIN in the query template`, 'table');
+  if (refs.length === 0) throw planningError(style, `table ${opts.table} not found after FROM/JOIN in the query template`, 'table');
 
   let chosen = refs[0];
   if (opts.alias !== undefined) {
-    const alias = validateAlias(opts.alias);
+    const alias = validateAlias(opts.alias, style);
     const hit = refs.find((r) => r.alias?.toUpperCase() === alias.toUpperCase());
-    if (!hit) throw new PlanningInputError(`✗ alias '${alias}' is not the alias of ${opts.table} in the query template`, 'alias');
+    if (!hit) throw planningError(style, `alias '${alias}' is not the alias of ${opts.table} in the query template`, 'alias');
     chosen = hit;
   } else {
     chosen = refs.find((r) => r.alias) ?? refs[0];
@@ -151,14 +153,14 @@ function appendPredicate(sql: string, predicate: string): { start: number; end: 
  * `-- comments` become block comments (they would swallow the rest of the
  * line). A newline inside a string literal cannot be flattened safely.
  */
-export function flattenSql(sql: string): string {
+export function flattenSql(sql: string, style: FieldStyle = 'flag'): string {
   let out = '';
   for (const t of lexSql(sql)) {
     if (t.type === 'ws') out += ' ';
     else if (t.type === 'comment' && t.text.startsWith('--')) out += `/* ${t.text.slice(2).trim().replace(/\*\//g, '* /')} */`;
     else if (t.type === 'comment') out += t.text.replace(/\s*\r?\n\s*/g, ' ');
     else if (t.type === 'string' && /[\r\n]/.test(t.text)) {
-      throw new PlanningInputError('✗ query template has a line break inside a string literal; a queryfile line must hold the whole query on one line', 'query');
+      throw planningError(style, 'query template has a line break inside a string literal; a queryfile line must hold the whole query on one line', 'query');
     } else out += t.text;
   }
   return out.trim();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
 import { createTestUsers } from '@/lib/testing/api-users';
-import { createJobRegistry, installJobCatalog, startWorker, type WorkerHandle } from '@/lib/jobs';
+import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '@/lib/jobs';
 import { jobDefinitions } from '@/workers/jobs';
 
 const jobRegistry = createJobRegistry(jobDefinitions);
@@ -29,6 +29,8 @@ import * as connections from '../connections/route';
 import * as testMail from '../connections/[id]/test-mail/route';
 import * as job from '../jobs/[id]/route';
 import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+
+let catalog: JobCatalog;
 
 const SECRET = 'flows-api-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
@@ -68,9 +70,9 @@ beforeAll(async () => {
   Object.assign(tok, await createTestUsers(prisma));
   smtp = await startTestSmtpServer();
   const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv);
-  installJobCatalog({ jobs: jobRegistry, env });
+  catalog = { jobs: jobRegistry, env };
   worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300 });
-  exec = startFlowScheduler({ pool: db.pool, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
+  exec = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
 });
 afterAll(async () => {
   await exec?.stop();

@@ -14,7 +14,7 @@ export const GET = apiHandler({}, async ({ deps }) => {
 });
 
 export const POST = apiHandler({ role: 'operator', body: z.record(z.string(), z.unknown()), maxBodyBytes: 512 * 1024 }, async ({ req, deps, body, principal }) => {
-  await assertMayUseFlow(deps.pool, { principal, req }, { action: 'flow.create', target: `flow:${String(body.name ?? '')}`, verb: 'saving' }, { nodes: body.nodes ?? [] });
-  const f = await createFlow(deps.pool, body, principalLabel(principal), auditActor(principal, req));
+  await assertMayUseFlow(deps.pool, deps, { principal, req }, { action: 'flow.create', target: `flow:${String(body.name ?? '')}`, verb: 'saving' }, { nodes: body.nodes ?? [] });
+  const f = await createFlow(deps.pool, deps, body, principalLabel(principal), auditActor(principal, req));
   return json(f, 201, { Location: `/api/v1/flows/${f.id}` });
 });

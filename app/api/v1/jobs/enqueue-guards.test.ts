@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
 import { createApiToken, createUser } from '@/lib/auth';
-import { ensureQueue, installJobCatalog } from '@/lib/jobs';
+import { ensureQueue } from '@/lib/jobs';
 import { parseEnv } from '@/lib/config/env';
 import { jobs as jobRegistry } from '@/app/_server/jobs';
 import * as jobs from './route';
@@ -54,7 +54,6 @@ beforeAll(async () => {
   tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
   tok.operator2 = (await createApiToken(prisma, { user: 'olga', name: 'laptop' })).token;
   tok.other = (await createApiToken(prisma, { user: 'otto', name: 'ci' })).token;
-  installJobCatalog({ jobs: jobRegistry, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv) });
 });
 beforeEach(async () => {
   // Each case starts from an empty queue (and so under its limits).

@@ -32,7 +32,7 @@ export const GET = apiHandler({ query: ListQuery }, async ({ deps, query }) => {
 export const POST = apiHandler({ role: 'viewer', body: StartBody, enqueues: true }, async ({ req, deps, body, principal, idempotency }) => {
   const params = body.params ?? body.payload ?? {};
   // The role of the work, not of the wrapper: `pipelines.run` of an admin-kind pipeline needs admin.
-  await assertMayRunWork(deps.pool, { principal, req }, body.kind, params, { action: 'job.start', target: `kind:${body.kind}` });
+  await assertMayRunWork(deps.pool, deps, { principal, req }, body.kind, params, { action: 'job.start', target: `kind:${body.kind}` });
   const { runId, replayed } = await enqueueJob(deps, {
     kind: body.kind,
     params,

@@ -8,12 +8,12 @@ import { createPipeline, listPipelines } from '@/lib/pipelines';
 
 const Query = z.object({ tag: z.string().min(1).max(50).optional(), kind: z.string().min(1).max(100).optional() });
 
-export const GET = apiHandler({ query: Query }, async ({ deps, query }) => ({ pipelines: await listPipelines(deps.pool, query) }));
+export const GET = apiHandler({ query: Query }, async ({ deps, query }) => ({ pipelines: await listPipelines(deps.pool, deps, query) }));
 
 export const POST = apiHandler({ role: 'operator', body: z.record(z.string(), z.unknown()), maxBodyBytes: 256 * 1024 }, async ({ req, deps, body, principal }) => {
   if (typeof body.kind === 'string') {
-    await assertMayRunWork(deps.pool, { principal, req }, body.kind, body.params, { action: 'pipeline.create', target: `pipeline:${String(body.name ?? '')}`, verb: 'saving a pipeline of' });
+    await assertMayRunWork(deps.pool, deps, { principal, req }, body.kind, body.params, { action: 'pipeline.create', target: `pipeline:${String(body.name ?? '')}`, verb: 'saving a pipeline of' });
   }
-  const p = await createPipeline(deps.pool, body as never, principalLabel(principal), auditActor(principal, req));
+  const p = await createPipeline(deps.pool, deps, body as never, principalLabel(principal), auditActor(principal, req));
   return json(p, 201, { Location: `/api/v1/pipelines/${p.id}` });
 });

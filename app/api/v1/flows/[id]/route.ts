@@ -20,21 +20,21 @@ export const GET = apiHandler({ params: Params }, async ({ deps, params }) => {
 
 export const PUT = apiHandler({ role: 'operator', params: Params, body: Body, maxBodyBytes: 512 * 1024 }, async ({ req, deps, params, body, principal }) => {
   const cur = await mustGetFlow(deps.pool, params.id);
-  await assertMayUseFlow(deps.pool, { principal, req }, { action: 'flow.update', target: `flow:${cur.name}`, verb: 'changing' }, { ref: cur.id, nodes: body.nodes ?? [] });
+  await assertMayUseFlow(deps.pool, deps, { principal, req }, { action: 'flow.update', target: `flow:${cur.name}`, verb: 'changing' }, { ref: cur.id, nodes: body.nodes ?? [] });
   // A replacement: validated as a whole new definition (fields not sent take their defaults, as on create).
-  const full = await validateFlow(deps.pool, body);
-  return updateFlow(deps.pool, cur.id, full as never, auditActor(principal, req));
+  const full = await validateFlow(deps.pool, deps, body);
+  return updateFlow(deps.pool, deps, cur.id, full as never, auditActor(principal, req));
 });
 
 export const PATCH = apiHandler({ role: 'operator', params: Params, body: Body, maxBodyBytes: 512 * 1024 }, async ({ req, deps, params, body, principal }) => {
   const cur = await mustGetFlow(deps.pool, params.id);
-  await assertMayUseFlow(deps.pool, { principal, req }, { action: 'flow.update', target: `flow:${cur.name}`, verb: 'changing' }, { ref: cur.id, nodes: body.nodes });
-  return updateFlow(deps.pool, cur.id, body as never, auditActor(principal, req));
+  await assertMayUseFlow(deps.pool, deps, { principal, req }, { action: 'flow.update', target: `flow:${cur.name}`, verb: 'changing' }, { ref: cur.id, nodes: body.nodes });
+  return updateFlow(deps.pool, deps, cur.id, body as never, auditActor(principal, req));
 });
 
 export const DELETE = apiHandler({ role: 'operator', params: Params }, async ({ req, deps, params, principal }) => {
   const cur = await mustGetFlow(deps.pool, params.id);
-  await assertMayUseFlow(deps.pool, { principal, req }, { action: 'flow.delete', target: `flow:${cur.name}`, verb: 'deleting' }, { ref: cur.id });
+  await assertMayUseFlow(deps.pool, deps, { principal, req }, { action: 'flow.delete', target: `flow:${cur.name}`, verb: 'deleting' }, { ref: cur.id });
   const f = await deleteFlow(deps.pool, cur.id, auditActor(principal, req));
   return { deleted: f.id, name: f.name };
 });

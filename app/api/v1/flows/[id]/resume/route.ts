@@ -7,6 +7,6 @@ import { mustGetFlow, setFlowEnabled } from '@/lib/flows';
 
 export const POST = apiHandler({ role: 'operator', params: z.object({ id: z.string().min(1).max(200) }) }, async ({ req, deps, params, principal }) => {
   const cur = await mustGetFlow(deps.pool, params.id);
-  await assertMayUseFlow(deps.pool, { principal, req }, { action: 'flow.resume', target: `flow:${cur.name}`, verb: 'resuming' }, { ref: cur.id });
-  return setFlowEnabled(deps.pool, cur.id, true, auditActor(principal, req));
+  await assertMayUseFlow(deps.pool, deps, { principal, req }, { action: 'flow.resume', target: `flow:${cur.name}`, verb: 'resuming' }, { ref: cur.id });
+  return setFlowEnabled(deps.pool, deps, cur.id, true, auditActor(principal, req));
 });

@@ -8,7 +8,7 @@ import { mustGetFlow, startFlowRun } from '@/lib/flows';
 
 export const POST = apiHandler({ role: 'operator', params: z.object({ id: z.string().min(1).max(200) }), enqueues: true }, async ({ req, deps, params, principal, idempotency }) => {
   const cur = await mustGetFlow(deps.pool, params.id);
-  await assertMayUseFlow(deps.pool, { principal, req }, { action: 'flow.run', target: `flow:${cur.name}`, verb: 'running' }, { ref: cur.id });
+  await assertMayUseFlow(deps.pool, deps, { principal, req }, { action: 'flow.run', target: `flow:${cur.name}`, verb: 'running' }, { ref: cur.id });
   const { replayed, ...run } = await startFlowRun(deps.pool, cur.id, principalLabel(principal), { idempotency, admission: queueLimits(deps.env) });
   return accepted(run, `/api/v1/flows/runs/${run.id}`, replayed);
 });

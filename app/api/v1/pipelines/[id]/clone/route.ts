@@ -9,9 +9,9 @@ import { clonePipeline, getPipeline } from '@/lib/pipelines';
 const Body = z.object({ name: z.string().min(1).max(100).optional() }).strict();
 
 export const POST = apiHandler({ role: 'operator', params: z.object({ id: z.string().min(1).max(200) }), body: Body }, async ({ req, deps, params, body, principal }) => {
-  const cur = await getPipeline(deps.pool, params.id);
+  const cur = await getPipeline(deps.pool, deps, params.id);
   if (!cur) throw new AppError('not_found', `pipelines: no pipeline '${params.id}'`);
-  await assertMayRunWork(deps.pool, { principal, req }, cur.kind, cur.params, { action: 'pipeline.clone', target: `pipeline:${cur.name}`, verb: 'cloning a pipeline of' });
-  const p = await clonePipeline(deps.pool, cur.id, body.name, principalLabel(principal), auditActor(principal, req));
+  await assertMayRunWork(deps.pool, deps, { principal, req }, cur.kind, cur.params, { action: 'pipeline.clone', target: `pipeline:${cur.name}`, verb: 'cloning a pipeline of' });
+  const p = await clonePipeline(deps.pool, deps, cur.id, body.name, principalLabel(principal), auditActor(principal, req));
   return json(p, 201, { Location: `/api/v1/pipelines/${p.id}` });
 });

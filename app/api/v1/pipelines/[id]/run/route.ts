@@ -8,10 +8,10 @@ import { AppError } from '@/lib/errors';
 import { getPipeline, runPipeline } from '@/lib/pipelines';
 
 export const POST = apiHandler({ role: 'operator', params: z.object({ id: z.string().min(1).max(200) }), enqueues: true }, async ({ req, deps, params, principal, idempotency }) => {
-  const p = await getPipeline(deps.pool, params.id);
+  const p = await getPipeline(deps.pool, deps, params.id);
   if (!p) throw new AppError('not_found', `pipelines: no pipeline '${params.id}'`);
-  await assertMayRunWork(deps.pool, { principal, req }, p.kind, p.params, { action: 'pipeline.run', target: `pipeline:${p.name}`, verb: 'running a pipeline of' });
-  const { runId, replayed } = await runPipeline(deps.pool, p.id, principalLabel(principal), { idempotency, admission: queueLimits(deps.env) });
+  await assertMayRunWork(deps.pool, deps, { principal, req }, p.kind, p.params, { action: 'pipeline.run', target: `pipeline:${p.name}`, verb: 'running a pipeline of' });
+  const { runId, replayed } = await runPipeline(deps.pool, deps, p.id, principalLabel(principal), { idempotency, admission: queueLimits(deps.env) });
   const status = replayed ? (await getJobRun(deps.pool, runId, { logLimit: 0 }))?.status ?? 'queued' : 'queued';
   return accepted({ id: runId, kind: p.kind, pipeline: p.name, status }, `/api/v1/jobs/${runId}`, replayed);
 });

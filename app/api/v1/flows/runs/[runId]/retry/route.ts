@@ -6,6 +6,6 @@ import { assertMayRetryFlowRun } from '@/lib/api/presenters/job-role';
 import { retryFlowRun } from '@/lib/flows';
 
 export const POST = apiHandler({ role: 'operator', params: z.object({ runId: z.string().min(1).max(100) }) }, async ({ req, deps, params, principal }) => {
-  await assertMayRetryFlowRun(deps.pool, { principal, req }, params.runId);
+  await assertMayRetryFlowRun(deps.pool, deps, { principal, req }, params.runId);
   return retryFlowRun(deps.pool, params.runId, principalLabel(principal));
 });
