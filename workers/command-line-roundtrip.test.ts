@@ -136,6 +136,7 @@ describe('a pipeline\'s shown command line is one the CLI accepts', () => {
     },
     'models.test': { payloads: [{ select: 'orders+', target: 'embedded' }], fromCli: models('models.test') },
     'models.build': { payloads: [{ exclude: ['path:staging'], vars: {} }], fromCli: models('models.build') },
+    'models.seed': { payloads: [{ select: ['raw_customers', 'resource_type:seed'], exclude: 'raw_payments' }, {}], fromCli: models('models.seed') },
     'models.query': {
       payloads: [{ sql: `select 'a b' as x, ${JSON.stringify(quoted)} as y`, target: 'ch' }, { sql: 'select 1' }],
       fromCli: (o, [sql]) => payloadOf('models.query').parse({ sql, target: o.target }),

@@ -48,7 +48,7 @@ beforeAll(async () => {
   await lake.createNamespace('etl');
   await (await lake.createTable('etl.customers', { schema: CUSTOMERS, partitionBy: ['BRANCH_ID'] })).append([batchOf(CUSTOMERS, customerRows())]);
   await (await lake.createTable('etl.orders', { schema: ORDERS, partitionBy: ['BRANCH_ID'] })).append([batchOf(ORDERS, orderRows())]);
-  const { prisma } = openServerDeps(parseEnv({
+  const { prisma, jobs, env } = openServerDeps(parseEnv({
     DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri,
     TRIBUTARY_TABLES_FILE: path.join(wh.dir, 'tables.json'),
   }));
@@ -68,7 +68,7 @@ beforeAll(async () => {
   await db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms, target) VALUES
     ('r1', 'build', 'customer_orders', 'model', 'success', 3, 12, 'embedded'),
     ('r1', 'build', 'unique_stg_orders_order_id', 'test', 'fail', 1, 3, 'embedded')`);
-  await createFlow(db.pool, { name: 'nightly', nodes: [{ id: 'load', kind: 'etl.run', params: { mode: 'INCREMENTAL', tables: ['SHOP.ORDERS'] } }, { id: 'marts', kind: 'models.build', params: { select: ['customer_orders+'] } }], edges: [{ from: 'load', to: 'marts' }] });
+  await createFlow(db.pool, { jobs, env }, { name: 'nightly', nodes: [{ id: 'load', kind: 'etl.run', params: { mode: 'INCREMENTAL', tables: ['SHOP.ORDERS'] } }, { id: 'marts', kind: 'models.build', params: { select: ['customer_orders+'] } }], edges: [{ from: 'load', to: 'marts' }] });
 }, 120_000);
 afterAll(async () => {
   await shutServerDeps();
