@@ -33,7 +33,7 @@ describe('the schema step', () => {
 
   it('a branch projecting a reserved column: describe fails as fatal and the error stays on that unit', async () => {
     const bad = [branches[0], syntheticBranch('b1', 1, reserved)];
-    await expect(describeUnit(testContext(), planPhase('masters', customers, bad).units[1])).rejects.toMatchObject({ fatal: true, message: expect.stringMatching(/projects the reserved column insert_at/) });
+    await expect(describeUnit(testContext(), planPhase('masters', customers, bad).units[1])).rejects.toMatchObject({ code: 'validation', message: expect.stringMatching(/projects the reserved column insert_at/) });
     const ctx = testContext();
     const { states, units } = planPhase('masters', customers, bad);
     expect(await prepareSchemas(ctx, silentLogger, bad, states, units)).toBe(false);

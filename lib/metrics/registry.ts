@@ -41,11 +41,17 @@ export function createMetricsRegistry(deps: MetricsDeps): Registry {
   }
   for (const h of histograms(deps.pool)) registry.registerMetric(h as never);
   if (deps.lake) {
-    // One read of the lake per scrape, shared by its six families.
-    let pending: { at: number; p: ReturnType<typeof lakeFigures> } | null = null;
+    // One read of the lake per scrape, shared by its six families: prom-client asks every family at
+    // once, so they share the read in flight; the next scrape reads afresh.
+    let inFlight: ReturnType<typeof lakeFigures> | null = null;
     const figures = () => {
-      if (!pending || Date.now() - pending.at > 1000) pending = { at: Date.now(), p: lakeFigures(deps.lake!) };
-      return pending.p;
+      if (!inFlight) {
+        const p = lakeFigures(deps.lake!);
+        inFlight = p;
+        const clear = () => { if (inFlight === p) inFlight = null; };
+        p.then(clear, clear);
+      }
+      return inFlight;
     };
     for (const [name, help, key] of LAKE) {
       registry.registerMetric({
