@@ -59,7 +59,8 @@ const config = {
   // expired is caught by the panel layout, which sends to /login without the way back.
   async redirects() {
     return [{
-      source: '/:path((?!login|setup|api/|iceberg/|_|favicon\\.ico|icon\\.svg).+)',
+      // /metrics is a scrape target (a bearer token, like the API), not a page.
+      source: '/:path((?!login|setup|api/|iceberg/|metrics$|_|favicon\\.ico|icon\\.svg).+)',
       missing: sessionCookies.map((key) => ({ type: 'cookie', key })),
       destination: '/login?callbackUrl=/:path',
       permanent: false,

@@ -93,3 +93,18 @@ describe('Assets page', () => {
     expect(pageErrors).toEqual([]);
   });
 });
+
+describe('GET /metrics on the served app', () => {
+  it('answers a token with the Prometheus exposition of the runs above, and 401 (not the login page) without one', async () => {
+    const token = cli('tokens', 'create', '--user', ADMIN.name, '--name', 'prometheus').trim();
+    const res = await fetch(`${stack.baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` }, redirect: 'manual' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = await res.text();
+    expect(text).toMatch(/^tributary_job_runs_total\{kind="models\.build",status="succeeded"\} [1-9]/m);
+    expect(text).toMatch(/^tributary_lake_rows\{table="shop\.orders"\} 4$/m);
+    expect(text).toMatch(/^tributary_workers\{state="alive"\} 1$/m);
+    const anonymous = await fetch(`${stack.baseUrl}/metrics`, { redirect: 'manual' });
+    expect(anonymous.status).toBe(401);
+  });
+});
