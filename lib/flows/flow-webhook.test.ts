@@ -16,6 +16,7 @@ import { jobDefinitions } from '../../workers/jobs';
 import { createConnection } from '../connections';
 import { sendWebhook, verifySignature } from '../webhook';
 import { createFlow, getFlowRun, startFlowRun, startFlowScheduler, type SchedulerHandle } from './index';
+import { waitFor } from '../testing/wait-for';
 
 let catalog: JobCatalog;
 
@@ -30,15 +31,6 @@ const received: Received[] = [];
 /** Status codes to answer next (then 200). */
 const script: number[] = [];
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 const jobsOf = async (kind: string, flowRunId: string) =>
   (await db.pool.query(`select status, result, error from job_runs where kind = $1 and params->>'flowRunId' = $2`, [kind, flowRunId])).rows;
 /** A node that passes every check at save and fails when it runs: testing a connection whose server is not there. */

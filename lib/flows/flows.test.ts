@@ -20,6 +20,7 @@ import {
   cancelFlowRun, createFlow, fireDue, getFlowRun, listFlowRuns, retryFlowRun, startFlowRun, startFlowScheduler,
   updateFlow, type SchedulerHandle,
 } from './index';
+import { waitFor } from '../testing/wait-for';
 
 let catalog: JobCatalog;
 
@@ -31,15 +32,6 @@ let smtp: TestSmtpServer;
 let dataDir: string;
 const SECRET = 'flows-test-secret-0123456789';
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 const finished = (id: string) => waitFor(`run ${id} to finish`, async () => {
   const r = await getFlowRun(db.pool, id);
   return r && ['succeeded', 'failed', 'cancelled'].includes(r.run.status) && r;

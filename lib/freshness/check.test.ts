@@ -18,6 +18,7 @@ import { startFlowScheduler, SCHEDULER_LOCK_KEY } from '../flows';
 import { createMetricsRegistry } from '../metrics';
 import { jobDefinitions } from '../../workers/jobs';
 import { checkFreshness, freshnessLeaderTask, freshnessReport, loadFreshnessConfig, type FreshnessSources } from './index';
+import { waitFor } from '../testing/wait-for';
 
 let catalog: JobCatalog;
 
@@ -29,15 +30,6 @@ let sources: FreshnessSources;
 const SECRET = 'freshness-test-secret-0123456789';
 const jobs = createJobRegistry(jobDefinitions);
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
 const rows = async (sql: string, args: unknown[] = []) => (await db.pool.query(sql, args)).rows;
 const mailJobs = () => rows(`select id, status from job_runs where kind = 'mail.send' and created_by = 'freshness' order by created_at`);
 const setLoad = (branch: string, agoSeconds: number | null) => db.pool.query(

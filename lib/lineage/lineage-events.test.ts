@@ -23,6 +23,7 @@ import { makeModelsWarehouse, makeShopLake, SHOP_PROJECT } from '../models/test-
 import { createLineageEmitter } from './emitter';
 import { httpTransport } from './transport';
 import type { LineageEmitter } from './types';
+import { waitFor as waitUntil } from '../testing/wait-for';
 
 let catalog: JobCatalog;
 
@@ -40,15 +41,7 @@ let worker: WorkerHandle;
 let exec: { stop(): Promise<void> };
 let env: ReturnType<typeof parseEnv>;
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 90_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 90_000) => waitUntil(what, fn, ms);
 const ended = (runId: string) => waitFor(`run ${runId}`, async () => {
   const r = await getJobRun(db.pool, runId);
   return r && ['succeeded', 'failed', 'cancelled'].includes(r.status) && r;

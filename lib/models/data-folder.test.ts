@@ -11,6 +11,7 @@ import { createFlow, getFlowRun, startFlowRun, startFlowScheduler, type Schedule
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { jobDefinitions } from '../../workers/jobs';
 import { makeShopLake, SHOP_PROJECT } from './test-project';
+import { waitFor as waitUntil } from '../testing/wait-for';
 
 let catalog: JobCatalog;
 
@@ -52,15 +53,7 @@ afterAll(async () => {
   for (const d of [dataDir, elsewhere]) if (d) fs.rmSync(d, { recursive: true, force: true });
 });
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 90_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 90_000) => waitUntil(what, fn, ms);
 
 const finished = (runId: string) => waitFor(`job ${runId}`, async () => {
   const r = (await db.pool.query(`select status, result, error from job_runs where id = $1`, [runId])).rows[0];

@@ -29,6 +29,7 @@ import * as connections from '../connections/route';
 import * as testMail from '../connections/[id]/test-mail/route';
 import * as job from '../jobs/[id]/route';
 import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { waitFor } from '@/lib/testing/wait-for';
 
 let catalog: JobCatalog;
 
@@ -51,15 +52,6 @@ async function call(h: H, r: Request, params: Record<string, string> = {}) {
   const res = await h(r, { params: Promise.resolve(params) });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
-}
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
 }
 const n = async (t: string) => Number((await db.pool.query(`select count(*) from ${t}`)).rows[0].count);
 
