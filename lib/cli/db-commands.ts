@@ -55,12 +55,30 @@ async function keep(env: Env): Promise<void> {
   // Its own log file (pg.keeper.log) says when the server started and stopped, whatever the commands' level.
   const logger = createLogger(consoleSink(), { level: env.LOG_LEVEL === 'debug' ? 'debug' : 'info' });
   // Another starter got there first (two commands at once): its server serves both.
-  const other = otherLiveOwner(env.dataDir);
-  if (other) { logger.info(`the embedded PostgreSQL of ${env.dataDir} is already owned by process ${other.pid} (${other.command})`); return; }
-  const { embedded, ownerUrl } = await connectDatabase(env, {
-    exclusive: true, command: KEEPER_COMMAND, supervise: true,
-    onSupervisor: (level, m) => logger[level](m),
-  });
+  const alreadyOwned = () => {
+    const other = otherLiveOwner(env.dataDir);
+    if (other) logger.info(`the embedded PostgreSQL of ${env.dataDir} is already owned by process ${other.pid} (${other.command})`);
+    return other !== null;
+  };
+  if (alreadyOwned()) return;
+  // A stop asked for while the server is still starting (`serve` taking over at once) waits for the
+  // start to finish: dying mid-initdb would leave a half-made cluster behind.
+  let asked: string | null = null;
+  let stopNow: ((why: string) => void) | null = null;
+  const onSignal = (why: string) => { if (stopNow) stopNow(why); else asked ??= why; };
+  process.on('SIGTERM', () => onSignal('asked to (SIGTERM)'));
+  process.on('SIGINT', () => onSignal('asked to (SIGINT)'));
+  let opened: Awaited<ReturnType<typeof connectDatabase>>;
+  try {
+    opened = await connectDatabase(env, {
+      exclusive: true, command: KEEPER_COMMAND, supervise: true,
+      onSupervisor: (level, m) => logger[level](m),
+    });
+  } catch (e) {
+    if (alreadyOwned()) return; // lost the race to another starter: its server serves both
+    throw e;
+  }
+  const { embedded, ownerUrl } = opened;
   if (!embedded) return;
   logger.info(`keeping the embedded PostgreSQL of ${env.dataDir} on 127.0.0.1:${embedded.port} for CLI commands (pid ${process.pid})`);
   let stopping: Promise<void> | null = null;
@@ -70,8 +88,8 @@ async function keep(env: Env): Promise<void> {
     await embedded.stop();
     process.exit(0);
   })();
-  process.on('SIGTERM', () => void stop('asked to (SIGTERM)'));
-  process.on('SIGINT', () => void stop('asked to (SIGINT)'));
+  stopNow = (why) => void stop(why);
+  if (asked) await stop(asked);
   const idleMs = env.TRIBUTARY_DB_IDLE_SECONDS * 1000;
   let idleSince = Date.now();
   const check = async () => {

@@ -97,6 +97,8 @@ describe('the CLI keeps the embedded PostgreSQL for the next commands', () => {
     // One keeper log line per server started: one.
     const log = fs.readFileSync(path.join(d, 'pg.keeper.log'), 'utf8');
     expect(log.match(/keeping the embedded PostgreSQL/g) ?? [], log).toHaveLength(1);
+    // The second keeper leaves the folder to the first: it must not take it over (killing it mid-initdb).
+    expect(log).not.toMatch(/taking the embedded PostgreSQL over/);
     await until('the idle keeper to stop', () => !pidAlive(keeper.pid) && runningPostmaster(path.join(d, 'pg')) === null);
     expect(readOwner(d)).toBeNull();
     expect(fs.readFileSync(path.join(d, 'pg.keeper.log'), 'utf8')).toMatch(/stopping the embedded PostgreSQL: no client for 3 s/);

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { ensureDataDir, writeSecretFile } from '../config/secret';
 import { AppError } from '../errors';
 import { claimOwnership, otherLiveOwner, pidAlive, readOwner, recordOwnerPort, releaseOwnership, type OwnerRecord } from './data-folder-owner';
-import { isKeeper, stopKeeper } from './db-keeper';
+import { isKeeper, KEEPER_COMMAND, stopKeeper } from './db-keeper';
 
 /**
  * The embedded PostgreSQL that Tributary runs when no DATABASE_URL is set.
@@ -157,8 +157,9 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
 
   // Another live process owns the server: refuse (serve, worker) or attach as a client (CLI).
   let owner = otherLiveOwner(dataDir);
-  if (owner && opts.exclusive && isKeeper(owner)) {
+  if (owner && opts.exclusive && isKeeper(owner) && opts.command !== KEEPER_COMMAND) {
     // A keeper holds it for CLI commands: serve and worker take it over (it stops its server and exits).
+    // A second keeper (two first commands at once) does not: it would kill the first one mid-initdb.
     opts.onSupervisor?.('info', `taking the embedded PostgreSQL over from the CLI's keeper (process ${owner.pid})`);
     if (!(await stopKeeper(owner))) throw refusal(dataDir, owner);
     rec = existsSync(recFile) ? JSON.parse(await fs.readFile(recFile, 'utf8')) : null;
