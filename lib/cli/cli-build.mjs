@@ -31,7 +31,7 @@ export function cliPaths(root = findRoot()) {
  * a few ms for ~400 files): the inputs are walked in order, skipping tests,
  * node_modules, dot-folders and the folders named in `skipDirs`.
  */
-export function filesStamp(root, inputs, skipDirs = []) {
+export function filesStamp(root, inputs, skipDirs = [], seen = undefined) {
   const h = crypto.createHash('sha256');
   const walk = (rel) => {
     const abs = path.join(root, rel);
@@ -43,15 +43,21 @@ export function filesStamp(root, inputs, skipDirs = []) {
       for (const e of fs.readdirSync(abs).sort()) walk(path.join(rel, e));
     } else if (!/\.test\.tsx?$/.test(rel)) {
       h.update(`${rel}:${st.size}:${st.mtimeMs}\n`);
+      seen?.set(rel.split(path.sep).join('/'), fileKey(st));
     }
   };
   for (const i of inputs) walk(i);
   return h.digest('hex');
 }
 
-/** A fingerprint of the CLI's sources (the generated Prisma client included: it is bundled). */
-export function sourceStamp(root = findRoot()) {
-  return filesStamp(root, INPUTS).slice(0, 16);
+const fileKey = (st) => `${st.size}:${st.mtimeMs}`;
+
+/**
+ * A fingerprint of the CLI's sources (the generated Prisma client included: it is bundled).
+ * @param seen filled with each file's relative path and size:mtime when given
+ */
+export function sourceStamp(root = findRoot(), seen = undefined) {
+  return filesStamp(root, INPUTS, [], seen).slice(0, 16);
 }
 
 /** The stamp of the bundle on disk, or null when there is none. */
@@ -65,6 +71,41 @@ export function freshCliEntry(root = findRoot()) {
   if (!fs.existsSync(entry)) return null;
   const built = builtStamp(root);
   return built !== null && built === sourceStamp(root) ? entry : null;
+}
+
+/** Where the build lists the sources of the entry chunk (what `--help` and `--version` run) with their size:mtime. */
+const ENTRY_INPUTS = 'entry-inputs.json';
+
+/**
+ * The compiled entry point for `tributary`, `--help` or `--version` alone, when
+ * the sources those run (the entry chunk and the chunks it imports statically:
+ * the command table, the version, commander) are unchanged since the build —
+ * a dozen stats instead of walking every source. Their output depends on
+ * nothing else; any other command checks every source (freshCliEntry).
+ */
+export function freshCliEntryForHelp(root = findRoot()) {
+  const { dir, entry } = cliPaths(root);
+  let files;
+  try { files = JSON.parse(fs.readFileSync(path.join(dir, ENTRY_INPUTS), 'utf8')).files; } catch { return null; }
+  for (const [rel, key] of Object.entries(files)) {
+    let st;
+    try { st = fs.statSync(path.join(root, rel)); } catch { return null; }
+    if (fileKey(st) !== key) return null;
+  }
+  return entry;
+}
+
+/** The source files (relative paths) bundled into the entry output and every chunk it imports statically. */
+function entryClosure(metafile, entryOut) {
+  const inputs = new Set();
+  const visit = (out, done = new Set()) => {
+    if (done.has(out) || !metafile.outputs[out]) return;
+    done.add(out);
+    for (const i of Object.keys(metafile.outputs[out].inputs)) inputs.add(i);
+    for (const imp of metafile.outputs[out].imports) if (!imp.external && imp.kind === 'import-statement') visit(imp.path, done);
+  };
+  visit(entryOut);
+  return inputs;
 }
 
 /**
@@ -84,13 +125,15 @@ function entryPointsOf(root) {
  * @returns the stamp written
  */
 export async function buildCli(root = findRoot()) {
-  const stamp = sourceStamp(root);
+  const seen = new Map();
+  const stamp = sourceStamp(root, seen);
   const { dir } = cliPaths(root);
   const tmp = `${dir}.tmp-${process.pid}`;
   const esbuild = await import('esbuild');
   fs.rmSync(tmp, { recursive: true, force: true });
-  await esbuild.build({
+  const built = await esbuild.build({
     absWorkingDir: root,
+    metafile: true,
     entryPoints: entryPointsOf(root),
     outdir: tmp,
     bundle: true,
@@ -107,6 +150,12 @@ export async function buildCli(root = findRoot()) {
     define: { __TRIBUTARY_BUILD__: JSON.stringify(stamp) },
   });
   fs.writeFileSync(path.join(tmp, 'build-stamp'), `${stamp}\n`);
+  // The entry chunk's sources as they were before bundling (an edit meanwhile makes them stale, not wrongly current).
+  const entryOut = path.relative(root, path.join(tmp, 'cli.mjs')).split(path.sep).join('/');
+  const closure = [...entryClosure(built.metafile, entryOut)];
+  if (closure.every((rel) => seen.has(rel))) {
+    fs.writeFileSync(path.join(tmp, ENTRY_INPUTS), JSON.stringify({ files: Object.fromEntries(closure.map((rel) => [rel, seen.get(rel)])) }));
+  }
   // Swap in whole: a CLI started meanwhile sees the old bundle or the new one, never half of each.
   const old = `${dir}.old-${process.pid}`;
   fs.rmSync(old, { recursive: true, force: true });

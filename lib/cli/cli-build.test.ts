@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCli, builtStamp, cliPaths, freshCliEntry, sourceStamp } from './cli-build.mjs';
+import { buildCli, builtStamp, cliPaths, freshCliEntry, freshCliEntryForHelp, sourceStamp } from './cli-build.mjs';
 
 // A tiny installation in a temp folder: package.json, an entry point and one lib module.
 let root: string;
@@ -38,6 +38,30 @@ describe('the compiled CLI and its stamp', () => {
     expect(freshCliEntry(root)).not.toBeNull();
     fs.writeFileSync(path.join(root, 'lib/more.ts'), 'export {};\n');
     expect(freshCliEntry(root)).toBeNull();
+  });
+
+  it('help and version check only the sources of the entry chunk: an edit elsewhere leaves them on the bundle', async () => {
+    // An engine loaded on demand (its own chunk), as lib/cli/main.ts loads each command's module.
+    fs.writeFileSync(path.join(root, 'lib/engine.ts'), 'export const engine = 1;\n');
+    fs.writeFileSync(path.join(root, 'workers/cli.ts'),
+      "import { answer } from '../lib/answer';\nexport async function runCli(): Promise<number> { return answer + (await import('../lib/engine')).engine; }\n");
+    await buildCli(root);
+    const entry = cliPaths(root).entry;
+    expect(freshCliEntryForHelp(root)).toBe(entry);
+    const listed = Object.keys(JSON.parse(fs.readFileSync(path.join(cliPaths(root).dir, 'entry-inputs.json'), 'utf8')).files);
+    expect(listed.sort()).toEqual(['lib/answer.ts', 'workers/cli.ts']);
+
+    const later = new Date(Date.now() + 10_000);
+    fs.writeFileSync(path.join(root, 'lib/engine.ts'), 'export const engine = 2;\n');
+    fs.utimesSync(path.join(root, 'lib/engine.ts'), later, later);
+    expect(freshCliEntry(root)).toBeNull(); // a command would load the engine: it runs the sources
+    expect(freshCliEntryForHelp(root)).toBe(entry); // help does not
+
+    fs.writeFileSync(path.join(root, 'lib/answer.ts'), 'export const answer: number = 40;\n');
+    fs.utimesSync(path.join(root, 'lib/answer.ts'), later, later);
+    expect(freshCliEntryForHelp(root)).toBeNull();
+    fs.rmSync(path.join(root, 'lib/engine.ts'));
+    fs.writeFileSync(path.join(root, 'workers/cli.ts'), "import { answer } from '../lib/answer';\nexport async function runCli(): Promise<number> { return answer + 2; }\n");
   });
 
   it('a rebuild replaces the bundle whole', async () => {
