@@ -56,7 +56,26 @@ export type FanoutOutcome =
   | { ok: true; key: string; attempt: number; workerId: string | null; result: unknown }
   | { ok: false; key: string; attempt: number; workerId: string | null; error: string };
 
-interface Pending { unit: FanoutUnit; attempt: number; childRunId: string; inline: boolean; now?: boolean }
+interface Pending { unit: FanoutUnit; attempt: number; tries: number; childRunId: string; inline: boolean; now?: boolean }
+
+/**
+ * The attempts a previous execution of this coordinator run left (a run handed
+ * back to the queue after an outage runs again from the start): each unit's
+ * last attempt number, after stopping its children still queued or running —
+ * the new execution queues fresh attempts, numbered after them, and takes no
+ * output from the old ones.
+ */
+async function priorAttempts(d: FanoutDeps, keys: string[]): Promise<Map<string, number>> {
+  const r = await d.pool.query(
+    `select unit_key, max(attempt)::int as attempt, array_agg(child_run_id) as children
+       from job_units where parent_run_id = $1 and unit_key = any($2::text[]) group by unit_key`, [d.parentRunId, keys]);
+  if (!r.rowCount) return new Map();
+  const children = r.rows.flatMap((x) => x.children as string[]);
+  await d.pool.query(`update job_runs set status = 'cancelled', finished_at = now(), error = 'its coordinator started again' where id = any($1::uuid[]) and status = 'queued'`, [children]);
+  await d.pool.query(`update job_runs set cancel_requested = true where id = any($1::uuid[]) and status = 'running'`, [children]);
+  d.logger.warn('the coordinator runs again: its earlier units are stopped and queued afresh', { units: r.rowCount });
+  return new Map(r.rows.map((x) => [x.unit_key as string, x.attempt as number]));
+}
 
 /**
  * Job slots free right now on the other live workers (their concurrency less
@@ -83,18 +102,19 @@ export async function fanOut(d: FanoutDeps, units: FanoutUnit[], onDone: (o: Fan
   const pending = new Map<string, Pending>();
   const inline = new Set<Promise<unknown>>();
 
-  const queue = async (unit: FanoutUnit, attempt: number) => {
+  const queue = async (unit: FanoutUnit, attempt: number, tries: number) => {
     const { runId } = await enqueueJob({ pool: d.pool, jobs: d.jobs, env: d.env }, {
       kind: unit.kind, params: unit.params(attempt), createdBy: `job:${d.parentRunId}`, internal: true,
     });
     await d.pool.query('insert into job_units (parent_run_id, unit_key, attempt, child_run_id) values ($1, $2, $3, $4)', [d.parentRunId, unit.key, attempt, runId]);
-    pending.set(unit.key, { unit, attempt, childRunId: runId, inline: false });
+    pending.set(unit.key, { unit, attempt, tries, childRunId: runId, inline: false });
   };
 
   try {
     // queued a few at a time: one by one, the last of a large run waited for every enqueue
     // transaction before it (each is an insert, a queue send and an audit row)
-    for (let i = 0; i < units.length; i += 8) await Promise.all(units.slice(i, i + 8).map((u) => queue(u, 1)));
+    const prior = await priorAttempts(d, units.map((u) => u.key));
+    for (let i = 0; i < units.length; i += 8) await Promise.all(units.slice(i, i + 8).map((u) => queue(u, (prior.get(u.key) ?? 0) + 1, 1)));
     if (d.runInline) {
       // the other workers take the first units queued; what they have no room for starts here now
       const free = await othersFree(d);
@@ -119,9 +139,9 @@ export async function fanOut(d: FanoutDeps, units: FanoutUnit[], onDone: (o: Fan
           await onDone({ ok: true, key: p.unit.key, attempt: p.attempt, workerId: row.worker_id, result: row.result });
         } else if (row.status === 'failed' || row.status === 'cancelled') {
           const error = String(row.error ?? row.status);
-          if (p.attempt < maxAttempts && row.status === 'failed') {
+          if (p.tries < maxAttempts && row.status === 'failed') {
             d.logger.warn('unit attempt failed; queueing it again', { unit: p.unit.key, attempt: p.attempt, worker: row.worker_id, error });
-            await queue(p.unit, p.attempt + 1);
+            await queue(p.unit, p.attempt + 1, p.tries + 1);
           } else {
             pending.delete(p.unit.key);
             await onDone({ ok: false, key: p.unit.key, attempt: p.attempt, workerId: row.worker_id, error });
