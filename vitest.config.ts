@@ -11,5 +11,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     teardownTimeout: 30_000,
+    // expect.poll waits for something to happen (a page to update, a file to appear): on a loaded
+    // two-core CI machine the default 1 s is too short; a deadline long enough never slows a pass.
+    expect: { poll: { timeout: 30_000, interval: 100 } },
   },
 });

@@ -139,7 +139,7 @@ describe('Models page', () => {
     await box.getByLabel('SQL query').fill('SELECT id, doubled FROM models.stg_orders ORDER BY id');
     await box.getByRole('button', { name: 'Run query' }).click();
     const table = box.getByTestId('query-result');
-    await table.waitFor({ timeout: 60_000 });
+    await table.waitFor({ timeout: 180_000 });
     const cells = await table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     expect(cells).toEqual([['1', '10'], ['2', '15'], ['3', '6'], ['4', '20']]);
     await box.getByLabel('SQL query').fill('DROP TABLE models.stg_orders');
