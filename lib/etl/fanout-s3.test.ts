@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv, type Env } from '../config/env';
 import { localPaths } from '../config/data-path';
 import { createConnection } from '../connections';
-import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
+import { createJobRegistry, enqueueJob, listRunUnits } from '../jobs';
 import { openLake, type Lake, type LakeTable } from '../lake';
 import { startS3, type TestS3 } from '../lake/test-s3';
 import { silentLogger } from '../log';
 import { FIXTURE_TABLES, changeBranch, seedBranch } from '../testing/branch-fixtures';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
-import { waitFor, waitForWorkers, workerProcesses } from '../testing/worker-processes';
+import { runEnded, waitForWorkers, workerProcesses } from '../testing/worker-processes';
 import { executeEtl } from './execute';
 import { etlJobs } from './jobs';
 import { EtlRequest } from './request';
@@ -91,7 +91,7 @@ async function unreferenced(t: LakeTable): Promise<string[]> {
 async function runOnWorkers(mode: 'INITIAL' | 'INCREMENTAL') {
   await waitForWorkers(db.pool, workerDirs.length);
   const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'etl.run', params: request(mode, 'fan'), createdBy: 'test' });
-  const run = await waitFor(async () => { const x = await getJobRun(db.pool, runId, { logLimit: 0 }); return x && x.status !== 'queued' && x.status !== 'running' && x; });
+  const run = await runEnded(db.pool, runId);
   expect(run.error).toBeNull();
   expect(run.status).toBe('succeeded');
   const units = (await listRunUnits(db.pool, runId)).filter((u) => u.status === 'succeeded');

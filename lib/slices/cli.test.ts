@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { waitFor } from '../testing/wait-for';
 import { acquireRunLock } from './run/run-lock';
 import { startStriimEmulator, type StriimEmulator } from './testing/striim-emulator';
 import { fastTemplate, makeSource, queryFile, sql, tmpDir } from './run/test-fixtures';
@@ -63,13 +64,11 @@ describe('tributary slices (CLI)', () => {
   it('survives kill -9 mid-run: the rerun with the same run id completes, no duplicates, COMPLETED slices not re-run', async () => {
     const first = cli(runArgs(9));
     // wait until some slices completed and others are in flight, then SIGKILL
-    let completedBefore: number[] = [];
-    for (let i = 0; i < 600; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+    const completedBefore = await waitFor('three slices completed while others run', async () => {
       const rows = (await db.pool.query("select roworder, status from striim_orchestration where uniquerunid = 9")).rows;
-      completedBefore = rows.filter((r) => r.status === 'COMPLETED').map((r) => r.roworder);
-      if (completedBefore.length >= 3 && rows.some((r) => r.status === 'RUNNING')) break;
-    }
+      const completed = rows.filter((r) => r.status === 'COMPLETED').map((r) => r.roworder as number);
+      return completed.length >= 3 && rows.some((r) => r.status === 'RUNNING') && completed;
+    }, 120_000, 100);
     expect(completedBefore.length).toBeGreaterThanOrEqual(3);
     first.child.kill('SIGKILL');
     const r1 = await first.done;
