@@ -282,10 +282,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       }
       for (const r of batch.runs) start(r);
       // Slots left after a full batch: more may be waiting, claim again at once.
-      if (!batch.runs.length && !batch.stale.length) {
-        o.onQueueEmpty?.();
-        await sleep(pollMs);
-      }
+      if (!batch.runs.length && !batch.stale.length) { o.onQueueEmpty?.(); await sleep(pollMs); }
     }
   };
   const listener = listenForJobs(o.pool, wake);

@@ -21,14 +21,18 @@ export interface RouteServer {
 
 /**
  * Registers the file's beforeAll/afterAll. `prepare` runs before the deps
- * open (files in the data folder, tables in the database); `env` adds
- * settings, given the data folder.
+ * open (files in the data folder, tables in the database), `seed` after;
+ * `env` adds settings, given the data folder.
  */
 export function useRouteServer(o: {
   /** The data folder's prefix, and the secret's: one per file. */
   name: string;
   env?: (dataDir: string) => Record<string, string>;
   prepare?: (fx: Omit<RouteServer, 'tok'>) => Promise<void>;
+  /** The roles given a test user and token. (Default: admin, operator and viewer) */
+  roles?: TestRole[];
+  /** Runs once the deps are open and the users exist (rows the routes read). */
+  seed?: (fx: RouteServer & { secret: string }) => Promise<void>;
 }): RouteServer & { secret: string } {
   const fx = { tok: { admin: '', operator: '', viewer: '' }, secret: `${o.name}-test-secret-0123456789` } as RouteServer & { secret: string };
   beforeAll(async () => {
@@ -36,7 +40,8 @@ export function useRouteServer(o: {
     fx.dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `trb-${o.name}-`));
     await o.prepare?.(fx);
     const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: fx.db.url, TRIBUTARY_SECRET: fx.secret, TRIBUTARY_DATA_DIR: fx.dataDir, ...o.env?.(fx.dataDir) }));
-    Object.assign(fx.tok, await createTestUsers(prisma));
+    Object.assign(fx.tok, await createTestUsers(prisma, o.roles));
+    await o.seed?.(fx);
   });
   afterAll(async () => {
     await shutServerDeps();
