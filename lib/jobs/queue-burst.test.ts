@@ -77,7 +77,7 @@ describe('the queue keeps up', () => {
     await waitFor('the worker to fall asleep on an empty queue', () => empty >= 2);
     const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check' });
     await waitFor('the job to run', async () => (await db.pool.query('select status from job_runs where id = $1', [runId])).rows[0].status === 'succeeded', 120_000);
-  });
+  }, 300_000);
 
   it('stopping a worker right after it starts loses no run and runs none twice (a claimed batch goes back to the queue)', async () => {
     // stop() right after start: any batch the claim loop took goes back, and a second worker runs it.
