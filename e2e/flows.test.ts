@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
 import { signIn } from './sign-in';
 import { startTestSmtpServer, type TestSmtpServer } from '../lib/mail/test-smtp-server';
+import { waitFor } from '../lib/testing/wait-for';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 const SHOTS = path.join(os.tmpdir(), 'tributary-e2e-shots');
@@ -144,8 +145,7 @@ describe('flows in the browser', () => {
     expect(scheduled).toHaveLength(1);
     expect(scheduled[0].scheduledFor).toBe(fire.toISOString());
 
-    const deadline = Date.now() + 60_000;
-    while (!smtp.messages.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    await waitFor('the success mail', () => smtp.messages.length > 0, 180_000, 500);
     expect(smtp.messages).toHaveLength(1);
     expect(smtp.messages[0]).toMatchObject({ to: ['ops@e2e.test'], subject: '[tributary] Flow e2e-nightly succeeded' });
     expect(smtp.messages[0].text).toContain(`${stack.baseUrl}/flows/${flowId}/runs/`);

@@ -10,15 +10,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureEmbeddedPostgres } from '../lib/db/embedded-postgres';
+import { waitFor } from '../lib/testing/wait-for';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const dirs: string[] = [];
 afterAll(() => { for (const d of dirs) fs.rmSync(d, { recursive: true, force: true }); });
-
-async function until(cond: () => boolean, what: string, ms = 120_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) { if (Date.now() > end) throw new Error(`timed out waiting for ${what}`); await new Promise((r) => setTimeout(r, 100)); }
-}
 
 describe('owner stops, client worker', () => {
   it('says the database is unreachable and claiming paused, and resumes when it is back', async () => {
@@ -33,17 +29,20 @@ describe('owner stops, client worker', () => {
     let out = '';
     worker.stdout!.on('data', (d) => { out += d; });
     worker.stderr!.on('data', (d) => { out += d; });
+    // A line the worker prints, within a deadline; a failure shows all it printed by then.
+    const says = (line: RegExp, what: string) => waitFor(what, () => line.test(out), 180_000)
+      .catch((e: Error) => { throw new Error(`${e.message}; the worker said:\n${out}`); });
     const exited = new Promise<number | null>((r) => worker.once('exit', (c) => r(c)));
     let again: Awaited<ReturnType<typeof ensureEmbeddedPostgres>> | null = null;
     try {
-      await until(() => /worker started/.test(out), 'the worker to start');
+      await says(/worker started/, 'the worker to start');
       await owner.stop();
-      await until(() => /database unreachable: claiming paused until it is back/.test(out), `the worker to say so:\n${out}`, 60_000);
+      await says(/database unreachable: claiming paused until it is back/, 'the worker to say claiming is paused');
       expect(worker.exitCode).toBeNull(); // still running, in a state it has named
       // The next owner of the folder starts the database on its last port: the client's URL works again.
       again = await ensureEmbeddedPostgres(ownerDir, { exclusive: true, command: 'test owner again' });
       expect(again.port).toBe(owner.port);
-      await until(() => /database reachable again after \d+ s: claiming resumed/.test(out), `the worker to resume:\n${out}`, 60_000);
+      await says(/database reachable again after \d+ s: claiming resumed/, 'the worker to resume');
       expect(out.match(/database unreachable: claiming paused/g)).toHaveLength(1);
       expect(out).not.toMatch(/^\s+at /m); // an expected condition: no stack trace
     } finally {
@@ -51,5 +50,5 @@ describe('owner stops, client worker', () => {
       await exited;
       await again?.stop();
     }
-  });
+  }, 10 * 60_000);
 });

@@ -1,19 +1,11 @@
-import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../testing/pg';
+import { branchSql, etlRunner, useEtlLake } from '../testing/etl-lake-fixture';
 import { queryBranch } from '../testing/branch-fixtures';
-import { silentLogger } from '../log';
-import { openLake, type Lake } from '../lake';
-import { createPostgresSource } from '../sources';
+import type { Lake } from '../lake';
 import { parseTablesConfig } from '../config/tables-json';
 import { keyFileCache } from './key-file-cache';
-import { lakeTarget } from './lake-target';
-import { runEtl, type BranchHandle } from './runner';
-import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
-import { chdbRows, icebirdRows, loadChdb, norm } from './test-lake-readers';
+import { chdbRows, icebirdRows, norm } from './test-lake-readers';
 
 // tables.json `deletes: detect` on the bucketed comparison (detect-int-keys.ts for one integer key,
 // the reconciler's hashed buckets otherwise): deletes spread over many key ranges / buckets, a range
@@ -22,22 +14,12 @@ import { chdbRows, icebirdRows, loadChdb, norm } from './test-lake-readers';
 // and icebird and must equal the sources row by row.
 let db: TestDatabase;
 let lake: Lake;
-let warehouse: string;
-let staging: string;
-const scratch: { url: string; drop(): Promise<void> }[] = [];
-let branches: BranchHandle[];
 const tables = parseTablesConfig([
   { table: 'app.orders', unique_key: 'order_id', cdc_column: 'updated_at', category: 'masters', deletes: 'detect' },
   { table: 'app.tags', unique_key: 'tag', cdc_column: 'updated_at', category: 'masters', deletes: 'detect' },
   { table: 'app.events', unique_key: ['event_id', 'event_ts'], cdc_column: 'updated_at', category: 'masters', deletes: 'detect' },
   { table: 'app.soft', unique_key: 'id', cdc_column: 'updated_at', category: 'masters', deletes: 'detect', soft_delete: true },
 ]);
-const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, fetchBatchSize: 500, stagingRowsPerFile: 700, ...o });
-const sql = (i: number, text: string) => queryBranch(scratch[i].url, text);
-const run = (mode: 'INITIAL' | 'INCREMENTAL', hoursLater = 0) => runEtl({
-  pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches, tables, settings: settings({ mode }), logger: silentLogger, stagingRoot: staging,
-  now: () => new Date(Date.now() + hoursLater * 3_600_000),
-});
 
 async function seed(url: string, i: number): Promise<void> {
   // order ids step 2 (room for an insert between two lake keys); 3,000 rows: ~47 key ranges
@@ -74,28 +56,10 @@ async function sourceRows(table: string, cols: string[]): Promise<string[]> {
   return out.sort();
 }
 
-beforeAll(async () => {
-  await loadChdb();
-  db = await createTestDatabase();
-  warehouse = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
-  await fs.mkdir(warehouse, { recursive: true });
-  staging = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-delb-'));
-  lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
-  for (let i = 0; i < 2; i++) {
-    const s = await createScratchDatabase('delbk');
-    scratch.push(s);
-    await seed(s.url, i);
-  }
-  branches = scratch.map((s, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: s.url, poolSize: 2 }) }));
-});
-
-afterAll(async () => {
-  await Promise.all((branches ?? []).map((b) => b.source.close()));
-  for (const s of scratch) await s.drop();
-  await db?.drop();
-  await fs.rm(warehouse, { recursive: true, force: true });
-  await fs.rm(staging, { recursive: true, force: true });
-});
+const fx = useEtlLake({ name: 'delbk', count: 2, seed: (url, i) => seed(url, i) });
+const run = etlRunner(fx, { namespace: 'etl', tables, settings: { fetchBatchSize: 500, stagingRowsPerFile: 700 } });
+const sql = branchSql(fx);
+beforeAll(() => { ({ db, lake } = fx); });
 
 describe('deletes: detect over key ranges and hashed buckets', () => {
   it('deletes spread over many ranges, a range with an insert beside a delete, integer / text / composite keys: the lake equals the sources', async () => {

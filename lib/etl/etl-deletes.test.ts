@@ -1,33 +1,21 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../testing/pg';
 import { queryBranch } from '../testing/branch-fixtures';
-import { silentLogger } from '../log';
 import type { Lake } from '../lake';
 import { parseTablesConfig } from '../config/tables-json';
-import { lakeTarget } from './lake-target';
-import { runEtl, type BranchHandle } from './runner';
-import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { chdbRows, icebirdRows, norm } from './test-lake-readers';
-import { useEtlLake } from '../testing/etl-lake-fixture';
+import { branchSql, etlRunner, useEtlLake } from '../testing/etl-lake-fixture';
 
 // tables.json `deletes`: rows deleted at two real Postgres branches reach the lake on INCREMENTAL
 // (hard: gone; soft: stamped in _deleted_at), counted per unit; `ignore` keeps them (the default).
 // `visits` has a composite key with a sub-second timestamp: deleted keys must round-trip exactly.
 let db: TestDatabase;
 let lake: Lake;
-let staging: string;
-let branches: BranchHandle[];
 const tables = parseTablesConfig([
   { table: 'shop.items', unique_key: 'item_id', cdc_column: 'updated_at', category: 'masters', deletes: 'detect' },
   { table: 'shop.visits', unique_key: ['visit_id', 'visit_ts'], cdc_column: 'updated_at', category: 'masters', deletes: 'detect', soft_delete: true },
   { table: 'shop.notes', unique_key: 'note_id', cdc_column: 'updated_at', category: 'masters' },
 ]);
-const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, fetchBatchSize: 100, stagingRowsPerFile: 150, ...o });
-const sql = (i: number, text: string) => queryBranch(scratch[i].url, text);
-const run = (mode: 'INITIAL' | 'INCREMENTAL', hoursLater = 0) => runEtl({
-  pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches, tables, settings: settings({ mode }), logger: silentLogger, stagingRoot: staging,
-  now: () => new Date(Date.now() + hoursLater * 3_600_000),
-});
 
 async function seed(url: string, i: number): Promise<void> {
   await queryBranch(url, `
@@ -48,8 +36,9 @@ function lakeKeys(table: string, expr: string, where = 'true'): Promise<string[]
 }
 
 const fx = useEtlLake({ name: 'delbr', count: 2, seed: (url, i) => seed(url, i) });
-const scratch = fx.scratch;
-beforeAll(() => { ({ db, lake, staging, branches } = fx); });
+const run = etlRunner(fx, { namespace: 'etl', tables, settings: { fetchBatchSize: 100, stagingRowsPerFile: 150 } });
+const sql = branchSql(fx);
+beforeAll(() => { ({ db, lake } = fx); });
 
 describe('deletes reach the lake', () => {
   it('config: soft_delete needs deletes: detect; a bad deletes value names the field', () => {

@@ -1,17 +1,10 @@
-import crypto from 'node:crypto';
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs/promises';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '../testing/pg';
+import { branchSql, etlRunner, useEtlLake } from '../testing/etl-lake-fixture';
+import { queryBranch } from '../testing/branch-fixtures';
 import { silentLogger } from '../log';
-import { openLake, type Lake } from '../lake';
-import { createPostgresSource } from '../sources';
+import type { Lake } from '../lake';
 import { parseTablesConfig } from '../config/tables-json';
-import { lakeTarget } from './lake-target';
-import { runEtl, type BranchHandle } from './runner';
-import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { ControlBatch } from './control-batch';
 import type { ControlRecords } from './control';
 
@@ -21,20 +14,8 @@ const N = 3;
 const TABLES = ['t0', 't1', 't2', 't3'];
 let db: TestDatabase;
 let lake: Lake;
-let warehouse: string;
-let staging: string;
-const scratch: { url: string; drop(): Promise<void> }[] = [];
-let branches: BranchHandle[];
 // CDC column only: a date watermark is inclusive and would re-read its last day's rows
 const tables = parseTablesConfig(TABLES.map((t, i) => ({ table: `NOOP.${t.toUpperCase()}`, unique_key: 'ID', cdc_column: 'AMEND_LAST_DATE', category: i === 0 ? 'masters' : 'transactions' })));
-const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, namespace: 'noop', ...o });
-const run = (mode: EtlSettings['mode']) => runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'noop' }), branches, tables, settings: settings({ mode }), logger: silentLogger, stagingRoot: staging });
-
-async function sql(i: number, text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: scratch[i].url });
-  await c.connect();
-  try { await c.query(text); } finally { await c.end(); }
-}
 
 /** Each lake table's snapshot count and current snapshot, read through the lake. */
 async function lakeState(): Promise<Record<string, { snapshots: number; current: string | null }>> {
@@ -50,28 +31,17 @@ async function lakeState(): Promise<Record<string, { snapshots: number; current:
 const controlState = async () => (await db.pool.query(`SELECT table_name, branch_id, last_cdc_value, last_run_id, snapshot_id FROM etl_meta.control_state
   WHERE namespace = 'noop' ORDER BY 1, 2`)).rows;
 
+const fx = useEtlLake({
+  name: 'br', count: N,
+  seed: (url) => queryBranch(url, `CREATE SCHEMA noop;` + TABLES.map((t) => `CREATE TABLE noop.${t} (id int8 PRIMARY KEY, name text, amend_last_date timestamp);
+      INSERT INTO noop.${t} SELECT g, 'row ' || g, timestamp '2024-01-01' + g * interval '1 minute' FROM generate_series(1, 20) g;`).join('')),
+});
+const run = etlRunner(fx, { namespace: 'noop', tables, settings: { namespace: 'noop' } });
+const sql = branchSql(fx);
 beforeAll(async () => {
-  db = await createTestDatabase();
-  warehouse = path.resolve('lib/etl', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
-  await fs.mkdir(warehouse, { recursive: true });
-  staging = await fs.mkdtemp(path.join(os.tmpdir(), 'etl-noop-'));
-  lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
-  for (let i = 0; i < N; i++) {
-    scratch.push(await createScratchDatabase('br'));
-    await sql(i, `CREATE SCHEMA noop;` + TABLES.map((t) => `CREATE TABLE noop.${t} (id int8 PRIMARY KEY, name text, amend_last_date timestamp);
-      INSERT INTO noop.${t} SELECT g, 'row ' || g, timestamp '2024-01-01' + g * interval '1 minute' FROM generate_series(1, 20) g;`).join(''));
-  }
-  branches = scratch.map((s, i) => ({ key: `b${i}`, source: createPostgresSource({ branch: `b${i}`, connectionString: s.url, poolSize: 2 }) }));
+  ({ db, lake } = fx);
   const init = await run('INITIAL');
   expect(init.units.filter((u) => u.status !== 'SUCCESS')).toEqual([]);
-});
-
-afterAll(async () => {
-  await Promise.all((branches ?? []).map((b) => b.source.close()));
-  for (const s of scratch) await s.drop();
-  await db?.drop();
-  await fs.rm(warehouse, { recursive: true, force: true });
-  await fs.rm(staging, { recursive: true, force: true });
 });
 
 describe('a run\'s fixed costs (#23)', () => {

@@ -2,9 +2,10 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { lakeRowsWithoutLoadTimes } from './test-lake-readers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv, type Env } from '../config/env';
-import { openLake, type Lake, type LakeTable } from '../lake';
+import { openLake, type Lake } from '../lake';
 import { startS3, type TestS3 } from '../lake/test-s3';
 import { silentLogger } from '../log';
 import { createPostgresSource } from '../sources';
@@ -61,19 +62,6 @@ afterAll(async () => {
 
 const lakeOf = (db: TestDatabase, env: Env): Lake => openLake({ pool: db.pool, warehouse: env.warehouse, s3: env.s3 });
 
-/** Rows of a lake table as canonical strings, without the load-time columns (they differ between two runs). */
-async function rowsOf(t: LakeTable): Promise<string[]> {
-  const out: string[] = [];
-  for await (const b of t.scan()) {
-    for (const r of b) {
-      const o = r!.toJSON() as Record<string, unknown>;
-      delete o.insert_at; delete o.Recorded_updated_at;
-      out.push(JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
-    }
-  }
-  return out.sort();
-}
-
 async function expectSameLakes(): Promise<void> {
   const a = lakeOf(dbS3, envS3), b = lakeOf(dbFile, envFile);
   let total = 0;
@@ -82,7 +70,7 @@ async function expectSameLakes(): Promise<void> {
     expect(ts.location.startsWith('s3://')).toBe(true);
     // every file of the s3 table lives in the bucket
     expect((await ts.files()).every((f) => f.path.startsWith('s3://'))).toBe(true);
-    const [rs, rf] = [await rowsOf(ts), await rowsOf(tf)];
+    const [rs, rf] = [await lakeRowsWithoutLoadTimes(ts), await lakeRowsWithoutLoadTimes(tf)];
     expect(rs, name).toEqual(rf);
     total += rs.length;
   }

@@ -2,17 +2,18 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { lakeRowsWithoutLoadTimes } from './test-lake-readers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv, type Env } from '../config/env';
 import { localPaths } from '../config/data-path';
 import { createConnection } from '../connections';
-import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
+import { createJobRegistry, enqueueJob, listRunUnits } from '../jobs';
 import { openLake, type Lake, type LakeTable } from '../lake';
 import { startS3, type TestS3 } from '../lake/test-s3';
 import { silentLogger } from '../log';
 import { FIXTURE_TABLES, changeBranch, seedBranch } from '../testing/branch-fixtures';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
-import { waitFor, waitForWorkers, workerProcesses } from '../testing/worker-processes';
+import { runEnded, waitForWorkers, workerProcesses } from '../testing/worker-processes';
 import { executeEtl } from './execute';
 import { etlJobs } from './jobs';
 import { EtlRequest } from './request';
@@ -69,18 +70,6 @@ afterAll(async () => {
 const lake = (d = db): Lake => openLake({ pool: d.pool, warehouse: env.warehouse, s3: env.s3 });
 const request = (mode: 'INITIAL' | 'INCREMENTAL', namespace: string) => ({ mode, namespace, tablesJson: FIXTURE_TABLES, fetchBatchSize: 200, retries: 0 });
 
-async function rowsOf(t: LakeTable): Promise<string[]> {
-  const out: string[] = [];
-  for await (const b of t.scan()) {
-    for (const r of b) {
-      const o = r!.toJSON() as Record<string, unknown>;
-      delete o.insert_at; delete o.Recorded_updated_at;
-      out.push(JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? String(v) : v)));
-    }
-  }
-  return out.sort();
-}
-
 /** Objects under the table's data folder that no snapshot still in its metadata references. */
 async function unreferenced(t: LakeTable): Promise<string[]> {
   const referenced = new Set<string>();
@@ -91,7 +80,7 @@ async function unreferenced(t: LakeTable): Promise<string[]> {
 async function runOnWorkers(mode: 'INITIAL' | 'INCREMENTAL') {
   await waitForWorkers(db.pool, workerDirs.length);
   const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'etl.run', params: request(mode, 'fan'), createdBy: 'test' });
-  const run = await waitFor(async () => { const x = await getJobRun(db.pool, runId, { logLimit: 0 }); return x && x.status !== 'queued' && x.status !== 'running' && x; });
+  const run = await runEnded(db.pool, runId);
   expect(run.error).toBeNull();
   expect(run.status).toBe('succeeded');
   const units = (await listRunUnits(db.pool, runId)).filter((u) => u.status === 'succeeded');
@@ -109,7 +98,7 @@ async function expectSameLakes(): Promise<void> {
     const fan = await lake().loadTable(`fan.${name}`);
     const one = await lake(refDb).loadTable(`one.${name}`);
     expect((await fan.files()).every((f) => f.path.startsWith(`${fan.location}/data/`)), `${name}: every file in the bucket`).toBe(true);
-    expect(await rowsOf(fan), name).toEqual(await rowsOf(one));
+    expect(await lakeRowsWithoutLoadTimes(fan), name).toEqual(await lakeRowsWithoutLoadTimes(one));
     expect(await unreferenced(fan), `${name}: no unit upload left behind`).toEqual([]);
   }
   for (const d of workerDirs) {
@@ -125,7 +114,7 @@ async function expectCustomersEqualSources(): Promise<void> {
     await c.connect();
     try { for (const r of (await c.query('SELECT customer_id::text AS id, name FROM oasis.customers')).rows) want.push(`b${i}|${r.id}|${r.name}`); } finally { await c.end(); }
   }
-  const got = (await rowsOf(await lake().loadTable('fan.customers'))).map((j) => JSON.parse(j) as Record<string, unknown>).map((r) => `${r.BRANCH_ID}|${r.customer_id}|${r.name}`);
+  const got = (await lakeRowsWithoutLoadTimes(await lake().loadTable('fan.customers'))).map((j) => JSON.parse(j) as Record<string, unknown>).map((r) => `${r.BRANCH_ID}|${r.customer_id}|${r.name}`);
   expect(got.sort()).toEqual(want.sort());
 }
 
@@ -142,6 +131,6 @@ describe('an ETL run fanned out over workers with separate data folders onto an 
     await runInProcess('INCREMENTAL');
     await expectSameLakes();
     await expectCustomersEqualSources();
-    expect((await rowsOf(await lake().loadTable('fan.customers'))).some((j) => j.includes('(upd)'))).toBe(true);
+    expect((await lakeRowsWithoutLoadTimes(await lake().loadTable('fan.customers'))).some((j) => j.includes('(upd)'))).toBe(true);
   }, 400_000);
 });

@@ -6,10 +6,10 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
 import { FIXTURE_TABLES, seedBranch } from '../testing/branch-fixtures';
-import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, waitFor, waitForWorkers, workerProcesses } from '../testing/worker-processes';
+import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, runEnded, waitForWorkers, workerProcesses } from '../testing/worker-processes';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
-import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
+import { createJobRegistry, enqueueJob, listRunUnits } from '../jobs';
 import { openLake } from '../lake';
 import { silentLogger } from '../log';
 import { dataDirPaths } from '../config/data-path';
@@ -106,7 +106,7 @@ async function runOnWorkers(ns: string, during?: (runId: string) => Promise<void
   await waitForWorkers(db.pool, workers);
   const { runId } = await enqueueJob({ pool: db.pool, jobs, env: envOf() }, { kind: 'etl.run', params, createdBy: 'test' });
   await during?.(runId);
-  const run = await waitFor(async () => { const x = await getJobRun(db.pool, runId, { logLimit: 0 }); return x && x.status !== 'queued' && x.status !== 'running' && x; });
+  const run = await runEnded(db.pool, runId);
   return { run, units: await listRunUnits(db.pool, runId) };
 }
 

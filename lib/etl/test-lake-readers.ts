@@ -47,3 +47,21 @@ export function norm(v: unknown): string | null {
   if (/^-?\d+\.\d+$/.test(s)) { s = s.replace(/0+$/, '').replace(/\.$/, ''); return s === '-0' ? '0' : s; }
   return s;
 }
+
+/**
+ * Rows of a lake table read through the lake itself, as sorted canonical JSON
+ * strings without the load-time columns (`insert_at`, `Recorded_updated_at`:
+ * they differ between two runs of the same load); bigints as decimal text,
+ * bytes as hex. Two lakes loaded alike compare equal this way.
+ */
+export async function lakeRowsWithoutLoadTimes(t: LakeTable): Promise<string[]> {
+  const out: string[] = [];
+  for await (const b of t.scan()) {
+    for (const r of b) {
+      const o = r!.toJSON() as Record<string, unknown>;
+      delete o.insert_at; delete o.Recorded_updated_at;
+      out.push(JSON.stringify(o, (_k, v) => (typeof v === 'bigint' ? String(v) : v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)));
+    }
+  }
+  return out.sort();
+}

@@ -8,24 +8,21 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
-import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv } from '../config/env';
-import { silentLogger } from '../log';
-import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
-import { jobDefinitions } from '../../workers/jobs';
+import type { JobCatalog } from '../jobs';
+import { startFlowsStack } from '../testing/flows-stack';
 import { createConnection } from '../connections';
 import { sendWebhook, verifySignature } from '../webhook';
-import { createFlow, getFlowRun, startFlowRun, startFlowScheduler, type SchedulerHandle } from './index';
+import { createFlow, getFlowRun, startFlowRun } from './index';
 import { waitFor } from '../testing/wait-for';
 
 let catalog: JobCatalog;
 
-const jobRegistry = createJobRegistry(jobDefinitions);
 const SECRET = 'flow-webhook-test-secret-0123456789';
 const HMAC_KEY = 'whsec-test-key';
 
 interface Received { body: string; headers: http.IncomingHttpHeaders; path: string }
-let db: TestDatabase; let prisma: Db; let worker: WorkerHandle; let exec: SchedulerHandle; let dataDir: string;
+let db: TestDatabase; let flows: Awaited<ReturnType<typeof startFlowsStack>>; let dataDir: string;
 let server: http.Server; let base = '';
 const received: Received[] = [];
 /** Status codes to answer next (then 200). */
@@ -49,22 +46,18 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   db = await createTestDatabase();
-  prisma = createPrisma(db.url, { max: 2 });
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-webhook-'));
   const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv);
   const ctx = { pool: db.pool, keys: { secret: SECRET, dataDir } };
   await createConnection(ctx, { name: 'unreachable-db', kind: 'postgres', params: { host: '127.0.0.1', port: 1, database: 'x', user: 'x' } });
   await createConnection(ctx, { name: 'ops-hook', kind: 'webhook', params: {}, secrets: { url: `${base}/hooks/ops`, secret: HMAC_KEY } });
   await createConnection(ctx, { name: 'pager', kind: 'webhook', params: { format: 'pagerduty' }, secrets: { url: `${base}/v2/enqueue`, routing_key: 'R0UT1NG' } });
-  catalog = { jobs: jobRegistry, env };
-  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 4, heartbeatMs: 300, staleAfterMs: 5000 });
-  exec = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, publicUrl: 'http://panel.test:8765' });
+  flows = await startFlowsStack({ pool: db.pool, url: db.url, env });
+  catalog = flows.catalog;
 });
 
 afterAll(async () => {
-  await exec?.stop();
-  await worker?.stop({ timeoutMs: 10_000 });
-  await prisma?.$disconnect();
+  await flows?.stop();
   await db?.drop();
   await new Promise((r) => server?.close(r));
   fs.rmSync(dataDir, { recursive: true, force: true });

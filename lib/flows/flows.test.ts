@@ -6,28 +6,23 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
-import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv } from '../config/env';
 import { silentLogger } from '../log';
-import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
-import { jobDefinitions } from '../../workers/jobs';
-
-const jobRegistry = createJobRegistry(jobDefinitions);
+import type { JobCatalog } from '../jobs';
+import { startFlowsStack } from '../testing/flows-stack';
 import { createConnection } from '../connections';
 import { startTestSmtpServer, type TestSmtpServer } from '../mail/test-smtp-server';
 import { createPipeline, clonePipeline, deletePipeline, runPipeline, pipelineHistory, updatePipeline } from '../pipelines';
 import {
-  cancelFlowRun, createFlow, fireDue, getFlowRun, listFlowRuns, retryFlowRun, startFlowRun, startFlowScheduler,
-  updateFlow, type SchedulerHandle,
+  cancelFlowRun, createFlow, fireDue, getFlowRun, listFlowRuns, retryFlowRun, startFlowRun,
+  updateFlow,
 } from './index';
 import { waitFor } from '../testing/wait-for';
 
 let catalog: JobCatalog;
 
 let db: TestDatabase;
-let prisma: Db;
-let worker: WorkerHandle;
-let exec: SchedulerHandle;
+let flows: Awaited<ReturnType<typeof startFlowsStack>>;
 let smtp: TestSmtpServer;
 let dataDir: string;
 const SECRET = 'flows-test-secret-0123456789';
@@ -44,7 +39,6 @@ const failing = { kind: 'connections.test', params: { name: 'unreachable-db' } }
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  prisma = createPrisma(db.url, { max: 2 });
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-flows-'));
   const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv);
   smtp = await startTestSmtpServer();
@@ -54,17 +48,13 @@ beforeAll(async () => {
   await createConnection({ pool: db.pool, keys: { secret: SECRET, dataDir } }, {
     name: 'test-mail', kind: 'smtp', params: { host: '127.0.0.1', port: smtp.port, tls: 'none', from: 'tributary@flows.test' },
   });
-  catalog = { jobs: jobRegistry, env };
-  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 4, heartbeatMs: 300, staleAfterMs: 5000 });
-  // The executor only (schedules are fired by hand with fireDue, at chosen instants).
-  exec = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false, publicUrl: 'http://panel.test:8765' });
+  flows = await startFlowsStack({ pool: db.pool, url: db.url, env });
+  catalog = flows.catalog;
 });
 
 afterAll(async () => {
-  await exec?.stop();
-  await worker?.stop({ timeoutMs: 10_000 });
+  await flows?.stop();
   await smtp?.close();
-  await prisma?.$disconnect();
   await db?.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -154,7 +144,7 @@ describe('executor and alerts', () => {
 
     await waitFor('the failure mail', async () => smtp.messages.length > before);
     // More executor passes over the ended run queue nothing more: one mail.send job, ended, and one mail.
-    await exec.tick(); await exec.tick();
+    await flows.exec.tick(); await flows.exec.tick();
     await waitFor('every alert job of the run to end', async () =>
       (await db.pool.query(`select status from job_runs where kind = 'mail.send' and params->>'flowRunId' = $1`, [run.id])).rows.every((j) => ['succeeded', 'failed'].includes(j.status)));
     expect(await count(`select count(*) n from job_runs where kind = 'mail.send' and params->>'flowRunId' = $1`, [run.id])).toBe(1);
@@ -233,7 +223,7 @@ describe('executor and alerts', () => {
     await db.pool.query(`update flow_runs set started_at = now() - interval '2 minutes' where id = $1`, [run.id]);
     await waitFor('the long-running mail', async () => smtp.messages.length > before, 30_000);
     // Further passes over the still-running run: the alert is not queued again.
-    await exec.tick(); await exec.tick();
+    await flows.exec.tick(); await flows.exec.tick();
     expect(await count(`select count(*) n from job_runs where kind = 'mail.send' and params->>'flowRunId' = $1`, [run.id])).toBe(1);
     const mails = smtp.messages.slice(before);
     expect(mails).toHaveLength(1);
@@ -314,7 +304,7 @@ describe('scheduling policies (fires at chosen instants)', () => {
     await waitFor('first run running', async () => (await getFlowRun(db.pool, first.id))!.run.status === 'running');
     await fireDue(db.pool, silentLogger, at('10:02:00'), 60_000);
     await fireDue(db.pool, silentLogger, at('10:03:00'), 60_000);
-    await exec.tick(); await exec.tick(); // whole executor passes: the queued one must keep waiting
+    await flows.exec.tick(); await flows.exec.tick(); // whole executor passes: the queued one must keep waiting
     const runs = await runsOf(f.id);
     expect(runs.map((r) => r.status)).toEqual(['running', 'queued', 'skipped']);
     expect(runs[2].error).toMatch(/already queued/);

@@ -13,6 +13,7 @@ import { createFlow, listFlowRuns } from './index';
 import { parseEnv } from '../config/env';
 import { createJobRegistry, type JobCatalog } from '../jobs';
 import { jobDefinitions } from '../../workers/jobs';
+import { waitFor as pollUntil } from '../testing/wait-for';
 
 const catalog: JobCatalog = { jobs: createJobRegistry(jobDefinitions), env: parseEnv({} as NodeJS.ProcessEnv) };
 
@@ -29,23 +30,18 @@ function spawnWorker(origin: number) {
   children.push(c);
   return c;
 }
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 60_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; children said: ${children.map((c) => c.out).join(' | ')}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The shared deadline-bounded wait, its failure carrying what the children printed. */
+const waitFor = <T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, ms = 180_000): Promise<T> =>
+  pollUntil(what, fn, ms).catch((e: Error) => { throw new Error(`${e.message}; children said: ${children.map((c) => c.out).join(' | ')}`); });
 
 beforeAll(async () => {
   db = await createTestDatabase();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-sched-'));
 });
 afterAll(async () => {
-  for (const c of children) if (c.p.exitCode === null && c.p.signalCode === null) c.p.kill('SIGKILL');
-  await new Promise((r) => setTimeout(r, 300));
+  // Every child gone before the database is dropped (a live one holds connections to it).
+  await Promise.all(children.filter((c) => c.p.exitCode === null && c.p.signalCode === null)
+    .map((c) => new Promise<void>((r) => { c.p.once('exit', () => r()); c.p.kill('SIGKILL'); })));
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
@@ -62,7 +58,7 @@ describe('scheduler across two worker processes', () => {
     expect(a.out.includes('LEADER') && b.out.includes('LEADER')).toBe(false);
 
     const scheduledRuns = async () => (await listFlowRuns(db.pool, { flowId: f.id })).filter((r) => r.trigger === 'schedule').reverse();
-    const three = await waitFor('three fires', async () => { const r = await scheduledRuns(); return r.length >= 3 && r; }, 90_000);
+    const three = await waitFor('three fires', async () => { const r = await scheduledRuns(); return r.length >= 3 && r; }, 180_000);
     const fires = three.slice(0, 3).map((r) => new Date(r.scheduledFor!).getTime());
     // Whole cron minutes, one minute apart, each exactly once.
     for (const t of fires) expect(t % 60_000).toBe(0);
@@ -73,16 +69,16 @@ describe('scheduler across two worker processes', () => {
     await waitFor('the first three runs to finish', async () => {
       const r = await scheduledRuns();
       return r.slice(0, 3).every((x) => x.status === 'succeeded' || x.status === 'skipped');
-    }, 60_000);
+    }, 180_000);
 
     // kill -9 the leader: the other takes the lock and the fires go on.
     const lastBefore = Math.max(...(await scheduledRuns()).map((r) => new Date(r.scheduledFor!).getTime()));
     leader.p.kill('SIGKILL');
-    await waitFor('the other worker to lead', () => other.out.includes('LEADER'), 30_000);
+    await waitFor('the other worker to lead', () => other.out.includes('LEADER'), 180_000);
     const after = await waitFor('a fire after the kill', async () => {
       const r = await scheduledRuns();
       return r.filter((x) => new Date(x.scheduledFor!).getTime() > lastBefore).length >= 2 && r;
-    }, 60_000);
+    }, 180_000);
     const times = after.map((r) => new Date(r.scheduledFor!).getTime()).sort((x, y) => x - y);
     // No fire lost or doubled across the takeover: consecutive minutes throughout.
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBe(60_000);
@@ -92,8 +88,8 @@ describe('scheduler across two worker processes', () => {
     await waitFor('every run to end', async () => {
       const r = await db.pool.query(`select count(*)::int n from flow_runs where flow_id = $1 and status in ('queued', 'running') and scheduled_for <= $2`, [f.id, new Date(times[times.length - 1])]);
       return r.rows[0].n === 0;
-    }, 60_000);
+    }, 180_000);
     other.p.kill('SIGTERM');
     await new Promise<void>((r) => other.p.once('exit', () => r()));
-  });
+  }, 15 * 60_000);
 });

@@ -1,6 +1,5 @@
 import type pg from 'pg';
-import { toError } from '../errors';
-import { enqueueJobInTransaction, enqueuePipelineJob } from '../pipelines';
+import { enqueuePipelineJobs } from '../pipelines';
 import type { JobCatalog } from '../jobs/types';
 import type { NodeStatus } from './runs';
 import { queueAlert, type AlertFlow } from './alert-queue';
@@ -9,9 +8,9 @@ import type { FlowStepPlan, LogLine, NodeChange, StepFlow, StepState } from './s
 /**
  * The executor's I/O: read one run's state under its lock, and write a
  * plan (step-plan.ts) back with one statement per kind — one UPDATE for
- * every node change, one INSERT for every log line — except job starts,
- * which go one by one because each may fail alone (a node whose spec no
- * longer validates fails, the run's other writes stay).
+ * every node change, one INSERT for every log line, one batch for every
+ * job start (a node whose spec no longer validates fails alone, the run's
+ * other writes stay).
  */
 
 interface RunRow {
@@ -82,30 +81,12 @@ export async function applyFlowStep(client: pg.PoolClient, catalog: JobCatalog, 
   const { run, flow } = loaded;
   const logs: LogLine[] = [...plan.logs];
   const changes: NodeChange[] = [...plan.nodeChanges];
-  let startFailed = false;
 
   if (plan.startRun) await client.query(`update flow_runs set status = 'running', started_at = coalesce(started_at, now()) where id = $1`, [run.id]);
 
-  const byId = new Map(loaded.state.nodes.map((n) => [n.nodeId, n]));
-  for (const id of plan.starts) {
-    const n = byId.get(id)!;
-    const createdBy = `flow:${run.flow_name}/${id}`;
-    try {
-      await client.query('savepoint node_start');
-      const job = n.pipelineId
-        ? await enqueuePipelineJob(client, catalog, { id: n.pipelineId, kind: n.kind, params: n.params }, { createdBy, flowRunId: run.id })
-        : await enqueueJobInTransaction(client, catalog, { kind: n.kind, params: n.params, createdBy });
-      await client.query('release savepoint node_start');
-      changes.push({ nodeId: id, status: 'queued', jobRunId: job.runId });
-      logs.push({ level: 'info', message: `node ${id} queued as ${n.kind} job ${job.runId}` });
-    } catch (e) {
-      await client.query('rollback to savepoint node_start');
-      const msg = toError(e).message;
-      changes.push({ nodeId: id, status: 'failed', error: `could not start: ${msg}`, finishedAt: new Date() });
-      logs.push({ level: 'error', message: `node ${id} could not start: ${msg}` });
-      startFailed = true;
-    }
-  }
+  const starts = await startNodes(client, catalog, loaded, plan.starts);
+  changes.push(...starts.changes);
+  logs.push(...starts.logs);
   await updateNodes(client, run.id, changes);
 
   if (plan.close) {
@@ -122,7 +103,37 @@ export async function applyFlowStep(client: pg.PoolClient, catalog: JobCatalog, 
     logs.push(...await queueAlert(client, catalog, publicUrl, flow, { id: r.id, startedAt: r.started_at, finishedAt: null, scheduledFor: r.scheduled_for }, plan.after, 'long_running', null));
   }
   await insertLogs(client, run.id, logs);
-  return { startFailed };
+  return { startFailed: starts.failed };
+}
+
+/**
+ * Start the plan's nodes as one batch of jobs (one INSERT of run rows, one
+ * pg-boss insert, one INSERT of pipeline history) in the run's transaction:
+ * the jobs and the nodes' `job_run_id`s commit together, so a worker killed
+ * between the two writes leaves neither and the next tick starts each node
+ * once. A node whose spec no longer validates fails alone ("could not start").
+ */
+async function startNodes(client: pg.PoolClient, catalog: JobCatalog, loaded: LoadedStep, ids: string[]): Promise<{ changes: NodeChange[]; logs: LogLine[]; failed: boolean }> {
+  const { run } = loaded;
+  const byId = new Map(loaded.state.nodes.map((n) => [n.nodeId, n]));
+  const nodes = ids.map((id) => byId.get(id)!);
+  const out = await enqueuePipelineJobs(client, catalog, nodes.map((n) => ({
+    pipelineId: n.pipelineId, flowRunId: n.pipelineId ? run.id : undefined, kind: n.kind, params: n.params, createdBy: `flow:${run.flow_name}/${n.nodeId}`,
+  })));
+  const changes: NodeChange[] = [];
+  const logs: LogLine[] = [];
+  nodes.forEach((n, i) => {
+    const r = out[i];
+    if (r.error) {
+      const msg = r.error.message;
+      changes.push({ nodeId: n.nodeId, status: 'failed', error: `could not start: ${msg}`, finishedAt: new Date() });
+      logs.push({ level: 'error', message: `node ${n.nodeId} could not start: ${msg}` });
+    } else {
+      changes.push({ nodeId: n.nodeId, status: 'queued', jobRunId: r.runId });
+      logs.push({ level: 'info', message: `node ${n.nodeId} queued as ${n.kind} job ${r.runId}` });
+    }
+  });
+  return { changes, logs, failed: out.some((r) => r.error) };
 }
 
 /** Every node change in one UPDATE; a field a change leaves out keeps its stored value. */

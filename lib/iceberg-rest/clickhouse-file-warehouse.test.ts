@@ -1,47 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
-import { createApiToken, createUser } from '../auth';
-import { parseEnv } from '../config/env';
-import { createPrisma, type Db } from '../db/prisma';
-import { openLake } from '../lake';
-import { batchOf, makeWarehouse } from '../lake/test-helpers';
-import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { batchOf } from '../lake/test-helpers';
 import { chdbChild } from './test-chdb';
-import { startIcebergServer } from './test-server';
+import { useServedCatalog } from '../testing/served-catalog';
 
 // ClickHouse's DataLakeCatalog over Tributary's REST catalog on a file:// warehouse. ClickHouse (chdb 26.7)
 // asks for storage credentials for every REST table unless `vended_credentials = 0`, and a REST catalog has
 // none to vend for local files: with the default it refuses (recorded below); with `vended_credentials = 0`
 // it reads the folder itself, which must lie inside ClickHouse's user_files (chdb: its working directory).
-let db: TestDatabase;
-let prisma: Db;
-let server: { url: string; close(): Promise<void> };
-let token: string;
-const wh = makeWarehouse();
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url, { max: 2 });
-  const env = parseEnv({ TRIBUTARY_DATA_DIR: '/tmp/unused', TRIBUTARY_WAREHOUSE: wh.uri } as unknown as NodeJS.ProcessEnv);
-  await createUser(prisma, { name: 'vera', password: 'viewer-pass-1', role: 'viewer' });
-  token = (await createApiToken(prisma, { user: 'vera', name: 'clickhouse' })).token;
-  const lake = openLake({ pool: db.pool, warehouse: env.warehouse, s3: env.s3 });
-  const schema = new arrow.Schema([new arrow.Field('id', new arrow.Int64(), false), new arrow.Field('name', new arrow.Utf8(), true)]);
-  const t = await lake.createTable('etl.customers', { schema });
-  for (const [from, n] of [[0, 70], [70, 50]]) await t.append([batchOf(schema, Array.from({ length: n }, (_, i) => ({ id: BigInt(from + i), name: `c${from + i}` })))]);
-  server = await startIcebergServer({ env, pool: db.pool, prisma });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await prisma?.$disconnect();
-  await db?.drop();
-  wh.remove();
+const fx = useServedCatalog({
+  tokenName: 'clickhouse',
+  fill: async (lake) => {
+    const schema = new arrow.Schema([new arrow.Field('id', new arrow.Int64(), false), new arrow.Field('name', new arrow.Utf8(), true)]);
+    const t = await lake.createTable('etl.customers', { schema });
+    for (const [from, n] of [[0, 70], [70, 50]]) await t.append([batchOf(schema, Array.from({ length: n }, (_, i) => ({ id: BigInt(from + i), name: `c${from + i}` })))]);
+  },
 });
 
 describe('ClickHouse DataLakeCatalog on a file:// warehouse', () => {
-  const attach = (name: string, extra: string) => `CREATE DATABASE ${name} ENGINE = DataLakeCatalog('${server.url}/v1')
-    SETTINGS catalog_type = 'rest', warehouse = 'tributary', auth_header = 'Authorization: Bearer ${token}'${extra}`;
+  const attach = (name: string, extra: string) => `CREATE DATABASE ${name} ENGINE = DataLakeCatalog('${fx.url}/v1')
+    SETTINGS catalog_type = 'rest', warehouse = 'tributary', auth_header = 'Authorization: Bearer ${fx.token}'${extra}`;
 
   it('counts the rows with vended_credentials = 0', async () => {
     const [tables, rows] = await chdbChild(

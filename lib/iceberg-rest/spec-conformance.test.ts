@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
-import { createApiToken, createUser } from '../auth';
-import { parseEnv } from '../config/env';
-import { createPrisma, type Db } from '../db/prisma';
-import { openLake, type Lake } from '../lake';
-import { batchOf, makeWarehouse } from '../lake/test-helpers';
-import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { batchOf } from '../lake/test-helpers';
 import { chdbChild } from './test-chdb';
-import { startIcebergServer } from './test-server';
+import { useServedCatalog } from '../testing/served-catalog';
 import { loadSpec } from './test-spec';
 
 // Issue #22 (3): every answer of the served REST catalog, over HTTP, checked against the Apache
@@ -16,51 +11,33 @@ import { loadSpec } from './test-spec';
 // every operation of the spec, success and error paths, multi-level namespaces (`peerns.sub`,
 // `peerns.sub.deep`), and reads the lake back through ClickHouse's DataLakeCatalog afterwards.
 const spec = loadSpec();
-let db: TestDatabase;
-let prisma: Db;
-let lake: Lake;
-let server: { url: string; close(): Promise<void> };
-let token: string;
-const wh = makeWarehouse();
 const problems: string[] = [];
 const called = new Set<string>();
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  prisma = createPrisma(db.url, { max: 2 });
-  const env = parseEnv({ TRIBUTARY_DATA_DIR: '/tmp/unused', TRIBUTARY_WAREHOUSE: wh.uri } as unknown as NodeJS.ProcessEnv);
-  await createUser(prisma, { name: 'vera', password: 'viewer-pass-1', role: 'viewer' });
-  token = (await createApiToken(prisma, { user: 'vera', name: 'client' })).token;
-  lake = openLake({ pool: db.pool, warehouse: env.warehouse, s3: env.s3 });
-  const schema = new arrow.Schema([new arrow.Field('id', new arrow.Int64(), false), new arrow.Field('name', new arrow.Utf8(), true)]);
-  const fill = async (ident: string, n: number) => {
-    const t = await lake.createTable(ident, { schema });
-    await t.append([batchOf(schema, Array.from({ length: n }, (_, i) => ({ id: BigInt(i), name: `r${i}` })))]);
-  };
-  await fill('sales.orders', 3);
-  await fill('peerns.sub.events', 5);
-  await fill('peerns.sub.deep.logs', 2);
-  await lake.createNamespace('ops', { owner: 'data-team' });
-  server = await startIcebergServer({ env, pool: db.pool, prisma });
-});
-
-afterAll(async () => {
-  await server?.close();
-  await prisma?.$disconnect();
-  await db?.drop();
-  wh.remove();
+const fx = useServedCatalog({
+  tokenName: 'client',
+  fill: async (lake) => {
+    const schema = new arrow.Schema([new arrow.Field('id', new arrow.Int64(), false), new arrow.Field('name', new arrow.Utf8(), true)]);
+    const fill = async (ident: string, n: number) => {
+      const t = await lake.createTable(ident, { schema });
+      await t.append([batchOf(schema, Array.from({ length: n }, (_, i) => ({ id: BigInt(i), name: `r${i}` })))]);
+    };
+    await fill('sales.orders', 3);
+    await fill('peerns.sub.events', 5);
+    await fill('peerns.sub.deep.logs', 2);
+    await lake.createNamespace('ops', { owner: 'data-team' });
+  },
 });
 
 /** One request over HTTP; its answer is checked against the spec and recorded. */
 async function call(method: string, path: string, o: { body?: unknown; token?: string | null } = {}) {
-  const tk = o.token === undefined ? token : o.token;
-  const res = await fetch(`${server.url}/v1${path}`, {
+  const tk = o.token === undefined ? fx.token : o.token;
+  const res = await fetch(`${fx.url}/v1${path}`, {
     method,
     headers: { ...(tk ? { authorization: `Bearer ${tk}` } : {}), ...(o.body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: o.body === undefined ? undefined : JSON.stringify(o.body),
   });
   const text = await res.text();
-  const pathname = new URL(`${server.url}/v1${path}`).pathname;
+  const pathname = new URL(`${fx.url}/v1${path}`).pathname;
   const op = spec.operationOf(method, pathname);
   if (op) called.add(op.operationId);
   problems.push(...spec.checkResponse(method, pathname, res.status, res.headers.get('content-type'), text).map((p) => `${method} ${path}: ${p}`));
@@ -189,8 +166,8 @@ describe('every operation answers a status the spec declares for it', () => {
       expect(r.status, `${m} ${p}`).toBe(status);
       expect(r.json.error, `${m} ${p}`).toMatchObject({ type: status === 406 ? 'UnsupportedOperationException' : 'ForbiddenException', code: status });
     }
-    expect((await lake.listTables()).sort()).toEqual(['peerns.sub.deep.logs', 'peerns.sub.events', 'sales.orders']);
-    expect(await lake.namespaceProperties('ops')).toMatchObject({ owner: 'data-team' });
+    expect((await fx.lake.listTables()).sort()).toEqual(['peerns.sub.deep.logs', 'peerns.sub.events', 'sales.orders']);
+    expect(await fx.lake.namespaceProperties('ops')).toMatchObject({ owner: 'data-team' });
     noProblems();
   });
 
@@ -212,7 +189,7 @@ describe('every operation answers a status the spec declares for it', () => {
   });
 
   it('a method the spec defines no operation for: 405 with Allow, in the error model', async () => {
-    const r = await fetch(`${server.url}/v1/namespaces/sales`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+    const r = await fetch(`${fx.url}/v1/namespaces/sales`, { method: 'PUT', headers: { authorization: `Bearer ${fx.token}` } });
     expect(r.status).toBe(405);
     expect(r.headers.get('allow')).toBe('GET, HEAD, DELETE');
     expect((await r.json()).error).toMatchObject({ type: 'MethodNotAllowedException', code: 405 });
@@ -230,8 +207,8 @@ describe('read back through ClickHouse', () => {
   it('DataLakeCatalog lists every table and reads the nested ones', async () => {
     const [tables, events, logs] = await chdbChild([
       'SET allow_experimental_database_iceberg = 1',
-      `CREATE DATABASE lake ENGINE = DataLakeCatalog('${server.url}/v1')
-        SETTINGS catalog_type = 'rest', warehouse = 'tributary', auth_header = 'Authorization: Bearer ${token}', vended_credentials = 0`,
+      `CREATE DATABASE lake ENGINE = DataLakeCatalog('${fx.url}/v1')
+        SETTINGS catalog_type = 'rest', warehouse = 'tributary', auth_header = 'Authorization: Bearer ${fx.token}', vended_credentials = 0`,
     ], [
       'SHOW TABLES FROM lake',
       'SELECT count() AS n, toString(sum(id)) AS s FROM lake.`peerns.sub.events`',

@@ -1,7 +1,8 @@
 /**
  * Test-only: a node:http server around `handleIcebergRest` (the same function
  * the Next route calls), on a free loopback port, for HTTP clients such as
- * iceberg-js and ClickHouse. Serves under `/iceberg/v1`, as the web process does.
+ * iceberg-js and ClickHouse. Serves under `/iceberg/v1`, as the web process does
+ * (lib/testing/served-catalog.ts is the whole fixture around it).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

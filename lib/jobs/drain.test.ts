@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { parseEnv } from '../config/env';
 import { acquireSlot, createJobRegistry, enqueueJob, getJobRun, systemJobs, validateJob, defineJob } from './index';
 import { z } from 'zod';
-import { waitFor } from '../testing/worker-processes';
+import { waitFor } from '../testing/wait-for';
 
 let db: TestDatabase;
 let dataDir: string;
@@ -33,10 +33,10 @@ describe('worker drain and fan-out primitives', () => {
     const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
     try {
       const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { holdSeconds: 4 } });
-      await waitFor(async () => (await getJobRun(db.pool, runId, { logLimit: 0 }))?.status === 'running');
+      await waitFor('the held job to run', async () => (await getJobRun(db.pool, runId, { logLimit: 0 }))?.status === 'running', 120_000);
       child.kill('SIGTERM');
       // The worker says it drains once it has stopped taking jobs: a job queued from then on is not its.
-      await waitFor(async () => /worker draining/.test(log));
+      await waitFor('the worker to say it drains', () => /worker draining/.test(log), 120_000);
       const later = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check' });
       expect(await exited).toBe(0);
       const r = await getJobRun(db.pool, runId, { logLimit: 0 });
@@ -46,7 +46,7 @@ describe('worker drain and fan-out primitives', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
-  }, 90_000);
+  }, 300_000);
 
   it('an internal kind is refused to callers and hidden from the kinds list', () => {
     const reg = createJobRegistry([...systemJobs, defineJob({ kind: 'x.unit', description: 'a unit of some run', internal: true, payload: z.object({}), run: async () => null })]);
@@ -65,14 +65,14 @@ describe('worker drain and fan-out primitives', () => {
     // The waiter's connection is the one trying a slot lock without holding one: once it has asked
     // several times (two rounds over both slots), it has been refused, not merely not asked yet.
     const asks = new Set<string>();
-    await waitFor(async () => {
+    await waitFor('the third holder to be refused twice over', async () => {
       const r = await db.pool.query(
         `select query_start::text as t from pg_stat_activity
           where datname = current_database() and query like 'select pg_try_advisory_lock%'
             and pid not in (select pid from pg_locks where locktype = 'advisory' and granted)`);
       for (const row of r.rows) asks.add(row.t);
       return asks.size >= 4;
-    });
+    }, 120_000);
     expect(third).toBeNull();
     const holders = await db.pool.query(`select count(*)::int n from pg_locks where locktype = 'advisory' and granted and database = (select oid from pg_database where datname = current_database())`);
     expect(holders.rows[0].n).toBe(2);

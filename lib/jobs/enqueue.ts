@@ -3,13 +3,11 @@ import type pg from 'pg';
 import { parseRequest } from '../config/request';
 import { AppError } from '../errors';
 import { assertCleanJson } from '../errors/bad-bytes';
-import { withTransaction } from '../db/with-transaction';
 import type { Env } from '../config/env';
 import { recordAudit, type AuditActor } from '../audit';
 import type { JobRegistry } from './registry';
-import { findSecret, redactSecrets } from '../log/secret-scan';
-import { QUEUE, bossDb, createBoss } from './queue';
-import { notifyJobsQueued } from './wake';
+import { findSecret } from '../log/secret-scan';
+import { writeJobs, type JobToWrite } from './write-jobs';
 import { createIdempotently, findIdempotentRun, type IdempotencyRequest } from './idempotency';
 import { assertQueueAdmits, type QueueLimits } from './admission';
 
@@ -39,13 +37,6 @@ function sourceOf(createdBy: string | undefined): 'api' | 'flow' | 'schedule' {
   if (createdBy?.startsWith('flow:')) return 'flow';
   if (createdBy?.startsWith('schedule:')) return 'schedule';
   return 'api';
-}
-
-const bosses = new WeakMap<pg.Pool, ReturnType<typeof createBoss>>();
-function senderFor(pool: pg.Pool) {
-  let b = bosses.get(pool);
-  if (!b) { b = createBoss(pool); bosses.set(pool, b); }
-  return b;
 }
 
 /** What enqueueing needs: the database, the kinds this process knows, and the environment their checks read. */
@@ -79,6 +70,24 @@ function validated(jobs: JobRegistry, req: EnqueueRequest): { kind: string; pars
 }
 
 /**
+ * Validate a request, refuse it when the queue is past its admission limits,
+ * and run its kind's check against configuration (tables,
+ * branches, connections, files), so a bad payload is a 400 and never a run.
+ * @returns the job to write (write-jobs.ts), with a fresh run id
+ */
+export async function prepareJob(deps: EnqueueDeps, req: EnqueueRequest): Promise<JobToWrite> {
+  const { kind, parsed, raw: params } = validated(deps.jobs, req);
+  if (req.admission) await assertQueueAdmits(deps.pool, req.admission);
+  await deps.jobs.get(kind)!.check?.({ pool: deps.pool, env: deps.env }, parsed as never);
+  const createdBy = req.createdBy ?? null;
+  return {
+    runId: crypto.randomUUID(), kind, params, createdBy, source: req.source ?? sourceOf(req.createdBy),
+    // A run's units are not separate user actions: the coordinator's own start is audited.
+    audit: req.internal ? null : { actor: req.audit?.actor ?? createdBy ?? 'system', address: req.audit?.address },
+  };
+}
+
+/**
  * Record a job run and queue it in one transaction: either both exist or
  * neither. Returns the run id.
  */
@@ -88,35 +97,16 @@ export async function enqueueJob(deps: EnqueueDeps, req: EnqueueRequest): Promis
     const prior = await findIdempotentRun(pool, req.idempotency, 'job_run');
     if (prior) return { runId: prior, replayed: true };
   }
-  const { kind, parsed, raw: params } = validated(deps.jobs, req);
-  if (req.admission) await assertQueueAdmits(pool, req.admission);
-  // Checks against configuration (tables, branches, connections, files) run
-  // here, when the job is posted, so a bad payload is a 400 and never a run.
-  await deps.jobs.get(kind)!.check?.({ pool, env: deps.env }, parsed as never);
-  const runId = crypto.randomUUID();
-  const boss = senderFor(pool);
+  const job = await prepareJob(deps, req);
   const { id, replayed } = await createIdempotently(pool, req.idempotency, 'job_run', async (client) => {
-    await client.query(
-      `insert into job_runs (id, kind, params, status, created_by, source) values ($1, $2, $3, 'queued', $4, $5)`,
-      [runId, kind, JSON.stringify(params), req.createdBy ?? null, req.source ?? sourceOf(req.createdBy)],
-    );
-    const jobId = await boss.send(QUEUE, { runId, kind }, { db: bossDb(client) });
-    if (!jobId) throw new AppError('internal', `jobs: queue '${QUEUE}' refused the job (is the database migrated?)`);
-    await client.query('update job_runs set queue_job_id = $2 where id = $1', [runId, jobId]);
-    // Wakes idle workers at commit, instead of at their next poll.
-    await notifyJobsQueued(client);
-    // A run's units are not separate user actions: the coordinator's own start is audited.
-    if (!req.internal) await recordAudit(client, {
-      actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.start', target: `job:${runId}`,
-      after: { kind, params: redactSecrets(params) }, address: req.audit?.address,
-    });
+    await writeJobs(client, [job]);
     if (req.retryOf) {
       await recordAudit(client, {
         actor: req.audit?.actor ?? req.createdBy ?? 'system', action: 'job.retry', target: `job:${req.retryOf}`,
-        after: { runId, kind }, address: req.audit?.address,
+        after: { runId: job.runId, kind: job.kind }, address: req.audit?.address,
       });
     }
-    return runId;
+    return job.runId;
   });
   return { runId: id, replayed };
 }

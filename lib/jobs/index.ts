@@ -1,5 +1,6 @@
 export { defineJob, type JobDefinition, type JobContext, type JobCheckDeps, type JobCatalog } from './types';
 export { enqueueJob, validateJob, type EnqueueRequest, type EnqueueDeps } from './enqueue';
+export { enqueueJobBatch, enqueueJobInTransaction, type BatchStart } from './enqueue-batch';
 export { waitForJobRun } from './wait-for-run';
 export { getJobRun, listJobRuns, requestCancel, JOB_SOURCES, type JobRunView, type JobLogLine, type JobStatus, type JobSource } from './runs';
 export { retryJobRun, retryableRun } from './retry';

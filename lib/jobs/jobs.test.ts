@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../testing/wait-for';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv } from '../config/env';
@@ -13,16 +14,6 @@ let prisma: Db;
 let worker: WorkerHandle | null = null;
 const jobs = createJobRegistry(systemJobs);
 const env = parseEnv({ TRIBUTARY_DATA_DIR: path.join(process.cwd(), '.data-test-jobs') } as unknown as NodeJS.ProcessEnv);
-
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -50,8 +41,10 @@ describe('jobs', () => {
     const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', createdBy: 'test' });
     const queued = await getJobRun(db.pool, runId);
     expect(queued?.status).toBe('queued');
-    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 3000 });
-    const done = await waitFor(async () => { const r = await getJobRun(db.pool, runId); return r?.status === 'succeeded' && r; });
+    // A stale limit far beyond a heartbeat a loaded machine could delay: this worker's own live runs (the
+    // 60 s hold below) must end by the worker, never by its reaper.
+    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300, staleAfterMs: 60_000 });
+    const done = await waitFor('system.check to succeed', async () => { const r = await getJobRun(db.pool, runId); return r?.status === 'succeeded' && r; }, 120_000);
     expect(done.progress).toEqual({ done: 3, total: 3 });
     expect(done.result).toMatchObject({ database: 'ok' });
     expect(done.logs.map((l) => l.message)).toEqual(expect.arrayContaining(['database reachable', 'data folder writable', 'finished system.check']));
@@ -62,9 +55,9 @@ describe('jobs', () => {
 
   it('cancels a running job cooperatively and a queued one at once', async () => {
     const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { holdSeconds: 60 } });
-    await waitFor(async () => (await getJobRun(db.pool, runId))?.status === 'running');
+    await waitFor('the held job to run', async () => (await getJobRun(db.pool, runId))?.status === 'running', 120_000);
     await requestCancel(db.pool, runId);
-    const r = await waitFor(async () => { const x = await getJobRun(db.pool, runId); return x?.status === 'cancelled' && x; });
+    const r = await waitFor('the job to end cancelled', async () => { const x = await getJobRun(db.pool, runId); return x?.status === 'cancelled' && x; }, 120_000);
     expect(r.finishedAt).not.toBeNull();
     await expect(requestCancel(db.pool, runId)).rejects.toMatchObject({ code: 'conflict' });
 
@@ -82,10 +75,10 @@ describe('jobs', () => {
     });
     try {
       const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check', params: { holdSeconds: 120 } });
-      await waitFor(async () => (await getJobRun(db.pool, runId))?.status === 'running', 60_000);
+      await waitFor('the child worker to run the job', async () => (await getJobRun(db.pool, runId))?.status === 'running', 120_000);
       child.kill('SIGKILL');
       worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, heartbeatMs: 300, staleAfterMs: 3000 });
-      const r = await waitFor(async () => { const x = await getJobRun(db.pool, runId); return x?.status === 'failed' && x; }, 30_000);
+      const r = await waitFor('the reaper to fail the killed run', async () => { const x = await getJobRun(db.pool, runId); return x?.status === 'failed' && x; }, 120_000);
       expect(r.error).toMatch(/stopped responding/);
       expect(r.logs.some((l) => l.level === 'error' && /stopped responding/.test(l.message))).toBe(true);
     } finally {

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv, type Env } from '../config/env';
 import { silentLogger } from '../log';
-import { waitFor } from '../testing/worker-processes';
+import { waitFor } from '../testing/wait-for';
 import { createJobRegistry, enqueueJob, startWorker, systemJobs, type WorkerHandle } from './index';
 import { JOBS_CHANNEL } from './wake';
 
@@ -47,7 +47,7 @@ describe('the queue keeps up', () => {
     const ids = await enqueueMany(1000);
     expect(new Set(ids).size).toBe(1000);
     worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger });
-    await waitFor(async () => (await db.pool.query(
+    await waitFor('the burst to drain', async () => (await db.pool.query(
       `select count(*)::int n from job_runs where id = any($1::uuid[]) and status in ('queued', 'running')`, [ids])).rows[0].n === 0, 300_000);
     const runs = await db.pool.query(
       `select status, attempts, count(*)::int n from job_runs where id = any($1::uuid[]) group by 1, 2`, [ids]);
@@ -67,14 +67,17 @@ describe('the queue keeps up', () => {
 
   it('an idle worker is woken by the enqueue (LISTEN/NOTIFY), not by its next poll', async () => {
     // A poll so long that only the notification can start the job within the deadline below.
-    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, pollMs: 3_600_000 });
-    await waitFor(async () => (await db.pool.query(
+    let empty = 0;
+    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, pollMs: 3_600_000, onQueueEmpty: () => { empty++; } });
+    await waitFor('the worker to LISTEN', async () => (await db.pool.query(
       `select count(*)::int n from pg_stat_activity where datname = current_database() and query ilike $1`, [`listen ${JOBS_CHANNEL}`])).rows[0].n > 0);
-    // Let the worker's first look at the (empty) queue pass, so it is asleep on its hour-long poll.
-    await new Promise((r) => setTimeout(r, 500));
+    // The worker looks at the (empty) queue twice, then sleeps on its hour-long poll: once as it starts, and
+    // once more when its listener, connected, wakes it (for jobs queued before it listened). Whichever
+    // order those two take, the second empty look is the last before the sleep.
+    await waitFor('the worker to fall asleep on an empty queue', () => empty >= 2);
     const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'system.check' });
-    await waitFor(async () => (await db.pool.query('select status from job_runs where id = $1', [runId])).rows[0].status === 'succeeded', 60_000);
-  });
+    await waitFor('the job to run', async () => (await db.pool.query('select status from job_runs where id = $1', [runId])).rows[0].status === 'succeeded', 120_000);
+  }, 300_000);
 
   it('stopping a worker right after it starts loses no run and runs none twice (a claimed batch goes back to the queue)', async () => {
     // stop() right after start: any batch the claim loop took goes back, and a second worker runs it.
@@ -82,8 +85,8 @@ describe('the queue keeps up', () => {
     const w = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2 });
     await w.stop();
     worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, concurrency: 2 });
-    await waitFor(async () => (await db.pool.query(
-      `select count(*)::int n from job_runs where id = any($1::uuid[]) and status = 'succeeded'`, [ids])).rows[0].n === 6, 60_000);
+    await waitFor('the six runs to succeed', async () => (await db.pool.query(
+      `select count(*)::int n from job_runs where id = any($1::uuid[]) and status = 'succeeded'`, [ids])).rows[0].n === 6, 120_000);
     const twice = await db.pool.query(`select count(*)::int n from job_runs where id = any($1::uuid[]) and attempts <> 1`, [ids]);
     expect(twice.rows[0].n).toBe(0);
   });

@@ -33,7 +33,7 @@ export function logBossErrors(boss: PgBoss, logger: Logger = queueLogger): PgBos
  * A pg-boss instance over an existing pool. Web and CLI only send (no
  * maintenance); workers supervise (expire/retention) too.
  */
-export function createBoss(pool: pg.Pool, opts: { supervise?: boolean; logger?: Logger } = {}): PgBoss {
+export function createBoss(pool: Pick<pg.Pool, 'query'>, opts: { supervise?: boolean; logger?: Logger } = {}): PgBoss {
   const boss = new PgBoss({
     db: bossDb(pool),
     migrate: false,

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { waitFor } from '../testing/wait-for';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { createPrisma, type Db } from '../db/prisma';
 import { parseEnv } from '../config/env';
@@ -27,16 +28,6 @@ const jobs = createJobRegistry([
 ]);
 const env = parseEnv({ TRIBUTARY_DATA_DIR: path.join(process.cwd(), '.data-test-jobs-nul') } as unknown as NodeJS.ProcessEnv);
 
-async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 beforeAll(async () => {
   db = await createTestDatabase();
   prisma = createPrisma(db.url, { max: 2 });
@@ -52,7 +43,7 @@ afterAll(async () => {
 describe('a result that cannot be stored', () => {
   it('fails the run at once, saying why, and keeps its log lines', async () => {
     const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'test.nul_result' });
-    const r = await waitFor(async () => { const x = await getJobRun(db.pool, runId); return x && x.status !== 'queued' && x.status !== 'running' && x; });
+    const r = await waitFor('the run to end', async () => { const x = await getJobRun(db.pool, runId); return x && x.status !== 'queued' && x.status !== 'running' && x; }, 120_000);
     expect(r.status).toBe('failed');
     expect(r.error).toMatch(/result could not be stored .*SQLSTATE 22P05/);
     expect(r.finishedAt).not.toBeNull();
@@ -61,7 +52,7 @@ describe('a result that cannot be stored', () => {
 
   it('an error message holding NUL still ends the run as failed', async () => {
     const { runId } = await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'test.nul_error' });
-    const r = await waitFor(async () => { const x = await getJobRun(db.pool, runId); return x && x.status !== 'queued' && x.status !== 'running' && x; });
+    const r = await waitFor('the run to end', async () => { const x = await getJobRun(db.pool, runId); return x && x.status !== 'queued' && x.status !== 'running' && x; }, 120_000);
     expect(r.status).toBe('failed');
     expect(r.error).toContain('could not be stored');
     expect(r.error).toContain('bad value a\\0b');

@@ -40,6 +40,12 @@ export interface WorkerOptions {
    * notification is noticed. (Default: 2000 ms)
    */
   pollMs?: number;
+  /**
+   * Called each time a look at the queue finds nothing to run, just before the
+   * worker waits (graphile-worker's `worker:getJob:empty` event): a test waits
+   * on it instead of guessing how long the worker takes to fall asleep. (Default: none)
+   */
+  onQueueEmpty?: () => void;
   /** Echo job log lines to this sink too (the worker's console). (Default: none) */
   echo?: Sink;
   /** Sends OpenLineage events for the kinds that declare `lineage` (lib/lineage, built from the environment by workers/main.ts). (Default: none) */
@@ -276,7 +282,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       }
       for (const r of batch.runs) start(r);
       // Slots left after a full batch: more may be waiting, claim again at once.
-      if (!batch.runs.length && !batch.stale.length) await sleep(pollMs);
+      if (!batch.runs.length && !batch.stale.length) { o.onQueueEmpty?.(); await sleep(pollMs); }
     }
   };
   const listener = listenForJobs(o.pool, wake);

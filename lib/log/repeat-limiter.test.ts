@@ -1,26 +1,30 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createRepeatLimiter, formatCount } from './repeat-limiter';
 
-const until = async (cond: () => boolean, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!cond()) { if (Date.now() > end) throw new Error('condition not met in time'); await new Promise((r) => setTimeout(r, 10)); }
-};
+// The limiter's intervals run on the test's own clock (vitest fake timers, Date
+// included): each interval ends when the test says so, not after a real wait a
+// loaded machine could stretch, and "nothing was written" is a fact, not a guess.
+beforeEach(() => { vi.useFakeTimers(); });
+afterEach(() => { vi.useRealTimers(); });
 
 describe('repeat limiter', () => {
-  it('writes the first event in full and one summary per interval for the rest', async () => {
+  it('writes the first event in full and one summary per interval for the rest', () => {
     const lines: string[] = [];
-    const lim = createRepeatLimiter({ intervalMs: 100, write: (l) => lines.push(l) });
+    const lim = createRepeatLimiter({ intervalMs: 60_000, write: (l) => lines.push(l) });
     const summary = (n: number, s: number) => `database unreachable, ${formatCount(n)} requests failed in the last ${s} s`;
     for (let i = 0; i < 5000; i++) lim.hit('db', () => lines.push('first: database unreachable'), summary);
     expect(lines).toEqual(['first: database unreachable']);
-    await until(() => lines.length === 2);
-    expect(lines[1]).toMatch(/^database unreachable, 5,000 requests failed in the last \d+ s$/);
+    vi.advanceTimersByTime(59_999);
+    expect(lines).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(lines[1]).toBe('database unreachable, 5,000 requests failed in the last 60 s');
     // Still failing in the next interval: counted again, summarised again, no full line.
     for (let i = 0; i < 7; i++) lim.hit('db', () => lines.push('first again'), summary);
-    await until(() => lines.length === 3);
-    expect(lines[2]).toMatch(/^database unreachable, 7 requests failed/);
-    // A quiet interval ends the burst: the next event is written in full.
-    await new Promise((r) => setTimeout(r, 250));
+    vi.advanceTimersByTime(60_000);
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe('database unreachable, 7 requests failed in the last 60 s');
+    // A quiet interval ends the burst without a line: the next event is written in full.
+    vi.advanceTimersByTime(60_000);
     expect(lines).toHaveLength(3);
     lim.hit('db', () => lines.push('first again'), summary);
     expect(lines[3]).toBe('first again');
@@ -50,7 +54,8 @@ describe('collapseRepeats sink', () => {
     logger.warn('flows: executor tick failed', { error: 'something else' });
     expect(out.filter((l) => l.startsWith('warn'))).toEqual(['warn flows: executor tick failed', 'warn flows: executor tick failed']);
     expect(out.filter((l) => l === 'info tick')).toHaveLength(30);
-    await until(() => out.some((l) => /repeated/.test(l)));
-    expect(out.find((l) => /repeated/.test(l))).toMatch(/^warn flows: executor tick failed \(repeated, 30 times in the last \d+ s\)$/);
+    expect(out.some((l) => /repeated/.test(l))).toBe(false);
+    vi.advanceTimersByTime(100);
+    expect(out.find((l) => /repeated/.test(l))).toBe('warn flows: executor tick failed (repeated, 30 times in the last 1 s)');
   });
 });

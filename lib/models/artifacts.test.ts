@@ -2,13 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { parseEnv } from '../config/env';
-import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { useShopModels } from '../testing/shop-models';
 import { buildManifest, buildRunResults, type ResourceInput } from './artifacts';
 import { parseProject } from './project';
 import { compileModels, runModelsCommand, type ModelsDeps } from './service';
-import { makeModelsWarehouse, makeShopLake, SHOP_PROJECT, writeProject } from './test-project';
+import { writeProject } from './test-project';
 
 // target/manifest.json and target/run_results.json after real runs on the
 // embedded ClickHouse, validated against dbt's published JSON schemas
@@ -20,13 +20,7 @@ const validateManifest = ajv.compile(JSON.parse(fs.readFileSync(path.join(schema
 const validateRunResults = ajv.compile(JSON.parse(fs.readFileSync(path.join(schemaDir, 'run-results-v6.json'), 'utf8')));
 const errorsOf = (v: { errors?: unknown[] | null }) => (v.errors ?? []).slice(0, 5).map((e) => JSON.stringify(e));
 
-let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>; let proj: ReturnType<typeof writeProject>; let deps: ModelsDeps;
-beforeAll(async () => {
-  db = await createTestDatabase();
-  wh = makeModelsWarehouse();
-  await makeShopLake(db.pool, wh.uri);
-  proj = writeProject({
-    ...SHOP_PROJECT,
+const fx = useShopModels({
     'models/docs.md': '{% docs customer_id %}\nThe customer\'s id in the branch system.\n{% enddocs %}\n\n{% docs orders_overview %}One row per customer with their orders.{% enddocs %}\n',
     'models/marts/marts.yml': `version: 2
 models:
@@ -46,16 +40,17 @@ models:
     'models/marts/broken.sql': "SELECT nope AS x FROM {{ ref('stg_orders') }}\n",
     'models/marts/after_broken.sql': "SELECT * FROM {{ ref('broken') }}\n",
     'tests/some_open_orders.sql': "{{ config(severity='warn') }}\nSELECT * FROM {{ ref('stg_orders') }} WHERE status = 'open'\n",
-  });
-  deps = { pool: db.pool, env: parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri } as unknown as NodeJS.ProcessEnv) };
 });
-afterAll(async () => { await db?.drop(); wh?.remove(); proj?.remove(); });
+let deps: ModelsDeps;
+beforeAll(() => {
+  deps = { pool: fx.db.pool, env: parseEnv({ DATABASE_URL: fx.db.url, TRIBUTARY_DATA_DIR: fx.wh.dir, TRIBUTARY_WAREHOUSE: fx.wh.uri } as unknown as NodeJS.ProcessEnv) };
+});
 
-const read = (name: string) => JSON.parse(fs.readFileSync(path.join(proj.root, 'target', name), 'utf8'));
+const read = (name: string) => JSON.parse(fs.readFileSync(path.join(fx.proj.root, 'target', name), 'utf8'));
 
 describe('dbt artifacts', () => {
   test('build writes manifest.json (v12) and run_results.json (v6) that validate against dbt\'s schemas', async () => {
-    const s = await runModelsCommand(deps, { command: 'build', project: proj.root, runId: 'run-artifacts', exclude: ['orders_inc'] });
+    const s = await runModelsCommand(deps, { command: 'build', project: fx.proj.root, runId: 'run-artifacts', exclude: ['orders_inc'] });
     expect(s.ok).toBe(false); // broken fails, after_broken is skipped
     const m = read('manifest.json');
     expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
@@ -128,14 +123,14 @@ describe('dbt artifacts', () => {
   });
 
   test('compile writes a manifest with the compiled SQL of the selection only', async () => {
-    const r = await compileModels(deps, { project: proj.root, select: ['stg_customers'] });
+    const r = await compileModels(deps, { project: fx.proj.root, select: ['stg_customers'] });
     expect(r.written).toContain('target/manifest.json');
     const m = read('manifest.json');
     expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
     expect(m.nodes['model.shop.stg_customers']).toMatchObject({ compiled: true, compiled_path: 'target/compiled/models/staging/stg_customers.sql' });
     expect(m.nodes['model.shop.stg_customers'].compiled_code).toMatch(/^SELECT id AS customer_id, name FROM icebergLocal\(/);
     expect(m.nodes['model.shop.customer_orders'].compiled).toBe(false);
-    expect(fs.existsSync(path.join(proj.root, r.written.find((w) => w.includes('unique_stg_customers_customer_id'))!))).toBe(true);
+    expect(fs.existsSync(path.join(fx.proj.root, r.written.find((w) => w.includes('unique_stg_customers_customer_id'))!))).toBe(true);
   });
 
   test('a node of another resource type (a seed) fits in: validated, and a ref() to it is a dependency', () => {

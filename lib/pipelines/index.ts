@@ -3,10 +3,10 @@
 export { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './spec';
 export { checkJobSpec, checkJobSpecWithConfig, parseInput } from './job-spec';
 export { fieldPath } from './field-path';
-export { enqueueJobInTransaction } from './enqueue-in-transaction';
+export { enqueueJobInTransaction } from '../jobs/enqueue-batch';
 export { withTransaction } from './transaction';
 export { commandLineFor, NO_COMMAND, pipelineCommandLine, rowsOfResult } from './command-line';
 export {
   getPipeline, listPipelines, createPipeline, updatePipeline, clonePipeline, deletePipeline, flowsUsingPipeline,
-  runPipeline, enqueuePipelineJob, pipelineHistory, type PipelineView, type PipelineRunView,
+  runPipeline, enqueuePipelineJobs, pipelineHistory, type PipelineStart, type PipelineView, type PipelineRunView,
 } from './store';

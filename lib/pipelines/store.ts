@@ -3,7 +3,8 @@ import type pg from 'pg';
 import { AppError } from '../errors';
 import { checkJobSpecWithConfig, parseInput } from './job-spec';
 import { PipelineInputSchema, PipelinePatchSchema, type PipelineInput } from './spec';
-import { enqueueJobInTransaction } from './enqueue-in-transaction';
+import { enqueueJobBatch, type BatchStart } from '../jobs/enqueue-batch';
+import type { EnqueueRequest } from '../jobs/enqueue';
 import { pipelineCommandLine, rowsOfResult } from './command-line';
 import { withTransaction } from './transaction';
 import { createIdempotently, findIdempotentRun, type IdempotencyRequest } from '../jobs/idempotency';
@@ -144,15 +145,30 @@ export async function deletePipeline(pool: pg.Pool, catalog: JobCatalog, ref: st
   });
 }
 
+/** A job to start for a flow node or a "run now": a saved pipeline's (recorded in its history) or a spec of its own. */
+export interface PipelineStart extends EnqueueRequest {
+  /** The saved pipeline it runs, or null for a node's own job spec. */
+  pipelineId: string | null;
+  /** The flow run it belongs to, recorded in the pipeline's history. (Default: none) */
+  flowRunId?: string;
+}
+
 /**
- * Start a job of a pipeline's kind and params and record it in the
- * pipeline's history, in the caller's transaction. Used by "run now" and by
- * flow nodes.
+ * Start jobs in the caller's transaction, recording those of saved pipelines
+ * in their history: one batch of job writes (lib/jobs/enqueue-batch.ts) and
+ * one INSERT of history rows. Used by flow steps and "run now".
+ * @returns one outcome per start, in order (a refused one carries its error)
  */
-export async function enqueuePipelineJob(client: pg.PoolClient, catalog: JobCatalog, p: { id: string; kind: string; params: unknown }, opts: { createdBy?: string; flowRunId?: string } = {}): Promise<{ runId: string }> {
-  const job = await enqueueJobInTransaction(client, catalog, { kind: p.kind, params: p.params, createdBy: opts.createdBy });
-  await client.query('insert into pipeline_runs (pipeline_id, job_run_id, flow_run_id) values ($1, $2, $3)', [p.id, job.runId, opts.flowRunId ?? null]);
-  return job;
+export async function enqueuePipelineJobs(client: pg.PoolClient, catalog: JobCatalog, starts: PipelineStart[]): Promise<BatchStart[]> {
+  const out = await enqueueJobBatch(client, catalog, starts.map(({ pipelineId: _p, flowRunId: _f, ...req }) => req));
+  const history = starts.map((s, i) => ({ s, runId: out[i].runId })).filter((h) => h.s.pipelineId && h.runId);
+  if (history.length) {
+    await client.query(
+      `insert into pipeline_runs (pipeline_id, job_run_id, flow_run_id)
+       select h.pipeline_id, h.job_run_id, h.flow_run_id from unnest($1::uuid[], $2::uuid[], $3::uuid[]) with ordinality as h(pipeline_id, job_run_id, flow_run_id, i) order by h.i`,
+      [history.map((h) => h.s.pipelineId), history.map((h) => h.runId), history.map((h) => h.s.flowRunId ?? null)]);
+  }
+  return out;
 }
 
 /**
@@ -167,7 +183,7 @@ export async function runPipeline(pool: pg.Pool, catalog: JobCatalog, ref: strin
     if (prior) return { runId: prior, pipeline: p, replayed: true };
   }
   if (opts.admission) await assertQueueAdmits(pool, opts.admission);
-  const job = await createIdempotently(pool, opts.idempotency, 'job_run', async (client) => (await enqueuePipelineJob(client, catalog, p, { createdBy })).runId);
+  const job = await createIdempotently(pool, opts.idempotency, 'job_run', async (client) => mustStart((await enqueuePipelineJobs(client, catalog, [{ pipelineId: p.id, kind: p.kind, params: p.params, createdBy }]))[0]));
   return { runId: job.id, pipeline: p, replayed: job.replayed };
 }
 
@@ -184,4 +200,10 @@ export async function pipelineHistory(pool: pg.Pool, catalog: JobCatalog, ref: s
     durationMs: x.started_at && x.finished_at ? x.finished_at.getTime() - x.started_at.getTime() : null,
     rows: rowsOfResult(x.result), error: x.error,
   }));
+}
+
+/** A start's run id, or its refusal thrown. */
+function mustStart(r: BatchStart): string {
+  if (r.error) throw r.error;
+  return r.runId;
 }

@@ -3,9 +3,9 @@ import fs from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseEnv } from '../config/env';
 import { createConnection } from '../connections';
-import { createJobRegistry, enqueueJob, getJobRun, listRunUnits } from '../jobs';
+import { createJobRegistry, enqueueJob, listRunUnits } from '../jobs';
 import { createScratchDatabase, createTestDatabase, type TestDatabase } from '../testing/pg';
-import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, waitFor, waitForWorkers, workerProcesses } from '../testing/worker-processes';
+import { expectLostUnitsRanElsewhere, unitOnAnotherWorker, runEnded, waitForWorkers, workerProcesses } from '../testing/worker-processes';
 import { slicesJobs } from './jobs';
 import { getSlices } from './run/state';
 import { makeSource, queryFile, sql, tmpDir } from './run/test-fixtures';
@@ -43,7 +43,7 @@ async function runOnWorkers(runId: number, table: string, during?: (parent: stri
     params: { runId, executor: 'native', concurrency: 4, connection: 'src', targetConnection: 'tgt', queryFileText: queryFile('public.src', `public.${table}`, ROWS, SLICES), deployWait: 0, batchRows: 2000 },
   });
   await during?.(parent);
-  const run = await waitFor(async () => { const x = await getJobRun(db.pool, parent, { logLimit: 0 }); return x && x.status !== 'queued' && x.status !== 'running' && x; });
+  const run = await runEnded(db.pool, parent);
   return { run, units: await listRunUnits(db.pool, parent) };
 }
 

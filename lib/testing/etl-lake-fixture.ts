@@ -8,6 +8,12 @@ import { openLake, type Lake } from '../lake';
 import { createPostgresSource } from '../sources';
 import type { BranchHandle } from '../etl/runner';
 import { loadChdb } from '../etl/test-lake-readers';
+import { runEtl } from '../etl/runner';
+import { lakeTarget } from '../etl/lake-target';
+import { DEFAULT_SETTINGS, type EtlSettings } from '../etl/settings';
+import type { TableDef } from '../config/tables-json';
+import { silentLogger } from '../log';
+import { queryBranch } from './branch-fixtures';
 
 /** What an ETL-into-the-lake test works with; filled in by the file's `beforeAll`. */
 export interface EtlLake {
@@ -53,3 +59,20 @@ export function useEtlLake(o: { name: string; count: number; seed(url: string, i
   });
   return fx;
 }
+
+/**
+ * The ETL run an ETL-into-the-lake test repeats: `run(mode, hoursLater)` over
+ * the fixture's branches into `namespace` of its lake, retries off, with the
+ * test's own settings, and the clock `hoursLater` hours ahead (a date
+ * watermark moves with it).
+ */
+export function etlRunner(fx: EtlLake, o: { namespace: string; tables: TableDef[]; settings?: Partial<EtlSettings> }) {
+  return (mode: EtlSettings['mode'], hoursLater = 0) => runEtl({
+    pool: fx.db.pool, target: lakeTarget(fx.lake, { namespace: o.namespace }), branches: fx.branches, tables: o.tables,
+    settings: { ...DEFAULT_SETTINGS, retries: 0, retryDelayMs: 10, ...o.settings, mode }, logger: silentLogger, stagingRoot: fx.staging,
+    now: () => new Date(Date.now() + hoursLater * 3_600_000),
+  });
+}
+
+/** SQL on the fixture's branch database `i` (b0, b1, …). */
+export const branchSql = (fx: EtlLake) => (i: number, text: string) => queryBranch(fx.scratch[i].url, text);

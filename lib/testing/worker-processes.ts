@@ -3,6 +3,8 @@ import path from 'node:path';
 import type pg from 'pg';
 import { expect } from 'vitest';
 import type { UnitAttemptView } from '../jobs/fanout';
+import { getJobRun, type JobLogLine, type JobRunView } from '../jobs/runs';
+import { waitFor } from './wait-for';
 
 /**
  * Real worker processes for tests (`node bin/tributary.mjs worker`) on one
@@ -36,17 +38,15 @@ export function workerProcesses(o: { databaseUrl: () => string; dataDir: () => s
 
 /** Wait until `n` workers have registered (with TRIBUTARY_FANOUT=auto a run fans out only to workers alive as it starts). */
 export async function waitForWorkers(pool: pg.Pool, n: number): Promise<void> {
-  await waitFor(async () => Number((await pool.query('select count(*) from workers')).rows[0].count) >= n, 60_000);
+  await waitFor(`${n} workers to register`, async () => Number((await pool.query('select count(*) from workers')).rows[0].count) >= n, 120_000);
 }
 
-export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, ms = 180_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 200));
-  }
+/** The run once it has ended (succeeded, failed or cancelled), waiting up to `ms` (a fanned-out run on a loaded machine takes minutes). */
+export async function runEnded(pool: pg.Pool, runId: string, ms = 180_000): Promise<JobRunView & { logs: JobLogLine[] }> {
+  return waitFor(`run ${runId} to end`, async () => {
+    const x = await getJobRun(pool, runId, { logLimit: 0 });
+    return x && x.status !== 'queued' && x.status !== 'running' && x;
+  }, ms);
 }
 
 /**
@@ -55,13 +55,13 @@ export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>
  * that worker's pid and the unit.
  */
 export async function unitOnAnotherWorker(pool: pg.Pool, parentRunId: string): Promise<{ pid: number; unit: string }> {
-  return waitFor(async () => {
+  return waitFor('a unit on a worker other than the coordinator', async () => {
     const coord = (await pool.query('select worker_id from job_runs where id = $1', [parentRunId])).rows[0]?.worker_id as string | null;
     if (!coord) return false;
     const r = await pool.query(`select u.unit_key, r.worker_id from job_units u join job_runs r on r.id = u.child_run_id
       where u.parent_run_id = $1 and r.status = 'running' and r.worker_id <> $2 limit 1`, [parentRunId, coord]);
     return r.rowCount ? { pid: Number(String(r.rows[0].worker_id).split(':')[1]), unit: r.rows[0].unit_key as string } : false;
-  });
+  }, 180_000);
 }
 
 /** The units a killed worker `pid` held failed there and succeeded later on another worker, each exactly once. */

@@ -12,7 +12,7 @@ import { ConnectionForm } from './connection-form';
 import { useRunOutcome } from './use-run-outcome';
 import { ConnectionsImport } from './connections-import';
 import { TestMail } from './test-mail';
-import { QueryState } from '../../_components/query-state';
+import { QueryTable } from '../../_components/query-table';
 
 /** What `connections.test` reports (lib/connections/test-connection.ts). */
 interface TestResult {
@@ -145,24 +145,17 @@ export function ConnectionsView() {
       )}
 
       <section className="card card-flush">
-        {!list.isSuccess ? (
-          <QueryState query={list} loading="Loading connections…" failure="Could not load connections" />
-        ) : rows.length === 0 ? (
-          <div className="empty" data-testid="connections-empty">
+        <QueryTable query={list} loading="Loading connections…" failure="Could not load connections" isEmpty={() => rows.length === 0} testId="connections-table"
+          empty={<div className="empty" data-testid="connections-empty">
             <p><strong>No connections yet.</strong></p>
             <p>
               Import your branches from a TOML file with <code>tributary connections import FILE.toml</code>
               {' '}(sections <code>[oracle_branches.&lt;key&gt;]</code> / <code>[postgres_branches.&lt;key&gt;]</code>, <code>{'${ENV}'}</code> for secrets)
               {isAdmin ? <>, or add one here with “Add connection”.</> : <>, or ask an admin to add one here.</>}
             </p>
-          </div>
-        ) : (
-          <table className="table" data-testid="connections-table">
-            <thead>
-              <tr><th>Name</th><th>Kind</th><th>Branch key</th><th>Where</th><th>User</th><th>Secrets</th><th>Updated</th>{canTest && <th />}</tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
+          </div>}
+          head={() => <tr><th>Name</th><th>Kind</th><th>Branch key</th><th>Where</th><th>User</th><th>Secrets</th><th>Updated</th>{canTest && <th />}</tr>}>
+          {() => rows.map((c) => (
                 <Fragment key={c.id}>
                 <tr data-connection={c.name}>
                   <td className="strong mono">{c.name}{c.builtIn && <> <span className="badge" title="from the environment; change it there">built-in</span></>}</td>
@@ -204,9 +197,7 @@ export function ConnectionsView() {
                 )}
                 </Fragment>
               ))}
-            </tbody>
-          </table>
-        )}
+        </QueryTable>
       </section>
       <FormError error={remove.error} />
       <FormError error={testError instanceof ApiError && testError.field === 'params.name' ? new Error(testError.message.replace(/^params\.name: /, '')) : testError} />

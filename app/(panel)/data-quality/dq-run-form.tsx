@@ -1,10 +1,9 @@
 'use client';
 import { useState } from 'react';
-import { FormError } from '../../_components/form-error';
 import { splitList } from '../../_components/start-job';
 import { useStartJob } from '../../_components/use-start-job';
 import { TextField } from '../../_components/text-field';
-import { SaveAsPipeline } from '../pipelines/save-as-pipeline';
+import { RunFormActions } from '../pipelines/run-form-actions';
 
 /** Enqueue `dq.run` (operators): counts + row hashes per table × branch, optionally repairing. */
 export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
@@ -52,12 +51,7 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
           <span>Self-test (against the staging an ETL run kept; no source database)</span>
         </label>
       </div>
-      <FormError error={error} />
-      <div className="form-actions">
-        <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? 'Starting…' : 'Start check'}</button>
-        <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
-        <SaveAsPipeline kind="dq.run" params={params} />
-      </div>
+      <RunFormActions error={error} busy={busy} startLabel="Start check" onCancel={onCancel} kind="dq.run" params={params} />
     </form>
   );
 }

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../_components/api-client';
 import { FormError } from '../../_components/form-error';
+import { QueryTable } from '../../_components/query-table';
 import { formatTime, timeAgo } from '../../_components/format';
 import { useCan } from '../../_components/user-context';
 import { useNow } from '../../_components/use-now';
@@ -33,14 +34,10 @@ export function FlowsList() {
       </header>
       <FormError error={error} />
       <section className="card card-flush">
-        {q.isPending ? <p className="empty">Loading…</p> : flows.length === 0 ? (
-          <div className="empty"><p><strong>No flows yet.</strong></p><p>Save pipelines from the run forms, then build a flow of them with “New flow” (or <code>POST /api/v1/flows</code>).</p></div>
-        ) : (
-          <div className="table-scroll">
-            <table className="table" data-testid="flows-table">
-              <thead><tr><th>Flow</th><th>Schedule</th><th>Next fire</th><th>Last run</th><th>Nodes</th><th></th></tr></thead>
-              <tbody>
-                {flows.map((f) => (
+        <QueryTable query={q} failure="Could not load flows" isEmpty={() => flows.length === 0} testId="flows-table"
+          empty={<div className="empty"><p><strong>No flows yet.</strong></p><p>Save pipelines from the run forms, then build a flow of them with “New flow” (or <code>POST /api/v1/flows</code>).</p></div>}
+          head={() => <tr><th>Flow</th><th>Schedule</th><th>Next fire</th><th>Last run</th><th>Nodes</th><th></th></tr>}>
+          {() => flows.map((f) => (
                   <tr key={f.id}>
                     <td><Link href={`/flows/${f.id}`} className="strong">{f.name}</Link>{f.description && <div className="muted small">{f.description}</div>}</td>
                     <td className="small">{f.cron ? <><span className="mono">{f.cron}</span> <span className="muted">{f.timezone}</span><div className="muted">{describeCron(f.cron)}</div></> : <span className="muted">none</span>}
@@ -57,10 +54,7 @@ export function FlowsList() {
                     </td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        </QueryTable>
       </section>
     </div>
   );

@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../_components/api-client';
 import { formatTime } from '../../_components/format';
+import { QueryTable } from '../../_components/query-table';
 import type { FreshnessCell } from '@/lib/api/presenters/lake';
 
 /** Age as a short text: 42s, 5m, 3h, 2d. */
@@ -33,14 +34,10 @@ export function FreshnessMap() {
   return (
     <section className="card card-flush" aria-label="Freshness">
       <div className="card-head"><h2>Freshness</h2><span className="muted small">age of the last successful load per table × branch</span></div>
-      {q.isPending ? <p className="empty">Loading…</p> : q.isError ? <p className="empty error-text">{(q.error as Error).message}</p> : !d || d.cells.length === 0 ? (
-        <p className="empty" data-testid="freshness-empty">No ETL loads recorded yet.</p>
-      ) : (
-        <div className="table-scroll">
-          <table className="table table-compact" data-testid="freshness-map">
-            <thead><tr><th>Table</th>{d.branches.map((b) => <th key={b} className="center">{b}</th>)}</tr></thead>
-            <tbody>
-              {d.tables.map((t) => (
+      <QueryTable query={q} isEmpty={() => !d || d.cells.length === 0} compact testId="freshness-map"
+        empty={<p className="empty" data-testid="freshness-empty">No ETL loads recorded yet.</p>}
+        head={() => d && <tr><th>Table</th>{d.branches.map((b) => <th key={b} className="center">{b}</th>)}</tr>}>
+        {() => d && d.tables.map((t) => (
                 <tr key={t}>
                   <td className="mono strong">{t}</td>
                   {d.branches.map((b) => {
@@ -55,10 +52,7 @@ export function FreshnessMap() {
                   })}
                 </tr>
               ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      </QueryTable>
     </section>
   );
 }

@@ -6,7 +6,7 @@ import { count, formatTime, timeAgo } from '../../_components/format';
 import type { LakeTableSummary } from '@/lib/api/presenters/lake';
 import { DriftHistory } from './drift-history';
 import { FreshnessMap } from './freshness-map';
-import { QueryState } from '../../_components/query-state';
+import { QueryTable } from '../../_components/query-table';
 
 export function LakeView() {
   const list = useQuery({
@@ -30,23 +30,16 @@ export function LakeView() {
         </div>
       </header>
       <section className="card card-flush">
-        {!list.isSuccess ? (
-          <QueryState query={list} loading="Loading tables…" failure="Could not list the lake" />
-        ) : tables.length === 0 ? (
-          <div className="empty" data-testid="lake-empty">
+        <QueryTable query={list} loading="Loading tables…" failure="Could not list the lake" isEmpty={() => tables.length === 0} testId="lake-tables"
+          empty={<div className="empty" data-testid="lake-empty">
             <p><strong>The lake has no tables yet.</strong></p>
             <p>
               Tables appear after the first load: run an INITIAL load from <Link href="/pipelines">Pipelines</Link>, or import files with
               {' '}<code>tributary lake import NS.TABLE FILE.parquet --mode append</code>.
             </p>
-          </div>
-        ) : (
-          <table className="table" data-testid="lake-tables">
-            <thead>
-              <tr><th>Table</th><th>Partitioned by</th><th className="right" title="rows a reader sees (data rows minus rows marked deleted by delete files)">Rows</th><th className="right" title="rows marked deleted by delete files, until compaction rewrites them">Marked deleted</th><th className="right">Snapshots</th><th>Current snapshot</th><th>Updated</th></tr>
-            </thead>
-            <tbody>
-              {tables.map((t) => (
+          </div>}
+          head={() => <tr><th>Table</th><th>Partitioned by</th><th className="right" title="rows a reader sees (data rows minus rows marked deleted by delete files)">Rows</th><th className="right" title="rows marked deleted by delete files, until compaction rewrites them">Marked deleted</th><th className="right">Snapshots</th><th>Current snapshot</th><th>Updated</th></tr>}>
+          {() => tables.map((t) => (
                 <tr key={t.ident}>
                   <td>
                     <Link href={`/lake/${encodeURIComponent(t.ident)}`} className="mono strong">{t.ident}</Link>
@@ -60,9 +53,7 @@ export function LakeView() {
                   <td title={formatTime(t.lastUpdated)}>{timeAgo(t.lastUpdated)}</td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-        )}
+        </QueryTable>
       </section>
       <FreshnessMap />
       <DriftHistory />

@@ -1,10 +1,9 @@
 'use client';
 import { useState } from 'react';
-import { FormError } from '../../_components/form-error';
 import { splitList } from '../../_components/start-job';
 import { useStartJob } from '../../_components/use-start-job';
 import { TextField } from '../../_components/text-field';
-import { SaveAsPipeline } from './save-as-pipeline';
+import { RunFormActions } from './run-form-actions';
 
 /** Enqueue `etl.run` with the CLI's main parameters (operators). */
 export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): void; onCancel(): void }) {
@@ -59,12 +58,7 @@ export function EtlRunForm({ onStarted, onCancel }: { onStarted(id: string): voi
         </label>
       </div>
       <p className="field-help">The worker runs it as an <code>etl.run</code> job; an INCREMENTAL unit without a watermark is refused until an INITIAL load ran.</p>
-      <FormError error={error} />
-      <div className="form-actions">
-        <button type="submit" className="btn btn-primary" disabled={busy}>{busy ? 'Starting…' : 'Start ETL run'}</button>
-        <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
-        <SaveAsPipeline kind="etl.run" params={params} />
-      </div>
+      <RunFormActions error={error} busy={busy} startLabel="Start ETL run" onCancel={onCancel} kind="etl.run" params={params} />
     </form>
   );
 }

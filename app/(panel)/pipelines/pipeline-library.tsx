@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../_components/api-client';
 import { FormError } from '../../_components/form-error';
+import { QueryTable } from '../../_components/query-table';
 import { StatusBadge } from '../../_components/status-badge';
 import { count, formatTime, ms, timeAgo } from '../../_components/format';
 import { useCan } from '../../_components/user-context';
@@ -89,14 +90,10 @@ export function PipelineLibrary() {
   return (
     <section className="card card-flush" aria-label="Pipeline library">
       <div className="card-head"><h2>Pipeline library</h2><span className="muted small">saved job specs · use them as flow nodes</span></div>
-      {q.isPending ? <p className="empty">Loading…</p> : list.length === 0 ? (
-        <p className="empty">No pipelines saved yet. Open a run form (Run ETL here, or Data quality) and use “Save as pipeline”.</p>
-      ) : (
-        <div className="table-scroll">
-          <table className="table" data-testid="pipelines-table">
-            <thead><tr><th>Name</th><th>Kind</th><th>Tags</th><th>Updated</th><th></th></tr></thead>
-            <tbody>
-              {list.map((p) => [
+      <QueryTable query={q} failure="Could not load the pipelines" isEmpty={() => list.length === 0} testId="pipelines-table"
+        empty="No pipelines saved yet. Open a run form (Run ETL here, or Data quality) and use “Save as pipeline”."
+        head={() => <tr><th>Name</th><th>Kind</th><th>Tags</th><th>Updated</th><th></th></tr>}>
+        {() => list.map((p) => [
                 <tr key={p.id}>
                   <td className="strong">{p.name}</td>
                   <td className="mono small">{p.kind}</td>
@@ -106,10 +103,7 @@ export function PipelineLibrary() {
                 </tr>,
                 open === p.id ? <PipelineDetailRow key={`${p.id}-d`} p={p} onChanged={() => void qc.invalidateQueries({ queryKey: ['pipelines'] })} /> : null,
               ])}
-            </tbody>
-          </table>
-        </div>
-      )}
+      </QueryTable>
     </section>
   );
 }

@@ -9,7 +9,7 @@ import { useCan } from '../../_components/user-context';
 import { useNow } from '../../_components/use-now';
 import { EtlRunForm } from './etl-run-form';
 import { PipelineLibrary } from './pipeline-library';
-import { QueryState } from '../../_components/query-state';
+import { QueryTable } from '../../_components/query-table';
 
 type Row = Record<string, unknown>;
 interface ControlRow extends Row {
@@ -107,25 +107,17 @@ export function PipelinesView() {
 
       <section className="card card-flush">
         <div className="card-head"><h2>Control — table × branch</h2><span className="muted small">etl_meta.etl_control</span></div>
-        {!control.isSuccess ? (
-          <QueryState query={control} failure="Could not load the control table" />
-        ) : all.length === 0 ? (
-          <div className="empty" data-testid="pipelines-empty">
+        <QueryTable query={control} failure="Could not load the control table" isEmpty={() => all.length === 0} testId="etl-control-table"
+          empty={<div className="empty" data-testid="pipelines-empty">
             <p><strong>Nothing loaded yet.</strong></p>
             <p>
               Define tables in <code>tables.json</code>, add branches under <Link href="/connections">Connections</Link>, then run an INITIAL load
               {canRun ? <> with “Run ETL” (or <code>tributary etl --mode INITIAL</code>)</> : <> (<code>tributary etl --mode INITIAL</code>, or ask an operator)</>}.
               {' '}“Self-test” loads synthetic branches without any database.
             </p>
-          </div>
-        ) : (
-          <div className="table-scroll">
-            <table className="table" data-testid="etl-control-table">
-              <thead>
-                <tr><th>Table</th><th>Branch</th><th>Status</th><th>Watermark</th><th className="right">Rows</th><th className="right">Duration</th><th>Last success</th><th>Run</th></tr>
-              </thead>
-              <tbody>
-                {rows.map((r) => (
+          </div>}
+          head={() => <tr><th>Table</th><th>Branch</th><th>Status</th><th>Watermark</th><th className="right">Rows</th><th className="right">Duration</th><th>Last success</th><th>Run</th></tr>}>
+          {() => rows.map((r) => (
                   <tr key={`${r.namespace ?? ''}|${r.table_name}|${r.branch_id}`}>
                     <td className="mono strong">{lakeName(r)}</td>
                     <td>{r.branch_id}</td>
@@ -140,26 +132,15 @@ export function PipelinesView() {
                     <td className="mono small muted" title={r.pipeline_run_id ?? undefined}>{shortRun(r.pipeline_run_id)}</td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        </QueryTable>
       </section>
 
       <section className="card card-flush">
         <div className="card-head"><h2>Recent runs</h2><span className="muted small">etl_meta.etl_run_log · newest first</span></div>
-        {runs.isPending ? (
-          <p className="empty">Loading…</p>
-        ) : log.length === 0 ? (
-          <p className="empty">No ETL runs recorded{table || branch ? ' for this filter' : ' yet'}.</p>
-        ) : (
-          <div className="table-scroll">
-            <table className="table table-compact" data-testid="etl-runs-table">
-              <thead>
-                <tr><th>Started</th><th>Run</th><th>Table</th><th>Branch</th><th>Mode</th><th>Status</th><th className="right">Rows</th><th className="right" title="rows deleted in the lake (tables.json deletes: detect)">Deleted</th><th className="right">Duration</th><th className="right">Attempts</th><th>Write</th><th>Schema</th></tr>
-              </thead>
-              <tbody>
-                {log.map((r) => (
+        <QueryTable query={runs} failure="Could not load the run log" isEmpty={() => log.length === 0} compact testId="etl-runs-table"
+          empty={`No ETL runs recorded${table || branch ? ' for this filter' : ' yet'}.`}
+          head={() => <tr><th>Started</th><th>Run</th><th>Table</th><th>Branch</th><th>Mode</th><th>Status</th><th className="right">Rows</th><th className="right" title="rows deleted in the lake (tables.json deletes: detect)">Deleted</th><th className="right">Duration</th><th className="right">Attempts</th><th>Write</th><th>Schema</th></tr>}>
+          {() => log.map((r) => (
                   <tr key={String(r.id)}>
                     <td title={formatTime(r.started_at)}>{timeAgo(r.started_at, now)}</td>
                     <td className="mono small" title={r.pipeline_run_id}>{shortRun(r.pipeline_run_id)}</td>
@@ -175,10 +156,7 @@ export function PipelinesView() {
                     <td><Drift value={r.schema_discrepancy} /></td>
                   </tr>
                 ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        </QueryTable>
       </section>
     </div>
   );

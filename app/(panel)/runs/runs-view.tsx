@@ -13,7 +13,7 @@ import { cancelRun, retryRun } from './run-actions';
 import { RunWarnings } from './run-outcome';
 import { runSummary } from './run-summary';
 import { StartJobForm } from './start-job-form';
-import { QueryState } from '../../_components/query-state';
+import { QueryTable } from '../../_components/query-table';
 
 const STATUSES: RunStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 const SOURCES = ['api', 'cli', 'flow', 'schedule'] as const;
@@ -117,18 +117,10 @@ export function RunsView() {
       </div>
 
       <section className="card card-flush">
-        {!runs.isSuccess ? (
-          <QueryState query={runs} loading="Loading runs…" failure="Could not load runs" />
-        ) : list.length === 0 ? (
-          <p className="empty">No runs{filtered ? ' match these filters' : before ? ' before this page' : ' yet'}.{canRun && !filtered && !before ? ' Start one with “Start job”: system.check is a quick end-to-end probe.' : ''}</p>
-        ) : (
-          <div className="table-scroll">
-          <table className="table" data-testid="runs-table">
-            <thead>
-              <tr><th>Status</th><th>Kind</th><th>Summary</th><th className="col-progress">Progress</th><th>Started by</th><th>Created</th><th>Duration</th><th className="col-actions" aria-label="Actions" /></tr>
-            </thead>
-            <tbody>
-              {list.map((r) => (
+        <QueryTable query={runs} loading="Loading runs…" failure="Could not load runs" isEmpty={() => list.length === 0} testId="runs-table"
+          empty={`No runs${filtered ? ' match these filters' : before ? ' before this page' : ' yet'}.${canRun && !filtered && !before ? ' Start one with “Start job”: system.check is a quick end-to-end probe.' : ''}`}
+          head={() => <tr><th>Status</th><th>Kind</th><th>Summary</th><th className="col-progress">Progress</th><th>Started by</th><th>Created</th><th>Duration</th><th className="col-actions" aria-label="Actions" /></tr>}>
+          {() => list.map((r) => (
                 <tr key={r.id} data-run-id={r.id}>
                   <td><StatusBadge status={r.status} />{r.cancelRequested && r.status === 'running' && <span className="hint"> cancelling</span>}</td>
                   <td><Link href={`/runs/${r.id}`} className="mono strong">{r.kind}</Link>{r.source && r.source !== 'api' && <span className="chip" style={{ marginLeft: 6 }}>{r.source}</span>}</td>
@@ -152,10 +144,7 @@ export function RunsView() {
                   </td>
                 </tr>
               ))}
-            </tbody>
-          </table>
-          </div>
-        )}
+        </QueryTable>
       </section>
       {(before || list.length === PAGE) && (
         <nav className="toolbar" aria-label="Pages">

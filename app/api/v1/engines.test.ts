@@ -2,13 +2,9 @@
 // directly with Request objects against a real migrated Postgres and a real
 // warehouse folder: roles, validation naming the field, secrets never answered,
 // and the read routes showing what the engines wrote.
-import os from 'node:os';
 import path from 'node:path';
-import fs from 'node:fs';
 import * as arrow from 'apache-arrow';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createTestUsers } from '@/lib/testing/api-users';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getBranches } from '@/lib/connections';
 import { openLake } from '@/lib/lake';
 import { registerSlices } from '@/lib/slices';
@@ -22,29 +18,13 @@ import * as slices from './slices/runs/[id]/slices/route';
 import * as lakeTables from './lake/tables/route';
 import * as lakeTable from './lake/tables/[ident]/route';
 import { callRoute } from './test-call';
-import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { serverDeps } from '@/app/_server/deps';
+import { useRouteServer } from './test-server';
 
 const BASE = 'http://127.0.0.1:8765';
-const SECRET = 'engines-api-test-secret-0123456789';
-let db: TestDatabase;
-let dataDir: string;
-const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
+const fx = useRouteServer({ name: 'engines-api' });
 
 const call = callRoute;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-engines-api-'));
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
-  Object.assign(tok, await createTestUsers(prisma));
-});
-
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
 
 describe('connections', () => {
   const branch = {
@@ -57,11 +37,11 @@ describe('connections', () => {
   it('needs credentials; viewers and operators cannot create (403) and nothing is written', async () => {
     expect((await call(connections.GET, 'GET', '/api/v1/connections')).status).toBe(401);
     for (const who of ['viewer', 'operator'] as const) {
-      const r = await call(connections.POST, 'POST', '/api/v1/connections', { token: tok[who], body: branch });
+      const r = await call(connections.POST, 'POST', '/api/v1/connections', { token: fx.tok[who], body: branch });
       expect(r.status).toBe(403);
       expect(r.body.error.code).toBe('forbidden');
     }
-    expect((await db.pool.query('select count(*)::int n from connections')).rows[0].n).toBe(0);
+    expect((await fx.db.pool.query('select count(*)::int n from connections')).rows[0].n).toBe(0);
   });
 
   it('bad bodies → 400 naming the field', async () => {
@@ -78,95 +58,95 @@ describe('connections', () => {
       [{ name: 'ora', kind: 'oracle', isBranch: true, branchKey: 'o', params: { host: 'ora1' } }, 'params.service_name'],
     ];
     for (const [body, field] of cases) {
-      const r = await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body });
+      const r = await call(connections.POST, 'POST', '/api/v1/connections', { token: fx.tok.admin, body });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect(r.body.error.field, JSON.stringify(r.body)).toBe(field);
     }
-    const malformed = await connections.POST(new Request(BASE + '/api/v1/connections', { method: 'POST', headers: { authorization: `Bearer ${tok.admin}` }, body: '{"name":' }), { params: Promise.resolve({}) });
+    const malformed = await connections.POST(new Request(BASE + '/api/v1/connections', { method: 'POST', headers: { authorization: `Bearer ${fx.tok.admin}` }, body: '{"name":' }), { params: Promise.resolve({}) });
     expect(malformed.status).toBe(400);
-    expect((await db.pool.query('select count(*)::int n from connections')).rows[0].n).toBe(0);
+    expect((await fx.db.pool.query('select count(*)::int n from connections')).rows[0].n).toBe(0);
   });
 
   it('an admin creates a branch: 201, secrets encrypted at rest and never answered', async () => {
-    const r = await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body: branch });
+    const r = await call(connections.POST, 'POST', '/api/v1/connections', { token: fx.tok.admin, body: branch });
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ name: 'branch_a', kind: 'postgres', isBranch: true, branchKey: 'a', params: branch.params, secretKeys: ['password'] });
     expect(r.text).not.toContain('hunter2');
     id = r.body.id;
-    const stored = (await db.pool.query('select * from connections where id = $1', [id])).rows[0];
+    const stored = (await fx.db.pool.query('select * from connections where id = $1', [id])).rows[0];
     expect(JSON.stringify(stored)).not.toContain('hunter2');
     expect(stored.secrets_enc).toMatch(/^v1:/);
     // The engines still get the secret back.
-    const [b] = await getBranches({ pool: db.pool, keys: { secret: SECRET, dataDir } });
+    const [b] = await getBranches({ pool: fx.db.pool, keys: { secret: fx.secret, dataDir: fx.dataDir } });
     expect(b).toMatchObject({ key: 'a', secrets: { password: 'hunter2-very-secret' } });
 
-    const svc = await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body: {
+    const svc = await call(connections.POST, 'POST', '/api/v1/connections', { token: fx.tok.admin, body: {
       name: 'striim_prod', kind: 'striim', params: { node: 'striim:9080', admin_user: 'admin' }, secrets: { admin_pwd: 'striim-pass-xyz' } } });
     expect(svc.status).toBe(201);
     expect(svc.text).not.toContain('striim-pass-xyz');
 
-    const dup = await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body: { ...branch, branchKey: 'b' } });
+    const dup = await call(connections.POST, 'POST', '/api/v1/connections', { token: fx.tok.admin, body: { ...branch, branchKey: 'b' } });
     expect(dup.status).toBe(409);
     expect(dup.body.error.field).toBe('name');
-    const dupKey = await call(connections.POST, 'POST', '/api/v1/connections', { token: tok.admin, body: { ...branch, name: 'branch_a2' } });
+    const dupKey = await call(connections.POST, 'POST', '/api/v1/connections', { token: fx.tok.admin, body: { ...branch, name: 'branch_a2' } });
     expect(dupKey.status).toBe(409);
     expect(dupKey.body.error.field).toBe('branchKey');
   });
 
   it('viewers list and read them, without secret values', async () => {
-    const list = await call(connections.GET, 'GET', '/api/v1/connections', { token: tok.viewer });
+    const list = await call(connections.GET, 'GET', '/api/v1/connections', { token: fx.tok.viewer });
     expect(list.status).toBe(200);
     expect(list.body.connections.map((c: { name: string }) => c.name)).toEqual(['branch_a', 'striim_prod']);
     expect(list.text).not.toMatch(/hunter2|striim-pass-xyz|secrets_enc|v1:/);
-    const branches = await call(connections.GET, 'GET', '/api/v1/connections?branches=true', { token: tok.viewer });
+    const branches = await call(connections.GET, 'GET', '/api/v1/connections?branches=true', { token: fx.tok.viewer });
     expect(branches.body.connections.map((c: { name: string }) => c.name)).toEqual(['branch_a']);
-    expect((await call(connections.GET, 'GET', '/api/v1/connections?kind=nope', { token: tok.viewer })).body.error.field).toBe('query.kind');
+    expect((await call(connections.GET, 'GET', '/api/v1/connections?kind=nope', { token: fx.tok.viewer })).body.error.field).toBe('query.kind');
     for (const key of [id, 'branch_a']) {
-      const one = await call(connection.GET, 'GET', `/api/v1/connections/${key}`, { token: tok.viewer, params: { id: key } });
+      const one = await call(connection.GET, 'GET', `/api/v1/connections/${key}`, { token: fx.tok.viewer, params: { id: key } });
       expect(one.status).toBe(200);
       expect(one.body).toMatchObject({ id, secretKeys: ['password'] });
       expect(one.text).not.toContain('hunter2');
     }
-    expect((await call(connection.GET, 'GET', '/api/v1/connections/nope', { token: tok.viewer, params: { id: 'nope' } })).status).toBe(404);
+    expect((await call(connection.GET, 'GET', '/api/v1/connections/nope', { token: fx.tok.viewer, params: { id: 'nope' } })).status).toBe(404);
   });
 
   it('admins patch params and secrets; unnamed secrets are kept; bad patches change nothing', async () => {
-    const keys = { pool: db.pool, keys: { secret: SECRET, dataDir } };
-    expect((await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.operator, params: { id }, body: { params: { port: 6543 } } })).status).toBe(403);
-    const bad = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.admin, params: { id }, body: { params: { host: null } } });
+    const keys = { pool: fx.db.pool, keys: { secret: fx.secret, dataDir: fx.dataDir } };
+    expect((await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: fx.tok.operator, params: { id }, body: { params: { port: 6543 } } })).status).toBe(403);
+    const bad = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: fx.tok.admin, params: { id }, body: { params: { host: null } } });
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe('params.host');
-    const badType = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.admin, params: { id }, body: { params: { port: 'x' } } });
+    const badType = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: fx.tok.admin, params: { id }, body: { params: { port: 'x' } } });
     expect(badType.body.error.field).toBe('params.port');
-    const unknown = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.admin, params: { id }, body: { kind: 'oracle' } });
+    const unknown = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: fx.tok.admin, params: { id }, body: { kind: 'oracle' } });
     expect(unknown.status).toBe(400);
     expect((await getBranches(keys))[0]).toMatchObject({ params: branch.params, secrets: { password: 'hunter2-very-secret' } });
 
-    const ok = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: tok.admin, params: { id }, body: { params: { port: 6543 }, secrets: { sslkey: 'k-123' } } });
+    const ok = await call(connection.PATCH, 'PATCH', `/api/v1/connections/${id}`, { token: fx.tok.admin, params: { id }, body: { params: { port: 6543 }, secrets: { sslkey: 'k-123' } } });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ params: { ...branch.params, port: 6543 }, secretKeys: ['password', 'sslkey'] });
     expect(ok.text).not.toMatch(/hunter2|k-123/);
     expect((await getBranches(keys))[0].secrets).toEqual({ password: 'hunter2-very-secret', sslkey: 'k-123' });
-    const removed = await call(connection.PATCH, 'PATCH', `/api/v1/connections/branch_a`, { token: tok.admin, params: { id: 'branch_a' }, body: { secrets: { sslkey: null } } });
+    const removed = await call(connection.PATCH, 'PATCH', `/api/v1/connections/branch_a`, { token: fx.tok.admin, params: { id: 'branch_a' }, body: { secrets: { sslkey: null } } });
     expect(removed.body.secretKeys).toEqual(['password']);
-    expect((await call(connection.PATCH, 'PATCH', '/api/v1/connections/nope', { token: tok.admin, params: { id: 'nope' }, body: {} })).status).toBe(404);
+    expect((await call(connection.PATCH, 'PATCH', '/api/v1/connections/nope', { token: fx.tok.admin, params: { id: 'nope' }, body: {} })).status).toBe(404);
   });
 
   it('only admins delete', async () => {
-    expect((await call(connection.DELETE, 'DELETE', `/api/v1/connections/${id}`, { token: tok.operator, params: { id } })).status).toBe(403);
-    const del = await call(connection.DELETE, 'DELETE', `/api/v1/connections/${id}`, { token: tok.admin, params: { id } });
+    expect((await call(connection.DELETE, 'DELETE', `/api/v1/connections/${id}`, { token: fx.tok.operator, params: { id } })).status).toBe(403);
+    const del = await call(connection.DELETE, 'DELETE', `/api/v1/connections/${id}`, { token: fx.tok.admin, params: { id } });
     expect(del.status).toBe(200);
     expect(del.body).toMatchObject({ deleted: id, name: 'branch_a' });
-    expect((await call(connection.DELETE, 'DELETE', `/api/v1/connections/${id}`, { token: tok.admin, params: { id } })).status).toBe(404);
+    expect((await call(connection.DELETE, 'DELETE', `/api/v1/connections/${id}`, { token: fx.tok.admin, params: { id } })).status).toBe(404);
   });
 });
 
 describe('etl control and run log', () => {
   beforeAll(async () => {
-    await db.pool.query(`insert into etl_meta.etl_control (table_name, branch_id, last_cdc_value, status, row_count, duration_ms, pipeline_run_id)
+    await fx.db.pool.query(`insert into etl_meta.etl_control (table_name, branch_id, last_cdc_value, status, row_count, duration_ms, pipeline_run_id)
       values ('orders', 'a', '2026-05-01 10:00:00', 'SUCCESS', 1200, 3400, 'etl-1'), ('orders', 'b', null, 'FAILED', 0, 10, 'etl-1'),
              ('customers', 'a', '77', 'SUCCESS', 50, 100, 'etl-1')`);
-    await db.pool.query(`insert into etl_meta.etl_run_log (pipeline_run_id, table_name, branch_id, mode, status, row_count, started_at, finished_at, duration_ms, attempts, schema_discrepancy)
+    await fx.db.pool.query(`insert into etl_meta.etl_run_log (pipeline_run_id, table_name, branch_id, mode, status, row_count, started_at, finished_at, duration_ms, attempts, schema_discrepancy)
       values ('etl-1', 'orders', 'a', 'INITIAL', 'SUCCESS', 1200, now() - interval '1 minute', now(), 3400, 1, '{"AMOUNT":"decimal(10,2) ∪ decimal(12,4)"}'),
              ('etl-1', 'orders', 'b', 'INITIAL', 'FAILED', 0, now() - interval '1 minute', now(), 10, 6, null),
              ('etl-2', 'orders', 'a', 'INCREMENTAL', 'SUCCESS', 12, now(), now(), 200, 1, null)`);
@@ -174,49 +154,49 @@ describe('etl control and run log', () => {
 
   it('control rows per table × branch, filtered', async () => {
     expect((await call(etlControl.GET, 'GET', '/api/v1/etl/control')).status).toBe(401);
-    const all = await call(etlControl.GET, 'GET', '/api/v1/etl/control', { token: tok.viewer });
+    const all = await call(etlControl.GET, 'GET', '/api/v1/etl/control', { token: fx.tok.viewer });
     expect(all.status).toBe(200);
     expect(all.body.control.map((r: { table_name: string; branch_id: string }) => `${r.table_name}@${r.branch_id}`)).toEqual(['customers@a', 'orders@a', 'orders@b']);
-    const one = await call(etlControl.GET, 'GET', '/api/v1/etl/control?table=orders&branch=b', { token: tok.viewer });
+    const one = await call(etlControl.GET, 'GET', '/api/v1/etl/control?table=orders&branch=b', { token: fx.tok.viewer });
     expect(one.body.control).toHaveLength(1);
     expect(one.body.control[0]).toMatchObject({ status: 'FAILED' });
   });
 
   it('run-log rows newest first, filtered by run, table, branch, status, limit', async () => {
-    const all = await call(etlRuns.GET, 'GET', '/api/v1/etl/runs', { token: tok.viewer });
+    const all = await call(etlRuns.GET, 'GET', '/api/v1/etl/runs', { token: fx.tok.viewer });
     expect(all.body.runs.map((r: { pipeline_run_id: string }) => r.pipeline_run_id)).toEqual(['etl-2', 'etl-1', 'etl-1']);
     expect(all.body.runs[2].schema_discrepancy).toEqual({ AMOUNT: 'decimal(10,2) ∪ decimal(12,4)' });
-    const failed = await call(etlRuns.GET, 'GET', '/api/v1/etl/runs?pipeline_run_id=etl-1&status=FAILED', { token: tok.viewer });
+    const failed = await call(etlRuns.GET, 'GET', '/api/v1/etl/runs?pipeline_run_id=etl-1&status=FAILED', { token: fx.tok.viewer });
     expect(failed.body.runs).toHaveLength(1);
     expect(failed.body.runs[0]).toMatchObject({ branch_id: 'b', attempts: 6 });
-    expect((await call(etlRuns.GET, 'GET', '/api/v1/etl/runs?table=orders&branch=a&limit=1', { token: tok.viewer })).body.runs).toHaveLength(1);
-    const bad = await call(etlRuns.GET, 'GET', '/api/v1/etl/runs?limit=0', { token: tok.viewer });
+    expect((await call(etlRuns.GET, 'GET', '/api/v1/etl/runs?table=orders&branch=a&limit=1', { token: fx.tok.viewer })).body.runs).toHaveLength(1);
+    const bad = await call(etlRuns.GET, 'GET', '/api/v1/etl/runs?limit=0', { token: fx.tok.viewer });
     expect(bad.status).toBe(400);
     expect(bad.body.error.field).toBe('query.limit');
-    expect((await call(etlRuns.GET, 'GET', '/api/v1/etl/runs?status=GREAT', { token: tok.viewer })).body.error.field).toBe('query.status');
+    expect((await call(etlRuns.GET, 'GET', '/api/v1/etl/runs?status=GREAT', { token: fx.tok.viewer })).body.error.field).toBe('query.status');
   });
 });
 
 describe('slices', () => {
   beforeAll(async () => {
-    await registerSlices(db.pool, { runId: 7, executor: 'native', slices: Array.from({ length: 5 }, (_, i) => ({ query: `select * from t where id % 5 = ${i}`, target: 'public.t_copy' })) });
-    await db.pool.query(`update striim_orchestration set status = 'COMPLETED', started_datetime = now() - interval '20 seconds', finished_datetime = now() - interval '5 seconds', rows_written = 1000
+    await registerSlices(fx.db.pool, { runId: 7, executor: 'native', slices: Array.from({ length: 5 }, (_, i) => ({ query: `select * from t where id % 5 = ${i}`, target: 'public.t_copy' })) });
+    await fx.db.pool.query(`update striim_orchestration set status = 'COMPLETED', started_datetime = now() - interval '20 seconds', finished_datetime = now() - interval '5 seconds', rows_written = 1000
       where uniquerunid = 7 and roworder in (1, 2)`);
-    await db.pool.query(`update striim_orchestration set status = 'RUNNING', started_datetime = now() - interval '10 seconds', rows_written = 500, namespace = 'ILA_7_3', attempts = 1
+    await fx.db.pool.query(`update striim_orchestration set status = 'RUNNING', started_datetime = now() - interval '10 seconds', rows_written = 500, namespace = 'ILA_7_3', attempts = 1
       where uniquerunid = 7 and roworder = 3`);
-    await db.pool.query(`update striim_orchestration set status = 'QUARANTINED', attempts = 3, notes = 'deploy failed [quarantined after 3 attempts]' where uniquerunid = 7 and roworder = 4`);
-    await db.pool.query(`insert into slice_run_events (run_id, level, kind, slice, message) values (7, 'info', 'appeared', 3, 'slice 3 started'), (7, 'error', 'log', 4, 'deploy failed')`);
+    await fx.db.pool.query(`update striim_orchestration set status = 'QUARANTINED', attempts = 3, notes = 'deploy failed [quarantined after 3 attempts]' where uniquerunid = 7 and roworder = 4`);
+    await fx.db.pool.query(`insert into slice_run_events (run_id, level, kind, slice, message) values (7, 'info', 'appeared', 3, 'slice 3 started'), (7, 'error', 'log', 4, 'deploy failed')`);
   });
 
   it('lists runs with counts by status', async () => {
-    const r = await call(sliceRuns.GET, 'GET', '/api/v1/slices/runs', { token: tok.viewer });
+    const r = await call(sliceRuns.GET, 'GET', '/api/v1/slices/runs', { token: fx.tok.viewer });
     expect(r.status).toBe(200);
     expect(r.body.runs).toHaveLength(1);
     expect(r.body.runs[0]).toMatchObject({ run_id: 7, executor: 'native', counts: { COMPLETED: 2, RUNNING: 1, QUARANTINED: 1, NEW: 1 } });
   });
 
   it('serves the live board consistent with the orchestration table', async () => {
-    const b = await call(board.GET, 'GET', '/api/v1/slices/runs/7/board', { token: tok.viewer, params: { id: '7' } });
+    const b = await call(board.GET, 'GET', '/api/v1/slices/runs/7/board', { token: fx.tok.viewer, params: { id: '7' } });
     expect(b.status).toBe(200);
     expect(b.body).toMatchObject({ runId: 7, total: 5, percentComplete: 40, counts: { COMPLETED: 2, RUNNING: 1, QUARANTINED: 1, NEW: 1 } });
     expect(b.body.inFlight).toHaveLength(1);
@@ -225,27 +205,27 @@ describe('slices', () => {
     expect(b.body.recentCompletions.map((c: { slice: number }) => c.slice).sort()).toEqual([1, 2]);
     expect(b.body.failed).toEqual([expect.objectContaining({ slice: 4, status: 'QUARANTINED', attempts: 3 })]);
     expect(b.body.logTail.map((l: { message: string }) => l.message)).toEqual(['slice 3 started', 'deploy failed']);
-    expect((await call(board.GET, 'GET', '/api/v1/slices/runs/99/board', { token: tok.viewer, params: { id: '99' } })).status).toBe(404);
-    expect((await call(board.GET, 'GET', '/api/v1/slices/runs/x/board', { token: tok.viewer, params: { id: 'x' } })).status).toBe(404);
+    expect((await call(board.GET, 'GET', '/api/v1/slices/runs/99/board', { token: fx.tok.viewer, params: { id: '99' } })).status).toBe(404);
+    expect((await call(board.GET, 'GET', '/api/v1/slices/runs/x/board', { token: fx.tok.viewer, params: { id: 'x' } })).status).toBe(404);
   });
 
   it('lists a run’s slices, filtered by status', async () => {
-    const all = await call(slices.GET, 'GET', '/api/v1/slices/runs/7/slices', { token: tok.viewer, params: { id: '7' } });
+    const all = await call(slices.GET, 'GET', '/api/v1/slices/runs/7/slices', { token: fx.tok.viewer, params: { id: '7' } });
     expect(all.body.slices.map((s: { slice: number; status: string }) => `${s.slice}:${s.status}`)).toEqual(['1:COMPLETED', '2:COMPLETED', '3:RUNNING', '4:QUARANTINED', '5:NEW']);
     expect(all.body.slices[0].query).toContain('id % 5 = 0');
-    const bad = await call(slices.GET, 'GET', '/api/v1/slices/runs/7/slices?status=failed,quarantined', { token: tok.viewer, params: { id: '7' } });
+    const bad = await call(slices.GET, 'GET', '/api/v1/slices/runs/7/slices?status=failed,quarantined', { token: fx.tok.viewer, params: { id: '7' } });
     expect(bad.body.slices.map((s: { slice: number }) => s.slice)).toEqual([4]);
-    const wrong = await call(slices.GET, 'GET', '/api/v1/slices/runs/7/slices?status=DONE', { token: tok.viewer, params: { id: '7' } });
+    const wrong = await call(slices.GET, 'GET', '/api/v1/slices/runs/7/slices?status=DONE', { token: fx.tok.viewer, params: { id: '7' } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.field).toBe('query.status');
-    expect((await call(slices.GET, 'GET', '/api/v1/slices/runs/99/slices', { token: tok.viewer, params: { id: '99' } })).status).toBe(404);
+    expect((await call(slices.GET, 'GET', '/api/v1/slices/runs/99/slices', { token: fx.tok.viewer, params: { id: '99' } })).status).toBe(404);
   });
 });
 
 describe('lake', () => {
   beforeAll(async () => {
     const { env } = serverDeps();
-    const lake = openLake({ pool: db.pool, warehouse: env.warehouse });
+    const lake = openLake({ pool: fx.db.pool, warehouse: env.warehouse });
     const schema = new arrow.Schema([
       new arrow.Field('ID', new arrow.Int64(), false),
       new arrow.Field('NAME', new arrow.Utf8(), true),
@@ -266,15 +246,15 @@ describe('lake', () => {
 
   it('lists tables of the warehouse', async () => {
     expect((await call(lakeTables.GET, 'GET', '/api/v1/lake/tables')).status).toBe(401);
-    const r = await call(lakeTables.GET, 'GET', '/api/v1/lake/tables', { token: tok.viewer });
+    const r = await call(lakeTables.GET, 'GET', '/api/v1/lake/tables', { token: fx.tok.viewer });
     expect(r.status).toBe(200);
-    expect(r.body.warehouse).toBe(`file://${path.join(path.resolve(dataDir), 'warehouse')}`);
+    expect(r.body.warehouse).toBe(`file://${path.join(path.resolve(fx.dataDir), 'warehouse')}`);
     expect(r.body.tables).toEqual([expect.objectContaining({ ident: 'sales.orders', namespace: 'sales', name: 'orders', snapshotCount: 2, partitionBy: ['identity(BRANCH_ID)'], error: null })]);
-    expect((await call(lakeTables.GET, 'GET', '/api/v1/lake/tables?namespace=other', { token: tok.viewer })).body.tables).toEqual([]);
+    expect((await call(lakeTables.GET, 'GET', '/api/v1/lake/tables?namespace=other', { token: fx.tok.viewer })).body.tables).toEqual([]);
   });
 
   it('describes a table: schema, partition spec, snapshots, rows per partition', async () => {
-    const r = await call(lakeTable.GET, 'GET', '/api/v1/lake/tables/sales.orders', { token: tok.viewer, params: { ident: 'sales.orders' } });
+    const r = await call(lakeTable.GET, 'GET', '/api/v1/lake/tables/sales.orders', { token: fx.tok.viewer, params: { ident: 'sales.orders' } });
     expect(r.status).toBe(200);
     expect(r.body.schema.map((f: { name: string; type: string }) => `${f.name}:${f.type}`)).toEqual(['ID:long', 'NAME:string', 'BRANCH_ID:string']);
     expect(r.body.identifierFields).toEqual(['ID']);
@@ -291,9 +271,9 @@ describe('lake', () => {
   });
 
   it('unknown or malformed table names → 404', async () => {
-    const missing = await call(lakeTable.GET, 'GET', '/api/v1/lake/tables/sales.nope', { token: tok.viewer, params: { ident: 'sales.nope' } });
+    const missing = await call(lakeTable.GET, 'GET', '/api/v1/lake/tables/sales.nope', { token: fx.tok.viewer, params: { ident: 'sales.nope' } });
     expect(missing.status).toBe(404);
     expect(missing.body.error.message).toContain('sales.nope');
-    expect((await call(lakeTable.GET, 'GET', '/api/v1/lake/tables/..', { token: tok.viewer, params: { ident: '..' } })).status).toBe(404);
+    expect((await call(lakeTable.GET, 'GET', '/api/v1/lake/tables/..', { token: fx.tok.viewer, params: { ident: '..' } })).status).toBe(404);
   });
 });

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createScratchDatabase } from '../../testing/pg';
+import { waitFor } from '../../testing/wait-for';
 import { createStriimClient } from '../run/striim-client';
 import { startStriimEmulator, type StriimEmulator } from './striim-emulator';
 import { DEFAULT_TQL_TEMPLATE, renderTql } from '../run/tql-template';
@@ -21,14 +22,11 @@ beforeAll(async () => {
 afterAll(async () => { await emu?.close(); await src?.drop(); await tgt?.drop(); });
 
 const client = () => createStriimClient({ baseUrl: emu.url, user: 'admin', password: 'admin', backoffBaseMs: 5, backoffMaxMs: 20 });
-async function waitFor(c: ReturnType<typeof client>, full: string, statuses: string[]) {
-  for (let i = 0; i < 400; i++) {
-    const a = (await c.mon()).find((x) => x.fullName === full);
-    if (a && statuses.includes(a.statusChange)) return a;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`${full} never reached ${statuses}`);
-}
+/** The app's monitor entry once it reaches one of `statuses` (a deadline, not a count of looks: a loaded machine looks less often). */
+const appReaches = (c: ReturnType<typeof client>, full: string, statuses: string[]) => waitFor(`${full} to reach ${statuses.join(' or ')}`, async () => {
+  const a = (await c.mon()).find((x) => x.fullName === full);
+  return a && statuses.includes(a.statusChange) && a;
+}, 120_000, 25);
 
 describe('Striim emulator + client', () => {
   it('authenticates, runs an app lifecycle and really copies rows (duplicates ignored)', async () => {
@@ -42,7 +40,7 @@ describe('Striim emulator + client', () => {
     expect(created.results.map((r) => r.executionStatus)).toEqual(Array(5).fill('Success'));
     expect((await c.exec('DEPLOY APPLICATION ILA_1_1.OracleInitialLoadApp IN default;')).ok).toBe(true);
     expect((await c.exec('START APPLICATION ILA_1_1.OracleInitialLoadApp;')).ok).toBe(true);
-    const a = await waitFor(c, 'ILA_1_1.OracleInitialLoadApp', ['QUIESCED']);
+    const a = await appReaches(c, 'ILA_1_1.OracleInitialLoadApp', ['QUIESCED']);
     expect(a.namespace).toBe('ILA_1_1');
     expect((await q(tgt.url, 'select count(*)::int n, count(distinct id)::int d from public.tgt'))[0]).toEqual({ n: 3000, d: 3000 });
     expect((await q(tgt.url, "select name from public.tgt where id = 11"))[0].name).toBe("n'11");
@@ -84,7 +82,7 @@ describe('Striim emulator + client', () => {
       await c.exec(`create namespace ${ns}; USE ${ns}; ${tql}`);
       await c.exec(`DEPLOY APPLICATION ${ns}.OracleInitialLoadApp IN default; START APPLICATION ${ns}.OracleInitialLoadApp;`);
     }
-    const died = await waitFor(c, 'ILA_2_3.OracleInitialLoadApp', ['TERMINATED']);
+    const died = await appReaches(c, 'ILA_2_3.OracleInitialLoadApp', ['TERMINATED']);
     expect(died.statusChange).toBe('TERMINATED');
     // Wait for the never-quiescing app's copy to end (every row written), then it must still be RUNNING.
     const app = emu.apps.get('ILA_2_2.OracleInitialLoadApp')!;

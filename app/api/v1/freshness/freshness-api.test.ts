@@ -1,41 +1,28 @@
 // GET /api/v1/freshness against a real migrated Postgres: every asset with an
 // expectation and its status; an invalid tables.json answers 409 naming the
 // file's field; a request without credentials is refused.
-import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
-import { parseEnv } from '@/lib/config/env';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { describe, expect, it } from 'vitest';
+import { useRouteServer } from '../test-server';
 import * as route from './route';
 import { callRoute } from '../test-call';
 
-let db: TestDatabase;
-let dir: string;
-let token = '';
-const tablesFile = () => path.join(dir, 'tables.json');
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-freshness-api-'));
-  fs.writeFileSync(tablesFile(), JSON.stringify({ freshness: { warn_after: '1h' }, tables: [{ table: 'CRM.CUSTOMERS', unique_key: 'ID' }, { table: 'CRM.REGIONS', unique_key: 'ID', freshness: { error_after: { count: 1, period: 'day' } } }] }));
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'freshness-api-secret-0123456789', TRIBUTARY_DATA_DIR: dir, TRIBUTARY_TABLES_FILE: tablesFile() }));
-  await createUser(prisma, { name: 'vera', password: 'viewer-pw-123', role: 'viewer' });
-  token = (await createApiToken(prisma, { user: 'vera', name: 't' })).token;
-  await db.pool.query(`insert into etl_meta.etl_control (namespace, table_name, branch_id, status, last_success_at) values ('etl', 'customers', 'B1', 'SUCCESS', now() - interval '2 hours')`);
+const fx = useRouteServer({
+  name: 'freshness-api', roles: ['viewer'],
+  env: (dir) => ({ TRIBUTARY_TABLES_FILE: path.join(dir, 'tables.json') }),
+  prepare: async ({ dataDir }) => {
+    fs.writeFileSync(path.join(dataDir, 'tables.json'), JSON.stringify({ freshness: { warn_after: '1h' }, tables: [{ table: 'CRM.CUSTOMERS', unique_key: 'ID' }, { table: 'CRM.REGIONS', unique_key: 'ID', freshness: { error_after: { count: 1, period: 'day' } } }] }));
+  },
+  seed: async ({ db }) => {
+    await db.pool.query(`insert into etl_meta.etl_control (namespace, table_name, branch_id, status, last_success_at) values ('etl', 'customers', 'B1', 'SUCCESS', now() - interval '2 hours')`);
+  },
 });
-
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const tablesFile = () => path.join(fx.dataDir, 'tables.json');
 
 describe('GET /api/v1/freshness', () => {
   it('lists every asset with an expectation, breaches first', async () => {
-    const r = await callRoute(route.GET, 'GET', '/api/v1/freshness', { token });
+    const r = await callRoute(route.GET, 'GET', '/api/v1/freshness', { token: fx.tok.viewer });
     expect(r.status).toBe(200);
     expect(r.body.assets.map((a: { asset: string; status: string; declaredIn: string }) => [a.asset, a.status, a.declaredIn])).toEqual([
       ['lake:etl.customers', 'warn', 'tables.json default'],
@@ -51,7 +38,7 @@ describe('GET /api/v1/freshness', () => {
   });
   it('an invalid tables.json is a 409 naming the field', async () => {
     fs.writeFileSync(tablesFile(), JSON.stringify([{ table: 'CRM.CUSTOMERS', unique_key: 'ID', freshness: { warn_after: '6h', error_after: '1h' } }]));
-    const r = await callRoute(route.GET, 'GET', '/api/v1/freshness', { token });
+    const r = await callRoute(route.GET, 'GET', '/api/v1/freshness', { token: fx.tok.viewer });
     expect(r.status).toBe(409);
     expect(r.body.error.message).toMatch(/field freshness\.error_after: must be at least warn_after/);
   });

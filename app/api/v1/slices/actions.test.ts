@@ -2,43 +2,26 @@
 // real migrated Postgres, with real users and tokens: roles (viewers 403, clear
 // for admins), strict payloads naming the field, nothing queued on a refusal,
 // and the board feed telling a registered run from a started one.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createTestUsers } from '@/lib/testing/api-users';
+import { describe, expect, it } from 'vitest';
 import { createConnection } from '@/lib/connections';
 import { registerSlices } from '@/lib/slices';
 import * as actions from './runs/[id]/actions/route';
 import * as board from './runs/[id]/board/route';
 import { callRoute } from '../test-call';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { useRouteServer } from '../test-server';
 
-let db: TestDatabase;
-let dataDir: string;
-const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
+const fx = useRouteServer({
+  name: 'slices-actions',
+  seed: async ({ db, dataDir, secret }) => {
+    await createConnection({ pool: db.pool, keys: { secret, dataDir } }, { name: 'src', kind: 'postgres', secrets: { url: 'postgres://127.0.0.1:1/none' } });
+    // A run as `slices split` leaves it: registered, no executor chosen by anyone.
+    await registerSlices(db.pool, { runId: 7, slices: [1, 2, 3].map((i) => ({ query: `SELECT s.* FROM public.src s WHERE s.id >= ${i} AND s.id < ${i + 1}`, target: 'public.tgt' })) });
+  },
+});
 
 const call = callRoute;
-const post = (who: keyof typeof tok, id: number, body: unknown) => call(actions.POST, 'POST', `/api/v1/slices/runs/${id}/actions`, { token: tok[who], body, params: { id: String(id) } });
-const jobRuns = async () => (await db.pool.query('select kind, params, created_by from job_runs order by created_at')).rows;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-slices-actions-'));
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'slices-actions-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir }));
-  await createConnection({ pool: db.pool, keys: { secret: 'slices-actions-test-secret-0123456789', dataDir } }, { name: 'src', kind: 'postgres', secrets: { url: 'postgres://127.0.0.1:1/none' } });
-  Object.assign(tok, await createTestUsers(prisma));
-  // A run as `slices split` leaves it: registered, no executor chosen by anyone.
-  await registerSlices(db.pool, { runId: 7, slices: [1, 2, 3].map((i) => ({ query: `SELECT s.* FROM public.src s WHERE s.id >= ${i} AND s.id < ${i + 1}`, target: 'public.tgt' })) });
-});
-
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const post = (who: keyof typeof fx.tok, id: number, body: unknown) => call(actions.POST, 'POST', `/api/v1/slices/runs/${id}/actions`, { token: fx.tok[who], body, params: { id: String(id) } });
+const jobRuns = async () => (await fx.db.pool.query('select kind, params, created_by from job_runs order by created_at')).rows;
 
 describe('POST /api/v1/slices/runs/:id/actions', () => {
   it('refuses viewers every action (403) and queues nothing', async () => {
@@ -96,11 +79,11 @@ describe('POST /api/v1/slices/runs/:id/actions', () => {
 
 describe('the board of a registered run', () => {
   it('says it has not started (so either executor may run it) and is registration 1', async () => {
-    const r = await call(board.GET, 'GET', '/api/v1/slices/runs/7/board', { token: tok.viewer, params: { id: '7' } });
+    const r = await call(board.GET, 'GET', '/api/v1/slices/runs/7/board', { token: fx.tok.viewer, params: { id: '7' } });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ runId: 7, started: false, generation: 1, total: 3, counts: { NEW: 3 }, targetLake: null });
-    await db.pool.query(`update striim_orchestration set status = 'RUNNING', attempts = 1 where uniquerunid = 7 and roworder = 2`);
-    const s = await call(board.GET, 'GET', '/api/v1/slices/runs/7/board', { token: tok.viewer, params: { id: '7' } });
+    await fx.db.pool.query(`update striim_orchestration set status = 'RUNNING', attempts = 1 where uniquerunid = 7 and roworder = 2`);
+    const s = await call(board.GET, 'GET', '/api/v1/slices/runs/7/board', { token: fx.tok.viewer, params: { id: '7' } });
     expect(s.body.started).toBe(true);
   });
 });

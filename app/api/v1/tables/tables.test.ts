@@ -1,39 +1,24 @@
 // GET|PUT /api/v1/tables against a real migrated Postgres and a real tables.json
 // file: roles, validation naming the entry and field, optimistic versions,
 // an atomic write the CLI's loader reads back, and an audit row.
-import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createTestUsers } from '@/lib/testing/api-users';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadTablesConfig } from '@/lib/config/tables-json';
 import * as tables from './route';
 import { callRoute as call } from '../test-call';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { useRouteServer } from '../test-server';
 
-const SECRET = 'tables-api-test-secret-0123456789';
-let db: TestDatabase;
-let dir: string;
+const fx = useRouteServer({
+  name: 'tables-api',
+  env: (dir) => ({ TRIBUTARY_TABLES_FILE: path.join(dir, 'tables.json') }),
+  prepare: async ({ dataDir }) => {
+    fs.writeFileSync(path.join(dataDir, 'tables.json'), JSON.stringify([{ table: 'public.customers', unique_key: 'id', cdc_column: 'updated_at' }]));
+  },
+});
+const tok = fx.tok;
 let file: string;
-const tok = { admin: '', operator: '', viewer: '' };
-const KEYS = ['DATABASE_URL', 'TRIBUTARY_SECRET', 'TRIBUTARY_DATA_DIR', 'TRIBUTARY_TABLES_FILE'];
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-tables-api-'));
-  file = path.join(dir, 'tables.json');
-  fs.writeFileSync(file, JSON.stringify([{ table: 'public.customers', unique_key: 'id', cdc_column: 'updated_at' }]));
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dir, TRIBUTARY_TABLES_FILE: file }));
-  Object.assign(tok, await createTestUsers(prisma));
-});
-
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+beforeAll(() => { file = path.join(fx.dataDir, 'tables.json'); });
 
 describe('/api/v1/tables', () => {
   it('reads the file: entries as written, their lake tables, a version', async () => {
@@ -69,12 +54,12 @@ describe('/api/v1/tables', () => {
     expect(ok.status).toBe(200);
     expect(ok.body.version).not.toBe(version);
     expect((await loadTablesConfig(file)).map((d) => d.lakeName)).toEqual(['customers', 'payment']);
-    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(fs.readdirSync(fx.dataDir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
     // The editor that read the first version must reload: its save would drop the other change.
     const stale = await call(tables.PUT, 'PUT', '/api/v1/tables', { token: tok.admin, body: { entries: entries.slice(0, 1), version } });
     expect(stale.status).toBe(409);
     expect((await loadTablesConfig(file)).length).toBe(2);
-    const audit = (await db.pool.query(`select actor, after from audit_events where action = 'tables.update'`)).rows;
+    const audit = (await fx.db.pool.query(`select actor, after from audit_events where action = 'tables.update'`)).rows;
     expect(audit).toEqual([{ actor: expect.stringMatching(/root/), after: { tables: ['customers', 'payment'] } }]);
   });
 

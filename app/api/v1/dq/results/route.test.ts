@@ -1,23 +1,23 @@
 // GET /api/v1/dq/results against a real migrated Postgres: auth, filters, validation.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
+import { describe, expect, it } from 'vitest';
 import { writeDqResults } from '@/lib/dq/results';
 import type { DqResult } from '@/lib/dq/result';
 import * as route from './route';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { useRouteServer } from '../../test-server';
 
 const BASE = 'http://127.0.0.1:8765';
-let db: TestDatabase;
-let dataDir: string;
-let token = '';
+const fx = useRouteServer({
+  name: 'dq-api', roles: ['viewer'],
+  seed: async ({ db }) => {
+    await writeDqResults(db.pool, [
+      row({}), row({ branch: 'b1', status: 'MISMATCH', hashMismatch: 1, hashTotalDelta: 1, exampleKeys: { hash_mismatch: [{ key: { ID: '7' }, columns: ['A'] }] } }),
+    ]);
+    await writeDqResults(db.pool, [row({ pipelineRunId: 'dq-2', status: 'ERROR', errorDetails: 'dq: cannot reach branch b0' })]);
+  },
+});
 
 const get = async (query: string, auth = true) => {
-  const res = await route.GET(new Request(`${BASE}/api/v1/dq/results${query}`, { headers: auth ? { authorization: `Bearer ${token}` } : {} }), { params: Promise.resolve({}) });
+  const res = await route.GET(new Request(`${BASE}/api/v1/dq/results${query}`, { headers: auth ? { authorization: `Bearer ${fx.tok.viewer}` } : {} }), { params: Promise.resolve({}) });
   return { status: res.status, body: await res.json() };
 };
 const row = (o: Partial<DqResult>): DqResult => ({
@@ -25,24 +25,6 @@ const row = (o: Partial<DqResult>): DqResult => ({
   oracleRowCount: 10, icebergRowCount: 10, rowCountDelta: 0, hashMatched: 10, hashOnlyInOracle: 0, hashOnlyInIceberg: 0, hashMismatch: 0, hashTotalDelta: 0,
   hashColumns: ['A', 'ID'], columnsOnlyInOracle: [], columnsOnlyInIceberg: ['EMAIL'], exampleKeys: null, repair: null, status: 'OK', errorDetails: null,
   checkedAt: new Date(), ...o,
-});
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-dqapi-'));
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'dq-api-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir }));
-  await createUser(prisma, { name: 'vic', password: 'viewer-pwd', role: 'viewer' });
-  token = (await createApiToken(prisma, { user: 'vic', name: 'dq' })).token;
-  await writeDqResults(db.pool, [
-    row({}), row({ branch: 'b1', status: 'MISMATCH', hashMismatch: 1, hashTotalDelta: 1, exampleKeys: { hash_mismatch: [{ key: { ID: '7' }, columns: ['A'] }] } }),
-  ]);
-  await writeDqResults(db.pool, [row({ pipelineRunId: 'dq-2', status: 'ERROR', errorDetails: 'dq: cannot reach branch b0' })]);
-});
-
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('GET /api/v1/dq/results', () => {
