@@ -4,9 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
-import type { Lake, LakeTable, ScanFileCache } from '../lake';
+import { FIELD_ID, readParquetBatches, type DataFileInfo, type Lake, type LakeTable, type ScanFileCache } from '../lake';
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
+import { liveIntKeys, type IntKeyFileCache } from './int-key-files';
 import type { UnionColumn } from './schema-union';
 import { AppError } from '../errors';
 
@@ -48,6 +49,12 @@ export interface LakeTarget {
    * the table has no snapshot or a file records no bounds for the column. (Optional: a target without it plans from the scan.)
    */
   intKeyRange?(table: string, column: string, partition: Record<string, unknown>): Promise<{ rows: number; min: bigint; max: bigint } | null>;
+  /**
+   * The live values of an integer column in one partition at the current snapshot, as numbers (nulls
+   * skipped), each file's column and each delete file's positions taken from `cache` when there
+   * (int-key-files.ts); null when that road cannot answer exactly (the caller scans). (Optional: a target without it is scanned.)
+   */
+  liveIntKeys?(table: string, column: string, partition: Record<string, unknown>, cache: IntKeyFileCache): Promise<Float64Array | null>;
   /** Snapshot retention after a load. */
   expire(table: string, opts: { maxAgeDays: number; minToKeep: number }): Promise<void>;
   /**
@@ -176,6 +183,16 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     await tbl.refresh();
     return tbl;
   };
+  // the live files of a table's snapshot, read from its manifests once for intKeyRange and liveIntKeys
+  const filesMemo = new Map<string, { snap: bigint; files: Promise<DataFileInfo[]> }>();
+  const filesAt = (t: string, tbl: LakeTable, snap: bigint) => {
+    const m = filesMemo.get(t);
+    if (m?.snap === snap) return m.files;
+    const files = tbl.files(snap);
+    files.catch(() => filesMemo.delete(t));
+    filesMemo.set(t, { snap, files });
+    return files;
+  };
   async function* batchesOf(files: StagedFile[]): AsyncGenerator<arrow.RecordBatch> {
     for (const f of files) yield* await stagedBatches(f, (uri) => lake.storage.read(uri));
   }
@@ -238,7 +255,7 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       if (snap === null) return null;
       const want = Object.entries(partition);
       let rows = 0, min: bigint | null = null, max: bigint | null = null;
-      for (const f of await tbl.files(snap)) {
+      for (const f of await filesAt(t, tbl, snap)) {
         if (!want.every(([k, v]) => String(f.partition[k]) === String(v))) continue;
         if (f.content === 'position-deletes') { rows -= f.recordCount; continue; }
         if (f.content !== 'data') continue;
@@ -249,6 +266,29 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
         if (max === null || b.upper > max) max = b.upper;
       }
       return min === null || max === null ? null : { rows: Math.max(0, rows), min, max };
+    },
+    async liveIntKeys(t, column, partition, cache) {
+      const tbl = await load(t);
+      const snap = tbl.currentSnapshotId();
+      if (snap === null) return new Float64Array(0);
+      const id = tbl.arrowSchema().fields.find((f) => f.name === column)?.metadata.get(FIELD_ID);
+      if (id === undefined) return null;
+      const want = Object.entries(partition);
+      const files = (await filesAt(t, tbl, snap)).filter((f) => want.every(([k, v]) => String(f.partition[k]) === String(v)));
+      // a catalog table records its files' full URIs (only a folder opened without a catalog is relocated)
+      const blob = (p: string) => lake.storage.blob(p);
+      return liveIntKeys({
+        files,
+        async *readKeys(p) {
+          for await (const b of readParquetBatches(await blob(p), p, { fieldIds: new Set([Number(id)]) })) {
+            // the column by its field id (a file written before a rename keeps its old name)
+            const j = b.schema.fields.findIndex((f) => f.metadata.get(FIELD_ID) === id);
+            if (j < 0) return;
+            yield b.data.children[j];
+          }
+        },
+        async *readPositions(p) { yield* readParquetBatches(await blob(p), p); },
+      }, column, cache);
     },
     async dropIfEmpty(t) {
       if (!(await lake.tableExists(ident(t)))) return false;
