@@ -11,7 +11,7 @@ import type { DqSide, SideRow } from '../reconcile/side';
 import type { HashQuery, SqlColumn } from '../reconcile/sql-common';
 import { textSide } from '../reconcile/text-side';
 import type { Logger } from '../log';
-import { deletedIntKeys, keyGrid, lakeIntKeys } from './detect-int-keys';
+import { deletedIntKeys, keyGrid, lakeIntKeys, type LakeKeys } from './detect-int-keys';
 import { keyFileCache } from './key-file-cache';
 import { intKeyFileCache } from './int-key-files';
 import type { LakeTarget } from './lake-target';
@@ -79,7 +79,7 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
     // no delete file read twice in a process); the scan when that road cannot answer (or soft deletes: `_deleted_at` decides)
     const scanned = () => lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition, { fileCache: keyFileCache }), lakeKeys[0].name, soft ? liveRows : null);
     const held = !soft && a.target.liveIntKeys
-      ? a.target.liveIntKeys(def.lakeName, lakeKeys[0].name, partition, intKeyFileCache).then((k) => k ?? scanned())
+      ? a.target.liveIntKeys(def.lakeName, lakeKeys[0].name, partition, intKeyFileCache).then((k): LakeKeys | Promise<LakeKeys | null> => k ?? scanned())
       : scanned();
     held.catch(() => {}); // awaited below (deletedIntKeys); a failure of the range read first must not leave it unhandled
     const range = await a.target.intKeyRange?.(def.lakeName, lakeKeys[0].name, partition) ?? null;

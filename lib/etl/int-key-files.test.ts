@@ -1,7 +1,8 @@
 import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import type { DataFileInfo } from '../lake';
-import { IntKeyFileCache, liveIntKeys, type IntKeyFiles } from './int-key-files';
+import { IntKeyFileCache, liveIntKeys, type IntKeyFiles, type LiveIntKeys } from './int-key-files';
+import { pgHashInt8 } from './pg-hash-int8';
 
 // The lake side of `deletes: detect` by file (int-key-files.ts), on hand-built files: which rows a
 // position delete removes, what makes the road give up (null: the caller scans), and that a cached
@@ -21,7 +22,13 @@ function lakeOf(files: DataFileInfo[], keys: Record<string, arrow.Data[]>, dels:
   return { src, reads };
 }
 
-const sorted = (a: Float64Array | null) => (a ? [...a].sort((x, y) => x - y) : a);
+/** The live keys sorted, after checking each carries its own hashint8. */
+const sorted = (a: LiveIntKeys | null) => {
+  if (!a) return a;
+  expect(a.hashes.length).toBe(a.keys.length);
+  a.keys.forEach((k, i) => expect(a.hashes[i]).toBe(pgHashInt8(k)));
+  return [...a.keys].sort((x, y) => x - y);
+};
 
 describe('live integer keys by file', () => {
   it('position deletes remove their rows only from the file they name; null keys skipped; a second read comes from the cache', async () => {
@@ -52,14 +59,15 @@ describe('live integer keys by file', () => {
   });
 
   it('the cache drops the least recently used past its budget', () => {
-    const cache = new IntKeyFileCache(8 * 250);
-    cache.set('a', new Float64Array(100));
-    cache.set('b', new Float64Array(100));
+    const cache = new IntKeyFileCache(2000);
+    const positionsOf = (n: number) => new Map([['data.parquet', new Float64Array(n)]]); // 8 a position + 100 a file
+    cache.set('a', positionsOf(100));
+    cache.set('b', positionsOf(100));
     cache.get('a');
-    cache.set('c', new Float64Array(100));
+    cache.set('c', positionsOf(100));
     expect([cache.get('a'), cache.get('b'), cache.get('c')].map((x) => !!x)).toEqual([true, false, true]);
-    expect(cache.size).toBe(1600);
-    cache.set('huge', new Float64Array(1000)); // beyond the budget: not kept
+    expect(cache.size).toBe(1800);
+    cache.set('huge', positionsOf(1000)); // beyond the budget: not kept
     expect(cache.get('huge')).toBeUndefined();
   });
 });

@@ -1,5 +1,6 @@
 import type * as arrow from 'apache-arrow';
 import type { DataFileInfo } from '../lake';
+import { pgHashInt8 } from './pg-hash-int8';
 
 /**
  * The live values of one integer key column in one partition, per file and
@@ -33,7 +34,12 @@ export interface IntKeyFiles {
   readPositions(path: string): AsyncIterable<arrow.RecordBatch>;
 }
 
-type Entry = Float64Array | Map<string, Float64Array>;
+/** A data file's key column at its row positions (NaN: null) and each key's `hashint8` (computed once, with the read). */
+interface FileKeys { keys: Float64Array; hashes: Int32Array }
+type Entry = FileKeys | Map<string, Float64Array>;
+
+/** Live keys and, aligned, their PostgreSQL `hashint8` (the range digests' summands on a PostgreSQL source). */
+export interface LiveIntKeys { keys: Float64Array; hashes: Int32Array }
 
 /**
  * The process's cache of key arrays and delete positions, keyed by file path
@@ -43,7 +49,7 @@ type Entry = Float64Array | Map<string, Float64Array>;
 export class IntKeyFileCache {
   private entries = new Map<string, { value: Entry; bytes: number }>();
   private held = 0;
-  /** @param budget bytes kept (8 a key or a deleted position: 128 MiB hold ~16 million). (Default: 128 MiB) */
+  /** @param budget bytes kept (12 a key, 8 a deleted position: 128 MiB hold ~11 million keys). (Default: 128 MiB) */
   constructor(readonly budget = 128 * 1024 * 1024) {}
 
   get(key: string): Entry | undefined {
@@ -55,7 +61,7 @@ export class IntKeyFileCache {
   }
 
   set(key: string, value: Entry): void {
-    const bytes = value instanceof Float64Array ? value.byteLength : [...value.values()].reduce((n, a) => n + a.byteLength + 100, 0);
+    const bytes = value instanceof Map ? [...value.values()].reduce((n, a) => n + a.byteLength + 100, 0) : value.keys.byteLength + value.hashes.byteLength;
     if (bytes > this.budget) return;
     const old = this.entries.get(key);
     if (old) { this.held -= old.bytes; this.entries.delete(key); }
@@ -76,7 +82,7 @@ export class IntKeyFileCache {
 export const intKeyFileCache = new IntKeyFileCache();
 
 /** The live keys of the partition as numbers (nulls skipped); null when this road cannot answer exactly. */
-export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKeyFileCache): Promise<Float64Array | null> {
+export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKeyFileCache): Promise<LiveIntKeys | null> {
   if (src.files.some((f) => f.content === 'equality-deletes')) return null;
   const data = src.files.filter((f) => f.content === 'data');
   // deleted positions by data file, from every delete file of the partition (read once per process)
@@ -87,22 +93,25 @@ export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKe
     if (!m) { m = await positionsOf(src.readPositions(f.path)); cache.set(`pos\u0000${f.path}`, m); }
     for (const [p, list] of m) { let l = dead.get(p); if (!l) dead.set(p, (l = [])); l.push(list); }
   }
-  const perFile: { keys: Float64Array; gone: Float64Array[] | undefined }[] = [];
+  const perFile: (FileKeys & { gone: Float64Array[] | undefined })[] = [];
   let total = 0;
   for (const f of data) {
     const ck = `keys\u0000${column}\u0000${f.path}`;
-    let keys = cache.get(ck) as Float64Array | undefined;
-    if (!keys) {
-      const k = await keysOf(src.readKeys(f.path), f.recordCount);
-      if (!k) return null;
-      cache.set(ck, (keys = k));
+    let fk = cache.get(ck) as FileKeys | undefined;
+    if (!fk) {
+      const keys = await keysOf(src.readKeys(f.path), f.recordCount);
+      if (!keys) return null;
+      const hashes = new Int32Array(keys.length);
+      for (let i = 0; i < keys.length; i++) if (keys[i] === keys[i]) hashes[i] = pgHashInt8(keys[i]);
+      cache.set(ck, (fk = { keys, hashes }));
     }
-    perFile.push({ keys, gone: dead.get(f.path) });
-    total += keys.length;
+    perFile.push({ ...fk, gone: dead.get(f.path) });
+    total += fk.keys.length;
   }
   const out = new Float64Array(total);
+  const outHashes = new Int32Array(total);
   let n = 0;
-  for (const { keys, gone } of perFile) {
+  for (const { keys, hashes, gone } of perFile) {
     let mask: Uint8Array | null = null;
     if (gone) {
       mask = new Uint8Array(keys.length);
@@ -111,10 +120,11 @@ export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKe
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       if (k !== k || (mask && mask[i])) continue; // NaN: a null key
+      outHashes[n] = hashes[i];
       out[n++] = k;
     }
   }
-  return out.subarray(0, n);
+  return { keys: out.subarray(0, n), hashes: outHashes.subarray(0, n) };
 }
 
 /** A data file's key column as numbers at their row positions (NaN for null); null when the file lacks it or a key is not exact as a number. */

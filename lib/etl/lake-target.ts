@@ -7,7 +7,7 @@ import { fromArrowType, toArrowType } from '../sources';
 import { FIELD_ID, readParquetBatches, type DataFileInfo, type Lake, type LakeTable, type ScanFileCache } from '../lake';
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
-import { liveIntKeys, type IntKeyFileCache } from './int-key-files';
+import { liveIntKeys, type IntKeyFileCache, type LiveIntKeys } from './int-key-files';
 import type { UnionColumn } from './schema-union';
 import { AppError } from '../errors';
 
@@ -54,7 +54,7 @@ export interface LakeTarget {
    * skipped), each file's column and each delete file's positions taken from `cache` when there
    * (int-key-files.ts); null when that road cannot answer exactly (the caller scans). (Optional: a target without it is scanned.)
    */
-  liveIntKeys?(table: string, column: string, partition: Record<string, unknown>, cache: IntKeyFileCache): Promise<Float64Array | null>;
+  liveIntKeys?(table: string, column: string, partition: Record<string, unknown>, cache: IntKeyFileCache): Promise<LiveIntKeys | null>;
   /** Snapshot retention after a load. */
   expire(table: string, opts: { maxAgeDays: number; minToKeep: number }): Promise<void>;
   /**
@@ -270,7 +270,7 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     async liveIntKeys(t, column, partition, cache) {
       const tbl = await load(t);
       const snap = tbl.currentSnapshotId();
-      if (snap === null) return new Float64Array(0);
+      if (snap === null) return { keys: new Float64Array(0), hashes: new Int32Array(0) };
       const id = tbl.arrowSchema().fields.find((f) => f.name === column)?.metadata.get(FIELD_ID);
       if (id === undefined) return null;
       const want = Object.entries(partition);
