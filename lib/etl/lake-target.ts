@@ -172,6 +172,56 @@ async function mergeInGroups(tbl: LakeTable, files: StagedFile[], keys: string[]
   return { snapshotId, disposition: 'merge' as const, inserted, updated, deletedByBranch };
 }
 
+/** The live files of a table's snapshot, read from its manifests once for intKeyRange and liveIntKeys (the last snapshot per table). */
+function snapshotFiles(): (t: string, tbl: LakeTable, snap: bigint) => Promise<DataFileInfo[]> {
+  const memo = new Map<string, { snap: bigint; files: Promise<DataFileInfo[]> }>();
+  return (t, tbl, snap) => {
+    const m = memo.get(t);
+    if (m?.snap === snap) return m.files;
+    const files = tbl.files(snap);
+    files.catch(() => memo.delete(t));
+    memo.set(t, { snap, files });
+    return files;
+  };
+}
+
+/** LakeTarget.intKeyRange from a snapshot's files (their manifest entries: no data file opened). */
+function keyRangeOf(files: DataFileInfo[], column: string, partition: Record<string, unknown>): { rows: number; min: bigint; max: bigint } | null {
+  const want = Object.entries(partition);
+  let rows = 0, min: bigint | null = null, max: bigint | null = null;
+  for (const f of files) {
+    if (!want.every(([k, v]) => String(f.partition[k]) === String(v))) continue;
+    if (f.content === 'position-deletes') { rows -= f.recordCount; continue; }
+    if (f.content !== 'data') continue;
+    const b = f.intBounds?.[column];
+    if (!b) return null;
+    rows += f.recordCount;
+    if (min === null || b.lower < min) min = b.lower;
+    if (max === null || b.upper > max) max = b.upper;
+  }
+  return min === null || max === null ? null : { rows: Math.max(0, rows), min, max };
+}
+
+/** LakeTarget.liveIntKeys over one partition's files: the key column read by its field id, delete files whole. */
+async function liveIntKeysOf(lake: Lake, tbl: LakeTable, files: DataFileInfo[], column: string, cache: IntKeyFileCache): Promise<LiveIntKeys | null> {
+  const id = tbl.arrowSchema().fields.find((f) => f.name === column)?.metadata.get(FIELD_ID);
+  if (id === undefined) return null;
+  // a catalog table records its files' full URIs (only a folder opened without a catalog is relocated)
+  const blob = (p: string) => lake.storage.blob(p);
+  return liveIntKeys({
+    files,
+    async *readKeys(p) {
+      for await (const b of readParquetBatches(await blob(p), p, { fieldIds: new Set([Number(id)]) })) {
+        // the column by its field id (a file written before a rename keeps its old name)
+        const j = b.schema.fields.findIndex((f) => f.metadata.get(FIELD_ID) === id);
+        if (j < 0) return;
+        yield b.data.children[j];
+      }
+    },
+    async *readPositions(p) { yield* readParquetBatches(await blob(p), p); },
+  }, column, cache);
+}
+
 export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: boolean; codec?: string }): LakeTarget {
   // new tables are written in the staged files' codec (what a full replace adopts), lz4 aside: the lake writes no lz4
   const codec = !opts.codec || opts.codec === 'lz4' ? 'snappy' : opts.codec;
@@ -183,16 +233,7 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     await tbl.refresh();
     return tbl;
   };
-  // the live files of a table's snapshot, read from its manifests once for intKeyRange and liveIntKeys
-  const filesMemo = new Map<string, { snap: bigint; files: Promise<DataFileInfo[]> }>();
-  const filesAt = (t: string, tbl: LakeTable, snap: bigint) => {
-    const m = filesMemo.get(t);
-    if (m?.snap === snap) return m.files;
-    const files = tbl.files(snap);
-    files.catch(() => filesMemo.delete(t));
-    filesMemo.set(t, { snap, files });
-    return files;
-  };
+  const filesAt = snapshotFiles();
   async function* batchesOf(files: StagedFile[]): AsyncGenerator<arrow.RecordBatch> {
     for (const f of files) yield* await stagedBatches(f, (uri) => lake.storage.read(uri));
   }
@@ -252,43 +293,15 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     async intKeyRange(t, column, partition) {
       const tbl = await load(t);
       const snap = tbl.currentSnapshotId();
-      if (snap === null) return null;
-      const want = Object.entries(partition);
-      let rows = 0, min: bigint | null = null, max: bigint | null = null;
-      for (const f of await filesAt(t, tbl, snap)) {
-        if (!want.every(([k, v]) => String(f.partition[k]) === String(v))) continue;
-        if (f.content === 'position-deletes') { rows -= f.recordCount; continue; }
-        if (f.content !== 'data') continue;
-        const b = f.intBounds?.[column];
-        if (!b) return null;
-        rows += f.recordCount;
-        if (min === null || b.lower < min) min = b.lower;
-        if (max === null || b.upper > max) max = b.upper;
-      }
-      return min === null || max === null ? null : { rows: Math.max(0, rows), min, max };
+      return snap === null ? null : keyRangeOf(await filesAt(t, tbl, snap), column, partition);
     },
     async liveIntKeys(t, column, partition, cache) {
       const tbl = await load(t);
       const snap = tbl.currentSnapshotId();
       if (snap === null) return { keys: new Float64Array(0), hashes: new Int32Array(0) };
-      const id = tbl.arrowSchema().fields.find((f) => f.name === column)?.metadata.get(FIELD_ID);
-      if (id === undefined) return null;
       const want = Object.entries(partition);
       const files = (await filesAt(t, tbl, snap)).filter((f) => want.every(([k, v]) => String(f.partition[k]) === String(v)));
-      // a catalog table records its files' full URIs (only a folder opened without a catalog is relocated)
-      const blob = (p: string) => lake.storage.blob(p);
-      return liveIntKeys({
-        files,
-        async *readKeys(p) {
-          for await (const b of readParquetBatches(await blob(p), p, { fieldIds: new Set([Number(id)]) })) {
-            // the column by its field id (a file written before a rename keeps its old name)
-            const j = b.schema.fields.findIndex((f) => f.metadata.get(FIELD_ID) === id);
-            if (j < 0) return;
-            yield b.data.children[j];
-          }
-        },
-        async *readPositions(p) { yield* readParquetBatches(await blob(p), p); },
-      }, column, cache);
+      return liveIntKeysOf(lake, tbl, files, column, cache);
     },
     async dropIfEmpty(t) {
       if (!(await lake.tableExists(ident(t)))) return false;
