@@ -47,7 +47,9 @@ const fatal = (m: string) => new AppError('validation', m);
  * rows not yet stamped in `_deleted_at`). A key live twice in the lake is not a
  * delete: the lake side gives each key once. A single integer key (the common
  * case) takes a cheaper road: key ranges instead of hashed buckets, with no
- * text and no MD5 on either side (detect-int-keys.ts).
+ * text and no MD5 on either side (detect-int-keys.ts), the lake's live keys
+ * assembled from per-file key arrays and delete positions a worker keeps
+ * (int-key-files.ts).
  */
 export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schema; log: Logger; signal?: AbortSignal }, u: Unit): Promise<DetectedDeletes> {
   const def = u.def;
