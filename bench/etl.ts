@@ -15,9 +15,10 @@
  * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time, the deletes ratio, the no-op figures and peak RSS.
  *
  *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy] [--rows-per-file N] [--delete-rounds 1] [--verbose]
- *                        [--noop-only] [--noop-rows 1000] [--noop-tables 16] [--profile-noop]
+ *                        [--noop-only] [--noop-rows 1000] [--noop-tables 16] [--profile-noop] [--profile-deletes]
  *
- * `--noop-only` runs step 5 alone (steps 1–4 skipped); `--profile-noop` writes a CPU profile of the no-op run.
+ * `--noop-only` runs step 5 alone (steps 1–4 skipped); `--profile-noop` writes a CPU profile of the no-op run;
+ * `--profile-deletes` CPU profiles of step 4's second round (detect and ignore).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -59,6 +60,7 @@ const TABLES = [
 const CDC_INDEX = !process.argv.includes('--no-cdc-index');
 const DELETE_ROUNDS = Math.max(1, Number(arg('delete-rounds', '1')));
 const NOOP_ONLY = process.argv.includes('--noop-only');
+const PROFILE_DELETES = process.argv.includes('--profile-deletes');
 const NOOP_ROWS = Number(arg('noop-rows', '1000'));
 const NOOP_TABLES = Number(arg('noop-tables', '16'));
 /** Step 5's tables: small, keyed, CDC-tracked, as an operational schema's many small tables are. */
@@ -113,7 +115,7 @@ async function rawCopy(url: string, table: string): Promise<number> {
 }
 
 /** --profile-incremental: a main-thread CPU profile of the INCREMENTAL run only, written to the cwd. */
-async function startProfile(): Promise<() => Promise<string>> {
+async function startProfile(name = 'incremental'): Promise<() => Promise<string>> {
   const inspector = await import('node:inspector/promises');
   const session = new inspector.Session();
   session.connect();
@@ -122,7 +124,7 @@ async function startProfile(): Promise<() => Promise<string>> {
   await session.post('Profiler.start');
   return async () => {
     const { profile } = await session.post('Profiler.stop');
-    const file = path.resolve(`bench-etl-incremental-${Date.now()}.cpuprofile`);
+    const file = path.resolve(`bench-etl-${name}-${Date.now()}.cpuprofile`);
     await fs.writeFile(file, JSON.stringify(profile));
     session.disconnect();
     return file;
@@ -192,7 +194,7 @@ async function main() {
     console.log(`INCREMENTAL (1%) end to end: ${incRows} rows in ${incSec.toFixed(2)}s = ${(incSec / initSec * 100).toFixed(1)}% of the INITIAL's time`);
 
     // 4. deletes: detect against deletes: ignore, each on 1% updated + 0.1% deleted rows (other rows each time)
-    const round = async (mod100: number, mod1000: number, year: number, deletes: 'detect' | 'ignore') => {
+    const round = async (mod100: number, mod1000: number, year: number, deletes: 'detect' | 'ignore', profileRound = false) => {
       await Promise.all(branchUrls.map(async (u) => {
         const c = new pg.Client({ connectionString: u });
         await c.connect();
@@ -204,9 +206,11 @@ async function main() {
         await c.end();
       }));
       const defs = parseTablesConfig(TABLES.map((x) => ({ ...x, deletes })));
+      const dprof = profileRound ? await startProfile(`deletes-${deletes}`) : null;
       const t1 = Date.now();
       const r = await runEtl({ pool, target: lakeTarget(lake, { namespace: 'bench' }), branches, tables: defs, settings: { ...settings, mode: 'INCREMENTAL' }, logger, stagingRoot: path.join(dir, 'staging') });
       const sec = (Date.now() - t1) / 1000;
+      if (dprof) console.log(`INCREMENTAL (deletes: ${deletes}) CPU profile (main thread): ${await dprof()}`);
       if (!r.ok) throw new Error(`INCREMENTAL (deletes: ${deletes}) failed: ${JSON.stringify(r.units.filter((u) => u.status !== 'SUCCESS'))}`);
       return { sec, rows: r.units.reduce((a, u) => a + u.rows, 0), deleted: r.units.reduce((a, u) => a + (u.rowsDeleted ?? 0), 0) };
     };
@@ -216,9 +220,11 @@ async function main() {
     const dets: number[] = [], igns: number[] = [];
     for (let i = 0; i < DELETE_ROUNDS; i++) {
       const m100 = [17, 29, 37, 53, 71, 83][i % 6], m1000 = 503 + i * 10;
-      const det = await round(m100, m1000, 2031 + 2 * i, 'detect');
+      // --profile-deletes: CPU profiles of the second round's two runs (the key-file cache warm, as in a worker)
+      const prof = PROFILE_DELETES && i === Math.min(1, DELETE_ROUNDS - 1);
+      const det = await round(m100, m1000, 2031 + 2 * i, 'detect', prof);
       const wantDeleted = 2 * BRANCHES * Math.floor((ROWS + 1000 - m1000) / 1000);
-      const ign = await round(m100 + 2, m1000 + 300, 2032 + 2 * i, 'ignore');
+      const ign = await round(m100 + 2, m1000 + 300, 2032 + 2 * i, 'ignore', prof);
       console.log(`INCREMENTAL (1% updated, 0.1% deleted), round ${i + 1}: deletes: detect ${det.sec.toFixed(2)}s (${det.rows} rows merged, ${det.deleted} deleted${det.deleted === wantDeleted ? '' : ` — expected ${wantDeleted}!`}); `
         + `deletes: ignore ${ign.sec.toFixed(2)}s (${ign.rows} rows merged); detect/ignore = ${(det.sec / ign.sec).toFixed(2)}×`);
       dets.push(det.sec); igns.push(ign.sec);

@@ -11,8 +11,9 @@ import type { DqSide, SideRow } from '../reconcile/side';
 import type { HashQuery, SqlColumn } from '../reconcile/sql-common';
 import { textSide } from '../reconcile/text-side';
 import type { Logger } from '../log';
-import { deletedIntKeys, keyGrid, lakeIntKeys } from './detect-int-keys';
+import { deletedIntKeys, keyGrid, lakeIntKeys, type LakeKeys } from './detect-int-keys';
 import { keyFileCache } from './key-file-cache';
+import { intKeyFileCache } from './int-key-files';
 import type { LakeTarget } from './lake-target';
 import type { Unit } from './run-types';
 import { lakeKeys as lakeKeysOf } from '../sources';
@@ -46,7 +47,9 @@ const fatal = (m: string) => new AppError('validation', m);
  * rows not yet stamped in `_deleted_at`). A key live twice in the lake is not a
  * delete: the lake side gives each key once. A single integer key (the common
  * case) takes a cheaper road: key ranges instead of hashed buckets, with no
- * text and no MD5 on either side (detect-int-keys.ts).
+ * text and no MD5 on either side (detect-int-keys.ts), the lake's live keys
+ * assembled from per-file key arrays and delete positions a worker keeps
+ * (int-key-files.ts).
  */
 export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schema; log: Logger; signal?: AbortSignal }, u: Unit): Promise<DetectedDeletes> {
   const def = u.def;
@@ -74,7 +77,12 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
     // the common case (one integer key): ranges of the key itself, no hashing (detect-int-keys.ts)
     // (keys beyond ±2^53 are not exact as numbers: those take the hashed road below)
     // the grid from the manifests (no file opened), so the source's aggregate runs while the lake's keys are read
-    const held = lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition, { fileCache: keyFileCache }), lakeKeys[0].name, soft ? liveRows : null);
+    // without soft deletes, the key arrays and delete positions by file (int-key-files.ts: no filtered copies,
+    // no delete file read twice in a process); the scan when that road cannot answer (or soft deletes: `_deleted_at` decides)
+    const scanned = () => lakeIntKeys(a.target.scan(def.lakeName, [lakeKeys[0].name, ...(soft ? [DELETED_AT] : [])], partition, { fileCache: keyFileCache }), lakeKeys[0].name, soft ? liveRows : null);
+    const held = !soft && a.target.liveIntKeys
+      ? a.target.liveIntKeys(def.lakeName, lakeKeys[0].name, partition, intKeyFileCache).then((k): LakeKeys | Promise<LakeKeys | null> => k ?? scanned())
+      : scanned();
     held.catch(() => {}); // awaited below (deletedIntKeys); a failure of the range read first must not leave it unhandled
     const range = await a.target.intKeyRange?.(def.lakeName, lakeKeys[0].name, partition) ?? null;
     const grid = range ? keyGrid(Number(range.min), Number(range.max), range.rows) : null;

@@ -1,4 +1,5 @@
 import type * as arrow from 'apache-arrow';
+import type { LiveIntKeys } from './int-key-files';
 import { pgHashInt8 } from './pg-hash-int8';
 
 /**
@@ -89,6 +90,20 @@ export async function lakeIntKeys(batches: AsyncIterable<arrow.RecordBatch>, key
   return keys;
 }
 
+/** The lake's live keys as numbers, or with each key's `hashint8` already computed (int-key-files.ts: once per file, not per run). */
+export type LakeKeys = Float64Array | LiveIntKeys;
+
+/** The lake side per range: count, offset sum and digest sum (the digests from `hashes` when given). */
+function rangeSums(keys: Float64Array, hashes: Int32Array | null, g: KeyGrid, ranges: number, digest: (k: number, o: number) => number) {
+  const n = new Float64Array(ranges), s = new Float64Array(ranges), h = new Float64Array(ranges);
+  for (let i = 0; i < keys.length; i++) {
+    const o = keys[i] - g.min;
+    const b = Math.floor(o / g.width);
+    n[b]++; s[b] += o - b * g.width; h[b] += hashes ? hashes[i] : digest(keys[i], o);
+  }
+  return { n, s, h };
+}
+
 /** The digest of a key (k, at offset o ≥ 0 in the grid), computed alike by the source's SQL (aggregateSql). */
 function digestOf(dialect: IntKeySource['dialect']): (k: number, o: number) => number {
   return dialect === 'postgres' ? (k) => pgHashInt8(k) : (_k, o) => polyDigest(o);
@@ -138,19 +153,20 @@ export interface DeletedIntKeys {
  * falls outside it, the grid is cut from the keys. Null when `lake` resolves to null (keys
  * not exact as numbers: the caller takes the hashed road).
  */
-export async function deletedIntKeys(src: IntKeySource, lake: Float64Array | null | Promise<Float64Array | null>, grid: KeyGrid | null = null): Promise<DeletedIntKeys | null> {
+export async function deletedIntKeys(src: IntKeySource, lake: LakeKeys | null | Promise<LakeKeys | null>, grid: KeyGrid | null = null): Promise<DeletedIntKeys | null> {
   const t0 = Date.now();
   const timing = { lakeMs: 0, sourceMs: 0 };
   const early = grid ? src.run(aggregateSql(src, grid)).then((x) => { timing.sourceMs = Date.now() - t0; return x; }) : null;
-  let keys: Float64Array | null;
+  let held: LakeKeys | null;
   let rows: Record<string, string | null>[] | null;
   try {
-    [keys, rows] = await Promise.all([Promise.resolve(lake).then((x) => { timing.lakeMs = Date.now() - t0; return x; }), early]);
+    [held, rows] = await Promise.all([Promise.resolve(lake).then((x) => { timing.lakeMs = Date.now() - t0; return x; }), early]);
   } catch (e) {
     early?.catch(() => {}); // the other side's failure is the one reported
     throw e;
   }
-  if (!keys) return null;
+  if (!held) return null;
+  const keys = held instanceof Float64Array ? held : held.keys;
   if (!keys.length) return { keys: [], sourceKeys: 0, lakeKeys: 0, differing: 0, probed: 0 };
   let min = Infinity, max = -Infinity;
   for (let i = 0; i < keys.length; i++) { const k = keys[i]; if (k < min) min = k; if (k > max) max = k; }
@@ -162,13 +178,8 @@ export async function deletedIntKeys(src: IntKeySource, lake: Float64Array | nul
   const g = grid;
   const ranges = Math.floor((g.max - g.min) / g.width) + 1;
   // lake side: count, offset sum and digest sum per range (exact: each stays below 2^53, checked below)
-  const n = new Float64Array(ranges), s = new Float64Array(ranges), h = new Float64Array(ranges);
   const digest = digestOf(src.dialect);
-  for (let i = 0; i < keys.length; i++) {
-    const o = keys[i] - g.min;
-    const b = Math.floor(o / g.width);
-    n[b]++; s[b] += o - b * g.width; h[b] += digest(keys[i], o);
-  }
+  const { n, s, h } = rangeSums(keys, src.dialect === 'postgres' && !(held instanceof Float64Array) ? held.hashes : null, g, ranges, digest);
   // 0: same; 1: differs, read key by key; 2: the source has no key there (every lake key of it is gone);
   // 3: exactly one lake key is missing and the sums name it (cand), settled without reading the source's keys
   const state = new Uint8Array(ranges);

@@ -5,6 +5,11 @@ import { queryBranch } from '../testing/branch-fixtures';
 import type { Lake } from '../lake';
 import { parseTablesConfig } from '../config/tables-json';
 import { keyFileCache } from './key-file-cache';
+import { IntKeyFileCache, intKeyFileCache } from './int-key-files';
+import { lakeIntKeys } from './detect-int-keys';
+import { pgHashInt8 } from './pg-hash-int8';
+import { BRANCH_ID } from '../config/lake-columns';
+import { lakeTarget } from './lake-target';
 import { chdbRows, icebirdRows, norm } from './test-lake-readers';
 
 // tables.json `deletes: detect` on the bucketed comparison (detect-int-keys.ts for one integer key,
@@ -102,13 +107,44 @@ describe('deletes: detect over key ranges and hashed buckets', () => {
   });
 
   it('the next INCREMENTAL (lake files now with position deletes, their key columns taken from the process cache) finds only the new deletes', async () => {
-    expect(keyFileCache.size).toBeGreaterThan(0); // the first comparison kept the files' key columns
+    expect(keyFileCache.size).toBeGreaterThan(0); // the first comparison kept the files' key columns (text, composite keys)
+    expect(intKeyFileCache.size).toBeGreaterThan(0); // and the integer key's arrays and delete positions by file
     await sql(1, `DELETE FROM app.orders WHERE order_id IN (10, 5998); DELETE FROM app.events WHERE v = 'e5'`);
     const r = await run('INCREMENTAL', 2);
     expect(r.units.filter((u) => u.status !== 'SUCCESS')).toEqual([]);
     expect(r.units.filter((u) => u.rowsDeleted).map((u) => `${u.table}@${u.branch}=${u.rowsDeleted}`).sort()).toEqual(['events@b1=1', 'orders@b1=2']);
     for (const [table, cols] of [['orders', ['order_id', 'amount']], ['events', ['event_id', 'event_ts', 'v']]] as const) {
       expect((await lakeRows(table, [...cols])).ch, table).toEqual(await sourceRows(table, [...cols]));
+    }
+  });
+
+  it('a key updated in one run (its row moved out of a cached file by a position delete) and deleted in the next is deleted once; the live keys by file equal the scan\'s', async () => {
+    const before = intKeyFileCache.size;
+    await sql(0, `UPDATE app.orders SET amount = amount + 2, updated_at = '2025-07-01 00:00:00' WHERE order_id IN (12, 14, 16)`);
+    const r1 = await run('INCREMENTAL', 3);
+    expect(r1.units.filter((u) => u.status !== 'SUCCESS')).toEqual([]);
+    expect(r1.units.filter((u) => u.rowsDeleted).map((u) => `${u.table}@${u.branch}=${u.rowsDeleted}`)).toEqual([]);
+    // 12 and 16 now live in the last merge's file, their old rows deleted by position in files cached before;
+    // 18 is still in the INITIAL's file (cached since the first comparison)
+    await sql(0, `DELETE FROM app.orders WHERE order_id IN (12, 16, 18)`);
+    const r2 = await run('INCREMENTAL', 4);
+    expect(r2.units.filter((u) => u.status !== 'SUCCESS')).toEqual([]);
+    expect(r2.units.filter((u) => u.rowsDeleted).map((u) => `${u.table}@${u.branch}=${u.rowsDeleted}`)).toEqual(['orders@b0=3']);
+    expect(intKeyFileCache.size).toBeGreaterThan(before);
+    const got = await lakeRows('orders', ['order_id', 'amount']);
+    expect(got.ch).toEqual(await sourceRows('orders', ['order_id', 'amount']));
+    expect(got.ib).toEqual(await sourceRows('orders', ['order_id', 'amount']));
+    // the by-file road (warm and cold) gives exactly the scan's live keys, repeats included
+    const target = lakeTarget(lake, { namespace: 'etl' });
+    const key = (await names('orders')).get('order_id')!;
+    for (const b of ['b0', 'b1']) {
+      const scanned = [...(await lakeIntKeys(target.scan('orders', [key], { [BRANCH_ID]: b }), key, null))!].sort((x, y) => x - y);
+      expect(scanned.length).toBeGreaterThan(2900);
+      for (const cache of [intKeyFileCache, new IntKeyFileCache()]) {
+        const byFile = await target.liveIntKeys!('orders', key, { [BRANCH_ID]: b }, cache);
+        expect([...byFile!.keys].sort((x, y) => x - y), `${b}`).toEqual(scanned);
+        expect(byFile!.hashes.every((h, i) => h === pgHashInt8(byFile!.keys[i]))).toBe(true);
+      }
     }
   });
 });

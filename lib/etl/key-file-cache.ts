@@ -2,8 +2,10 @@ import type * as arrow from 'apache-arrow';
 import type { ScanFileCache } from '../lake';
 
 /**
- * The key columns `deletes: detect` read from each lake data file, kept for the
- * next run in this process: a table's files are immutable and most of them are
+ * The key columns `deletes: detect` read from each lake data file through the
+ * table scan (keys compared by hashed buckets, and a single integer key with
+ * `soft_delete`; a plain integer key has its own cache, int-key-files.ts), kept
+ * for the next run in this process: a table's files are immutable and most of them are
  * the same from one INCREMENTAL to the next, so after the first comparison a
  * worker reads only the files written since (plus the small position-delete
  * files) and the lake side of the comparison costs what changed, not the key

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
-import type { Lake, LakeTable, ScanFileCache } from '../lake';
+import { FIELD_ID, readParquetBatches, type DataFileInfo, type Lake, type LakeTable, type ScanFileCache } from '../lake';
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
+import { liveIntKeys, type IntKeyFileCache, type LiveIntKeys } from './int-key-files';
 import type { UnionColumn } from './schema-union';
 import { AppError } from '../errors';
 
@@ -48,6 +49,12 @@ export interface LakeTarget {
    * the table has no snapshot or a file records no bounds for the column. (Optional: a target without it plans from the scan.)
    */
   intKeyRange?(table: string, column: string, partition: Record<string, unknown>): Promise<{ rows: number; min: bigint; max: bigint } | null>;
+  /**
+   * The live values of an integer column in one partition at the current snapshot, as numbers (nulls
+   * skipped), each file's column and each delete file's positions taken from `cache` when there
+   * (int-key-files.ts); null when that road cannot answer exactly (the caller scans). (Optional: a target without it is scanned.)
+   */
+  liveIntKeys?(table: string, column: string, partition: Record<string, unknown>, cache: IntKeyFileCache): Promise<LiveIntKeys | null>;
   /** Snapshot retention after a load. */
   expire(table: string, opts: { maxAgeDays: number; minToKeep: number }): Promise<void>;
   /**
@@ -165,6 +172,56 @@ async function mergeInGroups(tbl: LakeTable, files: StagedFile[], keys: string[]
   return { snapshotId, disposition: 'merge' as const, inserted, updated, deletedByBranch };
 }
 
+/** The live files of a table's snapshot, read from its manifests once for intKeyRange and liveIntKeys (the last snapshot per table). */
+function snapshotFiles(): (t: string, tbl: LakeTable, snap: bigint) => Promise<DataFileInfo[]> {
+  const memo = new Map<string, { snap: bigint; files: Promise<DataFileInfo[]> }>();
+  return (t, tbl, snap) => {
+    const m = memo.get(t);
+    if (m?.snap === snap) return m.files;
+    const files = tbl.files(snap);
+    files.catch(() => memo.delete(t));
+    memo.set(t, { snap, files });
+    return files;
+  };
+}
+
+/** LakeTarget.intKeyRange from a snapshot's files (their manifest entries: no data file opened). */
+function keyRangeOf(files: DataFileInfo[], column: string, partition: Record<string, unknown>): { rows: number; min: bigint; max: bigint } | null {
+  const want = Object.entries(partition);
+  let rows = 0, min: bigint | null = null, max: bigint | null = null;
+  for (const f of files) {
+    if (!want.every(([k, v]) => String(f.partition[k]) === String(v))) continue;
+    if (f.content === 'position-deletes') { rows -= f.recordCount; continue; }
+    if (f.content !== 'data') continue;
+    const b = f.intBounds?.[column];
+    if (!b) return null;
+    rows += f.recordCount;
+    if (min === null || b.lower < min) min = b.lower;
+    if (max === null || b.upper > max) max = b.upper;
+  }
+  return min === null || max === null ? null : { rows: Math.max(0, rows), min, max };
+}
+
+/** LakeTarget.liveIntKeys over one partition's files: the key column read by its field id, delete files whole. */
+async function liveIntKeysOf(lake: Lake, tbl: LakeTable, files: DataFileInfo[], column: string, cache: IntKeyFileCache): Promise<LiveIntKeys | null> {
+  const id = tbl.arrowSchema().fields.find((f) => f.name === column)?.metadata.get(FIELD_ID);
+  if (id === undefined) return null;
+  // a catalog table records its files' full URIs (only a folder opened without a catalog is relocated)
+  const blob = (p: string) => lake.storage.blob(p);
+  return liveIntKeys({
+    files,
+    async *readKeys(p) {
+      for await (const b of readParquetBatches(await blob(p), p, { fieldIds: new Set([Number(id)]) })) {
+        // the column by its field id (a file written before a rename keeps its old name)
+        const j = b.schema.fields.findIndex((f) => f.metadata.get(FIELD_ID) === id);
+        if (j < 0) return;
+        yield b.data.children[j];
+      }
+    },
+    async *readPositions(p) { yield* readParquetBatches(await blob(p), p); },
+  }, column, cache);
+}
+
 export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: boolean; codec?: string }): LakeTarget {
   // new tables are written in the staged files' codec (what a full replace adopts), lz4 aside: the lake writes no lz4
   const codec = !opts.codec || opts.codec === 'lz4' ? 'snappy' : opts.codec;
@@ -176,6 +233,7 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     await tbl.refresh();
     return tbl;
   };
+  const filesAt = snapshotFiles();
   async function* batchesOf(files: StagedFile[]): AsyncGenerator<arrow.RecordBatch> {
     for (const f of files) yield* await stagedBatches(f, (uri) => lake.storage.read(uri));
   }
@@ -235,20 +293,15 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     async intKeyRange(t, column, partition) {
       const tbl = await load(t);
       const snap = tbl.currentSnapshotId();
-      if (snap === null) return null;
+      return snap === null ? null : keyRangeOf(await filesAt(t, tbl, snap), column, partition);
+    },
+    async liveIntKeys(t, column, partition, cache) {
+      const tbl = await load(t);
+      const snap = tbl.currentSnapshotId();
+      if (snap === null) return { keys: new Float64Array(0), hashes: new Int32Array(0) };
       const want = Object.entries(partition);
-      let rows = 0, min: bigint | null = null, max: bigint | null = null;
-      for (const f of await tbl.files(snap)) {
-        if (!want.every(([k, v]) => String(f.partition[k]) === String(v))) continue;
-        if (f.content === 'position-deletes') { rows -= f.recordCount; continue; }
-        if (f.content !== 'data') continue;
-        const b = f.intBounds?.[column];
-        if (!b) return null;
-        rows += f.recordCount;
-        if (min === null || b.lower < min) min = b.lower;
-        if (max === null || b.upper > max) max = b.upper;
-      }
-      return min === null || max === null ? null : { rows: Math.max(0, rows), min, max };
+      const files = (await filesAt(t, tbl, snap)).filter((f) => want.every(([k, v]) => String(f.partition[k]) === String(v)));
+      return liveIntKeysOf(lake, tbl, files, column, cache);
     },
     async dropIfEmpty(t) {
       if (!(await lake.tableExists(ident(t)))) return false;
