@@ -81,6 +81,8 @@ function* rows(tpl: arrow.Data[][], total: number): Generator<arrow.RecordBatch>
 }
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+/** Peak RSS so far (MiB): printed after each step, so a peak is placed (the raw reference's own parquet-wasm memory counts too). */
+const peak = () => `peak RSS so far ${fmt(process.resourceUsage().maxRSS / 1024)} MiB`;
 /** CPU seconds of this process (user + system): less sensitive than wall time to other load on a shared machine. */
 const cpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 
@@ -107,6 +109,7 @@ async function main() {
       }
       if (pending.length) fs.writeFileSync(path.join(rawDir, `${k++}.parquet`), encodeParquet(SCHEMA, pending));
       const rawMs = performance.now() - t0; const rawCpu = cpu() - c0;
+      const rawPeak = peak();
       fs.rmSync(rawDir, { recursive: true, force: true });
 
       const ident = `bench.t${size}`;
@@ -114,7 +117,7 @@ async function main() {
       c0 = cpu(); t0 = performance.now();
       const r = await t.append(rows(tpl, size));
       const appendMs = performance.now() - t0; const appendCpu = cpu() - c0;
-      console.log(`append ${fmt(size)} rows: ${(appendMs / 1000).toFixed(2)} s, ${fmt(size / (appendMs / 1000))} rows/s (${r.addedDataFiles} files) | raw parquet-wasm: ${(rawMs / 1000).toFixed(2)} s, ${fmt(size / (rawMs / 1000))} rows/s | ratio lake/raw throughput ${(rawMs / appendMs).toFixed(2)} (wall), ${(rawCpu / appendCpu).toFixed(2)} (CPU: lake ${appendCpu.toFixed(1)} s, raw ${rawCpu.toFixed(1)} s)`);
+      console.log(`append ${fmt(size)} rows: ${(appendMs / 1000).toFixed(2)} s, ${fmt(size / (appendMs / 1000))} rows/s (${r.addedDataFiles} files) | raw parquet-wasm: ${(rawMs / 1000).toFixed(2)} s, ${fmt(size / (rawMs / 1000))} rows/s | ratio lake/raw throughput ${(rawMs / appendMs).toFixed(2)} (wall), ${(rawCpu / appendCpu).toFixed(2)} (CPU: lake ${appendCpu.toFixed(1)} s, raw ${rawCpu.toFixed(1)} s) | after raw: ${rawPeak}; after append: ${peak()}`);
       lastAppendMs = appendMs; lastAppendCpu = appendCpu; lastTable = ident;
     }
     const size = sizes[sizes.length - 1];
@@ -135,7 +138,7 @@ async function main() {
     let t0 = performance.now();
     const m = await t.merge(mergeBatches, { keys: ['id'], carryForward: ['created_at'] });
     const mergeMs = performance.now() - t0; const mergeCpu = cpu() - c0;
-    console.log(`merge ${fmt(changed)} changed rows (1%) into ${fmt(size)}: ${(mergeMs / 1000).toFixed(2)} s (${m.updated} updated, ${m.inserted} inserted) | ratio merge/append ${(mergeMs / lastAppendMs).toFixed(3)} (wall), ${(mergeCpu / lastAppendCpu).toFixed(3)} (CPU)`);
+    console.log(`merge ${fmt(changed)} changed rows (1%) into ${fmt(size)}: ${(mergeMs / 1000).toFixed(2)} s (${m.updated} updated, ${m.inserted} inserted) | ratio merge/append ${(mergeMs / lastAppendMs).toFixed(3)} (wall), ${(mergeCpu / lastAppendCpu).toFixed(3)} (CPU) | ${peak()}`);
 
     // a 1M-row upsert (half updates, half inserts): the case a pyiceberg user reported taking 17.5 minutes
     // (apache/iceberg-python issue 3129). That figure is quoted, not measured in this run: pyiceberg is not installed here.
@@ -154,7 +157,7 @@ async function main() {
       t0 = performance.now();
       const u = await t.merge(upBatches(), { keys: ['id'] });
       const upMs = performance.now() - t0;
-      console.log(`upsert ${fmt(nb * BRANCHES)} rows into ${fmt(size + changed)}: ${(upMs / 1000).toFixed(2)} s (${u.updated} updated, ${u.inserted} inserted) | published reference, not measured here: pyiceberg took ~1,050 s for a 1M-row upsert (apache/iceberg-python issue 3129)`);
+      console.log(`upsert ${fmt(nb * BRANCHES)} rows into ${fmt(size + changed)}: ${(upMs / 1000).toFixed(2)} s (${u.updated} updated, ${u.inserted} inserted) | published reference, not measured here: pyiceberg took ~1,050 s for a 1M-row upsert (apache/iceberg-python issue 3129) | ${peak()}`);
     }
 
     t0 = performance.now(); let n = 0;

@@ -299,7 +299,8 @@ export function concatBatches(schema: arrow.Schema, batches: arrow.RecordBatch[]
   return makeBatch(schema, children, total);
 }
 
-function concatData(parts: AnyData[], total: number): AnyData {
+/** Concatenate one column's parts into one Data (copies). */
+export function concatData(parts: AnyData[], total: number): AnyData {
   if (parts.length === 0) throw new Error('lake: concat of nothing');
   const type = parts[0].type;
   const anyNull = parts.some(hasNulls);

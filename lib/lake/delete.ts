@@ -9,7 +9,7 @@ import { AppError } from '../errors';
 import { makeBatch, nullData } from './arrow-util';
 import { keyProbe } from './key-probe';
 import { keyBatch } from './key-values';
-import { keyRanges, matchKeys, writeDeletes } from './match-keys';
+import { holdsAnyKey, keyRanges, matchKeys, sortedKeys, writeDeletes } from './match-keys';
 import { fileMayMatch, planFiles, snapshotById } from './scan';
 import { arrowSchemaOf } from './schema';
 import { commitChange } from './snapshot-producer';
@@ -37,7 +37,8 @@ export async function deleteWhere(t: TableHandle, opts: DeleteOptions): Promise<
   const probe = keyProbe(cols, keyCols.map((c) => String(schema.fields[c].type)), kb.numRows);
   const full = t.arrowSchema();
   const ranges = keyRanges(t, makeBatch(full, full.fields.map((f, c) => { const j = keyCols.indexOf(c); return j >= 0 ? kb.data.children[j] : nullData(f.type, kb.numRows); }), kb.numRows), keyCols);
-  const candidates = planned.data.filter((d) => fileMayMatch(d.entry, schema, ranges));
+  const sorted = sortedKeys(t, keyCols, kb.data.children);
+  const candidates = planned.data.filter((d) => fileMayMatch(d.entry, schema, ranges) && (!sorted || holdsAnyKey(d, sorted)));
   const m = await matchKeys(t, candidates, planned.deletes, keyCols, probe, kb.numRows, []);
   let deleted = 0;
   for (const h of m.hits.values()) deleted += h.positions.length;

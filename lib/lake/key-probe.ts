@@ -77,6 +77,16 @@ function intProbe(col: AnyData, wide: boolean, rows: number): KeyProbe {
     if (at[s] === -1) size++;
     lo[s] = l; hi[s] = h; at[s] = i;
   }
+  // A bit per (low word ^ high word) of every incoming key, ~64 bits a key (at most 2 MiB): most
+  // rows of a candidate file hold no incoming key, and one bit test settles them without hashing.
+  let fbits = 1 << 16;
+  while (fbits < rows * 64 && fbits < 1 << 24) fbits <<= 1;
+  const fmask = fbits - 1;
+  const filter = new Int32Array(fbits >>> 5);
+  for (let i = 0; i < rows; i++) {
+    const f = ((wide ? w[2 * i] ^ w[2 * i + 1] : w[i]) & fmask) >>> 0;
+    filter[f >>> 5] |= 1 << (f & 31);
+  }
   return {
     size,
     scan(cols, rows, out) {
@@ -88,6 +98,8 @@ function intProbe(col: AnyData, wide: boolean, rows: number): KeyProbe {
       for (let i = 0; i < rows; i++) {
         if (nulls && !isValidAt(d, i)) continue;
         const l = wide ? v[2 * i] : v[i], h = wide ? v[2 * i + 1] : 0;
+        const f = ((l ^ h) & fmask) >>> 0;
+        if ((filter[f >>> 5] & (1 << (f & 31))) === 0) continue;
         let s = hash(l, h) & mask;
         for (;;) {
           const a = at[s];

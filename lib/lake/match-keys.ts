@@ -4,7 +4,7 @@
  */
 import * as arrow from 'apache-arrow';
 import { concatBatches, makeBatch, takeData } from './arrow-util';
-import { columnStats } from './bounds';
+import { columnStats, decodeBound } from './bounds';
 import type { KeyProbe } from './key-probe';
 import type { DataFileRec } from './manifest';
 import { codecOf } from './parquet';
@@ -81,13 +81,58 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
 
 /** The key columns' [min, max] over a batch: files whose bounds miss them are never opened. */
 export function keyRanges(t: TableHandle, batch: arrow.RecordBatch, keyCols: number[]): ColumnRange[] {
+  return keyColumnRanges(t, keyCols, keyCols.map((c) => batch.data.children[c]));
+}
+
+/** keyRanges over the key columns alone: `data[k]` holds the values of table column `keyCols[k]`. */
+export function keyColumnRanges(t: TableHandle, keyCols: number[], data: arrow.Data[]): ColumnRange[] {
   const schema = t.schema();
-  return keyCols.map((c) => {
+  return keyCols.map((c, k) => {
     const f = schema.fields[c];
     const ft = primitiveOf(f, 'a key');
-    const st = columnStats(batch.data.children[c], ft);
+    const st = columnStats(data[k], ft);
     return { column: f.name, gte: st.min === null ? undefined : fromRaw(ft, st.min), lte: st.max === null ? undefined : fromRaw(ft, st.max) };
   });
+}
+
+/** One integer-like key column's incoming values, sorted: see `holdsAnyKey`. */
+export interface SortedKeys { id: number; type: string; values: BigInt64Array | Int32Array }
+
+const SORTABLE_64 = new Set(['long', 'time', 'timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns']);
+const SORTABLE_32 = new Set(['int', 'date']);
+
+/**
+ * For a single integer-like key column without nulls (`data` its incoming values), those values
+ * sorted; null for any other key shape, which is pruned by its [min, max] range alone.
+ */
+export function sortedKeys(t: TableHandle, keyCols: number[], data: arrow.Data[]): SortedKeys | null {
+  if (keyCols.length !== 1 || data[0].nullCount > 0) return null;
+  const f = t.schema().fields[keyCols[0]];
+  const type = String(f.type);
+  const d = data[0];
+  // arrow-js keeps `values` offset to the Data's first element
+  const v: unknown = d.values;
+  if (SORTABLE_64.has(type) && v instanceof BigInt64Array) return { id: f.id, type, values: v.slice(0, d.length).sort() };
+  if (SORTABLE_32.has(type) && v instanceof Int32Array) return { id: f.id, type, values: v.slice(0, d.length).sort() };
+  return null;
+}
+
+/**
+ * Can this data file hold one of the sorted keys — is one of them within its key column's lower
+ * and upper bounds? Keys spread over a partition still leave out the files between them: a load's
+ * new keys past the end and a few updated recent ones open the last file, not every file the
+ * [min, max] of all keys overlaps. True when the file records no bounds.
+ */
+export function holdsAnyKey(pf: PlannedFile, keys: SortedKeys): boolean {
+  const lb = pf.entry.data_file.lower_bounds?.find((x) => x.key === keys.id)?.value;
+  const ub = pf.entry.data_file.upper_bounds?.find((x) => x.key === keys.id)?.value;
+  const lo = lb ? decodeBound(keys.type, lb) : null, hi = ub ? decodeBound(keys.type, ub) : null;
+  if (lo === null || hi === null) return true;
+  const v = keys.values;
+  // first key >= lo
+  let a = 0, b = v.length;
+  while (a < b) { const m = (a + b) >>> 1; if (v[m] < (lo as number)) a = m + 1; else b = m; }
+  return a < v.length && v[a] <= (hi as number);
 }
 
 /** One position-delete file per touched partition naming every hit row. */

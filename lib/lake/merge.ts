@@ -18,11 +18,11 @@
  */
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
-import { concatBatches, makeBatch, nullData, takeBatch, takeData } from './arrow-util';
+import { concatBatches, concatData, makeBatch, nullData, takeBatch, takeData } from './arrow-util';
 import { keyProbe, type KeyProbe } from './key-probe';
 import { keyColumn } from './key-values';
-import { keyRanges, matchKeys, writeDeletes, type Hits } from './match-keys';
-import { fileMayMatch, planFiles, snapshotById, specById } from './scan';
+import { holdsAnyKey, keyColumnRanges, keyRanges, matchKeys, sortedKeys, writeDeletes, type Hits, type SortedKeys } from './match-keys';
+import { fileMayMatch, planFiles, snapshotById, specById, type PlannedFile } from './scan';
 import { arrowSchemaOf } from './schema';
 import { commitChange } from './snapshot-producer';
 import { splitByPartition } from './split';
@@ -151,12 +151,20 @@ function dropDeletedKeys(run: MergeRun, input: arrow.RecordBatch, dprobe: KeyPro
 }
 
 /**
- * The partition's data files whose key bounds may hold one of the keys, and the delete files that
- * apply to them (the partition's own and unpartitioned ones). `ranges` is asked for only when the
- * partition has a data file on the plan.
+ * The partition's data files whose key bounds may hold one of the keys — within the keys' [min,
+ * max] and, for a single integer key, around one of the keys themselves — and the delete files
+ * that apply to them (the partition's own and unpartitioned ones). `ranges` and `keys` (the
+ * incoming key columns) are asked for only when the partition has a data file on the plan.
  */
-function partitionFiles(run: MergeRun, pk: string, ranges: () => ColumnRange[]) {
-  const candidates = run.planned.data.filter((d) => d.partKey === pk && fileMayMatch(d.entry, run.schema, ranges()));
+function partitionFiles(run: MergeRun, pk: string, ranges: () => ColumnRange[], keys: () => arrow.Data[]) {
+  let r: ColumnRange[] | undefined;
+  let sorted: SortedKeys | null | undefined;
+  const mayHold = (d: PlannedFile) => {
+    if (!fileMayMatch(d.entry, run.schema, (r ??= ranges()))) return false;
+    if (sorted === undefined) sorted = sortedKeys(run.t, run.matchCols, keys());
+    return !sorted || holdsAnyKey(d, sorted);
+  };
+  const candidates = run.planned.data.filter((d) => d.partKey === pk && mayHold(d));
   const deletes = run.planned.deletes.filter((d) => d.partKey === pk || specById(run.meta, d.specId).fields.length === 0);
   return { candidates, deletes };
 }
@@ -214,7 +222,7 @@ async function upsertAndDelete(run: MergeRun, pk: string, partition: Record<stri
   const both = concatBatches(run.target, [input, dels]);
   const probe = probeKeys(run, both);
   if (probe.size !== both.numRows) return false;
-  const { candidates, deletes } = partitionFiles(run, pk, () => keyRanges(run.t, both, run.matchCols));
+  const { candidates, deletes } = partitionFiles(run, pk, () => keyRanges(run.t, both, run.matchCols), () => run.matchCols.map((c) => both.data.children[c]));
   const keep = run.soft ? run.target.fields.map((_, c) => c) : [...new Set(run.carry)];
   const m = await matchKeys(run.t, candidates, deletes, run.matchCols, probe, both.numRows, keep, nIn);
   addHits(run, m.hits);
@@ -237,7 +245,7 @@ async function upsertAndDelete(run: MergeRun, pk: string, partition: Record<stri
 
 /** A partition's delete keys on their own pass: their live rows named for position deletes (and rewritten when soft). */
 async function deleteKeys(run: MergeRun, pk: string, partition: Record<string, unknown>, dels: arrow.RecordBatch, dprobe: KeyProbe): Promise<void> {
-  const { candidates, deletes } = partitionFiles(run, pk, () => keyRanges(run.t, dels, run.matchCols));
+  const { candidates, deletes } = partitionFiles(run, pk, () => keyRanges(run.t, dels, run.matchCols), () => run.matchCols.map((c) => dels.data.children[c]));
   const all = run.target.fields.map((_, c) => c);
   const dm = await matchKeys(run.t, candidates, deletes, run.matchCols, dprobe, dels.numRows, run.soft ? all : []);
   const n = addHits(run, dm.hits);
@@ -268,7 +276,7 @@ async function upsert(run: MergeRun, pk: string, input0: arrow.RecordBatch): Pro
   }
   // computed up front (not only when the partition has files): a key column keyRanges refuses fails here as before
   const ranges = keyRanges(t, input, run.matchCols);
-  const { candidates, deletes } = partitionFiles(run, pk, () => ranges);
+  const { candidates, deletes } = partitionFiles(run, pk, () => ranges, () => run.matchCols.map((c) => input.data.children[c]));
   const keep = [...new Set([...run.carry, ...run.prevCols, ...(run.prevCols.length ? run.keyCols : [])])];
   const m = await matchKeys(t, candidates, deletes, run.matchCols, probe, input.numRows, keep);
   addHits(run, m.hits);
@@ -281,12 +289,36 @@ async function upsert(run: MergeRun, pk: string, input0: arrow.RecordBatch): Pro
 }
 
 /**
+ * A partition's upserts when nothing rewrites the incoming rows (no carried column, no delete key):
+ * only the key columns are joined across the input's batches, for the probe and the file pruning,
+ * and the batches go to the writer as they came — joining every column of a large upsert copied
+ * all of its rows once more. False (nothing done) when a key repeats in the input: `upsert`
+ * handles that on the joined rows.
+ */
+async function plainUpsert(run: MergeRun, pk: string, batches: arrow.RecordBatch[]): Promise<boolean> {
+  const n = batches.reduce((a, b) => a + b.numRows, 0);
+  const keys = run.matchCols.map((c) => concatData(batches.map((b) => b.data.children[c]), n));
+  const probe = keyProbe(keys, run.types, n);
+  if (probe.size !== n) return false;
+  const ranges = keyColumnRanges(run.t, run.matchCols, keys);
+  const { candidates, deletes } = partitionFiles(run, pk, () => ranges, () => keys);
+  const keep = [...new Set([...run.prevCols, ...(run.prevCols.length ? run.keyCols : [])])];
+  const m = await matchKeys(run.t, candidates, deletes, run.matchCols, probe, n, keep);
+  addHits(run, m.hits);
+  run.updated += m.matched; run.inserted += n - m.matched;
+  if (m.old && run.prevCols.length) collectPrevious(run, m.old, keep);
+  for (const b of batches) await run.w.write(b);
+  return true;
+}
+
+/**
  * One partition's changes. Incoming rows whose key is also deleted are dropped first; upserts and
  * deletes then go in one pass over the partition's files when they can (not with `returnPrevious`,
  * which the one-pass road does not collect), else deletes then upserts each in their own pass.
  */
 async function mergePartition(run: MergeRun, pk: string, p: Part, del: DelPart | undefined): Promise<void> {
   const { target } = run;
+  if (!del && !run.carry.length && p.batches.length > 1 && await plainUpsert(run, pk, p.batches)) return;
   let input = p.batches.length ? concatBatches(target, p.batches) : makeBatch(target, target.fields.map((f) => nullData(f.type, 0)) as never, 0);
   const dprobe = del ? probeKeys(run, del.batch) : null;
   if (del && input.numRows) input = dropDeletedKeys(run, input, dprobe!);

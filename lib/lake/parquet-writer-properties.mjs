@@ -21,6 +21,11 @@ export function writerProperties(pw, o = {}) {
     .setDictionaryEnabled(o.dictionary !== false)
     .setDictionaryPageSizeLimit(DICTIONARY_PAGE_LIMIT)
     .setMaxRowGroupSize(o.rowGroupRows ?? 262_144);
+  // Integer-like columns (ids, timestamps, dates) past their dictionary go DELTA_BINARY_PACKED, as
+  // Parquet v2 writers (parquet-mr, Spark) do: an increasing key or load time packs to a few bits a
+  // value — a fraction of plain's size, encoded faster, and decoded several times faster by the
+  // merges that read the key column of every candidate file; random integers lose nothing.
+  for (const c of o.deltaColumns ?? []) b = b.setColumnEncoding(c, pw.Encoding.DELTA_BINARY_PACKED);
   if (o.createdBy) b = b.setCreatedBy(o.createdBy);
   if (o.keyValue) b = b.setKeyValueMetadata(new Map(Object.entries(o.keyValue)));
   return b.build();

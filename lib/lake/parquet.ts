@@ -37,8 +37,14 @@ export function codecOf(name: string | undefined): Codec {
 export function encodeParquet(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Uint8Array {
   const ipc = arrow.tableToIPC(new arrow.Table(schema, batches), 'stream');
   const table = pw.Table.fromIPCStream(ipc);
-  const props = writerProperties(pw, { compression: opts.codec ?? 'zstd', rowGroupRows: opts.rowGroupRows ?? 262_144, keyValue: opts.keyValue, createdBy: 'tributary lake (parquet-wasm 0.8)' });
+  const props = writerProperties(pw, { compression: opts.codec ?? 'zstd', rowGroupRows: opts.rowGroupRows ?? 262_144, keyValue: opts.keyValue, deltaColumns: deltaColumns(schema), createdBy: 'tributary lake (parquet-wasm 0.8)' });
   return pw.writeParquet(table, props);
+}
+
+/** Top-level columns stored as INT32/INT64 (integers, dates, times, timestamps; not decimals): see `deltaColumns` of writerProperties. */
+function deltaColumns(schema: arrow.Schema): string[] {
+  const ints = new Set([arrow.Type.Int, arrow.Type.Date, arrow.Type.Time, arrow.Type.Timestamp]);
+  return schema.fields.filter((f) => ints.has(f.type.typeId)).map((f) => f.name);
 }
 
 /** Statistics by field id over batches (which carry `PARQUET:field_id`). */

@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import * as arrow from 'apache-arrow';
 import { batchBytes } from './arrow-util';
 import { splitByPartition } from './split';
-import { encodeBound, type ColumnStats } from './bounds';
+import { compareBytes, encodeBound, type ColumnStats } from './bounds';
 import { partitionKey, type DataFileRec } from './manifest';
 import { encodeParquet, parquetLayout, statsOf, type Codec } from './parquet';
 import { FIELD_ID, primitiveTypes } from './schema';
@@ -100,11 +100,12 @@ export function partitionPath(spec: PartitionSpec, partition: Record<string, unk
 /** Encode one Parquet data file and describe it as a manifest `data_file`. */
 export async function writeDataFile(
   o: Pick<WriterOptions, 'storage' | 'schema' | 'arrowSchema' | 'codec'>, partition: Record<string, unknown>, batches: arrow.RecordBatch[], path: string, types: Map<number, string>,
-  content: 0 | 1 = 0,
+  content: 0 | 1 = 0, known?: Map<number, ColumnStats>,
 ): Promise<DataFileRec> {
   const bytes = encodeParquet(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
   await o.storage.write(path, bytes);
-  const stats = statsOf(o.arrowSchema, batches, types);
+  // `known`: statistics the caller has without scanning the rows (a position-delete file's)
+  const stats = known ?? statsOf(o.arrowSchema, batches, types);
   const layout = await parquetLayout(bytes);
   const rows = batches.reduce((s, b) => s + b.numRows, 0);
   const ids = new Map(o.arrowSchema.fields.map((f) => [f.name, Number(f.metadata.get(FIELD_ID))]));
@@ -151,28 +152,46 @@ export const POS_DELETE_ARROW = new arrow.Schema([
   new arrow.Field('pos', new arrow.Int64(), false, new Map([[FIELD_ID, '2147483545']])),
 ]);
 
-/** Write one position-delete file; `rows` must be sorted by (file_path, pos) as the spec requires. */
+/**
+ * Write one position-delete file; rows are sorted by (file_path, pos) here, as the spec requires.
+ * Columns are built straight into Arrow buffers and the statistics come from the sorted input, not
+ * from a scan: a file's path repeats once per deleted row (an upsert of 1M rows names 500k rows),
+ * so a per-row string, BigInt or comparison would cost more than the encoding.
+ */
 export async function writePositionDeletes(storage: Storage, location: string, codec: Codec, partition: Record<string, unknown>, partPath: string, rows: { path: string; positions: BigInt64Array }[]): Promise<DataFileRec> {
-  rows.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  // Columns built straight into Arrow buffers (a file's path repeats once per deleted row): no
-  // string or BigInt per row — an INCREMENTAL merge writes one such file per touched partition.
-  const n = rows.reduce((a, r) => a + r.positions.length, 0);
-  const enc = rows.map((r) => Buffer.from(r.path, 'utf8'));
-  const bytes = new Uint8Array(rows.reduce((a, r, i) => a + enc[i].length * r.positions.length, 0));
+  const enc = rows.map((r) => ({ r, e: new Uint8Array(Buffer.from(r.path, 'utf8')) }));
+  // byte order of the UTF-8 paths, the order Parquet readers and the bounds compare by
+  enc.sort((a, b) => compareBytes(a.e, b.e));
+  const n = enc.reduce((a, x) => a + x.r.positions.length, 0);
+  const bytes = new Uint8Array(enc.reduce((a, x) => a + x.e.length * x.r.positions.length, 0));
   const offsets = new Int32Array(n + 1);
   const pos = new BigInt64Array(n);
   let at = 0, o = 0;
-  rows.forEach((r, i) => {
-    pos.set(r.positions.slice().sort(), at);
-    const e = enc[i];
-    for (let k = 0; k < r.positions.length; k++) { bytes.set(e, o); o += e.length; offsets[at + k + 1] = o; }
-    at += r.positions.length;
-  });
+  let minPos: bigint | null = null, maxPos: bigint | null = null;
+  for (const { r, e } of enc) {
+    const k = r.positions.length;
+    if (!k) continue;
+    const sorted = r.positions.slice().sort();
+    pos.set(sorted, at);
+    if (minPos === null || sorted[0] < minPos) minPos = sorted[0];
+    if (maxPos === null || sorted[k - 1] > maxPos) maxPos = sorted[k - 1];
+    // the path k times: one copy, then doubling copies within the buffer
+    const start = o, len = e.length * k;
+    bytes.set(e, start);
+    for (let filled = e.length; filled < len; filled *= 2) bytes.copyWithin(start + filled, start, start + Math.min(filled, len - filled));
+    for (let i = 1; i <= k; i++) offsets[at + i] = start + i * e.length;
+    o += len; at += k;
+  }
   const fp = arrow.makeData({ type: new arrow.Utf8(), length: n, nullCount: 0, valueOffsets: offsets, data: bytes });
   const pv = arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: pos });
   const struct = arrow.makeData({ type: new arrow.Struct(POS_DELETE_ARROW.fields), length: n, nullCount: 0, children: [fp, pv] });
   const batch = new arrow.RecordBatch(POS_DELETE_ARROW, struct);
   const types = primitiveTypes(POS_DELETE_SCHEMA);
+  const used = enc.filter((x) => x.r.positions.length > 0);
+  const stats = new Map<number, ColumnStats>([
+    [POS_DELETE_SCHEMA.fields[0].id, { valueCount: n, nullCount: 0, nanCount: 0, min: used.length ? used[0].e : null, max: used.length ? used[used.length - 1].e : null }],
+    [POS_DELETE_SCHEMA.fields[1].id, { valueCount: n, nullCount: 0, nanCount: 0, min: minPos, max: maxPos }],
+  ]);
   const path = `${location}/data/${partPath}${crypto.randomUUID()}-deletes.parquet`;
-  return writeDataFile({ storage, schema: POS_DELETE_SCHEMA, arrowSchema: POS_DELETE_ARROW, codec }, partition, [batch], path, types, 1);
+  return writeDataFile({ storage, schema: POS_DELETE_SCHEMA, arrowSchema: POS_DELETE_ARROW, codec }, partition, [batch], path, types, 1, stats);
 }
