@@ -7,7 +7,7 @@ import { fromArrowType, toArrowType } from '../sources';
 import type { Lake, LakeTable, ScanFileCache } from '../lake';
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
-import type { UnionColumn } from './schema-union';
+import type { UnionColumn } from '../sources';
 import { AppError } from '../errors';
 
 export interface WriteOutcome {
