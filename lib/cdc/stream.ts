@@ -120,11 +120,17 @@ class StreamRun {
     // an end after a stop was asked for is not a failure; before it, the race below sees it
     this.stream.done.catch(() => {});
     const interval = this.o.flushIntervalMs ?? 10_000;
-    const timer = setInterval(() => this.scheduleFlush(), interval);
+    let stopAsked: () => void = () => {};
     const stopped = new Promise<void>((resolve) => {
+      stopAsked = resolve;
       if (this.o.signal.aborted) resolve();
       this.o.signal.addEventListener('abort', () => resolve(), { once: true });
     });
+    const timer = setInterval(() => {
+      this.scheduleFlush();
+      // `tributary cdc stop` (another process) asks through the control state
+      readBranchState(this.o.pool, this.o.branch).then((st) => { if (st?.status === 'stopped') stopAsked(); }, () => {});
+    }, interval);
     try {
       await Promise.race([stopped, this.stream.done]);
       if (this.failure) throw this.failure;

@@ -1,0 +1,91 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Command } from 'commander';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createConnection } from '../connections';
+import { testCliEdge } from '../testing/cli-edge';
+import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { waitFor } from '../testing/wait-for';
+import { registerCdcCommands } from './cli';
+import { readBranchState } from './state';
+
+const SECRET = 'cdc-cli-test-secret-0123456789';
+let server: LogicalPostgres;
+let db: TestDatabase;
+let dir: string;
+let src: pg.Client;
+
+/** Run `tributary cdc …` in this process; what it printed and the exit code it set. */
+async function cdc(...args: string[]): Promise<{ out: string; err: string; code: number }> {
+  const program = new Command().exitOverride();
+  registerCdcCommands(program, testCliEdge({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: dir, TRIBUTARY_SECRET: SECRET, TRIBUTARY_TABLES_FILE: path.join(dir, 'tables.json'), LOG_LEVEL: 'error' }));
+  const out: string[] = []; const err: string[] = [];
+  const ow = process.stdout.write.bind(process.stdout); const ew = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((s: string) => { out.push(String(s)); return true; }) as typeof process.stdout.write;
+  process.stderr.write = ((s: string) => { err.push(String(s)); return true; }) as typeof process.stderr.write;
+  const before = process.exitCode;
+  process.exitCode = 0;
+  try {
+    await program.parseAsync(['node', 'tributary', 'cdc', ...args]);
+    return { out: out.join(''), err: err.join(''), code: Number(process.exitCode ?? 0) };
+  } finally {
+    process.stdout.write = ow; process.stderr.write = ew;
+    process.exitCode = before;
+  }
+}
+
+describe('tributary cdc', () => {
+  beforeAll(async () => {
+    server = await startLogicalPostgres();
+    db = await createTestDatabase();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cdc-cli-'));
+    await fs.writeFile(path.join(dir, 'tables.json'), JSON.stringify([{ table: 'public.orders', unique_key: 'order_id', cdc_column: 'updated_at', category: 'masters' }]));
+    src = new pg.Client({ connectionString: server.url });
+    await src.connect();
+    await src.query(`CREATE TABLE public.orders (order_id int PRIMARY KEY, amount numeric(10,2), updated_at timestamptz DEFAULT now())`);
+    await src.query(`INSERT INTO public.orders (order_id, amount) SELECT g, g * 1.5 FROM generate_series(1, 50) g`);
+    const keys = { secret: SECRET, dataDir: dir };
+    await createConnection({ pool: db.pool, keys }, { name: 'shop1', kind: 'postgres', isBranch: true, branchKey: 'shop1', params: { cdc: 'log' }, secrets: { url: server.url } });
+    await createConnection({ pool: db.pool, keys }, { name: 'shop2', kind: 'postgres', isBranch: true, branchKey: 'shop2', params: {}, secrets: { url: server.url } });
+  }, 180_000);
+  afterAll(async () => {
+    await src?.end();
+    await server?.stop();
+    await db?.drop();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('refuses a branch not set to `cdc: log`, naming the setting', async () => {
+    const r = await cdc('setup', '--branch', 'shop2');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('cdc = "log"');
+    expect((await cdc('setup', '--branch', 'nope')).err).toContain('no such branch');
+  });
+
+  it('setup, start, status, stop and drop (drop asks for --yes)', async () => {
+    const s = await cdc('setup', '--branch', 'shop1');
+    expect(s.err).toBe('');
+    expect(s.out).toContain('slot tributary_shop1');
+    const started = cdc('start', '--branch', 'shop1', '--flush-interval', '200ms');
+    await src.query(`UPDATE public.orders SET amount = amount + 1 WHERE order_id <= 10`);
+    await src.query(`DELETE FROM public.orders WHERE order_id = 50`);
+    await waitFor('the changes applied', async () => ((await readBranchState(db.pool, 'shop1'))?.rowsApplied ?? 0) >= 11, 60_000);
+    const st = JSON.parse((await cdc('status', '--branch', 'shop1', '--json')).out);
+    expect(st).toMatchObject({ branch: 'shop1', status: 'streaming', slotExists: true, rowsApplied: 11 });
+    expect(typeof st.lagBytes).toBe('number');
+    expect(st.appliedLsn).toMatch(/\//);
+    expect((await cdc('stop', '--branch', 'shop1')).out).toContain('is kept');
+    const done = await started;
+    expect(done.out).toContain('stopped:');
+    expect((await readBranchState(db.pool, 'shop1'))?.status).toBe('stopped');
+    const refused = await cdc('drop', '--branch', 'shop1');
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('--yes');
+    expect((await cdc('drop', '--branch', 'shop1', '--yes')).out).toContain('dropped');
+    expect((await src.query(`SELECT 1 FROM pg_replication_slots WHERE slot_name = 'tributary_shop1'`)).rowCount).toBe(0);
+    expect(await readBranchState(db.pool, 'shop1')).toBeNull();
+  }, 180_000);
+});
