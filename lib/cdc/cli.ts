@@ -3,7 +3,9 @@ import type { CliContext, CliEdge } from '../cli/context';
 import { parseRequest } from '../config/request';
 import { AppError, exitCodeFor, isInputError } from '../errors';
 import { createPgClient } from '../sources';
-import { cdcTarget, initialInSnapshot } from './cli-branch';
+import { cdcTarget as targetOf, type CdcTarget } from './branch';
+import { initialInSnapshot } from './cli-branch';
+import { localPaths } from '../config/data-path';
 import { parseLsn } from './lsn';
 import { CDC_DEFAULTS, CdcRequest } from './request';
 import { cdcNames, dropSlotAndPublication, slotInfo } from './setup';
@@ -13,13 +15,19 @@ import { runStream } from './stream';
 
 const FLAGS = { branch: '--branch', namespace: '--namespace', tablesFile: '--tables-file', flushInterval: '--flush-interval', flushRows: '--flush-rows' };
 const w = (x: string) => process.stdout.write(x + '\n');
+const cdcTarget = (ctx: CliContext, r: CdcRequest): Promise<CdcTarget> => targetOf({ ...ctx, paths: localPaths, style: 'flags' }, r);
+
+/** `tributary cdc …` flags → the request (the `cdc.stream` payload's schema); a bad value fails naming its flag. */
+export function requestFromFlags(o: Record<string, unknown>): CdcRequest {
+  const raw = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k in FLAGS));
+  return parseRequest(CdcRequest, raw, 'flags', FLAGS);
+}
 
 /** Flags → request, then the body with the CLI's context; bad input is one line on stderr and its exit code. */
 function action(withCli: CliEdge['withCli'], body: (ctx: CliContext, r: CdcRequest, o: Record<string, unknown>) => Promise<void>) {
   return async (o: Record<string, unknown>) => {
     try {
-      const raw = Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && k in FLAGS));
-      const r = parseRequest(CdcRequest, raw, 'flags', FLAGS);
+      const r = requestFromFlags(o);
       await withCli((ctx) => body(ctx, r, o));
     } catch (e) {
       if (!isInputError(e) && !(e instanceof AppError && e.code === 'not_found')) throw e;
