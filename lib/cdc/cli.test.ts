@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../connections';
+import { openLake } from '../lake';
 import { testCliEdge } from '../testing/cli-edge';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
@@ -37,16 +38,32 @@ async function cdc(...args: string[]): Promise<{ out: string; err: string; code:
   }
 }
 
+/** The lake's rows of public.events for branch shop1. */
+async function eventRows(): Promise<{ ev_id: number; _deleted_at: unknown }[]> {
+  const lake = openLake({ pool: db.pool, warehouse: `file://${dir}/warehouse` });
+  const t = await lake.loadTable('etl.events');
+  const out: { ev_id: number; _deleted_at: unknown }[] = [];
+  for await (const b of t.scan({ partition: { BRANCH_ID: 'shop1' } })) {
+    for (const r of b.toArray()) out.push({ ev_id: Number(r.ev_id), _deleted_at: r._deleted_at ?? null });
+  }
+  return out.sort((a, b) => a.ev_id - b.ev_id);
+}
+
 describe('tributary cdc', () => {
   beforeAll(async () => {
     server = await startLogicalPostgres();
     db = await createTestDatabase();
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'cdc-cli-'));
-    await fs.writeFile(path.join(dir, 'tables.json'), JSON.stringify([{ table: 'public.orders', unique_key: 'order_id', cdc_column: 'updated_at', category: 'masters' }]));
+    await fs.writeFile(path.join(dir, 'tables.json'), JSON.stringify([
+      { table: 'public.orders', unique_key: 'order_id', cdc_column: 'updated_at', category: 'masters' },
+      { table: 'public.events', unique_key: 'ev_id', cdc_column: 'at', category: 'masters', deletes: 'detect', soft_delete: true },
+    ]));
     src = new pg.Client({ connectionString: server.url });
     await src.connect();
     await src.query(`CREATE TABLE public.orders (order_id int PRIMARY KEY, amount numeric(10,2), updated_at timestamptz DEFAULT now())`);
     await src.query(`INSERT INTO public.orders (order_id, amount) SELECT g, g * 1.5 FROM generate_series(1, 50) g`);
+    await src.query(`CREATE TABLE public.events (ev_id int PRIMARY KEY, kind text, at timestamptz DEFAULT now())`);
+    await src.query(`INSERT INTO public.events (ev_id, kind) SELECT g, 'k' || g FROM generate_series(1, 5) g`);
     const keys = { secret: SECRET, dataDir: dir };
     await createConnection({ pool: db.pool, keys }, { name: 'shop1', kind: 'postgres', isBranch: true, branchKey: 'shop1', params: { cdc: 'log' }, secrets: { url: server.url } });
     await createConnection({ pool: db.pool, keys }, { name: 'shop2', kind: 'postgres', isBranch: true, branchKey: 'shop2', params: {}, secrets: { url: server.url } });
@@ -75,6 +92,13 @@ describe('tributary cdc', () => {
     await waitFor('the changes applied', async () => ((await readBranchState(db.pool, 'shop1'))?.rowsApplied ?? 0) >= 11, 60_000);
     const st = JSON.parse((await cdc('status', '--branch', 'shop1', '--json')).out);
     expect(st).toMatchObject({ branch: 'shop1', status: 'streaming', slotExists: true, rowsApplied: 11 });
+    // soft_delete: the deleted row stays, stamped in _deleted_at
+    await src.query(`DELETE FROM public.events WHERE ev_id = 3`);
+    await waitFor('the soft delete', async () => (await eventRows()).find((r) => r.ev_id === 3)?._deleted_at != null, 60_000);
+    expect((await eventRows()).filter((r) => r._deleted_at != null).map((r) => r.ev_id)).toEqual([3]);
+    // a TRUNCATE empties the branch's partition; rows after it stay
+    await src.query(`BEGIN; TRUNCATE public.events; INSERT INTO public.events (ev_id, kind) VALUES (100, 'after'); COMMIT`);
+    await waitFor('the truncate', async () => JSON.stringify((await eventRows()).map((r) => r.ev_id)) === '[100]', 60_000);
     expect(typeof st.lagBytes).toBe('number');
     expect(st.appliedLsn).toMatch(/\//);
     expect((await cdc('stop', '--branch', 'shop1')).out).toContain('is kept');

@@ -98,7 +98,8 @@ export function lakeLsn(tbl: LakeTable, branch: string): bigint | null {
 class StreamRun {
   flushes = 0;
   rowsApplied = 0;
-  private relations = new Map<number, { columns: RelationColumn[] }>();
+  /** Per relation: its columns and, once a change needed them, their lake names and the key's (reset by each relation message). */
+  private relations = new Map<number, { columns: RelationColumn[]; names?: string[]; keys?: string[] }>();
   private txn: OpenTxn | null = null;
   private pending = new Map<string, TableChanges>();
   private pendingRows = 0;
@@ -185,10 +186,12 @@ class StreamRun {
       let t = this.pending.get(def.lakeName);
       if (!t) this.pending.set(def.lakeName, (t = emptyChanges(def, rel.columns)));
       t.columns = rel.columns;
-      const tbl = this.lakeTables.get(def.lakeName)!;
-      const lake = tbl.arrowSchema().fields.map((f) => f.name);
-      const names = lakeNames(def, rel.columns, lake);
-      const keys = lakeKeys(def, [...lake, ...names]);
+      if (!rel.names || !rel.keys) {
+        const lake = this.lakeTables.get(def.lakeName)!.arrowSchema().fields.map((f) => f.name);
+        rel.names = lakeNames(def, rel.columns, lake);
+        rel.keys = lakeKeys(def, [...lake, ...rel.names]);
+      }
+      const { names, keys } = rel;
       if (msg.tag === 'truncate') { t.rows.clear(); t.truncated = true; continue; }
       if (msg.tag === 'insert') addChange(t, keys, rowOf(names, msg.row), 'upsert', def.lakeName);
       else if (msg.tag === 'update') {
