@@ -202,8 +202,12 @@ describe('cdc: streaming a PostgreSQL branch into the lake', () => {
     expect(await icebirdItems(t)).toEqual(await sourceRows(COLS.filter((c) => c !== 'updated_at')));
   }, 240_000);
 
-  it('a column added mid-stream reaches the lake through the schema union', async () => {
+  it('a column added mid-stream reaches the lake through the schema union; a second stream of the branch is refused', async () => {
     const s = startStream();
+    await waitFor('the stream to take its slot', async () => (await src.query(`SELECT active FROM pg_replication_slots WHERE slot_name = 'tributary_b0'`)).rows[0]?.active, 30_000);
+    const second = await startStream().done.catch((x) => x);
+    expect(String(second.message)).toContain('streaming already');
+    expect((await readBranchState(db.pool, BRANCH))?.status).toBe('streaming');
     await src.query(`ALTER TABLE public.items ADD COLUMN note varchar(40)`);
     await src.query(`INSERT INTO public.items VALUES (7000, 'with a note', 3, now(), 'hello')`);
     await src.query(`UPDATE public.items SET note = 'noted' WHERE id = 3`);

@@ -57,7 +57,10 @@ export async function runStream(o: StreamOptions): Promise<StreamSummary> {
   await check.connect();
   let oids: Map<number, TableDef>;
   try {
-    if (!(await slotInfo(check, state.slot))) {
+    const slot = await slotInfo(check, state.slot);
+    // the slot admits one reader: a second stream of the branch must not touch the first one's state
+    if (slot?.active) throw new AppError('conflict', `cdc: branch ${o.branch} is streaming already (slot ${state.slot} is in use${state.owner ? ` by ${state.owner}` : ''}): one stream per branch`);
+    if (!slot) {
       const msg = `cdc: replication slot ${state.slot} of branch ${o.branch} no longer exists on the source (dropped by an administrator, or invalidated): the lake cannot tell what changed since ${state.appliedLsn}. Recover with \`tributary cdc setup --branch ${o.branch}\`, which creates the slot again and re-snapshots the tables`;
       await setBranchStatus(o.pool, o.branch, 'failed', { error: msg });
       throw new AppError('not_found', msg);
@@ -80,6 +83,8 @@ export async function runStream(o: StreamOptions): Promise<StreamSummary> {
     await s.run(state.slot, state.publication);
   } catch (e) {
     const err = toError(e);
+    // 55006: another reader took the slot between the check and the start; its state is its own
+    if ((e as { code?: string }).code === '55006') throw new AppError('conflict', `cdc: branch ${o.branch} is streaming already (slot ${state.slot} is in use): one stream per branch`);
     await setBranchStatus(o.pool, o.branch, 'failed', { error: err.message }).catch(() => {});
     throw err;
   }
