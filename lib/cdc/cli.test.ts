@@ -6,6 +6,10 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createConnection } from '../connections';
 import { openLake } from '../lake';
+import { parseEnv } from '../config/env';
+import { silentLogger } from '../log';
+import type { JobContext } from '../jobs/types';
+import { cdcJobs } from './jobs';
 import { testCliEdge } from '../testing/cli-edge';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
@@ -111,5 +115,23 @@ describe('tributary cdc', () => {
     expect((await cdc('drop', '--branch', 'shop1', '--yes')).out).toContain('dropped');
     expect((await src.query(`SELECT 1 FROM pg_replication_slots WHERE slot_name = 'tributary_shop1'`)).rowCount).toBe(0);
     expect(await readBranchState(db.pool, 'shop1')).toBeNull();
+  }, 180_000);
+
+  it('the cdc.stream job's handler streams until its run is cancelled, counting what it applied as progress', async () => {
+    expect((await cdc('setup', '--branch', 'shop1')).err).toBe('');
+    const ac = new AbortController();
+    const progress: number[] = [];
+    const ctx = {
+      runId: 'job-1', pool: db.pool, logger: silentLogger, signal: ac.signal, progress: (d: number) => progress.push(d),
+      env: parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: dir, TRIBUTARY_SECRET: SECRET, TRIBUTARY_TABLES_FILE: path.join(dir, 'tables.json') }),
+    } as unknown as JobContext;
+    const def = cdcJobs[0];
+    const run = def.run(ctx, def.payload.parse({ branch: 'shop1', flushInterval: '200ms' }));
+    await src.query(`INSERT INTO public.orders (order_id, amount) VALUES (900, 9), (901, 9)`);
+    await waitFor('the job to apply the inserts', () => progress.at(-1) === 2, 60_000);
+    ac.abort();
+    expect(await run).toMatchObject({ branch: 'shop1', rows: 2 });
+    expect((await readBranchState(db.pool, 'shop1'))?.status).toBe('stopped');
+    expect(() => def.payload.parse({ branch: 'shop 1' })).toThrow(/letters, digits/);
   }, 180_000);
 });
