@@ -117,7 +117,7 @@ describe('tributary cdc', () => {
     expect(await readBranchState(db.pool, 'shop1')).toBeNull();
   }, 180_000);
 
-  it('the cdc.stream job's handler streams until its run is cancelled, counting what it applied as progress', async () => {
+  it('the handler of the cdc.stream job streams until its run is cancelled, counting what it applied as progress', async () => {
     expect((await cdc('setup', '--branch', 'shop1')).err).toBe('');
     const ac = new AbortController();
     const progress: number[] = [];
@@ -133,5 +133,44 @@ describe('tributary cdc', () => {
     expect(await run).toMatchObject({ branch: 'shop1', rows: 2 });
     expect((await readBranchState(db.pool, 'shop1'))?.status).toBe('stopped');
     expect(() => def.payload.parse({ branch: 'shop 1' })).toThrow(/letters, digits/);
+  }, 180_000);
+
+  it('two branches stream at once, each into its own partition', async () => {
+    await src.query('CREATE DATABASE shop3db');
+    const url3 = server.url.replace(/\/postgres$/, '/shop3db');
+    const s3 = new pg.Client({ connectionString: url3 });
+    await s3.connect();
+    try {
+      await s3.query(`CREATE TABLE public.orders (order_id int PRIMARY KEY, amount numeric(10,2), updated_at timestamptz DEFAULT now())`);
+      await s3.query(`CREATE TABLE public.events (ev_id int PRIMARY KEY, kind text, at timestamptz DEFAULT now())`);
+      await s3.query(`INSERT INTO public.orders (order_id, amount) SELECT g, g FROM generate_series(1, 20) g`);
+      await createConnection({ pool: db.pool, keys: { secret: SECRET, dataDir: dir } }, { name: 'shop3', kind: 'postgres', isBranch: true, branchKey: 'shop3', params: { cdc: 'log' }, secrets: { url: url3 } });
+      expect((await cdc('setup', '--branch', 'shop3')).err).toBe('');
+      const env = parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: dir, TRIBUTARY_SECRET: SECRET, TRIBUTARY_TABLES_FILE: path.join(dir, 'tables.json') });
+      const ac = new AbortController();
+      const def = cdcJobs[0];
+      const runs = ['shop1', 'shop3'].map((branch) => def.run({ runId: `job-${branch}`, pool: db.pool, logger: silentLogger, signal: ac.signal, progress: () => {}, env } as unknown as JobContext,
+        def.payload.parse({ branch, flushInterval: '200ms' })));
+      for (const r of runs) r.catch(() => {}); // awaited below; a failure is seen there
+      await src.query(`DELETE FROM public.orders WHERE order_id > 40`);
+      await s3.query(`UPDATE public.orders SET amount = -1 WHERE order_id <= 5; DELETE FROM public.orders WHERE order_id = 20`);
+      const lake = openLake({ pool: db.pool, warehouse: `file://${dir}/warehouse` });
+      const orders = async (branch: string) => {
+        const t = await lake.loadTable('etl.orders');
+        const out: string[] = [];
+        for await (const b of t.scan({ partition: { BRANCH_ID: branch } })) for (const r of b.toArray()) out.push(String(r.order_id));
+        return out.sort();
+      };
+      const want = async (c: pg.Client) => (await c.query(`SELECT order_id FROM public.orders`)).rows.map((r) => String(r.order_id)).sort();
+      try {
+        await waitFor('both branches in the lake', async () => JSON.stringify(await orders('shop1')) === JSON.stringify(await want(src)) && JSON.stringify(await orders('shop3')) === JSON.stringify(await want(s3)), 60_000, 300);
+      } finally {
+        ac.abort();
+        await Promise.allSettled(runs);
+      }
+      expect(await orders('shop3')).not.toContain('20');
+      // shop1: 41–49 and 900–901 deleted (50 went earlier); shop3: 5 updated, 1 deleted
+      expect((await Promise.all(runs)).map((r) => (r as { rows: number }).rows)).toEqual([11, 6]);
+    } finally { await s3.end(); }
   }, 180_000);
 });
