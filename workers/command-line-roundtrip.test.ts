@@ -12,6 +12,7 @@ import { urlConnections } from '../lib/slices/cli-support';
 import { AssortRequest, BoardRequest, ClearRequest, ProbeRequest, ReconcileRequest, ResetRequest, RunRequest, SplitRequest, StatusRequest } from '../lib/slices/requests';
 import { expireRequestOf, removeOrphansRequestOf } from '../lib/lake-admin/cli';
 import { modelsParamsOf } from '../lib/models/cli';
+import { requestFromFlags as cdcRequestFromFlags } from '../lib/cdc/cli';
 import type { Env } from '../lib/config/env';
 import { testCliEdge } from '../lib/testing/cli-edge';
 
@@ -142,6 +143,7 @@ describe('a pipeline\'s shown command line is one the CLI accepts', () => {
       fromCli: (o, [sql]) => payloadOf('models.query').parse({ sql, target: o.target }),
     },
     'flows.run': { payloads: [{ flow: 'nightly load' }], fromCli: (_o, [flow]) => ({ flow }) },
+    'cdc.stream': { payloads: [{ branch: 'shop1', flushInterval: '5s', flushRows: 500, namespace: 'sales' }, { branch: 'b-2' }], fromCli: (o) => cdcRequestFromFlags(o) },
     'pipelines.run': { payloads: [{ pipeline: "orders 'daily'" }], fromCli: (_o, [pipeline]) => ({ pipeline }) },
   };
 

@@ -7,6 +7,7 @@ import { lakeJobs } from '../lib/lake-admin/jobs';
 import { modelsJobs } from '../lib/models/jobs';
 import { flowsJobs } from '../lib/flows/jobs';
 import { connectionsJobs } from '../lib/connections/jobs';
+import { cdcJobs } from '../lib/cdc/jobs';
 
 /**
  * Every job kind, in one list: the worker runs them, the web process and the
@@ -23,4 +24,5 @@ export const jobDefinitions: readonly JobDefinition[] = [
   ...modelsJobs,
   ...flowsJobs,
   ...connectionsJobs,
+  ...cdcJobs,
 ];

@@ -50,6 +50,10 @@ export const COMMANDS: readonly CommandModule[] = [
     load: async () => (await import('../etl/cli')).registerEtlCommands,
   },
   {
+    commands: [{ name: 'cdc', description: 'Stream every change of PostgreSQL branches set to `cdc: log` from the write-ahead log into the lake' }],
+    load: async () => (await import('../cdc/cli')).registerCdcCommands,
+  },
+  {
     commands: [{ name: 'connections', description: 'Branch and service connections (secrets encrypted at rest)' }],
     load: async () => (await import('../connections/cli')).registerConnectionsCommands,
   },

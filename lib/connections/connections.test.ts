@@ -52,6 +52,10 @@ password = "\${PG_PW}"
     expect(() => connectionsFromToml(toml, { ORA_PW: 'o' })).toThrow(/PG_PW is not set/);
     expect(() => connectionsFromToml('[mysql_branches.x]\nhost="h"', {})).toThrow(/unknown section \[mysql_branches\]/);
     expect(() => connectionsFromToml('[oracle_branches.x]\nuser="u"', {})).toThrow(/needs dsn, or host/);
+    // issue 25: a PostgreSQL branch streams from its write-ahead log with cdc = "log"
+    expect(connectionsFromToml('[postgres_branches.x]\nhost="h"\ncdc="log"', {})[0].params).toEqual({ host: 'h', cdc: 'log' });
+    expect(() => connectionsFromToml('[postgres_branches.x]\nhost="h"\ncdc="wal"', {})).toThrow(/\[postgres_branches.x\]: cdc must be "watermark" or "log"/);
+    expect(() => connectionsFromToml('[oracle_branches.x]\ndsn="d"\ncdc="log"', {})).toThrow(/no "log" mode/);
   });
   it('stores, lists without secrets, and hands branches to the engine decrypted', async () => {
     const ctx = { pool: db.pool, keys: { dataDir } };

@@ -54,6 +54,10 @@ export function connectionsFromToml(text: string, env: TomlVariables, file = 'co
       if (params.fetch_batch_size !== undefined && !(Number.isInteger(params.fetch_batch_size) && (params.fetch_batch_size as number) > 0)) {
         throw bad(`${where}: fetch_batch_size must be a positive integer`);
       }
+      // issue 25: `cdc = "log"` streams a PostgreSQL branch from its write-ahead log (lib/cdc); `watermark` is the default
+      if (params.cdc !== undefined && !(params.cdc === 'watermark' || (params.cdc === 'log' && kind === 'postgres'))) {
+        throw bad(`${where}: cdc must be "watermark"${kind === 'postgres' ? ' or "log"' : ' (an Oracle branch has no "log" mode)'}`);
+      }
       if (kind === 'oracle' && !params.dsn && !params.host && !secrets.connection_string) throw bad(`${where}: needs dsn, or host with service_name or sid`);
       if (kind === 'postgres' && !params.host && !secrets.url && !secrets.connection_string) throw bad(`${where}: needs host (or url)`);
       out.push({ name: key, kind, isBranch: true, branchKey: key, params, secrets });

@@ -4,7 +4,7 @@ export { selectBranches, EtlUsageError } from './select-branches';
 export type { BranchHandle, EtlRunSummary, UnitResult } from './run-types';
 export { executeEtl, resolveTables, type EtlContext, type EtlOverrides } from './execute';
 export { EtlRequest, etlSettingsOf } from './request';
-export { unionSchemas, widen, SchemaUnionError, type Drift, type UnionColumn } from './schema-union';
+export { unionSchemas, widen, SchemaUnionError, type Drift, type UnionColumn } from '../sources';
 export { listEtlControl, listEtlRuns, type Watermark } from './control';
 export { DEFAULT_SETTINGS, cutoverMessage, type EtlSettings } from './settings';
 export { lakeTarget, lakeArrowSchema, type LakeTarget } from './lake-target';

@@ -8,7 +8,7 @@ import { FIELD_ID, readParquetBatches, type DataFileInfo, type Lake, type LakeTa
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
 import { liveIntKeys, type IntKeyFileCache, type LiveIntKeys } from './int-key-files';
-import type { UnionColumn } from './schema-union';
+import type { UnionColumn } from '../sources';
 import { AppError } from '../errors';
 
 export interface WriteOutcome {

@@ -3,7 +3,7 @@ import { fromArrowType } from '../sources';
 import { BRANCH_ID, INJECTED, INSERT_AT } from '../config/lake-columns';
 import { lakeArrowSchema, type LakeTarget, type WriteOutcome } from './lake-target';
 import { stagedBatches, type StagedFile } from './staging';
-import type { UnionColumn } from './schema-union';
+import type { UnionColumn } from '../sources';
 
 /**
  * An in-memory LakeTarget: rows kept as objects per table. For engine tests

@@ -6,7 +6,7 @@ import { renderUnit } from './render-unit';
 import type { BranchHandle, RunContext, TableState, Unit } from './run-types';
 import { describedUnitProblem } from './plan-checks';
 import { runPool } from '../concurrency';
-import { inferNumeric, unionSchemas, type UnionColumn } from './schema-union';
+import { inferNumeric, unionSchemas, type UnionColumn } from '../sources';
 import type { TableDef } from '../config/tables-json';
 import { DEFAULT_NAMING } from '../config/naming';
 

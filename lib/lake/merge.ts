@@ -341,7 +341,7 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
     const { inserted, updated, deleted, deletedByPartition, previous } = run;
     const base = { inserted, updated, deleted, deletedByPartition, ...(opts.returnPrevious ? { previous } : {}) };
     if (!files.length && !delFiles.length) return { ...noop(t.metadataLocation()), ...base };
-    const r = await commitChange(t, { operation: 'overwrite', added: [...files, ...delFiles], removed: [], touched: new Set(parts.keys()) });
+    const r = await commitChange(t, { operation: 'overwrite', added: [...files, ...delFiles], removed: [], touched: new Set(parts.keys()), summary: run.opts.summary });
     return { ...r, ...base };
   });
 }

@@ -34,6 +34,8 @@ export interface Change {
   /** Replace the current schema by this one (same commit). */
   schema?: TableMetadata['schemas'][number];
   properties?: Record<string, string>;
+  /** Extra snapshot summary properties; the spec's own names are computed and win. */
+  summary?: Record<string, string>;
 }
 
 function newSnapshotId(): bigint {
@@ -188,7 +190,7 @@ export async function buildSnapshot(view: TableView, base: TableMetadata, change
   const recs = (l: DataFileRec[]) => sum(l, (d) => d.record_count);
   const size = (l: DataFileRec[]) => sum(l, (d) => d.file_size_in_bytes);
   const parts = new Set([...change.added, ...removedFiles].map((d) => partitionKey(d.partition, spec)));
-  const summary: Record<string, string> = { operation: change.operation };
+  const summary: Record<string, string> = { ...change.summary, operation: change.operation };
   const put = (k: string, v: bigint) => { if (v !== 0n) summary[k] = String(v); };
   put('added-data-files', BigInt(addedData.length)); put('added-records', recs(addedData)); put('added-files-size', size(change.added));
   put('deleted-data-files', BigInt(rd.length)); put('deleted-records', recs(rd)); put('removed-files-size', size(removedFiles));

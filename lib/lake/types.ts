@@ -139,6 +139,11 @@ export interface MergeOptions {
   deleteKeys?: unknown[][];
   /** Rewrite the `deleteKeys` rows with `column` set to `value` instead of removing them (a soft delete). (Default: remove) */
   softDelete?: { column: string; value: unknown };
+  /**
+   * Extra snapshot summary properties of the commit (names outside the spec's, e.g.
+   * `tributary.cdc.lsn`): what a reader of the snapshot alone must know about it. (Default: none)
+   */
+  summary?: Record<string, string>;
 }
 
 export interface MergeResult extends CommitResult {

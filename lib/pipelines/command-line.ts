@@ -15,7 +15,7 @@ import { z } from 'zod';
  * An optional field whose default is decided later (from the environment) but
  * is on says so with `.meta({ cliNegated: true })`, as the CLI's `--no-x` does.
  */
-const COMMAND_OF: Record<string, string> = { 'etl.run': 'etl', 'dq.run': 'dq', 'lake.remove_orphans': 'lake remove-orphans' };
+const COMMAND_OF: Record<string, string> = { 'etl.run': 'etl', 'dq.run': 'dq', 'lake.remove_orphans': 'lake remove-orphans', 'cdc.stream': 'cdc start' };
 
 /**
  * Fields the CLI takes as positional arguments, in order (`tributary lake

@@ -36,3 +36,4 @@ export { RowAssembler } from './row-assembler';
 export { formatMicros, parseTimestampMicros, wallClockMicros, scaledToText } from './values';
 export { listSchemas, listCatalogTables, watermarkCandidates, type CatalogTable, type CatalogColumn } from './catalog';
 export { lakeKeys, lakeNameOf, matchName, namedColumn, targetFields } from './lake-names';
+export { unionSchemas, widen, inferNumeric, SchemaUnionError, type Drift, type UnionColumn } from './schema-union';

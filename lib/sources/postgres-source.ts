@@ -22,6 +22,12 @@ export interface PostgresBranchOptions extends PgTlsSettings {
   poolSize?: number;
   /** Seconds to wait for a connection before failing (a transient error). (Default: 10) */
   connectTimeoutSeconds?: number;
+  /**
+   * An exported snapshot (a replication slot's, `pg_export_snapshot()`): every read runs in a
+   * REPEATABLE READ transaction that imports it, so all of them see the database exactly as of
+   * that point (lib/cdc: the INITIAL of a streamed branch meets its slot). (Default: none)
+   */
+  snapshot?: string;
 }
 
 /**
@@ -39,6 +45,8 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     max: size, connectionTimeoutMillis: (o.connectTimeoutSeconds ?? 10) * 1000, application_name: `tributary-etl:${o.branch}`,
   });
   const slots = new SlotPool(size);
+  if (o.snapshot !== undefined && !/^[0-9A-Fa-f-]+$/.test(o.snapshot)) throw new AppError('validation', `sources: branch ${o.branch}: not a snapshot name: ${o.snapshot}`, { field: 'snapshot' });
+  const inSnapshot = (c: pg.PoolClient) => importSnapshot(c, o.snapshot);
 
   async function withClient<T>(signal: AbortSignal | undefined, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     const release = await slots.acquire(signal);
@@ -49,6 +57,7 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       client = await pool.connect();
       // a checked-out client losing its server emits 'error': without a listener that would crash the process
       client.on('error', onError);
+      await inSnapshot(client);
       return await fn(client);
     } catch (e) {
       broken = e as Error;
@@ -56,7 +65,7 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     } finally {
       client?.off('error', onError);
       // a failed statement may leave the session mid-COPY: never reuse it
-      client?.release(broken ? true : undefined);
+      client?.release(broken || o.snapshot !== undefined ? true : undefined);
       release();
     }
   }
@@ -87,7 +96,8 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       return withClient(signal, async (c) => {
         // SET LOCAL: the pooled session goes back to extraction unchanged. ISO output is what
         // the canonical text relies on; a HashAggregate over the few digest groups, not a sort.
-        await c.query('BEGIN READ ONLY');
+        // in snapshot mode the session's transaction is open already (inSnapshot)
+        if (o.snapshot === undefined) await c.query('BEGIN READ ONLY');
         try {
           await c.query(`SET LOCAL datestyle = 'ISO, YMD'; SET LOCAL enable_sort = off`);
           const r = await c.query({ text: sql, types: { getTypeParser: () => (x: string) => x } });
@@ -113,6 +123,7 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     try {
       client = await pool.connect();
       client.on('error', onError);
+      await inSnapshot(client);
       const sql = await setBinds(client, q);
       const { projection, cols } = copyProjection(columns, target);
       const dec = new CopyDecoder(cols, target, opts.batchSize, opts.stats);
@@ -141,10 +152,17 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     } finally {
       client?.off('error', onError);
       // a failed or abandoned COPY may leave the session mid-stream: never reuse it
-      client?.release(broken || (copy && !copy.finished) ? true : undefined);
+      client?.release(broken || (copy && !copy.finished) || o.snapshot !== undefined ? true : undefined);
       release();
     }
   }
+}
+
+/** In snapshot mode a session holds an open transaction importing the snapshot; it is closed (never reused) after use. */
+async function importSnapshot(c: pg.PoolClient, snapshot: string | undefined): Promise<void> {
+  if (snapshot === undefined) return;
+  await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  await c.query(`SET TRANSACTION SNAPSHOT '${snapshot}'`);
 }
 
 /** The columns a query returns (LIMIT 0), typed from their OIDs. */

@@ -18,7 +18,7 @@ export const LAYERS: string[][] = [
   ['sources', 'lake', 'audit', 'reconcile'],
   ['connections', 'auth', 'jobs'],
   ['mail', 'webhook', 'pipelines'],
-  ['etl', 'dq', 'slices', 'models', 'flows', 'lake-admin', 'freshness'],
+  ['etl', 'dq', 'slices', 'models', 'flows', 'lake-admin', 'freshness', 'cdc'],
   ['api', 'cli', 'iceberg-rest', 'metrics', 'assets'],
 ];
 const TOP = new Set(['workers', 'app']);

@@ -1,4 +1,5 @@
-import { typeToString, type ColumnType } from '../sources';
+import { typeToString } from './arrow-types';
+import type { ColumnType } from './types';
 import { AppError } from '../errors';
 
 /**

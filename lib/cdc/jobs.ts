@@ -1,0 +1,21 @@
+import { defineJob } from '../jobs/types';
+import { CdcRequest } from './request';
+
+/**
+ * `cdc.stream`: a branch's stream as a long-lived job on a worker (what `tributary cdc start`
+ * runs in the foreground). One per branch: the slot admits one reader, so a second run for the
+ * same branch fails at START_REPLICATION naming the slot in use. The engine is imported only
+ * when a worker runs the job.
+ */
+export const cdcJobs = [
+  defineJob({
+    kind: 'cdc.stream',
+    description: 'Stream a PostgreSQL branch set to `cdc: log` into the lake until cancelled (or `cdc stop`)',
+    role: 'operator',
+    payload: CdcRequest,
+    async run(ctx, p) {
+      const { runStreamJob } = await import('./job-run');
+      return runStreamJob(ctx, p);
+    },
+  }),
+];
