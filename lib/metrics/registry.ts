@@ -3,6 +3,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { Lake } from '../lake';
 import { families, histograms } from './families';
 import { lakeFigures } from './lake-metrics';
+import { CDC_STATES, type CdcBranchFigures } from '../cdc/figures';
 
 /**
  * The Prometheus registry of a web process: Node's own process metrics
@@ -16,6 +17,8 @@ export interface MetricsDeps {
   lake?: Lake;
   /** The flow scheduler's advisory lock key (lib/flows/scheduler.ts). */
   schedulerLockKey: number;
+  /** Per streamed branch (lib/cdc/figures.ts), read once per scrape; absent: no CDC families. */
+  cdc?: () => Promise<CdcBranchFigures[]>;
 }
 
 const LAKE = [
@@ -63,5 +66,45 @@ export function createMetricsRegistry(deps: MetricsDeps): Registry {
       } as never);
     }
   }
+  if (deps.cdc) registerCdc(registry, deps.cdc);
   return registry;
+}
+
+const CDC = [
+  ['tributary_cdc_lag_bytes', 'Bytes of WAL the branch\'s slot has not had acknowledged (pg_current_wal_lsn() - confirmed_flush_lsn on the source); absent while the source cannot be read.', 'lagBytes'],
+  ['tributary_cdc_retained_wal_bytes', 'Bytes of WAL the branch\'s slot makes the source keep (pg_current_wal_lsn() - restart_lsn); absent while the source cannot be read.', 'retainedWalBytes'],
+  ['tributary_cdc_last_commit_age_seconds', 'Seconds since the branch\'s stream last committed a flush to the lake; absent before the first.', 'lastCommitAgeSeconds'],
+  ['tributary_cdc_rows_applied_total', 'Changes the branch\'s stream applied to the lake since its setup.', 'rowsApplied'],
+] as const;
+
+/** The CDC families: one read of the state and the sources per scrape, shared as the lake's is. */
+function registerCdc(registry: Registry, read: () => Promise<CdcBranchFigures[]>): void {
+  let inFlight: Promise<CdcBranchFigures[]> | null = null;
+  const figures = () => {
+    if (!inFlight) {
+      const p = read();
+      inFlight = p;
+      const clear = () => { if (inFlight === p) inFlight = null; };
+      p.then(clear, clear);
+    }
+    return inFlight;
+  };
+  for (const [name, help, key] of CDC) {
+    registry.registerMetric({
+      name, help,
+      async get() {
+        const rows = (await figures()).filter((b) => b[key] !== null);
+        return { name, help, type: key === 'rowsApplied' ? 'counter' : 'gauge', values: rows.map((b) => ({ labels: { branch: b.branch }, value: b[key] as number })), aggregator: 'sum' };
+      },
+    } as never);
+  }
+  const name = 'tributary_cdc_state';
+  const help = 'The branch\'s stream state (etl_meta.cdc_state): 1 for its current state, 0 for the others.';
+  registry.registerMetric({
+    name, help,
+    async get() {
+      const values = (await figures()).flatMap((b) => CDC_STATES.map((state) => ({ labels: { branch: b.branch, state }, value: b.status === state ? 1 : 0 })));
+      return { name, help, type: 'gauge', values, aggregator: 'sum' };
+    },
+  } as never);
 }
