@@ -9,7 +9,7 @@ export { createJobRegistry, type JobRegistry, type JobKindInfo } from './registr
 export { systemJobs } from './system-check';
 export { ensureQueue, installQueue, QUEUE } from './queue';
 export { startWorker, type WorkerHandle, type WorkerOptions } from './worker';
-export { reapStaleRuns } from './reaper';
+export { reapStaleRuns, type Reaped } from './reaper';
 export { findSecret, isSecretKey, credentialInText, redactSecrets, redactText, REDACTED } from '../log/secret-scan';
 export { fanOut, runUnit, listRunUnits, assertCoordinatorRunning, fanoutWanted, type FanoutDeps, type FanoutUnit, type FanoutOutcome, type UnitAttemptView } from './fanout';
 export { acquireSlot, withSlot, type SlotLease } from './slot-lock';

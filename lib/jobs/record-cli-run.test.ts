@@ -75,7 +75,7 @@ describe('recordCliRun', () => {
 
     // A CLI killed mid-run leaves a running row that stops heartbeating.
     const id = (await db.pool.query(`insert into job_runs (id, kind, status, source, worker_id, started_at, heartbeat_at) values (gen_random_uuid(), 'etl.run', 'running', 'cli', 'cli:gone:1', now() - interval '1 hour', now() - interval '1 hour') returning id`)).rows[0].id;
-    expect(await reapStaleRuns(db.pool, null, 30_000)).toEqual([id]);
+    expect(await reapStaleRuns(db.pool, null, 30_000, { resumeKinds: ['etl.run'] })).toEqual({ failed: [id], resumed: [] }); // no queue job: failed even if its kind resumes
     expect((await db.pool.query('select status, error from job_runs where id = $1', [id])).rows[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/cli:gone:1 stopped responding/) });
   });
 

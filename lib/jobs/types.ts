@@ -85,6 +85,12 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
    * `jobType` facet; the handler reports datasets through `ctx.reportLineage`. (Default: no events)
    */
   lineage?: { jobType: LineageJobType };
+  /**
+   * A run whose worker stops heartbeating (killed, machine lost) is queued again for another
+   * worker instead of failed: for long-lived jobs that resume from their own recorded position
+   * (a CDC stream), so a lost worker does not stop them. (Default: failed)
+   */
+  resumeOnWorkerLoss?: true;
   run(ctx: JobContext, payload: z.infer<S>): Promise<unknown>;
 }
 

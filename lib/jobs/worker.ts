@@ -175,14 +175,16 @@ async function executeRun(h: RunHost, { runId, kind, params, attempts, queueJobI
  */
 interface Reachability { downSince: number | null; backAt: number }
 
-/** Fail the runs of workers that stopped heartbeating, and prune expired Idempotency-Keys. */
+/** Fail (or, for resumable kinds, queue again) the runs of workers that stopped heartbeating, and prune expired Idempotency-Keys. */
 async function reapDeadPeers(o: WorkerOptions, boss: PgBoss, t: { staleAfterMs: number; heartbeatMs: number }, reach: Reachability): Promise<void> {
   // Right after an outage every live run's heartbeat is old: give their workers a few beats to
   // write fresh ones before judging anyone dead.
   if (reach.downSince !== null || Date.now() - reach.backAt < Math.max(3 * t.heartbeatMs, 10_000)) return;
   try {
-    const ids = await reapStaleRuns(o.pool, boss, t.staleAfterMs);
-    for (const r of ids) o.logger.warn('failed a run whose worker stopped heartbeating', { runId: r });
+    const resumeKinds = o.jobs.all.filter((d) => d.resumeOnWorkerLoss).map((d) => d.kind);
+    const { failed, resumed } = await reapStaleRuns(o.pool, boss, t.staleAfterMs, { resumeKinds });
+    for (const r of failed) o.logger.warn('failed a run whose worker stopped heartbeating', { runId: r });
+    for (const r of resumed) o.logger.warn('queued again a run whose worker stopped heartbeating, for another worker to take over', { runId: r });
     // Expired Idempotency-Keys are ignored already; deleting them keeps the table at a day's keys.
     await pruneIdempotencyKeys(o.pool);
   } catch { /* next round */ }

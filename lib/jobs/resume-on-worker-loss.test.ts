@@ -1,0 +1,81 @@
+// A run whose worker died: a kind with `resumeOnWorkerLoss` is queued again by the reaper and
+// another (real) worker takes it over; any other kind is failed as before. The dead worker is a
+// real claim (the worker's own claim statement) whose heartbeat then stops.
+import path from 'node:path';
+import { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import { parseEnv } from '../config/env';
+import { silentLogger } from '../log';
+import { waitFor } from '../testing/wait-for';
+import { createJobRegistry, defineJob, enqueueJob, ensureQueue, getJobRun, startWorker, type WorkerHandle } from './index';
+import { claimRuns } from './claim-runs';
+import { reapStaleRuns } from './reaper';
+
+const attemptsOf = async (ctx: { pool: import('pg').Pool; runId: string }) => (await ctx.pool.query('select attempts from job_runs where id = $1', [ctx.runId])).rows[0].attempts as number;
+const resumable = defineJob({
+  kind: 'test.resumable', description: 'test: a long-lived job that resumes from its own position',
+  payload: z.object({}).strict(), resumeOnWorkerLoss: true,
+  async run(ctx) { return { attempts: await attemptsOf(ctx), worker: ctx.workerId }; },
+});
+const plain = defineJob({
+  kind: 'test.plain', description: 'test: an ordinary job',
+  payload: z.object({}).strict(),
+  async run(ctx) { return { attempts: await attemptsOf(ctx) }; },
+});
+
+let db: TestDatabase;
+let worker: WorkerHandle | undefined;
+const jobs = createJobRegistry([resumable, plain]);
+const env = parseEnv({ TRIBUTARY_DATA_DIR: path.join(process.cwd(), '.data-test-resume-worker-loss') } as unknown as NodeJS.ProcessEnv);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  await ensureQueue(db.pool);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await db?.drop();
+});
+
+describe('a run whose worker died', () => {
+  it('is taken over by another worker when its kind resumes on worker loss, and failed otherwise', async () => {
+    const a = (await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'test.resumable', params: {} })).runId;
+    const b = (await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'test.plain', params: {} })).runId;
+    const c = (await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'test.resumable', params: {} })).runId;
+    // a worker claims all three, then dies: its heartbeats stop
+    const claimed = await claimRuns(db.pool, 'gone:1:dead', 10);
+    expect(claimed.runs.map((r) => r.runId).sort()).toEqual([a, b, c].sort());
+    await db.pool.query(`update job_runs set heartbeat_at = now() - interval '1 hour' where worker_id = 'gone:1:dead'`);
+    // one of the resumable runs had been asked to cancel: it is not resumed
+    await db.pool.query(`update job_runs set cancel_requested = true where id = $1`, [c]);
+
+    const kinds = jobs.all.filter((d) => d.resumeOnWorkerLoss).map((d) => d.kind);
+    expect(kinds).toEqual(['test.resumable']);
+    const reaped = await reapStaleRuns(db.pool, null, 30_000, { resumeKinds: kinds });
+    expect(reaped.resumed).toEqual([a]);
+    expect(reaped.failed.sort()).toEqual([b, c].sort());
+    expect(await reapStaleRuns(db.pool, null, 30_000, { resumeKinds: kinds })).toEqual({ failed: [], resumed: [] }); // nothing twice
+    expect((await getJobRun(db.pool, a))?.status).toBe('queued');
+    expect((await getJobRun(db.pool, b))).toMatchObject({ status: 'failed', error: expect.stringMatching(/gone:1:dead stopped responding.*start it again/) });
+    const log = (await db.pool.query(`select level, message from job_logs where run_id = $1`, [a])).rows;
+    expect(log).toEqual([{ level: 'warn', message: expect.stringMatching(/gone:1:dead stopped responding.*queued again for another worker/) }]);
+
+    // another worker takes the resumed run over: its second attempt, on that worker
+    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, heartbeatMs: 300, pollMs: 200 });
+    await waitFor('the resumed run to finish', async () => (await getJobRun(db.pool, a))?.status === 'succeeded', 60_000);
+    expect((await getJobRun(db.pool, a))?.result).toEqual({ attempts: 2, worker: worker.id });
+    expect((await getJobRun(db.pool, b))?.status).toBe('failed');
+  }, 120_000);
+
+  it('is resumed by a live worker\'s own reaper round and run by it', async () => {
+    await worker!.stop();
+    worker = undefined;
+    const a = (await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'test.resumable', params: {} })).runId;
+    expect((await claimRuns(db.pool, 'gone:2:dead', 10)).runs.map((r) => r.runId)).toEqual([a]);
+    await db.pool.query(`update job_runs set heartbeat_at = now() - interval '1 hour' where id = $1`, [a]);
+    worker = await startWorker({ jobs, pool: db.pool, env, logger: silentLogger, heartbeatMs: 300, pollMs: 200, staleAfterMs: 3000 });
+    await waitFor('the worker to take the run over', async () => (await getJobRun(db.pool, a))?.status === 'succeeded', 90_000);
+    expect((await getJobRun(db.pool, a))?.result).toEqual({ attempts: 2, worker: worker.id });
+  }, 120_000);
+});
