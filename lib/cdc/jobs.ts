@@ -4,8 +4,10 @@ import { CdcRequest } from './request';
 /**
  * `cdc.stream`: a branch's stream as a long-lived job on a worker (what `tributary cdc start`
  * runs in the foreground). One per branch: the slot admits one reader, so a second run for the
- * same branch fails at START_REPLICATION naming the slot in use. The engine is imported only
- * when a worker runs the job.
+ * same branch waits for the slot (SLOT_RELEASE_WAIT_MS) and then fails naming the slot in use. A
+ * run whose worker dies is queued again by the reaper (`resumeOnWorkerLoss`) and another worker
+ * takes it over, resuming exactly from the recorded LSN. The engine is imported only when a
+ * worker runs the job.
  */
 export const cdcJobs = [
   defineJob({
@@ -13,6 +15,7 @@ export const cdcJobs = [
     description: 'Stream a PostgreSQL branch set to `cdc: log` into the lake until cancelled (or `cdc stop`)',
     role: 'operator',
     payload: CdcRequest,
+    resumeOnWorkerLoss: true,
     async run(ctx, p) {
       const { runStreamJob } = await import('./job-run');
       return runStreamJob(ctx, p);
