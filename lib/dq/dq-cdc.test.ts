@@ -20,6 +20,7 @@ import { DqRequest } from './request';
 import { runDq } from './run';
 import { waitFor } from '../testing/wait-for';
 import { openPostgresDqSource, type DqBranch } from './source';
+import { dqBranchesOf } from './execute';
 
 // dq over a branch streamed with `cdc: log`: a real PostgreSQL with wal_level=logical, a running
 // stream (lib/cdc) applying every 2 s, and the reconciler comparing after the lake reached the
@@ -85,6 +86,15 @@ describe('dq over a streamed branch (cdc: log)', () => {
     expect(parseRequest(DqRequest, { cdcWait: 90 }, 'params').cdcWait).toBe(90_000);
     expect(() => parseRequest(DqRequest, { cdcWait: 'soon' }, 'params')).toThrow(/params\.cdcWait/);
     expect(() => parseRequest(DqRequest, { cdcWait: '2h' }, 'flags')).toThrow(/--cdc-wait/);
+  });
+
+  it('a PostgreSQL branch connection with cdc = "log" is waited for; others are not', () => {
+    const [log, wm, ora] = dqBranchesOf([
+      { key: 'a', name: 'a', kind: 'postgres', params: { host: 'h', cdc: 'log' }, secrets: {} },
+      { key: 'b', name: 'b', kind: 'postgres', params: { host: 'h', cdc: 'watermark' }, secrets: {} },
+      { key: 'c', name: 'c', kind: 'oracle', params: { host: 'h', service: 's' }, secrets: {} },
+    ]);
+    expect([log.cdc, wm.cdc, ora.cdc]).toEqual([true, false, false]);
   });
 
   it('a write just before dq is counted equal after the wait; an idle source is reached too', async () => {
