@@ -118,6 +118,7 @@ class StreamRun {
   /** The latest idle keepalive position not yet written to the control state, and the write under way. */
   private idleLsn: bigint | null = null;
   private idleWrite: Promise<void> | null = null;
+  private idleRecorded = 0n;
 
   constructor(private o: StreamOptions, private namespace: string, private oids: Map<number, TableDef>, private lakeTables: Map<string, LakeTable>,
     private tableLsns: Map<string, bigint>, public applied: bigint, private log: Logger) {}
@@ -160,11 +161,12 @@ class StreamRun {
    * at most. A failed write is only logged: the next flush or keepalive writes a later position.
    */
   private recordIdle(lsn: bigint): void {
+    if (lsn <= this.idleRecorded) return; // the server repeats its position while nothing new is written
     if (this.idleLsn === null || lsn > this.idleLsn) this.idleLsn = lsn;
     if (this.idleWrite) return;
     this.idleWrite = (async () => {
       while (this.idleLsn !== null) {
-        const at = this.idleLsn; this.idleLsn = null;
+        const at = this.idleLsn; this.idleLsn = null; this.idleRecorded = at;
         await recordBranchPosition(this.o.pool, this.o.branch, formatLsn(at)).catch((e) => this.log.warn('cdc: could not record the idle position', { lsn: formatLsn(at), error: toError(e).message }));
       }
       this.idleWrite = null;
