@@ -72,6 +72,18 @@ export async function recordBranchApplied(pool: pg.Pool, branch: string, lsn: st
   await pool.query(`UPDATE etl_meta.cdc_state SET applied_lsn = $2, applied_at = now(), rows_applied = rows_applied + $3, updated_at = now() WHERE branch_id = $1`, [branch, lsn, rows]);
 }
 
+/**
+ * An idle stream's position: the server's keepalive said it has decoded the WAL up to `lsn`, and
+ * nothing was held or open, so the lake holds every commit of the publication before it. Only
+ * moves forward (a keepalive's write may race a flush's), and leaves `applied_at` (the last
+ * commit's time) alone. This is what lets `dq` wait for a point on a source that writes nothing
+ * more to the published tables.
+ */
+export async function recordBranchPosition(pool: pg.Pool, branch: string, lsn: string): Promise<void> {
+  await pool.query(`UPDATE etl_meta.cdc_state SET applied_lsn = $2, updated_at = now()
+    WHERE branch_id = $1 AND (applied_lsn IS NULL OR applied_lsn::pg_lsn < $2::pg_lsn)`, [branch, lsn]);
+}
+
 export async function deleteBranchState(pool: pg.Pool, branch: string): Promise<void> {
   await withTransaction(pool, async (c) => {
     await c.query(`DELETE FROM etl_meta.cdc_tables WHERE branch_id = $1`, [branch]);

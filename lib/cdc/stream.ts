@@ -10,7 +10,7 @@ import { formatLsn, parseLsn } from './lsn';
 import { decodePgOutput, type PgOutputMessage, type RelationColumn } from './pgoutput';
 import { openReplicationClient, startReplication, type ReplicationFrame, type ReplicationStream } from './replication';
 import { resolveTables, slotInfo } from './setup';
-import { readBranchState, readTableLsns, recordBranchApplied, recordTableApplied, setBranchStatus } from './state';
+import { readBranchState, readTableLsns, recordBranchApplied, recordBranchPosition, recordTableApplied, setBranchStatus } from './state';
 
 /** The snapshot summary property holding the LSN a CDC commit brings its table to, per branch. */
 export const LSN_PROPERTY = (branch: string) => `tributary.cdc.lsn.${branch}`;
@@ -115,6 +115,10 @@ class StreamRun {
   private stream: ReplicationStream | null = null;
   /** A flush is between taking the held changes and acknowledging them. */
   private busy = false;
+  /** The latest idle keepalive position not yet written to the control state, and the write under way. */
+  private idleLsn: bigint | null = null;
+  private idleWrite: Promise<void> | null = null;
+  private idleRecorded = 0n;
 
   constructor(private o: StreamOptions, private namespace: string, private oids: Map<number, TableDef>, private lakeTables: Map<string, LakeTable>,
     private tableLsns: Map<string, bigint>, public applied: bigint, private log: Logger) {}
@@ -147,7 +151,26 @@ class StreamRun {
     } finally {
       clearInterval(timer);
       await this.stream.stop();
+      await this.idleWrite;
     }
+  }
+
+  /**
+   * Record an idle keepalive position as the branch's applied LSN (`dq` waits on it): one write
+   * at a time, the latest position winning, so a busy server's keepalives cost one UPDATE each
+   * at most. A failed write is only logged: the next flush or keepalive writes a later position.
+   */
+  private recordIdle(lsn: bigint): void {
+    if (lsn <= this.idleRecorded) return; // the server repeats its position while nothing new is written
+    if (this.idleLsn === null || lsn > this.idleLsn) this.idleLsn = lsn;
+    if (this.idleWrite) return;
+    this.idleWrite = (async () => {
+      while (this.idleLsn !== null) {
+        const at = this.idleLsn; this.idleLsn = null; this.idleRecorded = at;
+        await recordBranchPosition(this.o.pool, this.o.branch, formatLsn(at)).catch((e) => this.log.warn('cdc: could not record the idle position', { lsn: formatLsn(at), error: toError(e).message }));
+      }
+      this.idleWrite = null;
+    })();
   }
 
   private onFrame(f: ReplicationFrame): void {
@@ -155,7 +178,9 @@ class StreamRun {
     try {
       if (f.kind === 'keepalive') {
         // nothing held and no transaction open: everything before the server's position is applied
-        if (!this.txn && !this.busy && this.pendingLsn === null && f.end > this.applied) this.stream?.ack(f.end);
+        // (also recorded: a source writing nothing more to the published tables still gives `dq` a
+        // position at or past the point it waits for)
+        if (!this.txn && !this.busy && this.pendingLsn === null && f.end > this.applied) { this.stream?.ack(f.end); this.recordIdle(f.end); }
         return;
       }
       this.onMessage(decodePgOutput(f.data));

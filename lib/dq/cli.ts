@@ -60,6 +60,7 @@ export function registerDqCommands(program: Command, { withCli }: CliEdge): void
     .option('--repair-deletes', 'with repair (implies --repair): also delete keys found only in the lake')
     .option('--namespace <ns>', 'lake namespace of the data tables (default: etl; self-test: selftest)')
     .option('--examples <n>', 'example keys stored per mismatch category (default: 20)')
+    .option('--cdc-wait <duration>', "a streamed branch (cdc: log): wait this long for the lake to reach the source's WAL position before comparing, e.g. 30s, 5m (default: 60s)")
     .option('--oracle-client-lib-dir <dir>', 'Oracle Instant Client dir for thick mode (after $ORACLE_CLIENT_LIB_DIR)')
     .option('--json', 'print the results as JSON')
     .addHelpText('after', '\nExit codes: 0 every unit OK (or SKIPPED); 1 some unit MISMATCH or ERROR (after --repair: some difference remains); 2 bad flags or tables.json.')

@@ -41,6 +41,7 @@ export function dqBranchesOf(configs: BranchConfig[], o: { oracleClientLibDirEnv
     const opts = { oracleClientLibDir: [o.oracleClientLibDirEnv, o.oracleClientLibDir] };
     return {
       key: c.key,
+      cdc: c.kind === 'postgres' && c.params.cdc === 'log',
       open: () => (d.kind === 'oracle' ? openOracleDqSource(oracleBranchOptions(d, opts)) : openPostgresDqSource(postgresBranchOptions(d, opts))),
     };
   });
@@ -52,7 +53,7 @@ export async function executeDq(ctx: DqContext, r: DqRequest, x: DqOverrides = {
   const name = (f: string) => fieldName([f], style);
   const o: DqOptions = {
     runId: ctx.runId, namespace: r.namespace, since: r.since ?? null, until: r.until ?? null, hash: r.hash, write: r.write,
-    repair: r.repair || r.repairDeletes, repairDeletes: r.repairDeletes, examples: r.examples, maxRowsInMemory: x.maxRowsInMemory,
+    repair: r.repair || r.repairDeletes, repairDeletes: r.repairDeletes, examples: r.examples, maxRowsInMemory: x.maxRowsInMemory, cdcWaitMs: r.cdcWait,
   };
   const lake = x.lake ?? openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
   let all;

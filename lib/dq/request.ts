@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { intField, listField, namespaceField } from '../config/request';
+import { durationMsField, intField, listField, namespaceField } from '../config/request';
 import { checkWindowValue } from './window-value';
 
 const windowValue = z.string().superRefine((v, ctx) => {
@@ -26,6 +26,7 @@ export const DqRequest = z.strictObject({
   repairDeletes: z.boolean().default(false).describe('With repair (implies it): also delete keys found only in the lake. (Default: false)'),
   namespace: namespaceField.optional().describe('Lake namespace of the data tables. (Default: etl; self-test: selftest)'),
   examples: intField(0, 10_000).optional().describe('Example keys stored per mismatch category. (Default: 20)'),
+  cdcWait: durationMsField(3_600_000).optional().describe("A streamed branch (`cdc: log`): how long to wait for the lake to reach the source's WAL position before comparing, seconds or 30s / 5m. (Default: 60 s)"),
 })
   .refine((r) => r.tablesFile === undefined || r.tablesJson === undefined, { message: 'give tablesFile or tablesJson, not both', path: ['tablesJson'] })
   .superRefine((r, ctx) => {

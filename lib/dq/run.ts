@@ -13,6 +13,7 @@ import { writeDqResults } from './results';
 import type { DqBranch, DqSource } from './source';
 import { fromClause } from '../reconcile/from-clause';
 import { lakeSideOf, planUnit } from './plan';
+import { waitForStream, type CdcPoint } from './cdc-wait';
 
 export interface DqOptions {
   /** Lake namespace of the data tables. (Default: etl) */
@@ -35,6 +36,8 @@ export interface DqOptions {
   maxRowsInMemory?: number;
   /** The run's id. (Default: a new `dq-…` id) */
   runId?: string;
+  /** A streamed branch (`cdc: log`): how long to wait for its lake to reach the source's WAL position (lib/dq/cdc-wait.ts). (Default: 60000) */
+  cdcWaitMs?: number;
 }
 
 export interface DqDeps {
@@ -91,9 +94,12 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
       return;
     }
     try {
+      const point = b.cdc ? await waitForStream(deps.pool, src, b.key, { timeoutMs: o.cdcWaitMs ?? 60_000, signal: deps.signal })
+        .catch((e): CdcPoint => ({ reached: false, note: `cdc: could not read how far the stream of ${b.key} is: ${toError(e).message}` })) : null;
       for (const def of deps.tables) {
         deps.signal?.throwIfAborted();
         const r = await checkUnit(src, def, b.key).catch((e) => ({ ...base(def, b.key), status: 'ERROR' as DqStatus, errorDetails: toError(e).message }));
+        if (point) withCdcNote(r, point);
         (r.status === 'OK' || r.status === 'SKIPPED' ? log.info : log.warn)('checked', { table: def.lakeName, branch: b.key, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, error: r.errorDetails ?? undefined });
         results.push(r);
         deps.progress?.(++done, total);
@@ -153,6 +159,12 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
   results.sort((a, b) => a.table.localeCompare(b.table) || a.branch.localeCompare(b.branch));
   if (o.write !== false) await writeDqResults(deps.pool, results);
   return { runId, results, ok: results.every((r) => r.status === 'OK' || r.status === 'SKIPPED') };
+}
+
+/** A streamed branch's position on each of its results: beside the window when reached, else in plain sight in error_details. */
+function withCdcNote(r: DqResult, p: CdcPoint): void {
+  if (p.reached) r.windowNote = r.windowNote ? `${r.windowNote}; ${p.note}` : p.note;
+  else r.errorDetails = r.errorDetails ? `${p.note}\n${r.errorDetails}` : p.note;
 }
 
 function fillHash(res: DqResult, d: HashDiff): void {

@@ -23,12 +23,16 @@ export interface DqSource {
   side(q: HashQuery): DqSide;
   /** The ETL engine's reader of this branch (repair re-extracts through it). */
   reader(): BranchSource;
+  /** PostgreSQL: the source's current WAL position and whether a stream reads `slot` now (lib/dq/cdc-wait.ts). */
+  walPosition?(slot: string): Promise<{ lsn: string; slotActive: boolean | null }>;
   close(): Promise<void>;
 }
 
 /** A branch the run may check: its key and how to open it. */
 export interface DqBranch {
   key: string;
+  /** The branch is streamed (`cdc: log` on its connection): dq first waits for the lake to reach the source's WAL position. */
+  cdc?: boolean;
   open(): Promise<DqSource>;
 }
 
@@ -66,6 +70,10 @@ export async function openPostgresDqSource(o: PostgresBranchOptions & {
     },
     side: (q) => pgSide(client, q),
     reader() { return (reader ??= createPostgresSource({ ...o, poolSize: 1 })); },
+    async walPosition(slot) {
+      const r = await client.query(`SELECT pg_current_wal_lsn()::text AS lsn, (SELECT active FROM pg_replication_slots WHERE slot_name = $1) AS active`, [slot]);
+      return { lsn: r.rows[0].lsn, slotActive: r.rows[0].active ?? null };
+    },
     // silent: close runs after the branch's checks, whose results are already taken; a connection
     // that fails to close is already gone, and the source has no logger to tell
     async close() { await reader?.close().catch(() => {}); await client.end().catch(() => {}); },
