@@ -173,12 +173,16 @@ describe('executor and alerts', () => {
     const done = await finished(run.id);
     expect(done.run.status).toBe('succeeded');
     expect(done.nodes.map((n) => n.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-    await waitFor('the success mail', async () => smtp.messages.length > before, 30_000);
+    // The server has the mail a moment before the sender logs that it went: wait for the log line.
+    const sentLine = /alert mail sent to team@flows.test via test-mail \(try 2\)/;
+    const logs = await waitFor('the success mail sent and logged', async () => {
+      const l = (await getFlowRun(db.pool, run.id))!.logs.map((x) => x.message);
+      return smtp.messages.length > before && l.some((x) => sentLine.test(x)) && l;
+    }, 120_000);
     expect(smtp.refused()).toBe(1);
     const mails = smtp.messages.slice(before);
     expect(mails).toHaveLength(1);
     expect(mails[0].subject).toBe('[tributary] Flow fine succeeded');
-    const logs = (await getFlowRun(db.pool, run.id))!.logs.map((l) => l.message);
     expect(logs.some((l) => /alert mail try 1 via test-mail failed: .*451/.test(l))).toBe(true);
     expect(logs.some((l) => /alert mail sent to team@flows.test via test-mail \(try 2\)/.test(l))).toBe(true);
     void f;
