@@ -6,14 +6,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import { snapshotInitialLoad } from '../testing/snapshot-load';
 import { waitFor } from '../testing/wait-for';
 import { openLake, type Lake, type LakeTable } from '../lake';
 import { silentLogger } from '../log';
 import { parseTablesConfig } from '../config/tables-json';
-import { createPostgresSource } from '../sources';
-import { runEtl } from '../etl/runner';
-import { lakeTarget } from '../etl/lake-target';
-import { DEFAULT_SETTINGS } from '../etl/settings';
 import { chdbRows, icebirdRows, loadChdb, norm } from '../etl/test-lake-readers';
 import { setupBranch, SourceNotReady } from './setup-branch';
 import { LSN_PROPERTY, runStream, type StreamOptions } from './stream';
@@ -35,14 +32,7 @@ let staging: string;
 async function initialLoad(snapshot: string, before?: () => Promise<void>): Promise<void> {
   // a change committed after the slot's consistent point: the snapshot must not see it, the stream must
   await before?.();
-  const source = createPostgresSource({ branch: BRANCH, connectionString: server.url, poolSize: 2, snapshot });
-  try {
-    const s = await runEtl({
-      pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: [{ key: BRANCH, source }], tables,
-      settings: { ...DEFAULT_SETTINGS, mode: 'INITIAL', retries: 0 }, logger: silentLogger, stagingRoot: staging,
-    });
-    if (!s.ok) throw new Error(`initial load failed: ${JSON.stringify(s.units.map((u) => u.error))}`);
-  } finally { await source.close(); }
+  await snapshotInitialLoad({ pool: db.pool, lake, url: server.url, branch: BRANCH, tables, staging: () => staging })(snapshot);
 }
 
 function setup(before?: () => Promise<void>) {

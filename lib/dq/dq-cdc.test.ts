@@ -5,14 +5,11 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import { snapshotInitialLoad } from '../testing/snapshot-load';
 import { openLake, type Lake } from '../lake';
 import { silentLogger } from '../log';
 import { parseTablesConfig } from '../config/tables-json';
 import { parseRequest } from '../config/request';
-import { createPostgresSource } from '../sources';
-import { runEtl } from '../etl/runner';
-import { lakeTarget } from '../etl/lake-target';
-import { DEFAULT_SETTINGS } from '../etl/settings';
 import { setupBranch } from '../cdc/setup-branch';
 import { runStream } from '../cdc/stream';
 import { readBranchState, setBranchStatus } from '../cdc/state';
@@ -62,16 +59,7 @@ describe('dq over a streamed branch (cdc: log)', () => {
     await src.query(`INSERT INTO public.items SELECT g, 'item ' || g, g % 10, '2024-01-01'::timestamptz + g * interval '1 minute' FROM generate_series(1, 200) g`);
     await setupBranch({
       pool: db.pool, lake, branch: BRANCH, namespace: 'etl', source: { connectionString: server.url }, tables, logger: silentLogger,
-      initialLoad: async (snapshot) => {
-        const source = createPostgresSource({ branch: BRANCH, connectionString: server.url, poolSize: 2, snapshot });
-        try {
-          const s = await runEtl({
-            pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: [{ key: BRANCH, source }], tables,
-            settings: { ...DEFAULT_SETTINGS, mode: 'INITIAL', retries: 0 }, logger: silentLogger, stagingRoot: staging,
-          });
-          if (!s.ok) throw new Error(`initial load failed: ${JSON.stringify(s.units.map((u) => u.error))}`);
-        } finally { await source.close(); }
-      },
+      initialLoad: snapshotInitialLoad({ pool: db.pool, lake, url: server.url, branch: BRANCH, tables, staging: () => staging }),
     });
   }, 180_000);
   afterAll(async () => {
