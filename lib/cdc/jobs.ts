@@ -16,6 +16,10 @@ export const cdcJobs = [
     role: 'operator',
     payload: CdcRequest,
     resumeOnWorkerLoss: true,
+    async check(deps, p) {
+      const { checkCdcRequest } = await import('./check');
+      await checkCdcRequest(deps, p);
+    },
     async run(ctx, p) {
       const { runStreamJob } = await import('./job-run');
       return runStreamJob(ctx, p);
