@@ -16,5 +16,9 @@ export function createPool(url: string, opts: { max?: number; application?: stri
   });
   // An idle client losing its server must not crash the process.
   pool.on('error', () => {});
+  // Nor a checked-out one between two queries (a transaction awaiting other work when the server
+  // stops): pg-pool listens only to idle clients, and an 'error' nobody listens to is thrown. The
+  // caller still sees the failure on its next query, and the pool discards the client on release.
+  pool.on('connect', (client) => { client.on('error', () => {}); });
   return pool;
 }
