@@ -29,10 +29,13 @@ export async function readBranchState(pool: pg.Pool, branch: string): Promise<Br
 /** After `cdc setup`: the slot's consistent point is where the lake stands (the snapshot holds all before it). */
 export async function recordSetup(pool: pg.Pool, s: { branch: string; namespace: string; slot: string; publication: string; startLsn: string; tables: string[] }): Promise<void> {
   await withTransaction(pool, async (c) => {
-    await c.query(`INSERT INTO etl_meta.cdc_state (branch_id, namespace, slot_name, publication, start_lsn, applied_lsn, applied_at, status, error, rows_applied, owner, updated_at)
-      VALUES ($1, $2, $3, $4, $5, $5, now(), 'ready', NULL, 0, NULL, now())
+    // the snapshot holds everything up to now: the lake is caught up as of this moment
+    await c.query(`INSERT INTO etl_meta.cdc_state (branch_id, namespace, slot_name, publication, start_lsn, applied_lsn, applied_at, status, error, rows_applied, owner, updated_at,
+        source_commit_at, caught_up_at, rate_rows, rate_at, rate_prev_rows, rate_prev_at)
+      VALUES ($1, $2, $3, $4, $5, $5, now(), 'ready', NULL, 0, NULL, now(), NULL, now(), 0, now(), NULL, NULL)
       ON CONFLICT (branch_id) DO UPDATE SET namespace = EXCLUDED.namespace, slot_name = EXCLUDED.slot_name, publication = EXCLUDED.publication,
-        start_lsn = EXCLUDED.start_lsn, applied_lsn = EXCLUDED.applied_lsn, applied_at = now(), status = 'ready', error = NULL, rows_applied = 0, owner = NULL, updated_at = now()`,
+        start_lsn = EXCLUDED.start_lsn, applied_lsn = EXCLUDED.applied_lsn, applied_at = now(), status = 'ready', error = NULL, rows_applied = 0, owner = NULL, updated_at = now(),
+        source_commit_at = NULL, caught_up_at = now(), rate_rows = 0, rate_at = now(), rate_prev_rows = NULL, rate_prev_at = NULL`,
     [s.branch, s.namespace, s.slot, s.publication, s.startLsn]);
     await c.query(`DELETE FROM etl_meta.cdc_tables WHERE branch_id = $1 AND namespace = $2`, [s.branch, s.namespace]);
     await c.query(`INSERT INTO etl_meta.cdc_tables (namespace, table_name, branch_id, applied_lsn) SELECT $1, t, $2, $3 FROM unnest($4::text[]) AS t`,
@@ -41,8 +44,27 @@ export async function recordSetup(pool: pg.Pool, s: { branch: string; namespace:
 }
 
 export async function setBranchStatus(pool: pg.Pool, branch: string, status: CdcStatus, o: { error?: string | null; owner?: string | null } = {}): Promise<void> {
-  await pool.query(`UPDATE etl_meta.cdc_state SET status = $2, error = $3, owner = $4, updated_at = now() WHERE branch_id = $1`,
-    [branch, status, o.error ?? null, o.owner ?? null]);
+  // a stream starting begins its rate window afresh: the time it was stopped is no part of its apply rate
+  await pool.query(`UPDATE etl_meta.cdc_state SET status = $2, error = $3, owner = $4, updated_at = now(),
+      rate_rows = CASE WHEN $2 = 'streaming' THEN rows_applied ELSE rate_rows END, rate_at = CASE WHEN $2 = 'streaming' THEN now() ELSE rate_at END,
+      rate_prev_rows = CASE WHEN $2 = 'streaming' THEN NULL ELSE rate_prev_rows END, rate_prev_at = CASE WHEN $2 = 'streaming' THEN NULL ELSE rate_prev_at END
+    WHERE branch_id = $1`,
+  [branch, status, o.error ?? null, o.owner ?? null]);
+}
+
+/** How often the rate samples move forward: rows per second is an average over the last 60 to 120 s. */
+export const RATE_WINDOW_SECONDS = 60;
+
+/**
+ * The SET clauses that move the rate samples forward when the newer one is a window old: the
+ * older takes the newer's place and the newer becomes (the counter after this write, now). Both
+ * read the row as it was before the UPDATE (PostgreSQL evaluates every SET on the old row).
+ * `$rows` is the placeholder of the rows this write adds.
+ */
+function rotateRate(rows: string): string {
+  const due = `(rate_at IS NULL OR rate_at <= now() - make_interval(secs => ${RATE_WINDOW_SECONDS}))`;
+  return `rate_prev_rows = CASE WHEN ${due} THEN rate_rows ELSE rate_prev_rows END, rate_prev_at = CASE WHEN ${due} THEN rate_at ELSE rate_prev_at END,
+    rate_rows = CASE WHEN ${due} THEN rows_applied + ${rows} ELSE rate_rows END, rate_at = CASE WHEN ${due} THEN now() ELSE rate_at END`;
 }
 
 /** The LSN each lake table of the branch holds (its last CDC commit, or the snapshot's point). */
@@ -68,8 +90,10 @@ export async function recordTableApplied(pool: pg.Pool, t: { namespace: string; 
 }
 
 /** After every table of a flush is committed and recorded: the branch's position, then the source is acknowledged. */
-export async function recordBranchApplied(pool: pg.Pool, branch: string, lsn: string, rows: number): Promise<void> {
-  await pool.query(`UPDATE etl_meta.cdc_state SET applied_lsn = $2, applied_at = now(), rows_applied = rows_applied + $3, updated_at = now() WHERE branch_id = $1`, [branch, lsn, rows]);
+export async function recordBranchApplied(pool: pg.Pool, branch: string, lsn: string, rows: number, sourceCommitAt: Date | null = null): Promise<void> {
+  await pool.query(`UPDATE etl_meta.cdc_state SET applied_lsn = $2, applied_at = now(), rows_applied = rows_applied + $3, updated_at = now(),
+      source_commit_at = COALESCE($4, source_commit_at), ${rotateRate('$3')}
+    WHERE branch_id = $1`, [branch, lsn, rows, sourceCommitAt]);
 }
 
 /**
@@ -80,7 +104,8 @@ export async function recordBranchApplied(pool: pg.Pool, branch: string, lsn: st
  * more to the published tables.
  */
 export async function recordBranchPosition(pool: pg.Pool, branch: string, lsn: string): Promise<void> {
-  await pool.query(`UPDATE etl_meta.cdc_state SET applied_lsn = $2, updated_at = now()
+  // nothing was held: the lake had everything the source had written when this keepalive came (`caught_up_at`, lag in seconds)
+  await pool.query(`UPDATE etl_meta.cdc_state SET applied_lsn = $2, updated_at = now(), caught_up_at = now(), ${rotateRate('0')}
     WHERE branch_id = $1 AND (applied_lsn IS NULL OR applied_lsn::pg_lsn < $2::pg_lsn)`, [branch, lsn]);
 }
 

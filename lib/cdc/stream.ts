@@ -7,7 +7,7 @@ import type { TableDef } from '../config/tables-json';
 import { createPgClient, lakeKeys, wallClockMicros, type PgConnectConfig } from '../sources';
 import { addChange, applyTable, emptyChanges, lakeNames, rowOf, type TableChanges } from './apply';
 import { formatLsn, parseLsn } from './lsn';
-import { decodePgOutput, type PgOutputMessage, type RelationColumn } from './pgoutput';
+import { decodePgOutput, unixMicros, type PgOutputMessage, type RelationColumn } from './pgoutput';
 import { openReplicationClient, startReplication, type ReplicationFrame, type ReplicationStream } from './replication';
 import { resolveTables, slotInfo } from './setup';
 import { readBranchState, readTableLsns, recordBranchApplied, recordBranchPosition, recordTableApplied, setBranchStatus } from './state';
@@ -251,7 +251,9 @@ class StreamRun {
       await recordTableApplied(this.o.pool, { namespace: this.namespace, table: name, branch: this.o.branch, lsn: lsnText, snapshotId: r.snapshotId, rows: t.changes, runId: this.o.runId, startedAt });
       this.tableLsns.set(name, lsn);
     }
-    await recordBranchApplied(this.o.pool, this.o.branch, lsnText, rows);
+    // the newest source commit the lake now holds: what the lag in seconds is measured from
+    const last = commitTimes.length ? new Date(Number(unixMicros(commitTimes[commitTimes.length - 1]) / 1000n)) : null;
+    await recordBranchApplied(this.o.pool, this.o.branch, lsnText, rows, last);
     this.applied = lsn;
     this.stream?.ack(lsn);
     this.flushes++; this.rowsApplied += rows;

@@ -25,3 +25,16 @@ describe('env: s3:// warehouse settings', () => {
     expect(() => parse({ TRIBUTARY_S3_ENDPOINT: 'minio:9000' })).toThrow(/TRIBUTARY_S3_ENDPOINT/);
   });
 });
+
+describe('env: TRIBUTARY_CDC_LAG_ALERT_BYTES', () => {
+  it('reads bytes or PostgreSQL memory units; 0 (no alert) by default', () => {
+    expect(parse({}).TRIBUTARY_CDC_LAG_ALERT_BYTES).toBe(0);
+    expect(parse({ TRIBUTARY_CDC_LAG_ALERT_BYTES: '4096' }).TRIBUTARY_CDC_LAG_ALERT_BYTES).toBe(4096);
+    expect(parse({ TRIBUTARY_CDC_LAG_ALERT_BYTES: '512MB' }).TRIBUTARY_CDC_LAG_ALERT_BYTES).toBe(512 * 1024 ** 2);
+    expect(parse({ TRIBUTARY_CDC_LAG_ALERT_BYTES: '10GB' }).TRIBUTARY_CDC_LAG_ALERT_BYTES).toBe(10 * 1024 ** 3);
+  });
+  it('names the variable of a bad value', () => {
+    expect(() => parse({ TRIBUTARY_CDC_LAG_ALERT_BYTES: '10 gigs' })).toThrow(/TRIBUTARY_CDC_LAG_ALERT_BYTES must be a size in bytes.*got '10 gigs'/);
+    expect(() => parse({ TRIBUTARY_CDC_LAG_ALERT_BYTES: '-5' })).toThrow(/TRIBUTARY_CDC_LAG_ALERT_BYTES/);
+  });
+});

@@ -26,6 +26,14 @@ const numVar = numericVar(readDecimal, 'a number');
 const boolVar = (name: string) => z.string().regex(/^(1|0|true|false|yes|no|on|off)$/i, { error: (i) => `${name} must be 1/0 (true/false), ${got(i.input)}` })
   .transform((v) => /^(1|true|yes|on)$/i.test(v));
 const engineVar = (name: string) => z.string().transform((v) => v.toLowerCase()).pipe(z.enum(['oracle', 'postgres'], { error: (i) => `${name} must be oracle or postgres, ${got(i.input)}` }));
+/** A size in bytes, in PostgreSQL's memory units (`max_slot_wal_keep_size`): a number of bytes, or with kB, MB, GB or TB (× 1024ⁿ). */
+const bytesVar = (name: string) => z.string().transform((v, ctx) => {
+  const m = /^\s*(\d+)\s*(B|kB|MB|GB|TB)?\s*$/.exec(v);
+  if (!m) { ctx.addIssue({ code: 'custom', message: `${name} must be a size in bytes such as 1073741824, 512MB or 10GB (units kB, MB, GB, TB), ${got(v)}` }); return z.NEVER; }
+  const n = Number(m[1]) * 1024 ** ['B', 'kB', 'MB', 'GB', 'TB'].indexOf(m[2] ?? 'B');
+  if (!Number.isSafeInteger(n)) { ctx.addIssue({ code: 'custom', message: `${name} is too large, ${got(v)}` }); return z.NEVER; }
+  return n;
+});
 const nameVar = (name: string) => z.string().regex(/^[A-Za-z_]\w*$/, { error: (i) => `${name} must be a plain name, ${got(i.input)}` });
 
 /**
@@ -225,6 +233,11 @@ const EnvSchema = z.object({
   TRIBUTARY_CHDB_DIR: z.string().min(1).optional(),
   /** Models and tests one models command runs at once. (Default: 4) */
   TRIBUTARY_MODELS_THREADS: intVar('TRIBUTARY_MODELS_THREADS', 1, 64).default(4),
+  /**
+   * Lag alert of streamed branches (`cdc: log`): one mail when a branch's slot retains more WAL on its source than
+   * this, one when it is back under 80 % of it; bytes, or 512MB, 10GB (PostgreSQL's units). 0 = no alert. (Default: 0)
+   */
+  TRIBUTARY_CDC_LAG_ALERT_BYTES: bytesVar('TRIBUTARY_CDC_LAG_ALERT_BYTES').default(0),
   /** Log level: debug, info, warn, error. (Default: info) */
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
 

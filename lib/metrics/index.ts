@@ -3,9 +3,7 @@ import type { Registry } from 'prom-client';
 import type { Env } from '../config/env';
 import { openLake } from '../lake';
 import { SCHEDULER_LOCK_KEY } from '../flows';
-import { branchDescriptorOf, getBranches } from '../connections';
-import { pgConfigOf, type PostgresDescriptor } from '../sources';
-import { cdcFigures } from '../cdc/figures';
+import { branchSources, cdcFigures } from '../cdc/figures';
 import { createMetricsRegistry } from './registry';
 
 export { createMetricsRegistry, type MetricsDeps } from './registry';
@@ -24,13 +22,7 @@ export async function metricsResponse(deps: { pool: pg.Pool; env: Env }): Promis
   return new Response(await r.metrics(), { headers: { 'content-type': r.contentType, 'cache-control': 'no-store' } });
 }
 
-/** The streamed branches' figures, each slot read through the branch's own connection. */
-async function cdcFiguresOf(deps: { pool: pg.Pool; env: Env }) {
-  let branches: ReturnType<typeof getBranches> | null = null;
-  return cdcFigures(deps.pool, async (key) => {
-    // read once per scrape, and only when some branch streams
-    branches ??= getBranches({ pool: deps.pool, keys: { secret: deps.env.TRIBUTARY_SECRET, dataDir: deps.env.dataDir } });
-    const b = (await branches).find((x) => x.key === key);
-    return b?.kind === 'postgres' ? pgConfigOf(branchDescriptorOf(b) as PostgresDescriptor) : null;
-  });
+/** The streamed branches' figures, each slot read through the branch's own connection (once per scrape). */
+function cdcFiguresOf(deps: { pool: pg.Pool; env: Env }) {
+  return cdcFigures(deps.pool, branchSources(deps));
 }

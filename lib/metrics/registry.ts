@@ -75,6 +75,7 @@ const CDC = [
   ['tributary_cdc_retained_wal_bytes', 'Bytes of WAL the branch\'s slot makes the source keep (pg_current_wal_lsn() - restart_lsn); absent while the source cannot be read.', 'retainedWalBytes'],
   ['tributary_cdc_last_commit_age_seconds', 'Seconds since the branch\'s stream last committed a flush to the lake; absent before the first.', 'lastCommitAgeSeconds'],
   ['tributary_cdc_rows_applied_total', 'Changes the branch\'s stream applied to the lake since its setup.', 'rowsApplied'],
+  ['tributary_cdc_lag_seconds', 'How old the oldest change not yet in the lake can be: 0 when the slot has everything acknowledged, else seconds since the later of the last applied source commit and the last moment the stream had nothing left to apply; absent while the source cannot be read.', 'lagSeconds'],
 ] as const;
 
 /** The CDC families: one read of the state and the sources per scrape, shared as the lake's is. */
@@ -98,6 +99,14 @@ function registerCdc(registry: Registry, read: () => Promise<CdcBranchFigures[]>
       },
     } as never);
   }
+  const alert = 'tributary_cdc_lag_alert';
+  const alertHelp = 'The lag alert of the branch (TRIBUTARY_CDC_LAG_ALERT_BYTES, etl_meta.cdc_lag_alerts): 1 while its slot retains more WAL than the threshold, 0 otherwise.';
+  registry.registerMetric({
+    name: alert, help: alertHelp,
+    async get() {
+      return { name: alert, help: alertHelp, type: 'gauge', values: (await figures()).map((b) => ({ labels: { branch: b.branch }, value: b.lagAlerting ? 1 : 0 })), aggregator: 'sum' };
+    },
+  } as never);
   const name = 'tributary_cdc_state';
   const help = 'The branch\'s stream state (etl_meta.cdc_state): 1 for its current state, 0 for the others.';
   registry.registerMetric({
