@@ -8,6 +8,8 @@ import { jobDefinitions } from './jobs';
 import { startFlowScheduler } from '../lib/flows';
 import { lineageFromEnv } from '../lib/lineage';
 import { freshnessLeaderTask, freshnessSources, loadFreshnessConfig } from '../lib/freshness';
+import { branchSources } from '../lib/cdc/figures';
+import { cdcLagLeaderTask } from '../lib/cdc/lag-alert';
 
 /**
  * The worker process: claims jobs and runs the engines until SIGINT (stop) or SIGTERM (drain).
@@ -49,13 +51,20 @@ export async function runWorkerProcess(opts: { settings: Env; concurrency?: numb
     echo: env.LOG_LEVEL === 'debug' ? consoleSink() : undefined,
     lineage,
   });
-  // Every worker runs the flow scheduler: one of them leads (fires schedules, checks freshness), all advance flow runs.
+  // Every worker runs the flow scheduler: one of them leads (fires schedules, checks freshness and CDC lag), all advance flow runs.
   const sources = freshnessSources(env);
   const scheduler = startFlowScheduler({
     pool, url, catalog: { jobs, env }, logger: logger.child({ scope: 'flows' }),
     publicUrl: publicUrl(env),
     lineage,
-    leaderTasks: [freshnessLeaderTask({ pool, catalog: { jobs, env }, logger: logger.child({ scope: 'freshness' }), publicUrl: publicUrl(env), load: () => loadFreshnessConfig(sources) })],
+    leaderTasks: [
+      freshnessLeaderTask({ pool, catalog: { jobs, env }, logger: logger.child({ scope: 'freshness' }), publicUrl: publicUrl(env), load: () => loadFreshnessConfig(sources) }),
+      // the lag alert mails the freshness alerts' recipients (tables.json `freshness_alerts`)
+      cdcLagLeaderTask({
+        pool, catalog: { jobs, env }, logger: logger.child({ scope: 'cdc' }), publicUrl: publicUrl(env), thresholdBytes: env.TRIBUTARY_CDC_LAG_ALERT_BYTES,
+        sources: () => branchSources({ pool, env }), loadAlerts: async () => (await loadFreshnessConfig(sources)).alerts,
+      }),
+    ],
   });
   const how = await signalled;
   embedded?.stopSupervising(); // the signal reached its PostgreSQL too: that exit is no fault

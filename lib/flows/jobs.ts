@@ -70,7 +70,7 @@ export const flowsJobs = [
   }),
   defineJob({
     kind: 'mail.send',
-    description: 'Send one mail through an SMTP connection, retrying with backoff (flow and freshness alerts)',
+    description: 'Send one mail through an SMTP connection, retrying with backoff (flow, freshness and CDC lag alerts)',
     role: 'admin',
     payload: MailSendPayload,
     async run(ctx, p) {

@@ -83,7 +83,7 @@ export const NO_COMMAND: Readonly<Record<string, string>> = {
   'system.check': "the worker's self-check, started from the panel, the API or a flow",
   'connections.test': '`tributary connections` has import and list only; a connection is tested from the panel or the API',
   'connections.catalog': "browsing a source's catalog is the Tables page's (the API)",
-  'mail.send': 'queued by the flow executor and the freshness check for alert mail',
+  'mail.send': 'queued by the flow executor, the freshness check and the CDC lag check for alert mail',
   'mail.test': "the Settings page's test mail",
   'webhook.send': 'queued by the flow executor for alert webhooks',
 };
