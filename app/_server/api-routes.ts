@@ -3,122 +3,128 @@ import type { RouteEntry } from '@/lib/api/openapi';
 import * as r0 from '@/app/api/v1/assets/route';
 import * as r1 from '@/app/api/v1/assets/run/route';
 import * as r2 from '@/app/api/v1/audit/route';
-import * as r3 from '@/app/api/v1/connections/[id]/route';
-import * as r4 from '@/app/api/v1/connections/[id]/test-mail/route';
-import * as r5 from '@/app/api/v1/connections/export.toml/route';
-import * as r6 from '@/app/api/v1/connections/import/route';
-import * as r7 from '@/app/api/v1/connections/route';
-import * as r8 from '@/app/api/v1/dq/history/route';
-import * as r9 from '@/app/api/v1/dq/results/route';
-import * as r10 from '@/app/api/v1/etl/control/route';
-import * as r11 from '@/app/api/v1/etl/runs/route';
-import * as r12 from '@/app/api/v1/etl/tables/route';
-import * as r13 from '@/app/api/v1/flows/[id]/pause/route';
-import * as r14 from '@/app/api/v1/flows/[id]/resume/route';
-import * as r15 from '@/app/api/v1/flows/[id]/route';
-import * as r16 from '@/app/api/v1/flows/[id]/run/route';
-import * as r17 from '@/app/api/v1/flows/[id]/runs/route';
-import * as r18 from '@/app/api/v1/flows/route';
-import * as r19 from '@/app/api/v1/flows/runs/[runId]/cancel/route';
-import * as r20 from '@/app/api/v1/flows/runs/[runId]/retry/route';
-import * as r21 from '@/app/api/v1/flows/runs/[runId]/route';
-import * as r22 from '@/app/api/v1/flows/validate/route';
-import * as r23 from '@/app/api/v1/freshness/route';
-import * as r24 from '@/app/api/v1/health/route';
-import * as r25 from '@/app/api/v1/job-kinds/route';
-import * as r26 from '@/app/api/v1/jobs/[id]/cancel/route';
-import * as r27 from '@/app/api/v1/jobs/[id]/retry/route';
-import * as r28 from '@/app/api/v1/jobs/[id]/route';
-import * as r29 from '@/app/api/v1/jobs/[id]/units/route';
-import * as r30 from '@/app/api/v1/jobs/route';
-import * as r31 from '@/app/api/v1/lake/drift/route';
-import * as r32 from '@/app/api/v1/lake/freshness/route';
-import * as r33 from '@/app/api/v1/lake/tables/[ident]/route';
-import * as r34 from '@/app/api/v1/lake/tables/[ident]/rows/route';
-import * as r35 from '@/app/api/v1/lake/tables/route';
-import * as r36 from '@/app/api/v1/me/route';
-import * as r37 from '@/app/api/v1/models/compile/route';
-import * as r38 from '@/app/api/v1/models/files/route';
-import * as r39 from '@/app/api/v1/models/query/route';
-import * as r40 from '@/app/api/v1/models/results/route';
-import * as r41 from '@/app/api/v1/models/route';
-import * as r42 from '@/app/api/v1/openapi.json/route';
-import * as r43 from '@/app/api/v1/overview/route';
-import * as r44 from '@/app/api/v1/pipelines/[id]/clone/route';
-import * as r45 from '@/app/api/v1/pipelines/[id]/route';
-import * as r46 from '@/app/api/v1/pipelines/[id]/run/route';
-import * as r47 from '@/app/api/v1/pipelines/route';
-import * as r48 from '@/app/api/v1/setup/route';
-import * as r49 from '@/app/api/v1/slices/runs/[id]/actions/route';
-import * as r50 from '@/app/api/v1/slices/runs/[id]/board/route';
-import * as r51 from '@/app/api/v1/slices/runs/[id]/slices/route';
-import * as r52 from '@/app/api/v1/slices/runs/route';
-import * as r53 from '@/app/api/v1/tables/route';
-import * as r54 from '@/app/api/v1/tokens/[id]/route';
-import * as r55 from '@/app/api/v1/tokens/route';
-import * as r56 from '@/app/api/v1/users/[id]/route';
-import * as r57 from '@/app/api/v1/users/[id]/sessions/route';
-import * as r58 from '@/app/api/v1/users/route';
+import * as r3 from '@/app/api/v1/cdc/[branch]/start/route';
+import * as r4 from '@/app/api/v1/cdc/[branch]/stop/route';
+import * as r5 from '@/app/api/v1/cdc/route';
+import * as r6 from '@/app/api/v1/connections/[id]/route';
+import * as r7 from '@/app/api/v1/connections/[id]/test-mail/route';
+import * as r8 from '@/app/api/v1/connections/export.toml/route';
+import * as r9 from '@/app/api/v1/connections/import/route';
+import * as r10 from '@/app/api/v1/connections/route';
+import * as r11 from '@/app/api/v1/dq/history/route';
+import * as r12 from '@/app/api/v1/dq/results/route';
+import * as r13 from '@/app/api/v1/etl/control/route';
+import * as r14 from '@/app/api/v1/etl/runs/route';
+import * as r15 from '@/app/api/v1/etl/tables/route';
+import * as r16 from '@/app/api/v1/flows/[id]/pause/route';
+import * as r17 from '@/app/api/v1/flows/[id]/resume/route';
+import * as r18 from '@/app/api/v1/flows/[id]/route';
+import * as r19 from '@/app/api/v1/flows/[id]/run/route';
+import * as r20 from '@/app/api/v1/flows/[id]/runs/route';
+import * as r21 from '@/app/api/v1/flows/route';
+import * as r22 from '@/app/api/v1/flows/runs/[runId]/cancel/route';
+import * as r23 from '@/app/api/v1/flows/runs/[runId]/retry/route';
+import * as r24 from '@/app/api/v1/flows/runs/[runId]/route';
+import * as r25 from '@/app/api/v1/flows/validate/route';
+import * as r26 from '@/app/api/v1/freshness/route';
+import * as r27 from '@/app/api/v1/health/route';
+import * as r28 from '@/app/api/v1/job-kinds/route';
+import * as r29 from '@/app/api/v1/jobs/[id]/cancel/route';
+import * as r30 from '@/app/api/v1/jobs/[id]/retry/route';
+import * as r31 from '@/app/api/v1/jobs/[id]/route';
+import * as r32 from '@/app/api/v1/jobs/[id]/units/route';
+import * as r33 from '@/app/api/v1/jobs/route';
+import * as r34 from '@/app/api/v1/lake/drift/route';
+import * as r35 from '@/app/api/v1/lake/freshness/route';
+import * as r36 from '@/app/api/v1/lake/tables/[ident]/route';
+import * as r37 from '@/app/api/v1/lake/tables/[ident]/rows/route';
+import * as r38 from '@/app/api/v1/lake/tables/route';
+import * as r39 from '@/app/api/v1/me/route';
+import * as r40 from '@/app/api/v1/models/compile/route';
+import * as r41 from '@/app/api/v1/models/files/route';
+import * as r42 from '@/app/api/v1/models/query/route';
+import * as r43 from '@/app/api/v1/models/results/route';
+import * as r44 from '@/app/api/v1/models/route';
+import * as r45 from '@/app/api/v1/openapi.json/route';
+import * as r46 from '@/app/api/v1/overview/route';
+import * as r47 from '@/app/api/v1/pipelines/[id]/clone/route';
+import * as r48 from '@/app/api/v1/pipelines/[id]/route';
+import * as r49 from '@/app/api/v1/pipelines/[id]/run/route';
+import * as r50 from '@/app/api/v1/pipelines/route';
+import * as r51 from '@/app/api/v1/setup/route';
+import * as r52 from '@/app/api/v1/slices/runs/[id]/actions/route';
+import * as r53 from '@/app/api/v1/slices/runs/[id]/board/route';
+import * as r54 from '@/app/api/v1/slices/runs/[id]/slices/route';
+import * as r55 from '@/app/api/v1/slices/runs/route';
+import * as r56 from '@/app/api/v1/tables/route';
+import * as r57 from '@/app/api/v1/tokens/[id]/route';
+import * as r58 from '@/app/api/v1/tokens/route';
+import * as r59 from '@/app/api/v1/users/[id]/route';
+import * as r60 from '@/app/api/v1/users/[id]/sessions/route';
+import * as r61 from '@/app/api/v1/users/route';
 
 /** Every /api/v1 route, with the one-line summary of each method. */
 export const apiRoutes: (RouteEntry & { summaries: Record<string, string> })[] = [
   { path: "/api/v1/assets", methods: { GET: r0.GET }, summaries: {"GET":"the asset graph: source tables per branch, lake tables, models, seeds and tests with their edges, last load/build, DQ per branch, schema and flows"} },
   { path: "/api/v1/assets/run", methods: { POST: r1.POST }, summaries: {"POST":"run from a node of the asset graph { node, scope: node|upstream|downstream, action: run|dq } → 202 { jobs } (operator)"} },
   { path: "/api/v1/audit", methods: { GET: r2.GET }, summaries: {"GET":"the audit log, newest first (admin; ?actor=&action=&target=&since=&until=&before=&limit=)"} },
-  { path: "/api/v1/connections/{id}", methods: { GET: r3.GET, PATCH: r3.PATCH, DELETE: r3.DELETE }, summaries: {"GET":"one connection by id or name (secret names only, never values)","PATCH":"change params, branch flag/key or secrets; unnamed secrets are kept (admin)","DELETE":"delete a connection (admin)"} },
-  { path: "/api/v1/connections/{id}/test-mail", methods: { POST: r4.POST }, summaries: {"POST":"send a test mail through an smtp connection: { to } → 202 { id } of the mail.test job (admin)"} },
-  { path: "/api/v1/connections/export.toml", methods: { GET: r5.GET }, summaries: {"GET":"branch connections as [oracle_branches.<key>] / [postgres_branches.<key>] TOML, non-secret fields only"} },
-  { path: "/api/v1/connections/import", methods: { POST: r6.POST }, summaries: {"POST":"create or update branch connections from TOML { toml } in the [oracle_branches.<key>] format; stored secrets the file omits are kept; all or nothing (admin)"} },
-  { path: "/api/v1/connections", methods: { GET: r7.GET, POST: r7.POST }, summaries: {"GET":"every connection (?kind=&branches=true); secrets never returned, only their names","POST":"create a branch or service connection { name, kind, isBranch?, branchKey?, params, secrets } (admin)"} },
-  { path: "/api/v1/dq/history", methods: { GET: r8.GET }, summaries: {"GET":"every check per table × branch for trend charts, and failed dq.run runs with their error (?table=&branch=&status=&since=&limit=)"} },
-  { path: "/api/v1/dq/results", methods: { GET: r9.GET }, summaries: {"GET":"data-quality results, newest first (?run=dq-…&table=&branch=&status=&latest=true&limit=&before=)"} },
-  { path: "/api/v1/etl/control", methods: { GET: r10.GET }, summaries: {"GET":"etl_meta.etl_control: last outcome and watermarks per lake table × branch (?table=&branch=&namespace=)"} },
-  { path: "/api/v1/etl/runs", methods: { GET: r11.GET }, summaries: {"GET":"etl_meta.etl_run_log, newest first (?pipeline_run_id=&table=&branch=&namespace=&status=&limit=)"} },
-  { path: "/api/v1/etl/tables", methods: { GET: r12.GET }, summaries: {"GET":"the lake tables tables.json defines (name, source, category), for pickers; { tables: [], error } when the file is missing or invalid"} },
-  { path: "/api/v1/flows/{id}/pause", methods: { POST: r13.POST }, summaries: {"POST":"stop the flow's schedule firing (operator)"} },
-  { path: "/api/v1/flows/{id}/resume", methods: { POST: r14.POST }, summaries: {"POST":"let the flow's schedule fire again, from now on (operator)"} },
-  { path: "/api/v1/flows/{id}", methods: { GET: r15.GET, PUT: r15.PUT, PATCH: r15.PATCH, DELETE: r15.DELETE }, summaries: {"GET":"one flow (id or name) with its recent runs","PUT":"replace the definition (validated whole) (operator)","PATCH":"change some fields, e.g. { enabled: false } or { cron, timezone } (operator)","DELETE":"delete a flow and its run history; 409 while a run is going (operator)"} },
-  { path: "/api/v1/flows/{id}/run", methods: { POST: r16.POST }, summaries: {"POST":"start a run now → 202 the flow run (operator; Idempotency-Key honoured; 429 when the queue is full)"} },
-  { path: "/api/v1/flows/{id}/runs", methods: { GET: r17.GET }, summaries: {"GET":"runs of a flow, newest first, with node states (?status=&limit=)"} },
-  { path: "/api/v1/flows", methods: { GET: r18.GET, POST: r18.POST }, summaries: {"GET":"every flow with its schedule, next fires and last run","POST":"save a flow: { name, nodes, edges, cron?, timezone?, catchup?, overlap?, maxParallel?, alerts? } (operator)"} },
-  { path: "/api/v1/flows/runs/{runId}/cancel", methods: { POST: r19.POST }, summaries: {"POST":"cancel a flow run and its running jobs (operator)"} },
-  { path: "/api/v1/flows/runs/{runId}/retry", methods: { POST: r20.POST }, summaries: {"POST":"re-run a failed or cancelled run from its failed nodes (operator)"} },
-  { path: "/api/v1/flows/runs/{runId}", methods: { GET: r21.GET }, summaries: {"GET":"one flow run: nodes (status, timings, job run), its log (?after= log id)"} },
-  { path: "/api/v1/flows/validate", methods: { POST: r22.POST }, summaries: {"POST":"check a flow definition without saving it → { ok, flow, description, nextFires }"} },
-  { path: "/api/v1/freshness", methods: { GET: r23.GET }, summaries: {"GET":"every asset with a freshness expectation and its status (pass, warn, error, unknown), lag and thresholds"} },
-  { path: "/api/v1/health", methods: { GET: r24.GET }, summaries: {"GET":"liveness of the web process and its database (no auth)"} },
-  { path: "/api/v1/job-kinds", methods: { GET: r25.GET }, summaries: {"GET":"every job kind with its description, the least role POST /api/v1/jobs enforces for it, and its payload's JSON Schema"} },
-  { path: "/api/v1/jobs/{id}/cancel", methods: { POST: r26.POST }, summaries: {"POST":"cancel a queued run now, ask a running one to stop"} },
-  { path: "/api/v1/jobs/{id}/retry", methods: { POST: r27.POST }, summaries: {"POST":"queue a new run with a finished run's kind and parameters (validated again) → 202 { id }"} },
-  { path: "/api/v1/jobs/{id}", methods: { GET: r28.GET }, summaries: {"GET":"one run: status, progress, timestamps, log lines (?afterLogId= for a live tail)"} },
-  { path: "/api/v1/jobs/{id}/units", methods: { GET: r29.GET }, summaries: {"GET":"the units a fanned-out run spread over workers: each attempt with its worker, status and times"} },
-  { path: "/api/v1/jobs", methods: { GET: r30.GET, POST: r30.POST }, summaries: {"GET":"list job runs, newest first (?status=&kind=&source=&limit=&before=)","POST":"start a job: { kind, params } → 202 { id } (Idempotency-Key honoured; 429 when the queue is full)"} },
-  { path: "/api/v1/lake/drift", methods: { GET: r31.GET }, summaries: {"GET":"schema drift recorded by ETL runs, newest first (?table=&limit=)"} },
-  { path: "/api/v1/lake/freshness", methods: { GET: r32.GET }, summaries: {"GET":"per table × branch: last load, watermark and age (etl_meta.etl_control with control_state)"} },
-  { path: "/api/v1/lake/tables/{ident}", methods: { GET: r33.GET }, summaries: {"GET":"one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition"} },
-  { path: "/api/v1/lake/tables/{ident}/rows", methods: { GET: r34.GET }, summaries: {"GET":"the first rows of a table (?branch=&limit=, default 100, at most 1000); 64-bit integers and decimals as strings, dates ISO"} },
-  { path: "/api/v1/lake/tables", methods: { GET: r35.GET }, summaries: {"GET":"every lake table (namespace.table) with its current snapshot and record count (?namespace=)"} },
-  { path: "/api/v1/me", methods: { GET: r36.GET }, summaries: {"GET":"who the request is authenticated as"} },
-  { path: "/api/v1/models/compile", methods: { POST: r37.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
-  { path: "/api/v1/models/files", methods: { GET: r38.GET, PUT: r38.PUT, DELETE: r38.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
-  { path: "/api/v1/models/query", methods: { POST: r39.POST }, summaries: {"POST":"run a SELECT on the models target as a models.query job and answer its outcome: { sql, target? }, ?wait=<s> → 200 { id, status, result } | 400 (refused: names the function or table) | 202 { id } (still running)"} },
-  { path: "/api/v1/models/results", methods: { GET: r40.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
-  { path: "/api/v1/models", methods: { GET: r41.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
-  { path: "/api/v1/openapi.json", methods: { GET: r42.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
-  { path: "/api/v1/overview", methods: { GET: r43.GET }, summaries: {"GET":"workers alive with heartbeat age, queue depth, runs per hour over 24 h by status, failing units, lake freshness and DQ summary"} },
-  { path: "/api/v1/pipelines/{id}/clone", methods: { POST: r44.POST }, summaries: {"POST":"copy a pipeline: { name? } (default `<name>-copy`) (operator)"} },
-  { path: "/api/v1/pipelines/{id}", methods: { GET: r45.GET, PATCH: r45.PATCH, DELETE: r45.DELETE }, summaries: {"GET":"one pipeline (id or name) with its run history and command line","PATCH":"change name, description, tags, kind or params (operator)","DELETE":"delete; 409 naming the flows that still use it (operator)"} },
-  { path: "/api/v1/pipelines/{id}/run", methods: { POST: r46.POST }, summaries: {"POST":"run a pipeline now → 202 { id } of the job run (operator; Idempotency-Key honoured; 429 when the queue is full)"} },
-  { path: "/api/v1/pipelines", methods: { GET: r47.GET, POST: r47.POST }, summaries: {"GET":"the pipeline library (?tag=&kind=)","POST":"save a pipeline: { name, description?, tags?, kind, params } (operator)"} },
-  { path: "/api/v1/setup", methods: { GET: r48.GET, POST: r48.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
-  { path: "/api/v1/slices/runs/{id}/actions", methods: { POST: r49.POST }, summaries: {"POST":"start a board action on a run (run, reset, reconcile, clear) as its slices.* job → 202 { id, kind }"} },
-  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r50.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
-  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r51.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
-  { path: "/api/v1/slices/runs", methods: { GET: r52.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
-  { path: "/api/v1/tables", methods: { GET: r53.GET, PUT: r53.PUT }, summaries: {"GET":"tables.json as the Tables page edits it: entries as written, their lake tables, its version","PUT":"replace tables.json { entries, version } (admin): validated naming the field, written atomically, audited"} },
-  { path: "/api/v1/tokens/{id}", methods: { DELETE: r54.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
-  { path: "/api/v1/tokens", methods: { GET: r55.GET, POST: r55.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
-  { path: "/api/v1/users/{id}", methods: { PATCH: r56.PATCH, DELETE: r56.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
-  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r57.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
-  { path: "/api/v1/users", methods: { GET: r58.GET, POST: r58.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
+  { path: "/api/v1/cdc/{branch}/start", methods: { POST: r3.POST }, summaries: {"POST":"start the branch's stream as a cdc.stream job: { flushInterval?, flushRows?, namespace?, tablesFile? } → 202 { id } (operator; 409 while one is queued or running)"} },
+  { path: "/api/v1/cdc/{branch}/stop", methods: { POST: r4.POST }, summaries: {"POST":"stop the branch's stream after a last flush, keeping its slot; cancels its queued or running cdc.stream runs (operator)"} },
+  { path: "/api/v1/cdc", methods: { GET: r5.GET }, summaries: {"GET":"every streamed branch (cdc: log) live: state, lag in bytes and seconds, rows per second, last commit, retained WAL, lag alert, its cdc.stream run"} },
+  { path: "/api/v1/connections/{id}", methods: { GET: r6.GET, PATCH: r6.PATCH, DELETE: r6.DELETE }, summaries: {"GET":"one connection by id or name (secret names only, never values)","PATCH":"change params, branch flag/key or secrets; unnamed secrets are kept (admin)","DELETE":"delete a connection (admin)"} },
+  { path: "/api/v1/connections/{id}/test-mail", methods: { POST: r7.POST }, summaries: {"POST":"send a test mail through an smtp connection: { to } → 202 { id } of the mail.test job (admin)"} },
+  { path: "/api/v1/connections/export.toml", methods: { GET: r8.GET }, summaries: {"GET":"branch connections as [oracle_branches.<key>] / [postgres_branches.<key>] TOML, non-secret fields only"} },
+  { path: "/api/v1/connections/import", methods: { POST: r9.POST }, summaries: {"POST":"create or update branch connections from TOML { toml } in the [oracle_branches.<key>] format; stored secrets the file omits are kept; all or nothing (admin)"} },
+  { path: "/api/v1/connections", methods: { GET: r10.GET, POST: r10.POST }, summaries: {"GET":"every connection (?kind=&branches=true); secrets never returned, only their names","POST":"create a branch or service connection { name, kind, isBranch?, branchKey?, params, secrets } (admin)"} },
+  { path: "/api/v1/dq/history", methods: { GET: r11.GET }, summaries: {"GET":"every check per table × branch for trend charts, and failed dq.run runs with their error (?table=&branch=&status=&since=&limit=)"} },
+  { path: "/api/v1/dq/results", methods: { GET: r12.GET }, summaries: {"GET":"data-quality results, newest first (?run=dq-…&table=&branch=&status=&latest=true&limit=&before=)"} },
+  { path: "/api/v1/etl/control", methods: { GET: r13.GET }, summaries: {"GET":"etl_meta.etl_control: last outcome and watermarks per lake table × branch (?table=&branch=&namespace=)"} },
+  { path: "/api/v1/etl/runs", methods: { GET: r14.GET }, summaries: {"GET":"etl_meta.etl_run_log, newest first (?pipeline_run_id=&table=&branch=&namespace=&status=&limit=)"} },
+  { path: "/api/v1/etl/tables", methods: { GET: r15.GET }, summaries: {"GET":"the lake tables tables.json defines (name, source, category), for pickers; { tables: [], error } when the file is missing or invalid"} },
+  { path: "/api/v1/flows/{id}/pause", methods: { POST: r16.POST }, summaries: {"POST":"stop the flow's schedule firing (operator)"} },
+  { path: "/api/v1/flows/{id}/resume", methods: { POST: r17.POST }, summaries: {"POST":"let the flow's schedule fire again, from now on (operator)"} },
+  { path: "/api/v1/flows/{id}", methods: { GET: r18.GET, PUT: r18.PUT, PATCH: r18.PATCH, DELETE: r18.DELETE }, summaries: {"GET":"one flow (id or name) with its recent runs","PUT":"replace the definition (validated whole) (operator)","PATCH":"change some fields, e.g. { enabled: false } or { cron, timezone } (operator)","DELETE":"delete a flow and its run history; 409 while a run is going (operator)"} },
+  { path: "/api/v1/flows/{id}/run", methods: { POST: r19.POST }, summaries: {"POST":"start a run now → 202 the flow run (operator; Idempotency-Key honoured; 429 when the queue is full)"} },
+  { path: "/api/v1/flows/{id}/runs", methods: { GET: r20.GET }, summaries: {"GET":"runs of a flow, newest first, with node states (?status=&limit=)"} },
+  { path: "/api/v1/flows", methods: { GET: r21.GET, POST: r21.POST }, summaries: {"GET":"every flow with its schedule, next fires and last run","POST":"save a flow: { name, nodes, edges, cron?, timezone?, catchup?, overlap?, maxParallel?, alerts? } (operator)"} },
+  { path: "/api/v1/flows/runs/{runId}/cancel", methods: { POST: r22.POST }, summaries: {"POST":"cancel a flow run and its running jobs (operator)"} },
+  { path: "/api/v1/flows/runs/{runId}/retry", methods: { POST: r23.POST }, summaries: {"POST":"re-run a failed or cancelled run from its failed nodes (operator)"} },
+  { path: "/api/v1/flows/runs/{runId}", methods: { GET: r24.GET }, summaries: {"GET":"one flow run: nodes (status, timings, job run), its log (?after= log id)"} },
+  { path: "/api/v1/flows/validate", methods: { POST: r25.POST }, summaries: {"POST":"check a flow definition without saving it → { ok, flow, description, nextFires }"} },
+  { path: "/api/v1/freshness", methods: { GET: r26.GET }, summaries: {"GET":"every asset with a freshness expectation and its status (pass, warn, error, unknown), lag and thresholds"} },
+  { path: "/api/v1/health", methods: { GET: r27.GET }, summaries: {"GET":"liveness of the web process and its database (no auth)"} },
+  { path: "/api/v1/job-kinds", methods: { GET: r28.GET }, summaries: {"GET":"every job kind with its description, the least role POST /api/v1/jobs enforces for it, and its payload's JSON Schema"} },
+  { path: "/api/v1/jobs/{id}/cancel", methods: { POST: r29.POST }, summaries: {"POST":"cancel a queued run now, ask a running one to stop"} },
+  { path: "/api/v1/jobs/{id}/retry", methods: { POST: r30.POST }, summaries: {"POST":"queue a new run with a finished run's kind and parameters (validated again) → 202 { id }"} },
+  { path: "/api/v1/jobs/{id}", methods: { GET: r31.GET }, summaries: {"GET":"one run: status, progress, timestamps, log lines (?afterLogId= for a live tail)"} },
+  { path: "/api/v1/jobs/{id}/units", methods: { GET: r32.GET }, summaries: {"GET":"the units a fanned-out run spread over workers: each attempt with its worker, status and times"} },
+  { path: "/api/v1/jobs", methods: { GET: r33.GET, POST: r33.POST }, summaries: {"GET":"list job runs, newest first (?status=&kind=&source=&limit=&before=)","POST":"start a job: { kind, params } → 202 { id } (Idempotency-Key honoured; 429 when the queue is full)"} },
+  { path: "/api/v1/lake/drift", methods: { GET: r34.GET }, summaries: {"GET":"schema drift recorded by ETL runs, newest first (?table=&limit=)"} },
+  { path: "/api/v1/lake/freshness", methods: { GET: r35.GET }, summaries: {"GET":"per table × branch: last load, watermark and age (etl_meta.etl_control with control_state)"} },
+  { path: "/api/v1/lake/tables/{ident}", methods: { GET: r36.GET }, summaries: {"GET":"one table (namespace.table): schema, partition spec, properties, snapshots, rows per partition"} },
+  { path: "/api/v1/lake/tables/{ident}/rows", methods: { GET: r37.GET }, summaries: {"GET":"the first rows of a table (?branch=&limit=, default 100, at most 1000); 64-bit integers and decimals as strings, dates ISO"} },
+  { path: "/api/v1/lake/tables", methods: { GET: r38.GET }, summaries: {"GET":"every lake table (namespace.table) with its current snapshot and record count (?namespace=)"} },
+  { path: "/api/v1/me", methods: { GET: r39.GET }, summaries: {"GET":"who the request is authenticated as"} },
+  { path: "/api/v1/models/compile", methods: { POST: r40.POST }, summaries: {"POST":"rendered SQL of a selection, optionally with unsaved editor buffers: { select?, exclude?, vars?, target?, files? }"} },
+  { path: "/api/v1/models/files", methods: { GET: r41.GET, PUT: r41.PUT, DELETE: r41.DELETE }, summaries: {"GET":"one project file's text","PUT":"create or replace a project file: { path, content } → the project's parse errors","DELETE":"delete a project file"} },
+  { path: "/api/v1/models/query", methods: { POST: r42.POST }, summaries: {"POST":"run a SELECT on the models target as a models.query job and answer its outcome: { sql, target? }, ?wait=<s> → 200 { id, status, result } | 400 (refused: names the function or table) | 202 { id } (still running)"} },
+  { path: "/api/v1/models/results", methods: { GET: r43.GET }, summaries: {"GET":"model and test outcomes, newest first, with SQL, errors and failing rows (?runId=&node=&limit=)"} },
+  { path: "/api/v1/models", methods: { GET: r44.GET }, summaries: {"GET":"the model project: files, models and tests with their last status, parse errors"} },
+  { path: "/api/v1/openapi.json", methods: { GET: r45.GET }, summaries: {"GET":"the OpenAPI 3.1 document of this API, built from the zod schemas the routes validate with"} },
+  { path: "/api/v1/overview", methods: { GET: r46.GET }, summaries: {"GET":"workers alive with heartbeat age, queue depth, runs per hour over 24 h by status, failing units, lake freshness and DQ summary"} },
+  { path: "/api/v1/pipelines/{id}/clone", methods: { POST: r47.POST }, summaries: {"POST":"copy a pipeline: { name? } (default `<name>-copy`) (operator)"} },
+  { path: "/api/v1/pipelines/{id}", methods: { GET: r48.GET, PATCH: r48.PATCH, DELETE: r48.DELETE }, summaries: {"GET":"one pipeline (id or name) with its run history and command line","PATCH":"change name, description, tags, kind or params (operator)","DELETE":"delete; 409 naming the flows that still use it (operator)"} },
+  { path: "/api/v1/pipelines/{id}/run", methods: { POST: r49.POST }, summaries: {"POST":"run a pipeline now → 202 { id } of the job run (operator; Idempotency-Key honoured; 429 when the queue is full)"} },
+  { path: "/api/v1/pipelines", methods: { GET: r50.GET, POST: r50.POST }, summaries: {"GET":"the pipeline library (?tag=&kind=)","POST":"save a pipeline: { name, description?, tags?, kind, params } (operator)"} },
+  { path: "/api/v1/setup", methods: { GET: r51.GET, POST: r51.POST }, summaries: {"GET":"whether the first-run admin still has to be created (no auth)","POST":"create the first admin { name, password }; refused once any user exists"} },
+  { path: "/api/v1/slices/runs/{id}/actions", methods: { POST: r52.POST }, summaries: {"POST":"start a board action on a run (run, reset, reconcile, clear) as its slices.* job → 202 { id, kind }"} },
+  { path: "/api/v1/slices/runs/{id}/board", methods: { GET: r53.GET }, summaries: {"GET":"the live board feed (percent, counts, in-flight, completions, stage watch, log tail)"} },
+  { path: "/api/v1/slices/runs/{id}/slices", methods: { GET: r54.GET }, summaries: {"GET":"the run's slices (current registration), in order (?status=FAILED,QUARANTINED)"} },
+  { path: "/api/v1/slices/runs", methods: { GET: r55.GET }, summaries: {"GET":"every slice run with its counts by status, verdict and watermark"} },
+  { path: "/api/v1/tables", methods: { GET: r56.GET, PUT: r56.PUT }, summaries: {"GET":"tables.json as the Tables page edits it: entries as written, their lake tables, its version","PUT":"replace tables.json { entries, version } (admin): validated naming the field, written atomically, audited"} },
+  { path: "/api/v1/tokens/{id}", methods: { DELETE: r57.DELETE }, summaries: {"DELETE":"revoke a token (your own; an admin may revoke any)"} },
+  { path: "/api/v1/tokens", methods: { GET: r58.GET, POST: r58.POST }, summaries: {"GET":"API tokens (yours; an admin sees everyone's), never the secret","POST":"create a token { name, vendCredentials? (admin only) } for yourself; the token is in this answer only"} },
+  { path: "/api/v1/users/{id}", methods: { PATCH: r59.PATCH, DELETE: r59.DELETE }, summaries: {"PATCH":"change role and/or password { role?, password? } (admin)","DELETE":"delete a user and their tokens (admin; not yourself)"} },
+  { path: "/api/v1/users/{id}/sessions", methods: { DELETE: r60.DELETE }, summaries: {"DELETE":"end every panel session of a user at once (admin; API tokens are revoked separately)"} },
+  { path: "/api/v1/users", methods: { GET: r61.GET, POST: r61.POST }, summaries: {"GET":"all users (admin)","POST":"create a user { name, password, role } (admin)"} },
 ];

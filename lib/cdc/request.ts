@@ -15,4 +15,10 @@ export const CdcRequest = z.strictObject({
 
 export type CdcRequest = z.infer<typeof CdcRequest>;
 
+/** `POST /api/v1/cdc/:branch/start`'s body: the stream's options, the branch being in the path. */
+export const CdcStartBody = CdcRequest.omit({ branch: true });
+
+/** The `:branch` of the CDC routes, with the payload's rule. */
+export const CdcBranchParam = z.object({ branch: CdcRequest.shape.branch });
+
 export const CDC_DEFAULTS = { namespace: 'etl', flushIntervalMs: 10_000, flushRows: 10_000 } as const;
