@@ -5,6 +5,7 @@ export const NAV_ITEMS = [
   { href: '/tables', label: 'Tables' },
   { href: '/pipelines', label: 'Pipelines' },
   { href: '/flows', label: 'Flows' },
+  { href: '/cdc', label: 'CDC' },
   { href: '/runs', label: 'Runs' },
   { href: '/lake', label: 'Lake' },
   { href: '/data-quality', label: 'Data quality' },

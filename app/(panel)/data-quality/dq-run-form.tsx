@@ -11,6 +11,7 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
   const [tables, setTables] = useState('');
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
+  const [cdcWait, setCdcWait] = useState('');
   const [hash, setHash] = useState(true);
   const [repair, setRepair] = useState(false);
   const [repairDeletes, setRepairDeletes] = useState(false);
@@ -23,6 +24,8 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
     ...(splitList(tables) ? { tables: splitList(tables) } : {}),
     ...(since.trim() ? { since: since.trim() } : {}),
     ...(until.trim() ? { until: until.trim() } : {}),
+    // the job's schema checks it (seconds, or 30s / 5m, at most 1 h) and names params.cdcWait when it is not
+    ...(cdcWait.trim() ? { cdcWait: cdcWait.trim() } : {}),
   });
   const submit = submitWith(params);
 
@@ -34,6 +37,7 @@ export function DqRunForm({ onStarted, onCancel }: { onStarted(id: string): void
         <TextField label="Tables" name="tables" value={tables} onChange={setTables} placeholder="all of tables.json" />
         <TextField label="Since" name="since" value={since} onChange={setSince} placeholder="whole table (YYYY-MM-DD)" />
         <TextField label="Until" name="until" value={until} onChange={setUntil} placeholder="each unit’s last watermark" />
+        <TextField label="CDC wait" name="cdcWait" value={cdcWait} onChange={setCdcWait} placeholder="60s: a streamed branch catching up (30s, 5m)" />
         <label className="field field-check">
           <input type="checkbox" name="hash" checked={hash} onChange={(e) => { setHash(e.target.checked); if (!e.target.checked) { setRepair(false); setRepairDeletes(false); } }} />
           <span>Row-hash check (not only counts)</span>
