@@ -155,6 +155,12 @@ describe('cdc: streaming a PostgreSQL branch into the lake', () => {
       const slot = (await src.query(`SELECT confirmed_flush_lsn::text AS c FROM pg_replication_slots WHERE slot_name = 'tributary_b0'`)).rows[0].c as string;
       return st?.appliedLsn && parseLsn(slot) >= parseLsn(st.appliedLsn) && parseLsn(st.appliedLsn) >= parseLsn(lsn);
     }, 30_000);
+    // the live view's inputs: the source commit time of the last applied transaction (lag in seconds), the rate sample of this run
+    const live = (await db.pool.query(`SELECT source_commit_at, rate_rows, rate_at, rows_applied FROM etl_meta.cdc_state WHERE branch_id = $1`, [BRANCH])).rows[0];
+    expect(live.source_commit_at.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(live.source_commit_at.getTime()).toBeGreaterThan(Date.now() - 180_000);
+    expect(Number(live.rows_applied)).toBeGreaterThan(0);
+    expect(live.rate_at).not.toBeNull();
     const summary = await s.stop();
     expect(summary.rows).toBeGreaterThan(0);
     expect((await readBranchState(db.pool, BRANCH))?.status).toBe('stopped');
