@@ -27,7 +27,7 @@ export interface RouteServer {
 export interface RouteServerHandle extends RouteServer {
   secret: string;
   /** Start a worker on the server's deps (its pool, settings and job kinds); stopped after the file. */
-  startWorker(o?: { heartbeatMs?: number }): Promise<WorkerHandle>;
+  startWorker(o?: { heartbeatMs?: number; concurrency?: number }): Promise<WorkerHandle>;
   /** Close the server deps and open them again on the file's settings plus `extra` (a restart with other settings). */
   reopen(extra?: Record<string, string>): Promise<void>;
 }
@@ -61,7 +61,7 @@ export function useRouteServer(o: {
     startWorker: async (w = {}) => {
       if (worker) throw new Error('test-server: a worker is already running');
       const { pool, env, jobs } = serverDeps();
-      worker = await startWorker({ jobs, pool, env, logger: silentLogger, heartbeatMs: w.heartbeatMs ?? 300 });
+      worker = await startWorker({ jobs, pool, env, logger: silentLogger, heartbeatMs: w.heartbeatMs ?? 300, concurrency: w.concurrency });
       return worker;
     },
     reopen: async (extra = {}) => {
