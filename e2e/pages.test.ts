@@ -6,7 +6,6 @@
 // preview by branch, Compact and Remove orphan files from the Lake page, two DQ self-tests and their
 // trend, and a screenshot of every page under test-results/screenshots/.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { startJob as postJob, waitJob as pollJob } from './jobs';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
 import { signIn } from './sign-in';
+import { closedPort } from '../lib/testing/closed-port';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 const SHOTS = path.join(ROOT, 'test-results', 'screenshots');
@@ -29,14 +29,6 @@ const pageErrors: string[] = [];
 const startJob = (kind: string, params: Record<string, unknown>) => postJob(page, kind, params);
 const waitJob = (id: string) => pollJob(page, id);
 const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`e2e: ${CHROMIUM} is missing — apt-get install -y chromium`);

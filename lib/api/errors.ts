@@ -24,7 +24,9 @@ export function zodField(issue: z.core.$ZodIssue, prefix?: string): string {
 const webLogger: Logger = createLogger(consoleSink(), { fields: { scope: 'api' } });
 
 // One limiter per web process: an outage at 150 req/s writes two lines a minute, not 150 stack traces a second.
-// The limiter is keyed by text only; each line still goes through the logger it was given.
+// The limiter is keyed by text only; each line still goes through the logger it was given. It sits on
+// globalThis, not in the server deps: it also counts errors from before the deps could open (an outage),
+// and a route bundle that evaluates this module again must share it.
 type Line = { message: string; fields?: Fields };
 const g = globalThis as typeof globalThis & { __tributaryApiLog?: ReturnType<typeof createRepeatLimiter<Line>> };
 const apiLog = (g.__tributaryApiLog ??= createRepeatLimiter<Line>({ write: (l) => webLogger.error(l.message, l.fields) }));

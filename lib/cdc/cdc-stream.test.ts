@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import { closeCdcTest } from '../testing/cdc-teardown';
 import { snapshotInitialLoad } from '../testing/snapshot-load';
 import { waitFor } from '../testing/wait-for';
 import { openLake, type Lake, type LakeTable } from '../lake';
@@ -108,12 +109,7 @@ describe('cdc: streaming a PostgreSQL branch into the lake', () => {
     await src.query(`CREATE TABLE public.items (id int PRIMARY KEY, name text, qty int, updated_at timestamptz)`);
     await src.query(`INSERT INTO public.items SELECT g, 'item ' || g, g % 10, '2024-01-01'::timestamptz + g * interval '1 minute' FROM generate_series(1, 300) g`);
   }, 180_000);
-  afterAll(async () => {
-    await src?.end();
-    await server?.stop();
-    await db?.drop();
-    if (warehouse) await fs.rm(warehouse, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeCdcTest({ src, server, db, dir: warehouse }), 60_000);
 
   it('setup names what the source lacks, with the SQL to run', async () => {
     await src.query(`CREATE TABLE public.nokey (a int, b text)`);

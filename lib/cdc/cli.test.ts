@@ -13,6 +13,7 @@ import type { JobContext } from '../jobs/types';
 import { cdcJobs } from './jobs';
 import { testCliEdge } from '../testing/cli-edge';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import { closeCdcTest } from '../testing/cdc-teardown';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { waitFor } from '../testing/wait-for';
 import { registerCdcCommands } from './cli';
@@ -73,12 +74,7 @@ describe('tributary cdc', () => {
     await createConnection({ pool: db.pool, keys }, { name: 'shop1', kind: 'postgres', isBranch: true, branchKey: 'shop1', params: { cdc: 'log' }, secrets: { url: server.url } });
     await createConnection({ pool: db.pool, keys }, { name: 'shop2', kind: 'postgres', isBranch: true, branchKey: 'shop2', params: {}, secrets: { url: server.url } });
   }, 180_000);
-  afterAll(async () => {
-    await src?.end();
-    await server?.stop();
-    await db?.drop();
-    if (dir) await fs.rm(dir, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeCdcTest({ src, server, db, dir }), 60_000);
 
   it('refuses a branch not set to `cdc: log`, naming the setting', async () => {
     const r = await cdc('setup', '--branch', 'shop2');

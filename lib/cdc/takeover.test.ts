@@ -13,6 +13,7 @@ import { parseEnv } from '../config/env';
 import { createJobRegistry, enqueueJob, getJobRun } from '../jobs';
 import { testCliEdge } from '../testing/cli-edge';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import { closeCdcTest } from '../testing/cdc-teardown';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { waitFor } from '../testing/wait-for';
 import { runEnded, waitForWorkers, workerProcesses } from '../testing/worker-processes';
@@ -63,10 +64,7 @@ describe('cdc.stream on worker processes', () => {
   }, 180_000);
   afterAll(async () => {
     await workers.stopAll();
-    await src?.end();
-    await server?.stop();
-    await db?.drop();
-    if (dir) await fs.rm(dir, { recursive: true, force: true });
+    await closeCdcTest({ src, server, db, dir });
   }, 60_000);
 
   it('is taken over by another worker when its worker is killed, resuming exactly where it stood', async () => {

@@ -7,7 +7,6 @@ import { createPool } from '../db/pool';
 import type { Db } from '../db/prisma';
 import { createLogger, consoleSink, type Logger } from '../log';
 import type { JobRegistry } from '../jobs';
-import { AppError } from '../errors';
 
 /** What a CLI command gets: the database (embedded found or started), a logger, a signal. */
 export interface CliContext {
@@ -52,7 +51,7 @@ export interface CliEdge {
  * @param source the variables (Default: the process environment; tests hand their own)
  */
 export function parseCliSettings(overrides?: Record<string, string>, source: Readonly<Record<string, string | undefined>> = processEnvironment()): Env {
-  try { return parseEnv(source, overrides); } catch (e) { throw new AppError('usage', (e as Error).message, { cause: e }); }
+  return parseEnv(source, overrides);
 }
 
 /** The edge of a CLI process from what it parsed and assembled. */

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { AppError } from '../errors';
 import { readDecimal, readInteger } from './number-text';
 
 /**
@@ -282,7 +283,8 @@ export function processEnvironment(): NodeJS.ProcessEnv {
 }
 
 /**
- * Parse the environment; a bad value fails with the variable's name.
+ * Parse the environment; a bad value fails with the variable's name (a `usage`
+ * error: the CLI exits 2, a server refuses to start).
  * `overrides` win over `source` (the slices setup wizard's answers), so no
  * caller ever needs to write to `process.env`.
  */
@@ -291,7 +293,7 @@ export function parseEnv(source: Readonly<Record<string, string | undefined>> = 
   const r = EnvSchema.safeParse(cleaned);
   if (!r.success) {
     const msg = r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`config: invalid environment — ${msg}`);
+    throw new AppError('usage', `config: invalid environment — ${msg}`);
   }
   const dataDir = path.resolve(r.data.TRIBUTARY_DATA_DIR);
   const warehouse = r.data.TRIBUTARY_WAREHOUSE ?? `file://${path.join(dataDir, 'warehouse')}`;

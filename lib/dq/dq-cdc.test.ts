@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import { closeCdcTest } from '../testing/cdc-teardown';
 import { snapshotInitialLoad } from '../testing/snapshot-load';
 import { openLake, type Lake } from '../lake';
 import { silentLogger } from '../log';
@@ -62,12 +63,7 @@ describe('dq over a streamed branch (cdc: log)', () => {
       initialLoad: snapshotInitialLoad({ pool: db.pool, lake, url: server.url, branch: BRANCH, tables, staging: () => staging }),
     });
   }, 180_000);
-  afterAll(async () => {
-    await src?.end();
-    await server?.stop();
-    await db?.drop();
-    if (warehouse) await fs.rm(warehouse, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeCdcTest({ src, server, db, dir: warehouse }), 60_000);
 
   it('cdcWait is validated as a duration naming its field', () => {
     expect(parseRequest(DqRequest, { cdcWait: '2m' }, 'params').cdcWait).toBe(120_000);

@@ -1,6 +1,7 @@
 import type * as arrow from 'apache-arrow';
 import type { DataFileInfo } from '../lake';
 import { pgHashInt8 } from './pg-hash-int8';
+import { Lru } from '../cache/lru';
 
 /**
  * The live values of one integer key column in one partition, per file and
@@ -47,36 +48,21 @@ export interface LiveIntKeys { keys: Float64Array; hashes: Int32Array }
  * immutable; least recently used dropped past the byte budget.
  */
 export class IntKeyFileCache {
-  private entries = new Map<string, { value: Entry; bytes: number }>();
-  private held = 0;
+  private readonly lru: Lru<string, Entry>;
   /** @param budget bytes kept (12 a key, 8 a deleted position: 128 MiB hold ~11 million keys). (Default: 128 MiB) */
-  constructor(readonly budget = 128 * 1024 * 1024) {}
-
-  get(key: string): Entry | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    this.entries.delete(key); // most recently used last
-    this.entries.set(key, e);
-    return e.value;
+  constructor(readonly budget = 128 * 1024 * 1024) {
+    this.lru = new Lru({ maxBytes: budget, sizeOf: entryBytes });
   }
 
-  set(key: string, value: Entry): void {
-    const bytes = value instanceof Map ? [...value.values()].reduce((n, a) => n + a.byteLength + 100, 0) : value.keys.byteLength + value.hashes.byteLength;
-    if (bytes > this.budget) return;
-    const old = this.entries.get(key);
-    if (old) { this.held -= old.bytes; this.entries.delete(key); }
-    this.entries.set(key, { value, bytes });
-    this.held += bytes;
-    for (const [k, e] of this.entries) {
-      if (this.held <= this.budget) break;
-      this.entries.delete(k);
-      this.held -= e.bytes;
-    }
-  }
+  get(key: string): Entry | undefined { return this.lru.get(key); }
+  set(key: string, value: Entry): void { this.lru.set(key, value); }
 
   /** Bytes held. */
-  get size(): number { return this.held; }
+  get size(): number { return this.lru.bytes; }
 }
+
+const entryBytes = (value: Entry) =>
+  value instanceof Map ? [...value.values()].reduce((n, a) => n + a.byteLength + 100, 0) : value.keys.byteLength + value.hashes.byteLength;
 
 /** The process's cache for `deletes: detect` on integer keys (entries are valid across runs and tables). */
 export const intKeyFileCache = new IntKeyFileCache();

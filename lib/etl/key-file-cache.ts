@@ -1,5 +1,6 @@
 import type * as arrow from 'apache-arrow';
 import type { ScanFileCache } from '../lake';
+import { Lru } from '../cache/lru';
 
 /**
  * The key columns `deletes: detect` read from each lake data file through the
@@ -14,36 +15,21 @@ import type { ScanFileCache } from '../lake';
  * CLI) starts cold and reads every file, as before.
  */
 export class KeyFileCache implements ScanFileCache {
-  private entries = new Map<string, { batches: arrow.RecordBatch[]; bytes: number }>();
-  private bytes = 0;
+  private readonly lru: Lru<string, arrow.RecordBatch[]>;
   /** @param budget bytes of column data kept (8 bytes a bigint key: 128 MiB hold ~16 million). (Default: 128 MiB) */
-  constructor(readonly budget = 128 * 1024 * 1024) {}
-
-  get(key: string): arrow.RecordBatch[] | undefined {
-    const e = this.entries.get(key);
-    if (!e) return undefined;
-    this.entries.delete(key); // most recently used last
-    this.entries.set(key, e);
-    return e.batches;
+  constructor(readonly budget = 128 * 1024 * 1024) {
+    this.lru = new Lru({ maxBytes: budget, sizeOf: batchBytes });
   }
 
-  set(key: string, batches: arrow.RecordBatch[]): void {
-    const bytes = batches.reduce((n, b) => n + b.data.children.reduce((m, d) => m + (d.values?.byteLength ?? 0) + (d.valueOffsets?.byteLength ?? 0) + (d.nullBitmap?.byteLength ?? 0), 0), 0);
-    if (bytes > this.budget) return;
-    const old = this.entries.get(key);
-    if (old) { this.bytes -= old.bytes; this.entries.delete(key); }
-    this.entries.set(key, { batches, bytes });
-    this.bytes += bytes;
-    for (const [k, e] of this.entries) {
-      if (this.bytes <= this.budget) break;
-      this.entries.delete(k);
-      this.bytes -= e.bytes;
-    }
-  }
+  get(key: string): arrow.RecordBatch[] | undefined { return this.lru.get(key); }
+  set(key: string, batches: arrow.RecordBatch[]): void { this.lru.set(key, batches); }
 
   /** Bytes held. */
-  get size(): number { return this.bytes; }
+  get size(): number { return this.lru.bytes; }
 }
+
+const batchBytes = (batches: arrow.RecordBatch[]) =>
+  batches.reduce((n, b) => n + b.data.children.reduce((m, d) => m + (d.values?.byteLength ?? 0) + (d.valueOffsets?.byteLength ?? 0) + (d.nullBitmap?.byteLength ?? 0), 0), 0);
 
 /** The process's cache for `deletes: detect` (one per process: entries are valid across runs and tables). */
 export const keyFileCache = new KeyFileCache();

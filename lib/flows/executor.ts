@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { toError } from '../errors';
+import { publicUrl } from '../config/public-url';
 import { requestCancel } from '../jobs/runs';
 import type { Logger } from '../log';
 import type { JobCatalog } from '../jobs/types';
@@ -58,7 +59,7 @@ export async function advanceFlowRun(o: ExecutorOptions, runId: string): Promise
       if (!loaded) break;
       const plan = planFlowStep(loaded.state, new Date());
       cancelJobs = plan.cancelJobs;
-      const { startFailed } = await applyFlowStep(client, o.catalog, o.publicUrl ?? 'http://127.0.0.1:8765', loaded, plan);
+      const { startFailed } = await applyFlowStep(client, o.catalog, o.publicUrl ?? publicUrl(), loaded, plan);
       const jobName = flowJobName(loaded.run.flow_name);
       if (plan.startRun) lineage.push({ eventType: 'START', runId, jobName, jobType: 'FLOW' });
       if (plan.close) {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { JobCatalog } from '../jobs/types';
 import { toError } from '../errors';
+import { publicUrl } from '../config/public-url';
 import type { Logger } from '../log';
 import { enqueueJobInTransaction, withTransaction } from '../pipelines';
 import { buildFreshnessAlertMail } from './alert-mail';
@@ -67,7 +68,7 @@ export async function checkFreshness(o: {
 
     let alertRunId: string | null = null;
     if (breaches.length && o.config.alerts) {
-      const mail = buildFreshnessAlertMail(breaches, o.publicUrl ?? 'http://127.0.0.1:8765');
+      const mail = buildFreshnessAlertMail(breaches, o.publicUrl ?? publicUrl());
       const job = await enqueueJobInTransaction(c as pg.PoolClient, o.catalog, {
         kind: 'mail.send', createdBy: 'freshness',
         params: { to: o.config.alerts.recipients, subject: mail.subject, text: mail.text, connection: o.config.alerts.smtp_connection },

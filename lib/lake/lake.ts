@@ -15,13 +15,17 @@ import { fileStorage, normaliseWarehouse, pathToUri, storageFor } from './storag
 import { LakeTableImpl } from './table';
 import type { LakeCtx } from './table-context';
 import type { CreateTableOptions, Lake, LakeOptions, LakeTable } from './index';
+import { Lru } from '../cache/lru';
+
+/** Parsed manifests kept per lake handle (manifests are immutable; a table's scan reads a few). */
+const MANIFESTS_CACHED = 500;
 
 export function openLakeImpl(opts: LakeOptions): Lake {
   const warehouse = normaliseWarehouse(opts.warehouse);
   const storage = storageFor(warehouse, opts.s3);
   const logger = opts.logger ?? silentLogger;
   const catalog: Catalog = sqlCatalog({ pool: opts.pool, name: opts.catalogName ?? 'tributary', storage, logger });
-  const ctx: LakeCtx = { catalog, storage, logger, cache: new Map() };
+  const ctx: LakeCtx = { catalog, storage, logger, cache: new Lru({ max: MANIFESTS_CACHED }) };
   const locationOf = (t: TableIdent) => `${warehouse}/${t.namespace.split('.').join('/')}/${t.name}`;
 
   const load = async (ident: string) => {
@@ -125,6 +129,6 @@ export async function openTableFolderImpl(dir: string): Promise<LakeTable> {
   const meta = await readMetadata(storage, loc, dir);
   const recorded = meta.location.replace(/\/+$/, '');
   const resolve = (p: string) => (p.startsWith(recorded) ? root + p.slice(recorded.length) : p);
-  const ctx: LakeCtx = { catalog: null, storage, logger: silentLogger, cache: new Map() };
+  const ctx: LakeCtx = { catalog: null, storage, logger: silentLogger, cache: new Lru({ max: MANIFESTS_CACHED }) };
   return new LakeTableImpl(ctx, 'folder', dir.split('/').filter(Boolean).at(-1) ?? 'table', meta, loc, resolve);
 }

@@ -23,6 +23,7 @@ import type { TableView } from './scan';
 import { catalogOf, type TableHandle } from './table-context';
 import type { ManifestEntry } from './manifest';
 import { isUnder, uriKey } from './uri-key';
+import type { Cache } from '../cache/lru';
 
 /** Iceberg's default `older_than`: 3 days. */
 export const DEFAULT_ORPHAN_AGE_MS = 3 * 24 * 3600 * 1000;
@@ -77,10 +78,10 @@ function hidden(relative: string, partitionFields: string[]): boolean {
 }
 
 /** A manifest cache that serves what the table already holds and keeps nothing new: the sweep must not hold every manifest. */
-class ReadThroughCache extends Map<string, ManifestEntry[]> {
-  constructor(private readonly base: Map<string, ManifestEntry[]>) { super(); }
-  override get(k: string) { return this.base.get(k); }
-  override set() { return this; }
+class ReadThroughCache implements Cache<string, ManifestEntry[]> {
+  constructor(private readonly base: Cache<string, ManifestEntry[]>) {}
+  get(k: string) { return this.base.get(k); }
+  set() {}
 }
 
 function sweepView(t: TableHandle): TableView {

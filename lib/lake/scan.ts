@@ -17,6 +17,7 @@ import { readParquetBatches } from './parquet';
 import { arrowSchemaOf, FIELD_ID, primitiveOf } from './schema';
 import type { Storage } from './storage';
 import type { ColumnRange, IcebergSchema, PartitionSpec, Snapshot, TableMetadata } from './types';
+import type { Cache } from '../cache/lru';
 
 export interface TableView {
   ident: string;
@@ -24,7 +25,7 @@ export interface TableView {
   metadata: TableMetadata;
   /** Map a path recorded in metadata to a readable URI (identity for our own tables). */
   resolve(path: string): string;
-  cache: Map<string, ManifestEntry[]>;
+  cache: Cache<string, ManifestEntry[]>;
 }
 
 export interface PlannedFile {
@@ -76,7 +77,6 @@ export async function loadManifest(view: TableView, path: string): Promise<Manif
   try { entries = readManifest(bytes, path).entries; } catch (e) {
     throw new AppError('internal', `lake: table ${view.ident}: ${(e as Error).message}`, { cause: e });
   }
-  if (view.cache.size > 500) view.cache.delete(view.cache.keys().next().value!);
   view.cache.set(uri, entries);
   return entries;
 }

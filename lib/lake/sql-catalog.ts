@@ -11,6 +11,7 @@
  */
 import type pg from 'pg';
 import { AppError } from '../errors';
+import { Lru } from '../cache/lru';
 import type { Logger } from '../log';
 import { identString, type Catalog, type LoadedTable, type TableIdent } from './catalog';
 import { metadataFile, metadataVersion, readMetadata, serialiseMetadata, withMetadataLog } from './metadata';
@@ -87,16 +88,12 @@ async function writeFirstFreeVersion(storage: Storage, location: string, bytes: 
 
 export function sqlCatalog(o: SqlCatalogOptions): Catalog {
   const { pool, name: catalog, storage } = o;
-  const cache = new Map<string, TableMetadata>();
-  const remember = (loc: string, m: TableMetadata) => {
-    if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value!);
-    cache.set(loc, m);
-  };
+  const cache = new Lru<string, TableMetadata>({ max: CACHE_MAX });
   const read = async (loc: string, ident: string) => {
     const hit = cache.get(loc);
     if (hit) return hit;
     const m = await readMetadata(storage, loc, ident);
-    remember(loc, m);
+    cache.set(loc, m);
     return m;
   };
 
@@ -129,7 +126,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
       if (!loc) return null;
       // read from storage, not the cache: a load is where a damaged metadata file must show
       const metadata = await readMetadata(storage, loc, identString(t));
-      remember(loc, metadata);
+      cache.set(loc, metadata);
       return { metadata, metadataLocation: loc };
     },
     async createTable(t, metadata) {
@@ -145,7 +142,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
         throw new AppError('conflict', `lake: table ${ident} already exists`);
       }
       await writeVersionHint(storage, metadata.location, v);
-      remember(loc, metadata);
+      cache.set(loc, metadata);
       return { metadata, metadataLocation: loc };
     },
     async dropTable(t) {
@@ -189,7 +186,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
         if (loc) await storage.delete(loc);
         throw new CommitFailed(`lake: ${ident}: a concurrent commit moved the table`);
       }
-      remember(loc!, next);
+      cache.set(loc!, next);
       // The commit is done (the catalog moved): a hint the store refused now must not report it failed — a
       // caller would run it again and, for an append, double it. The hint only serves catalog-less readers,
       // and the next commit writes it again.

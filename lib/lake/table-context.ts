@@ -13,6 +13,7 @@ import type { TableView } from './scan';
 import type { Storage } from './storage';
 import type { Batches, CommitResult, IcebergSchema, ScanOptions, TableMetadata } from './types';
 import type { DataFileWriter } from './writer';
+import type { Lru } from '../cache/lru';
 
 export interface LakeCtx {
   /** Null for a table opened from its folder (read-only). */
@@ -20,7 +21,7 @@ export interface LakeCtx {
   storage: Storage;
   logger: Logger;
   /** Parsed manifests by URI (manifests are immutable). */
-  cache: Map<string, ManifestEntry[]>;
+  cache: Lru<string, ManifestEntry[]>;
 }
 
 export interface TableHandle {

@@ -1,4 +1,5 @@
 import type { Env } from '../config/env';
+import { AppError } from '../errors';
 import type { Logger } from '../log';
 import { createLineageEmitter } from './emitter';
 import { fileTransport, httpTransport } from './transport';
@@ -16,7 +17,7 @@ export function lineageFromEnv(env: LineageEnv, logger: Logger): LineageEmitter 
   if (env.OPENLINEAGE_DISABLED) return null;
   const namespace = env.OPENLINEAGE_NAMESPACE;
   if (env.OPENLINEAGE__TRANSPORT__TYPE === 'file') {
-    if (!env.OPENLINEAGE__TRANSPORT__LOG_FILE_PATH) throw new Error('config: OPENLINEAGE__TRANSPORT__LOG_FILE_PATH: required when OPENLINEAGE__TRANSPORT__TYPE=file');
+    if (!env.OPENLINEAGE__TRANSPORT__LOG_FILE_PATH) throw new AppError('usage', 'config: OPENLINEAGE__TRANSPORT__LOG_FILE_PATH: required when OPENLINEAGE__TRANSPORT__TYPE=file');
     return createLineageEmitter({ transport: fileTransport(env.OPENLINEAGE__TRANSPORT__LOG_FILE_PATH), namespace, logger });
   }
   if (!env.OPENLINEAGE_URL) return null;

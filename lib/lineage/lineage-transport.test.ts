@@ -2,7 +2,6 @@
 // no run anything and is logged once; the file transport writes one JSON event
 // per line. Plus the pure parts: dataset naming and the vendored-schema check.
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -19,6 +18,7 @@ import { lineageFromEnv } from './from-env';
 import { locationDataset, sourceDataset } from './naming';
 import { fileTransport, httpTransport } from './transport';
 import type { LineageEmitter } from './types';
+import { closedPort } from '../testing/closed-port';
 
 /** A job kind that declares lineage and reports one dataset, as the engines do. */
 const copyJob = defineJob({
@@ -59,15 +59,6 @@ async function runJobs(lineage: LineageEmitter, n: number): Promise<string[]> {
     }
     return out;
   } finally { await worker.stop({ timeoutMs: 5000 }); }
-}
-
-/** A local port nobody listens on (connection refused). */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 describe('OpenLineage transports', () => {

@@ -9,6 +9,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import { closeCdcTest } from '../testing/cdc-teardown';
 import { closedPort } from '../testing/closed-port';
 import { parseEnv, type Env } from '../config/env';
 import { createConnection } from '../connections';
@@ -44,12 +45,7 @@ beforeAll(async () => {
   await createConnection({ pool: db.pool, keys }, { name: 'live', kind: 'postgres', isBranch: true, branchKey: 'live', params: { cdc: 'log' }, secrets: { url: server.url } });
   await createConnection({ pool: db.pool, keys }, { name: 'down', kind: 'postgres', isBranch: true, branchKey: 'down', params: { cdc: 'log' }, secrets: { url: `postgres://x:y@127.0.0.1:${await closedPort()}/postgres` } });
 }, 180_000);
-afterAll(async () => {
-  await src?.end();
-  await server?.stop();
-  await db?.drop();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-}, 60_000);
+afterAll(() => closeCdcTest({ src, server, db, dir }), 60_000);
 
 describe('GET /metrics: streaming CDC per branch', () => {
   it('shows slot lag and retained WAL read from the source, last commit age and state; a source that is down only loses its slot figures', async () => {

@@ -26,6 +26,7 @@ import type { QueryResult, Target } from './target';
 import type { Command, NodeResult, Project, RunSummary } from './types';
 import type { LineageDatasets } from '../lineage';
 import { modelsLineage } from './lineage';
+import { Lru } from '../cache/lru';
 
 /**
  * What the worker's jobs and the CLI call: resolve the project folder, the
@@ -79,14 +80,13 @@ export async function ensureModelsProject(d: ModelsDeps): Promise<string> {
 }
 
 // Parses by content: the Models page asks again on every load, the child runs only when a file or var changed.
-const parsedCache = new Map<string, Promise<ParsedProject>>();
+const parsedCache = new Lru<string, Promise<ParsedProject>>({ max: 8 });
 function parseConfined(d: ModelsDeps, root: string, files: Record<string, string>, vars: Record<string, unknown>): Promise<ParsedProject> {
   const key = crypto.createHash('sha256').update(JSON.stringify([root, files, vars])).digest('hex');
   let p = parsedCache.get(key);
   if (!p) {
     p = renderInChild<ParsedProject>({ op: 'parse', root, files, vars }, d.render);
     p.catch(() => parsedCache.delete(key));
-    if (parsedCache.size >= 8) parsedCache.delete(parsedCache.keys().next().value!);
     parsedCache.set(key, p);
   }
   return p;

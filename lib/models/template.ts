@@ -3,6 +3,7 @@ import { AppError } from '../errors';
 import { Interpreter, Scope } from './template-interpreter';
 import { TemplateSyntaxError, tokenize, type Token } from './template-lexer';
 import { DEFAULT_LIMITS, Dict, Fn, Namespace, TemplateError, fromHost, str, toHost, type TemplateLimits, type Value } from './template-values';
+import { Lru } from '../cache/lru';
 
 /**
  * Model, test and macro templates: Jinja read by a linear lexer
@@ -80,10 +81,10 @@ function compile(text: string): Compiled {
 }
 
 // The project's macros are the same text for every file of a parse: compile them once.
-const macroCache = new Map<string, Compiled>();
+const macroCache = new Lru<string, Compiled>({ max: 16 });
 function compileMacros(text: string): Compiled {
   let c = macroCache.get(text);
-  if (!c) { c = compile(text); if (macroCache.size > 16) macroCache.clear(); macroCache.set(text, c); }
+  if (!c) { c = compile(text); macroCache.set(text, c); }
   return c;
 }
 

@@ -11,7 +11,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** lib/ folders by layer, lowest first (docs/architecture.md, "Layer order"). */
 export const LAYERS: string[][] = [
-  ['errors', 'concurrency'],
+  ['errors', 'concurrency', 'cache'],
   ['log'],
   ['config'],
   ['db', 'lineage'],

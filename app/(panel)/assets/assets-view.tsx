@@ -4,6 +4,7 @@ import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../_components/api-client';
 import { FormError } from '../../_components/form-error';
+import { QueryState } from '../../_components/query-state';
 import { useCan } from '../../_components/user-context';
 import { collapseGroups, searchAssets } from '@/lib/assets/collapse';
 import type { AssetGraph } from '@/lib/assets/types';
@@ -81,7 +82,7 @@ export function AssetsView() {
       )}
       <div className="assets-grid">
         <section>
-          {q.isPending ? <p className="empty">Loading…</p> : !graph?.nodes.length ? (
+          {!q.isSuccess ? <QueryState query={q} failure="Could not load the assets" /> : !graph?.nodes.length ? (
             <div className="card empty"><p><strong>No assets yet.</strong></p><p>Add tables on the Tables page and branches on the Connections page, load the lake, or write models.</p></div>
           ) : (
             <AssetGraphCanvas nodes={drawn.nodes} edges={drawn.edges} selected={selected} matches={query ? matches : new Set()} onSelect={onCanvasSelect} />

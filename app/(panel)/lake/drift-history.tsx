@@ -2,6 +2,7 @@
 import Link from 'next/link';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../_components/api-client';
+import { QueryState } from '../../_components/query-state';
 import { formatTime } from '../../_components/format';
 
 interface Drift { id: number; runId: string; table: string; branch: string; mode: string; at: string; changes: string[] }
@@ -20,7 +21,7 @@ export function DriftHistory({ table }: { table?: string }) {
   return (
     <section className="card card-flush" aria-label="Schema drift">
       <div className="card-head"><h2>Schema drift</h2><span className="muted small">recorded by ETL runs, newest first</span></div>
-      {q.isPending ? <p className="empty">Loading…</p> : q.isError ? <p className="empty error-text">{(q.error as Error).message}</p> : list.length === 0 ? (
+      {!q.isSuccess ? <QueryState query={q} /> : list.length === 0 ? (
         <p className="empty" data-testid="drift-empty">No schema drift recorded.</p>
       ) : (
         <table className="table table-compact" data-testid="drift-table">

@@ -2,6 +2,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../../_components/api-client';
+import { QueryState } from '../../_components/query-state';
 
 interface RowsAnswer { columns: { name: string; type: string }[]; rows: Record<string, unknown>[]; truncated: boolean; limit: number }
 
@@ -28,7 +29,7 @@ export function RowPreview({ ident, branches }: { ident: string; branches: strin
           </select>
         </label>
       </div>
-      {q.isPending ? <p className="empty">Loading rows…</p> : q.isError ? <p className="empty error-text">{(q.error as Error).message}</p> : q.data.rows.length === 0 ? (
+      {!q.isSuccess ? <QueryState query={q} loading="Loading rows…" /> : q.data.rows.length === 0 ? (
         <p className="empty">No rows{branch ? ` in branch ${branch}` : ''}.</p>
       ) : (
         <>

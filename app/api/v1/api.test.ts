@@ -1,17 +1,9 @@
 // The /api/v1 route handlers called directly with Request objects, against a
 // real migrated Postgres and a real worker: auth, roles, validation, the
 // error body, and the job path end to end (no browser; e2e/ covers the panel).
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
 import { createApiToken, createUser } from '@/lib/auth';
-import { ensureQueue, startWorker, type WorkerHandle } from '@/lib/jobs';
-import { jobs as jobRegistry } from '@/app/_server/jobs';
-import { parseEnv } from '@/lib/config/env';
-import { silentLogger } from '@/lib/log';
 import * as health from './health/route';
 import * as jobs from './jobs/route';
 import * as job from './jobs/[id]/route';
@@ -24,13 +16,12 @@ import * as user from './users/[id]/route';
 import * as me from './me/route';
 import * as setup from './setup/route';
 import * as iceberg from '../../iceberg/v1/[...path]/route';
-import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
+import { serverDeps } from '@/app/_server/deps';
+import { useRouteServer } from './test-server';
 
-const SECRET = 'api-test-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
-let db: TestDatabase;
-let dataDir: string;
-let worker: WorkerHandle | undefined;
+// No test users: the first describe creates the first admin through the setup route, then the others.
+const fx = useRouteServer({ name: 'api', queue: true, roles: [] });
 const tok: Record<'admin' | 'operator' | 'viewer', string> = { admin: '', operator: '', viewer: '' };
 let adminId = '';
 let adminCookie = '';
@@ -49,21 +40,7 @@ async function call(handler: (r: Request, c: ReturnType<typeof ctx>) => Promise<
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
-const runCount = async () => Number((await db.pool.query('select count(*) from job_runs')).rows[0].count);
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-api-'));
-  await ensureQueue(db.pool);
-  openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
-});
-
-afterAll(async () => {
-  await worker?.stop({ timeoutMs: 10_000 });
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const runCount = async () => Number((await fx.db.pool.query('select count(*) from job_runs')).rows[0].count);
 
 describe('first run', () => {
   it('creates the first admin once, then refuses', async () => {
@@ -85,7 +62,7 @@ describe('first run', () => {
     tok.admin = (await createApiToken(prisma, { user: 'root', name: 'admin-t' })).token;
     tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
     tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 'dash' })).token;
-    adminCookie = `next-auth.session-token=${await encode({ token: { sub: adminId, name: 'root', role: 'admin' }, secret: SECRET })}`;
+    adminCookie = `next-auth.session-token=${await encode({ token: { sub: adminId, name: 'root', role: 'admin' }, secret: fx.secret })}`;
   });
 });
 
@@ -204,8 +181,7 @@ describe('jobs', () => {
     const queued = await call(job.GET, req('GET', `/api/v1/jobs/${r.body.id}`, { token: tok.viewer }), { id: r.body.id });
     expect(queued.body).toMatchObject({ id: r.body.id, kind: 'system.check', createdBy: 'token:olga/ci' });
 
-    const { pool, prisma } = serverDeps();
-    worker = await startWorker({ jobs: jobRegistry, pool, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 500 });
+    await fx.startWorker({ heartbeatMs: 500 });
     let run = queued.body;
     for (let i = 0; i < 200 && !['succeeded', 'failed', 'cancelled'].includes(run.status); i++) {
       await new Promise((res) => setTimeout(res, 100));

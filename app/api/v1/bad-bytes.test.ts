@@ -4,14 +4,8 @@
 // JSON nested deeper than 64 (a 100k-deep body used to throw RangeError).
 // Through the real route handlers, the sign-in route, the REST catalog's
 // handler and the Next proxy, against a real migrated Postgres.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NextRequest } from 'next/server';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
-import { ensureQueue } from '@/lib/jobs';
 import { handleIcebergRest } from '@/lib/iceberg-rest';
 import { proxy } from '@/proxy';
 import * as tokens from './tokens/route';
@@ -21,19 +15,16 @@ import * as me from './me/route';
 import * as pipelines from './pipelines/route';
 import * as rest from './[...rest]/route';
 import * as nextauth from '../auth/[...nextauth]/route';
-import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { serverDeps } from '@/app/_server/deps';
+import { useRouteServer } from './test-server';
 
-const SECRET = 'bad-bytes-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
-let db: TestDatabase;
-let dataDir: string;
-let admin = '';
+const fx = useRouteServer({ name: 'bad-bytes', queue: true, roles: ['admin'], env: () => ({ NEXTAUTH_SECRET: 'bad-bytes-test-secret-0123456789', NEXTAUTH_URL: BASE }) });
 
 type H = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
 async function send(h: H, method: string, url: string, o: { body?: string | Uint8Array; type?: string; cookie?: string; params?: Record<string, string>; token?: string | null } = {}) {
   const headers: Record<string, string> = { 'content-type': o.type ?? 'application/json' };
-  const tk = o.token === undefined ? admin : o.token;
+  const tk = o.token === undefined ? fx.tok.admin : o.token;
   if (tk) headers.authorization = `Bearer ${tk}`;
   if (o.cookie) headers.cookie = o.cookie;
   const res = await h(new Request(BASE + url, { method, headers, body: o.body as BodyInit | undefined }), { params: Promise.resolve(o.params ?? {}) });
@@ -42,21 +33,6 @@ async function send(h: H, method: string, url: string, o: { body?: string | Uint
   try { body = JSON.parse(text); } catch { /* not JSON */ }
   return { status: res.status, body, text };
 }
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-bytes-'));
-  await ensureQueue(db.pool);
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, NEXTAUTH_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, NEXTAUTH_URL: BASE }));
-  await createUser(prisma, { name: 'root', password: 'root-password', role: 'admin' });
-  admin = (await createApiToken(prisma, { user: 'root', name: 'admin-t' })).token;
-});
-
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
 
 function expect400(r: { status: number; body: any; text: string }, field: string) { // eslint-disable-line @typescript-eslint/no-explicit-any
   expect(r.status, r.text).toBe(400);
@@ -70,7 +46,7 @@ describe('bodies', () => {
     expect400(await send(pipelines.POST, 'POST', '/api/v1/pipelines', { body: JSON.stringify({ name: 'p', description: 'a\u0000b', kind: 'system.check', params: {} }) }), 'description');
     expect400(await send(jobs.POST, 'POST', '/api/v1/jobs', { body: JSON.stringify({ kind: 'models.query', params: { sql: 'select 1\u0000' } }) }), 'params.sql');
     expect400(await send(jobs.POST, 'POST', '/api/v1/jobs', { body: JSON.stringify({ kind: 'system.check', params: { ['k\u0000']: 1 } }) }), 'params.k\u0000');
-    const n = await db.pool.query(`select (select count(*) from api_tokens)::int as t, (select count(*) from pipelines)::int as p, (select count(*) from job_runs)::int as j`);
+    const n = await fx.db.pool.query(`select (select count(*) from api_tokens)::int as t, (select count(*) from pipelines)::int as p, (select count(*) from job_runs)::int as j`);
     expect(n.rows[0]).toEqual({ t: 1, p: 0, j: 0 });
   });
 
@@ -120,7 +96,7 @@ describe('query strings, cookies and paths', () => {
     expect400(await send(rest.GET as H, 'GET', '/api/v1/%E0%A4%A'), 'path');
     expect((await send(rest.GET as H, 'GET', '/api/v1/nothing-here')).status).toBe(404);
     const { env, pool, prisma } = serverDeps();
-    const r = await handleIcebergRest(new Request(`${BASE}/iceberg/v1/namespaces/%E0%A4%A/tables`, { headers: { authorization: `Bearer ${admin}` } }), { env, pool, prisma });
+    const r = await handleIcebergRest(new Request(`${BASE}/iceberg/v1/namespaces/%E0%A4%A/tables`, { headers: { authorization: `Bearer ${fx.tok.admin}` } }), { env, pool, prisma });
     expect(r.status).toBe(400);
     expect((await r.json()).error).toMatchObject({ type: 'BadRequestException', code: 400, field: 'path' });
   });

@@ -1,29 +1,18 @@
 // POST /api/v1/jobs with the lake's job kinds (lake.compact, lake.expire, lake.remove_orphans), run by
 // a real worker against a real migrated Postgres and warehouse folder; a lake
 // failure (a table that does not exist) fails the run with the lake's message.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
 import * as arrow from 'apache-arrow';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser } from '@/lib/auth';
-import { parseEnv } from '@/lib/config/env';
-import { jobs as jobRegistry } from '@/app/_server/jobs';
-import { ensureQueue, startWorker, type WorkerHandle } from '@/lib/jobs';
+import { describe, expect, it } from 'vitest';
 import { openLake } from '@/lib/lake';
-import { silentLogger } from '@/lib/log';
 import * as jobs from './jobs/route';
 import * as job from './jobs/[id]/route';
 import { callRoute, type RouteHandler } from './test-call';
-import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
+import { serverDeps } from '@/app/_server/deps';
+import { useRouteServer } from './test-server';
 
-let db: TestDatabase;
-let dataDir: string;
-let worker: WorkerHandle | undefined;
-let token = '';
+const fx = useRouteServer({ name: 'lake-jobs', queue: true, roles: ['operator'], seed: async () => { await fx.startWorker(); } });
 
-const call = (handler: RouteHandler, method: string, url: string, opts: { body?: unknown; params?: Record<string, string> } = {}) => callRoute(handler, method, url, { ...opts, token });
+const call = (handler: RouteHandler, method: string, url: string, opts: { body?: unknown; params?: Record<string, string> } = {}) => callRoute(handler, method, url, { ...opts, token: fx.tok.operator });
 
 async function start(kind: string, params: unknown) {
   const r = await call(jobs.POST, 'POST', '/api/v1/jobs', { body: { kind, params } });
@@ -35,23 +24,6 @@ async function start(kind: string, params: unknown) {
   }
   return run;
 }
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-lake-jobs-'));
-  await ensureQueue(db.pool);
-  const { prisma, pool } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'lake-jobs-test-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir }));
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  token = (await createApiToken(prisma, { user: 'olga', name: 't' })).token;
-  worker = await startWorker({ jobs: jobRegistry, pool, env: parseEnv({ TRIBUTARY_DATA_DIR: dataDir, DATABASE_URL: db.url } as unknown as NodeJS.ProcessEnv), logger: silentLogger, heartbeatMs: 300 });
-});
-
-afterAll(async () => {
-  await worker?.stop({ timeoutMs: 10_000 });
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
 
 describe('lake jobs through POST /api/v1/jobs', () => {
   it('a bad payload is a 400 naming the field', async () => {

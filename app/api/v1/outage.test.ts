@@ -3,7 +3,6 @@
 // burst of failing requests writes a bounded number of log lines, no stack.
 // The connection errors are real: a port nothing listens on, a backend
 // terminated by the server, a Prisma client that cannot connect.
-import net from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
@@ -11,6 +10,7 @@ import { parseEnv } from '@/lib/config/env';
 import { createPrisma } from '@/lib/db';
 import { isDatabaseUnavailable } from '@/lib/errors/db-unavailable';
 import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
+import { closedPort } from '@/lib/testing/closed-port';
 import { callRoute, type RouteHandler } from './test-call';
 import * as health from './health/route';
 import * as jobs from './jobs/route';
@@ -21,15 +21,8 @@ import * as openapi from './openapi.json/route';
 let db: TestDatabase;
 let deadUrl = '';
 
-/** A port that was free a moment ago: connecting to it is refused. */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address() as net.AddressInfo; s.close(() => resolve(port)); });
-  });
-}
-
+// Its own setup, not the shared route-test helper (test-server.ts): the server deps open on a
+// database nobody listens on, and there are no users (every route must fail before it reads one).
 beforeAll(async () => {
   db = await createTestDatabase();
   deadUrl = `postgres://tributary:x@127.0.0.1:${await closedPort()}/tributary`;

@@ -3,14 +3,9 @@
 // named, nothing stored), no secret in any job answer a viewer gets, the
 // audit log (one row per action, with its actor; append-only; admin-only
 // reads), revocable sessions, and /job-kinds agreeing with POST /jobs.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { encode } from 'next-auth/jwt';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createApiToken, createUser, findSessionUser } from '@/lib/auth';
-import { ensureQueue } from '@/lib/jobs';
+import { createUser, findSessionUser } from '@/lib/auth';
 import * as jobs from './jobs/route';
 import * as job from './jobs/[id]/route';
 import * as cancel from './jobs/[id]/cancel/route';
@@ -24,15 +19,13 @@ import * as connections from './connections/route';
 import * as connection from './connections/[id]/route';
 import * as audit from './audit/route';
 import * as me from './me/route';
-import { openServerDeps, serverDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { serverDeps } from '@/app/_server/deps';
+import { useRouteServer } from './test-server';
 
-const SECRET = 'security-test-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
-let db: TestDatabase;
-let dataDir: string;
-const tok = { admin: '', operator: '', viewer: '' };
-const ids: Record<string, string> = {};
+// The server's settings are built by the helper, as `tributary serve` would parse them (no process.env).
+const fx = useRouteServer({ name: 'security', queue: true });
+const tok = fx.tok;
 
 type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
 function req(method: string, url: string, o: { token?: string; cookie?: string; body?: unknown; headers?: Record<string, string>; noType?: boolean } = {}) {
@@ -49,31 +42,9 @@ async function call(h: Handler, r: Request, params: Record<string, string> = {})
 async function cookieOf(name: string) {
   const u = (await serverDeps().prisma.user.findUniqueOrThrow({ where: { name } }));
   const s = await findSessionUser(serverDeps().prisma, u.id);
-  return `next-auth.session-token=${await encode({ token: { sub: u.id, name, role: u.role, sv: s!.sessionVersion }, secret: SECRET })}`;
+  return `next-auth.session-token=${await encode({ token: { sub: u.id, name, role: u.role, sv: s!.sessionVersion }, secret: fx.secret })}`;
 }
 const same = { origin: BASE };
-/** The server's settings, as `tributary serve` would parse them (this test never touches process.env). */
-const settings = (extra: Record<string, string> = {}) => parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, ...extra });
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-sec-api-'));
-  await ensureQueue(db.pool);
-  const { prisma } = openServerDeps(settings());
-  for (const [name, role] of [['root', 'admin'], ['olga', 'operator'], ['vic', 'viewer']] as const) {
-    ids[name] = (await createUser(prisma, { name, password: `${name}-password`, role })).id;
-  }
-  tok.admin = (await createApiToken(prisma, { user: 'root', name: 'admin-t' })).token;
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
-  tok.viewer = (await createApiToken(prisma, { user: 'vic', name: 'dash' })).token;
-});
-
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
-
 describe('origins of cookie-authenticated changes', () => {
   it('refuses Origin: null, a missing or foreign Origin and a non-JSON type with a 403 JSON error; accepts the panel', async () => {
     const cookie = await cookieOf('root');
@@ -94,23 +65,21 @@ describe('origins of cookie-authenticated changes', () => {
   });
 
   it('takes the expected origin from TRIBUTARY_PUBLIC_URL', async () => {
-    await shutServerDeps();
-    openServerDeps(settings({ TRIBUTARY_PUBLIC_URL: 'https://tributary.example.com/panel' }));
+    await fx.reopen({ TRIBUTARY_PUBLIC_URL: 'https://tributary.example.com/panel' });
     try {
       const cookie = await cookieOf('root');
       const post = (origin: string) => call(tokens.POST, req('POST', '/api/v1/tokens', { cookie, body: { name: 'p' }, headers: { origin } }));
       expect((await post(BASE)).status).toBe(403);
       expect((await post('https://tributary.example.com')).status).toBe(201);
     } finally {
-      await shutServerDeps();
-      openServerDeps(settings());
+      await fx.reopen();
     }
   });
 });
 
 describe('credentials in params', () => {
-  const runs = async () => Number((await db.pool.query('select count(*) from job_runs')).rows[0].count);
-  const conns = async () => Number((await db.pool.query('select count(*) from connections')).rows[0].count);
+  const runs = async () => Number((await fx.db.pool.query('select count(*) from job_runs')).rows[0].count);
+  const conns = async () => Number((await fx.db.pool.query('select count(*) from connections')).rows[0].count);
 
   it('refuses secret-looking job params with a 400 naming the field, storing nothing', async () => {
     const before = await runs();
@@ -148,7 +117,7 @@ describe('credentials in params', () => {
     const p = await call(connection.PATCH, req('PATCH', '/api/v1/connections/pg1', { token: tok.admin, body: { params: { extra: { token: 't' } } } }), { id: 'pg1' });
     expect(p.status).toBe(400);
     expect(p.body.error.field).toBe('params.extra.token');
-    const stored = (await db.pool.query(`select params from connections where name = 'pg1'`)).rows[0].params;
+    const stored = (await fx.db.pool.query(`select params from connections where name = 'pg1'`)).rows[0].params;
     expect(stored).toEqual(base.params);
   });
 });
@@ -156,13 +125,13 @@ describe('credentials in params', () => {
 describe('what viewers see of jobs', () => {
   it('no secret in any listing or detail, even from rows stored before the rules', async () => {
     const id = '00000000-0000-4000-8000-00000000c0de';
-    await db.pool.query(`insert into job_runs (id, kind, params, status, created_by, error, result) values ($1, 'etl.run', $2, 'failed', 'user:old', $3, $4)`, [
+    await fx.db.pool.query(`insert into job_runs (id, kind, params, status, created_by, error, result) values ($1, 'etl.run', $2, 'failed', 'user:old', $3, $4)`, [
       id,
       JSON.stringify({ mode: 'INITIAL', sourceUrl: 'postgres://app:SEKRIT1@db/erp', nested: { password: 'SEKRIT2' }, dsn: 'scott/SEKRIT3@db1:1521/ORCL' }),
       'etl: cannot connect to http://admin:SEKRIT4@striim:9080 (password=SEKRIT5)',
       JSON.stringify({ targetUrl: 'postgres://lake:SEKRIT6@lake/db' }),
     ]);
-    await db.pool.query(`insert into job_logs (run_id, level, message, fields) values ($1, 'info', 'login with token=SEKRIT7', $2)`, [id, JSON.stringify({ apiKey: 'SEKRIT8', url: 'https://u:SEKRIT9@h/x' })]);
+    await fx.db.pool.query(`insert into job_logs (run_id, level, message, fields) values ($1, 'info', 'login with token=SEKRIT7', $2)`, [id, JSON.stringify({ apiKey: 'SEKRIT8', url: 'https://u:SEKRIT9@h/x' })]);
     const answers = [
       await call(jobs.GET, req('GET', '/api/v1/jobs', { token: tok.viewer })),
       await call(jobs.GET, req('GET', '/api/v1/jobs?kind=etl.run&status=failed', { token: tok.viewer })),
@@ -185,7 +154,7 @@ describe('what viewers see of jobs', () => {
 describe('the audit log', () => {
   it('has one row per action with its actor, no secret in it; admins only; filters and pages', async () => {
     const adminCookie = await cookieOf('root');
-    const start = Number((await db.pool.query('select coalesce(max(id), 0) as m from audit_events')).rows[0].m);
+    const start = Number((await fx.db.pool.query('select coalesce(max(id), 0) as m from audit_events')).rows[0].m);
     const A = { token: tok.admin };
     const made = await call(users.POST, req('POST', '/api/v1/users', { ...A, body: { name: 'dora', password: 'dora-password-1', role: 'viewer' } }));
     const dora = made.body.id;
@@ -202,20 +171,20 @@ describe('the audit log', () => {
     await call(cancel.POST, req('POST', `/api/v1/jobs/${run.body.id}/cancel`, { token: tok.operator }), { id: run.body.id });
     await call(user.DELETE, req('DELETE', `/api/v1/users/${dora}`, A), { id: dora });
 
-    const rows = (await db.pool.query('select actor, action, target, before, after, address from audit_events where id > $1 order by id', [start])).rows;
+    const rows = (await fx.db.pool.query('select actor, action, target, before, after, address from audit_events where id > $1 order by id', [start])).rows;
     expect(rows.map((r) => [r.action, r.actor, r.target])).toEqual([
-      ['user.create', 'token:root/admin-t', 'user:dora'],
+      ['user.create', 'token:root/t', 'user:dora'],
       ['user.update', 'user:root', 'user:dora'],
-      ['user.update', 'token:root/admin-t', 'user:dora'],
-      ['user.end_sessions', 'token:root/admin-t', 'user:dora'],
-      ['token.create', 'token:olga/ci', 'token:olga/audit-me'],
-      ['token.revoke', 'token:olga/ci', 'token:olga/audit-me'],
-      ['connection.create', 'token:root/admin-t', 'connection:smtp1'],
-      ['connection.update', 'token:root/admin-t', 'connection:smtp1'],
-      ['connection.delete', 'token:root/admin-t', 'connection:smtp1'],
-      ['job.start', 'token:olga/ci', `job:${run.body.id}`],
-      ['job.cancel', 'token:olga/ci', `job:${run.body.id}`],
-      ['user.delete', 'token:root/admin-t', 'user:dora'],
+      ['user.update', 'token:root/t', 'user:dora'],
+      ['user.end_sessions', 'token:root/t', 'user:dora'],
+      ['token.create', 'token:olga/t', 'token:olga/audit-me'],
+      ['token.revoke', 'token:olga/t', 'token:olga/audit-me'],
+      ['connection.create', 'token:root/t', 'connection:smtp1'],
+      ['connection.update', 'token:root/t', 'connection:smtp1'],
+      ['connection.delete', 'token:root/t', 'connection:smtp1'],
+      ['job.start', 'token:olga/t', `job:${run.body.id}`],
+      ['job.cancel', 'token:olga/t', `job:${run.body.id}`],
+      ['user.delete', 'token:root/t', 'user:dora'],
     ]);
     expect(rows[1]).toMatchObject({ before: { name: 'dora', role: 'viewer' }, after: { name: 'dora', role: 'operator' } });
     expect(rows[2].after).toMatchObject({ passwordChanged: true });
@@ -226,8 +195,8 @@ describe('the audit log', () => {
     expect((await call(audit.GET, req('GET', '/api/v1/audit', { token: tok.operator }))).status).toBe(403);
     expect((await call(audit.GET, req('GET', '/api/v1/audit', { token: tok.viewer }))).status).toBe(403);
     const byAction = await call(audit.GET, req('GET', '/api/v1/audit?action=user.update', A));
-    expect(byAction.body.events.map((e: { actor: string }) => e.actor)).toEqual(['token:root/admin-t', 'user:root']);
-    const byActor = await call(audit.GET, req('GET', `/api/v1/audit?actor=${encodeURIComponent('token:olga/ci')}`, A));
+    expect(byAction.body.events.map((e: { actor: string }) => e.actor)).toEqual(['token:root/t', 'user:root']);
+    const byActor = await call(audit.GET, req('GET', `/api/v1/audit?actor=${encodeURIComponent('token:olga/t')}`, A));
     expect(byActor.body.events.map((e: { action: string }) => e.action)).toEqual(['job.cancel', 'job.start', 'token.revoke', 'token.create']);
     const byTarget = await call(audit.GET, req('GET', '/api/v1/audit?target=connection:', A));
     // pg1 (created above) and smtp1's three events.
@@ -243,10 +212,10 @@ describe('the audit log', () => {
   });
 
   it('is append-only for the application role', async () => {
-    await expect(db.pool.query(`update audit_events set actor = 'someone-else'`)).rejects.toThrow(/append-only/);
-    await expect(db.pool.query('delete from audit_events')).rejects.toThrow(/append-only/);
-    await expect(db.pool.query('truncate audit_events')).rejects.toThrow(/append-only/);
-    expect(Number((await db.pool.query('select count(*) from audit_events')).rows[0].count)).toBeGreaterThan(0);
+    await expect(fx.db.pool.query(`update audit_events set actor = 'someone-else'`)).rejects.toThrow(/append-only/);
+    await expect(fx.db.pool.query('delete from audit_events')).rejects.toThrow(/append-only/);
+    await expect(fx.db.pool.query('truncate audit_events')).rejects.toThrow(/append-only/);
+    expect(Number((await fx.db.pool.query('select count(*) from audit_events')).rows[0].count)).toBeGreaterThan(0);
   });
 });
 

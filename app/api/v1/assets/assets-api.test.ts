@@ -5,23 +5,17 @@
 // exactly the expected job runs; input and roles are checked.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createTestUsers } from '@/lib/testing/api-users';
+import { describe, expect, it } from 'vitest';
 import { CUSTOMERS, ORDERS, customerRows, makeModelsWarehouse, orderRows } from '@/lib/models/test-project';
 import { batchOf } from '@/lib/lake/test-helpers';
 import { openLake } from '@/lib/lake';
 import { createConnection } from '@/lib/connections';
 import { createFlow } from '@/lib/flows';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { serverDeps } from '@/app/_server/deps';
 import { callRoute as call } from '../test-call';
+import { useRouteServer } from '../test-server';
 import * as assets from './route';
 import * as run from './run/route';
-
-let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>;
-const tok = { admin: '', operator: '', viewer: '' };
-const SECRET = 'assets-api-test-secret-0123456789';
 
 const TABLES = [
   { table: 'SHOP.CUSTOMERS', unique_key: 'ID', cdc_column: 'RECORDED_UPDATED_AT', category: 'masters', freshness: { warn_after: '30m', error_after: '12h' } },
@@ -36,45 +30,42 @@ const PROJECT: Record<string, string> = {
   'models/schema.yml': 'version: 2\nmodels:\n  - name: stg_orders\n    columns:\n      - name: order_id\n        data_type: Int64\n        tests: [unique]\n  - name: customer_orders\n    columns:\n      - name: customer_id\n        tests: [not_null]\n',
 };
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  wh = makeModelsWarehouse();
-  fs.writeFileSync(path.join(wh.dir, 'tables.json'), JSON.stringify(TABLES));
-  for (const [p, text] of Object.entries(PROJECT)) {
-    fs.mkdirSync(path.dirname(path.join(wh.dir, 'models', p)), { recursive: true });
-    fs.writeFileSync(path.join(wh.dir, 'models', p), text);
-  }
-  const lake = openLake({ pool: db.pool, warehouse: wh.uri });
-  await lake.createNamespace('etl');
-  await (await lake.createTable('etl.customers', { schema: CUSTOMERS, partitionBy: ['BRANCH_ID'] })).append([batchOf(CUSTOMERS, customerRows())]);
-  await (await lake.createTable('etl.orders', { schema: ORDERS, partitionBy: ['BRANCH_ID'] })).append([batchOf(ORDERS, orderRows())]);
-  const { prisma, jobs, env } = openServerDeps(parseEnv({
-    DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri,
-    TRIBUTARY_TABLES_FILE: path.join(wh.dir, 'tables.json'),
-  }));
-  Object.assign(tok, await createTestUsers(prisma, ['admin', 'operator', 'viewer']));
-  const ctx = { pool: db.pool, keys: { secret: SECRET, dataDir: wh.dir } };
-  for (const b of ['b1', 'b2']) {
-    await createConnection(ctx, { name: `branch_${b}`, kind: 'postgres', isBranch: true, branchKey: b, params: { host: `${b}.example`, port: 5432, database: 'shop', user: 'etl' }, secrets: { password: 'pw-not-used-here' } });
-  }
-  // Loads: customers on both branches (b2 failed last), orders on b1; items never.
-  await db.pool.query(`INSERT INTO etl_meta.etl_control (namespace, table_name, branch_id, status, row_count, last_run_finished_at, last_success_at, error_details) VALUES
-    ('etl', 'customers', 'b1', 'SUCCESS', 3, now() - interval '2 hours', now() - interval '2 hours', NULL),
-    ('etl', 'customers', 'b2', 'FAILED', 0, now() - interval '1 hour', now() - interval '1 day', 'connection refused'),
-    ('etl', 'orders', 'b1', 'SUCCESS', 4, now() - interval '3 hours', now() - interval '3 hours', NULL)`);
-  await db.pool.query(`INSERT INTO etl_meta.etl_dq_results (pipeline_run_id, table_name, branch_id, status, row_count_delta, hash_matched, hash_only_in_oracle, hash_only_in_iceberg, hash_mismatch, checked_at) VALUES
-    ('dq-old', 'orders', 'b1', 'MISMATCH', 2, 2, 2, 0, 0, now() - interval '2 days'),
-    ('dq-new', 'orders', 'b1', 'OK', 0, 4, 0, 0, 0, now() - interval '1 hour')`);
-  await db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms, target) VALUES
-    ('r1', 'build', 'customer_orders', 'model', 'success', 3, 12, 'embedded'),
-    ('r1', 'build', 'unique_stg_orders_order_id', 'test', 'fail', 1, 3, 'embedded')`);
-  await createFlow(db.pool, { jobs, env }, { name: 'nightly', nodes: [{ id: 'load', kind: 'etl.run', params: { mode: 'INCREMENTAL', tables: ['SHOP.ORDERS'] } }, { id: 'marts', kind: 'models.build', params: { select: ['customer_orders+'] } }], edges: [{ from: 'load', to: 'marts' }] });
-}, 120_000);
-afterAll(async () => {
-  await shutServerDeps();
-  await db?.drop();
-  wh?.remove();
+const fx = useRouteServer({
+  name: 'assets-api',
+  dataDir: makeModelsWarehouse,
+  env: (dir) => ({ TRIBUTARY_WAREHOUSE: `file://${dir}`, TRIBUTARY_TABLES_FILE: path.join(dir, 'tables.json') }),
+  prepare: async ({ db, dataDir }) => {
+    fs.writeFileSync(path.join(dataDir, 'tables.json'), JSON.stringify(TABLES));
+    for (const [p, text] of Object.entries(PROJECT)) {
+      fs.mkdirSync(path.dirname(path.join(dataDir, 'models', p)), { recursive: true });
+      fs.writeFileSync(path.join(dataDir, 'models', p), text);
+    }
+    const lake = openLake({ pool: db.pool, warehouse: `file://${dataDir}` });
+    await lake.createNamespace('etl');
+    await (await lake.createTable('etl.customers', { schema: CUSTOMERS, partitionBy: ['BRANCH_ID'] })).append([batchOf(CUSTOMERS, customerRows())]);
+    await (await lake.createTable('etl.orders', { schema: ORDERS, partitionBy: ['BRANCH_ID'] })).append([batchOf(ORDERS, orderRows())]);
+  },
+  seed: async ({ db, dataDir, secret }) => {
+    const { jobs, env } = serverDeps();
+    const ctx = { pool: db.pool, keys: { secret, dataDir } };
+    for (const b of ['b1', 'b2']) {
+      await createConnection(ctx, { name: `branch_${b}`, kind: 'postgres', isBranch: true, branchKey: b, params: { host: `${b}.example`, port: 5432, database: 'shop', user: 'etl' }, secrets: { password: 'pw-not-used-here' } });
+    }
+    // Loads: customers on both branches (b2 failed last), orders on b1; items never.
+    await db.pool.query(`INSERT INTO etl_meta.etl_control (namespace, table_name, branch_id, status, row_count, last_run_finished_at, last_success_at, error_details) VALUES
+      ('etl', 'customers', 'b1', 'SUCCESS', 3, now() - interval '2 hours', now() - interval '2 hours', NULL),
+      ('etl', 'customers', 'b2', 'FAILED', 0, now() - interval '1 hour', now() - interval '1 day', 'connection refused'),
+      ('etl', 'orders', 'b1', 'SUCCESS', 4, now() - interval '3 hours', now() - interval '3 hours', NULL)`);
+    await db.pool.query(`INSERT INTO etl_meta.etl_dq_results (pipeline_run_id, table_name, branch_id, status, row_count_delta, hash_matched, hash_only_in_oracle, hash_only_in_iceberg, hash_mismatch, checked_at) VALUES
+      ('dq-old', 'orders', 'b1', 'MISMATCH', 2, 2, 2, 0, 0, now() - interval '2 days'),
+      ('dq-new', 'orders', 'b1', 'OK', 0, 4, 0, 0, 0, now() - interval '1 hour')`);
+    await db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms, target) VALUES
+      ('r1', 'build', 'customer_orders', 'model', 'success', 3, 12, 'embedded'),
+      ('r1', 'build', 'unique_stg_orders_order_id', 'test', 'fail', 1, 3, 'embedded')`);
+    await createFlow(db.pool, { jobs, env }, { name: 'nightly', nodes: [{ id: 'load', kind: 'etl.run', params: { mode: 'INCREMENTAL', tables: ['SHOP.ORDERS'] } }, { id: 'marts', kind: 'models.build', params: { select: ['customer_orders+'] } }], edges: [{ from: 'load', to: 'marts' }] });
+  },
 });
+const tok = fx.tok;
 
 describe('GET /api/v1/assets', () => {
   it('needs credentials', async () => {
@@ -133,7 +124,7 @@ describe('GET /api/v1/assets', () => {
 });
 
 describe('POST /api/v1/assets/run', () => {
-  const runs = async () => (await db.pool.query(`SELECT kind, params, status, created_by FROM job_runs ORDER BY created_at, kind`)).rows;
+  const runs = async () => (await fx.db.pool.query(`SELECT kind, params, status, created_by FROM job_runs ORDER BY created_at, kind`)).rows;
 
   it('refuses viewers and bad input, naming the field; queues nothing', async () => {
     expect((await call(run.POST, 'POST', '/api/v1/assets/run', { token: tok.viewer, body: { node: 'model:stg_orders' } })).status).toBe(403);
@@ -161,12 +152,12 @@ describe('POST /api/v1/assets/run', () => {
       { kind: 'etl.run', params: { mode: 'INCREMENTAL', tables: ['customers', 'orders'], branch: ['b1', 'b2'], namespace: 'etl' }, status: 'queued', created_by: 'token:olga/t' },
       { kind: 'models.build', params: { select: ['+customer_orders'] }, status: 'queued', created_by: 'token:olga/t' },
     ].sort((a, b) => a.kind.localeCompare(b.kind)));
-    const audit = await db.pool.query(`SELECT actor, target FROM audit_events WHERE action = 'job.start' ORDER BY target`);
+    const audit = await fx.db.pool.query(`SELECT actor, target FROM audit_events WHERE action = 'job.start' ORDER BY target`);
     expect(audit.rows.map((a) => a.target).sort()).toEqual(r.body.jobs.map((j: { id: string }) => `job:${j.id}`).sort());
   });
 
   it('a source node downstream and a DQ check queue their own branch and tables', async () => {
-    await db.pool.query('DELETE FROM job_runs');
+    await fx.db.pool.query('DELETE FROM job_runs');
     const a = await call(run.POST, 'POST', '/api/v1/assets/run', { token: tok.operator, body: { node: 'source:b2:etl.orders', scope: 'downstream' } });
     expect(a.status).toBe(202);
     const d = await call(run.POST, 'POST', '/api/v1/assets/run', { token: tok.admin, body: { node: 'lake:etl.customers', action: 'dq' } });

@@ -2,17 +2,7 @@
 // bearer tokens, against real Postgres and a real worker: bad input → 400
 // naming the field with nothing saved; a flow made and run with a token; a
 // test mail through an smtp connection to a real SMTP server.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createTestUsers } from '@/lib/testing/api-users';
-import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '@/lib/jobs';
-import { jobDefinitions } from '@/workers/jobs';
-
-const jobRegistry = createJobRegistry(jobDefinitions);
-import { parseEnv } from '@/lib/config/env';
+import { afterAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '@/lib/log';
 import { startFlowScheduler, type SchedulerHandle } from '@/lib/flows';
 import { startTestSmtpServer, type TestSmtpServer } from '@/lib/mail/test-smtp-server';
@@ -28,19 +18,29 @@ import * as runDetail from './runs/[runId]/route';
 import * as connections from '../connections/route';
 import * as testMail from '../connections/[id]/test-mail/route';
 import * as job from '../jobs/[id]/route';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { serverDeps } from '@/app/_server/deps';
 import { waitFor } from '@/lib/testing/wait-for';
+import { useRouteServer } from '../test-server';
 
-let catalog: JobCatalog;
-
-const SECRET = 'flows-api-secret-0123456789';
 const BASE = 'http://127.0.0.1:8765';
-let db: TestDatabase;
-let dataDir: string;
-let worker: WorkerHandle;
 let exec: SchedulerHandle;
 let smtp: TestSmtpServer;
-const tok = { admin: '', operator: '', viewer: '' };
+// A worker (two slots) and a flow scheduler on the server's deps, and a real SMTP server.
+const fx = useRouteServer({
+  name: 'flows-api',
+  seed: async ({ db }) => {
+    smtp = await startTestSmtpServer();
+    await fx.startWorker({ concurrency: 2 });
+    const { jobs, env } = serverDeps();
+    exec = startFlowScheduler({ pool: db.pool, catalog: { jobs, env }, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
+  },
+});
+// Runs before the helper's teardown (after-hooks run in reverse): nothing ticks once the worker stops.
+afterAll(async () => {
+  await exec?.stop();
+  await smtp?.close();
+});
+const tok = fx.tok;
 
 function req(method: string, url: string, token: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${token}` };
@@ -53,27 +53,7 @@ async function call(h: H, r: Request, params: Record<string, string> = {}) {
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
-const n = async (t: string) => Number((await db.pool.query(`select count(*) from ${t}`)).rows[0].count);
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-flows-api-'));
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
-  Object.assign(tok, await createTestUsers(prisma));
-  smtp = await startTestSmtpServer();
-  const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_SECRET: SECRET } as unknown as NodeJS.ProcessEnv);
-  catalog = { jobs: jobRegistry, env };
-  worker = await startWorker({ jobs: jobRegistry, pool: db.pool, env, logger: silentLogger, concurrency: 2, heartbeatMs: 300 });
-  exec = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 200, schedule: false });
-});
-afterAll(async () => {
-  await exec?.stop();
-  await worker?.stop({ timeoutMs: 10_000 });
-  await smtp?.close();
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const n = async (t: string) => Number((await fx.db.pool.query(`select count(*) from ${t}`)).rows[0].count);
 
 describe('/api/v1/pipelines', () => {
   it('400 naming the field for a payload failing its kind schema; viewers cannot write', async () => {

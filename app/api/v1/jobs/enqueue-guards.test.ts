@@ -2,14 +2,8 @@
 // a real migrated Postgres, no worker (runs stay queued): Idempotency-Key on
 // POST /jobs, pipeline runs and flow runs; 429 + Retry-After past the queue's
 // limits; and a body the client abandoned creates nothing and logs nothing.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApiToken, createUser } from '@/lib/auth';
-import { ensureQueue } from '@/lib/jobs';
-import { parseEnv } from '@/lib/config/env';
 import { jobs as jobRegistry } from '@/app/_server/jobs';
 import * as jobs from './route';
 import * as pipelines from '../pipelines/route';
@@ -18,14 +12,24 @@ import * as flows from '../flows/route';
 import * as flowRun from '../flows/[id]/run/route';
 import { buildOpenApi } from '@/lib/api/openapi';
 import { apiRoutes } from '@/app/_server/api-routes';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { serverDeps } from '@/app/_server/deps';
+import { useRouteServer } from '../test-server';
 
 const BASE = 'http://127.0.0.1:8765';
-const SECRET = 'guards-test-secret-0123456789';
 const MAX_DEPTH = 12;
-let db: TestDatabase;
-let dataDir: string;
 const tok = { operator: '', operator2: '', other: '' };
+// olga (the shared operator) with a second token, and a second operator, otto: keys are per token.
+const fx = useRouteServer({
+  name: 'guards', queue: true, roles: ['operator'],
+  env: () => ({ TRIBUTARY_QUEUE_MAX_DEPTH: String(MAX_DEPTH), TRIBUTARY_QUEUE_MAX_AGE_SECONDS: '600', TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS: '17' }),
+  seed: async ({ tok: shared }) => {
+    const { prisma } = serverDeps();
+    await createUser(prisma, { name: 'otto', password: 'operator-pw', role: 'operator' });
+    tok.operator = shared.operator;
+    tok.operator2 = (await createApiToken(prisma, { user: 'olga', name: 'laptop' })).token;
+    tok.other = (await createApiToken(prisma, { user: 'otto', name: 'ci' })).token;
+  },
+});
 type Handler = (r: Request, c: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 function req(method: string, url: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -38,31 +42,15 @@ async function call(handler: Handler, r: Request, params: Record<string, string>
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
 }
-const count = async (sql: string) => Number((await db.pool.query(sql)).rows[0].n);
+const count = async (sql: string) => Number((await fx.db.pool.query(sql)).rows[0].n);
 const runs = () => count('select count(*) n from job_runs');
 const queueJobs = () => count(`select count(*) n from pgboss.job where name = 'tributary-jobs'`);
 const post = (key: string | undefined, body: unknown, token = tok.operator) =>
   call(jobs.POST, req('POST', '/api/v1/jobs', token, body, key === undefined ? {} : { 'Idempotency-Key': key }));
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-guards-'));
-  await ensureQueue(db.pool);
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir, TRIBUTARY_QUEUE_MAX_DEPTH: String(MAX_DEPTH), TRIBUTARY_QUEUE_MAX_AGE_SECONDS: '600', TRIBUTARY_QUEUE_RETRY_AFTER_SECONDS: '17' }));
-  await createUser(prisma, { name: 'olga', password: 'operator-pw', role: 'operator' });
-  await createUser(prisma, { name: 'otto', password: 'operator-pw', role: 'operator' });
-  tok.operator = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
-  tok.operator2 = (await createApiToken(prisma, { user: 'olga', name: 'laptop' })).token;
-  tok.other = (await createApiToken(prisma, { user: 'otto', name: 'ci' })).token;
-});
 beforeEach(async () => {
   // Each case starts from an empty queue (and so under its limits).
-  await db.pool.query(`update job_runs set status = 'cancelled', finished_at = now() where status = 'queued'`);
-});
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await fx.db.pool.query(`update job_runs set status = 'cancelled', finished_at = now() where status = 'queued'`);
 });
 
 describe('Idempotency-Key', () => {
@@ -113,7 +101,7 @@ describe('Idempotency-Key', () => {
 
   it('a key older than 24 hours is taken afresh; a malformed key is a 400 naming the header', async () => {
     const first = await post('k-old', { kind: 'system.check' });
-    await db.pool.query(`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'k-old'`);
+    await fx.db.pool.query(`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'k-old'`);
     const later = await post('k-old', { kind: 'system.check' });
     expect(later.status).toBe(202);
     expect(later.body.id).not.toBe(first.body.id);
@@ -168,18 +156,18 @@ describe('load shedding', () => {
     expect(await runs()).toBe(r0);
     expect(await queueJobs()).toBe(q0);
     // A worker took some: accepted again.
-    await db.pool.query(`update job_runs set status = 'succeeded', finished_at = now() where id = $1`, [keep.body.id]);
+    await fx.db.pool.query(`update job_runs set status = 'succeeded', finished_at = now() where id = $1`, [keep.body.id]);
     expect((await post(undefined, { kind: 'system.check' })).status).toBe(202);
   });
 
   it('429 while the oldest waiting run has waited past TRIBUTARY_QUEUE_MAX_AGE_SECONDS', async () => {
     const old = await post(undefined, { kind: 'system.check' });
-    await db.pool.query(`update job_runs set created_at = now() - interval '11 minutes' where id = $1`, [old.body.id]);
+    await fx.db.pool.query(`update job_runs set created_at = now() - interval '11 minutes' where id = $1`, [old.body.id]);
     const behind = await post(undefined, { kind: 'system.check' });
     expect(behind.status).toBe(429);
     expect(behind.headers.get('retry-after')).toBe('17');
     expect(behind.body.error.message).toMatch(/TRIBUTARY_QUEUE_MAX_AGE_SECONDS/);
-    await db.pool.query(`update job_runs set status = 'succeeded', finished_at = now() where id = $1`, [old.body.id]);
+    await fx.db.pool.query(`update job_runs set status = 'succeeded', finished_at = now() where id = $1`, [old.body.id]);
     expect((await post(undefined, { kind: 'system.check' })).status).toBe(202);
   });
 });

@@ -4,9 +4,7 @@
 // project on first use, compile previews of unsaved buffers, the query job.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createTestUsers } from '@/lib/testing/api-users';
+import { describe, expect, it } from 'vitest';
 import { makeModelsWarehouse, makeShopLake } from '@/lib/models/test-project';
 import * as project from './route';
 import * as files from './files/route';
@@ -14,33 +12,25 @@ import * as compile from './compile/route';
 import * as query from './query/route';
 import * as results from './results/route';
 import { callRoute } from '../test-call';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { useRouteServer } from '../test-server';
 
-let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>;
-const tok = { operator: '', viewer: '' };
+const fx = useRouteServer({
+  name: 'models-api',
+  dataDir: makeModelsWarehouse,
+  env: (dir) => ({ TRIBUTARY_WAREHOUSE: `file://${dir}` }),
+  roles: ['operator', 'viewer'],
+  prepare: async ({ db, dataDir }) => { await makeShopLake(fx.db.pool, `file://${dataDir}`); },
+});
+const tok = fx.tok;
 
 const call = callRoute;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  wh = makeModelsWarehouse();
-  await makeShopLake(db.pool, wh.uri);
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'models-api-test-secret-0123456789', TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri }));
-  Object.assign(tok, await createTestUsers(prisma, ['operator', 'viewer']));
-});
-afterAll(async () => {
-  await shutServerDeps();
-  await db?.drop();
-  wh?.remove();
-});
 
 describe('/api/v1/models', () => {
   it('needs credentials; first use writes the starter project over a lake table', async () => {
     expect((await call(project.GET, 'GET', '/api/v1/models')).status).toBe(401);
     const r = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
     expect(r.status).toBe(200);
-    expect(r.body.root).toBe(path.join(wh.dir, 'models'));
+    expect(r.body.root).toBe(path.join(fx.dataDir, 'models'));
     expect(r.body.models).toEqual([expect.objectContaining({ name: 'stg_customers', materialized: 'view', sources: ['shop.customers'], last: null })]);
     expect(r.body.tests.map((t: { name: string }) => t.name)).toEqual(['not_null_stg_customers_BRANCH_ID']);
     expect(r.body.files.map((f: { path: string; kind: string }) => `${f.kind}:${f.path}`)).toContain('schema:models/staging/schema.yml');
@@ -50,7 +40,7 @@ describe('/api/v1/models', () => {
   it('seeds are project files; settings the project has but Tributary does not apply are listed as warnings', async () => {
     const put = (p: string, content: string) => call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body: { path: p, content } });
     expect((await put('seeds/codes.csv', 'code,label\nA,alpha\n')).status).toBe(200);
-    const yml = fs.readFileSync(path.join(wh.dir, 'models', 'dbt_project.yml'), 'utf8');
+    const yml = fs.readFileSync(path.join(fx.dataDir, 'models', 'dbt_project.yml'), 'utf8');
     expect((await put('dbt_project.yml', `${yml.trimEnd()}\nmodels:\n  +colour: blue\n`)).status).toBe(200);
     const r = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
     expect(r.body.seeds).toEqual([{ name: 'codes', path: 'seeds/codes.csv', tags: [], last: null }]);
@@ -66,10 +56,10 @@ describe('/api/v1/models', () => {
     expect(g.body.content).toContain("source('lake', 'shop.customers')");
     const body = { path: 'models/marts/by_branch.sql', content: "{{ config(materialized='table') }}\nSELECT BRANCH_ID, count() AS n FROM {{ ref('stg_customers') }} GROUP BY BRANCH_ID\n" };
     expect((await call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.viewer, body })).status).toBe(403);
-    expect(fs.existsSync(path.join(wh.dir, 'models', body.path))).toBe(false);
+    expect(fs.existsSync(path.join(fx.dataDir, 'models', body.path))).toBe(false);
     const w = await call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body });
     expect(w).toMatchObject({ status: 200, body: { saved: true, errors: [] } });
-    expect(fs.readFileSync(path.join(wh.dir, 'models', body.path), 'utf8')).toBe(body.content);
+    expect(fs.readFileSync(path.join(fx.dataDir, 'models', body.path), 'utf8')).toBe(body.content);
     for (const p of ['../../etc/passwd', '/etc/passwd', 'models/x.exe']) {
       const bad = await call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body: { path: p, content: 'x' } });
       expect(bad.status).toBe(400);
@@ -89,7 +79,7 @@ describe('/api/v1/models', () => {
     const r = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.operator, body });
     expect(r.status).toBe(200);
     expect(r.body.nodes).toEqual([{ name: 'by_branch', kind: 'model', path: 'models/marts/by_branch.sql', sql: 'SELECT 7 AS k FROM `models`.`stg_customers`' }]);
-    expect(fs.readFileSync(path.join(wh.dir, 'models/models/marts/by_branch.sql'), 'utf8')).toContain('count() AS n');
+    expect(fs.readFileSync(path.join(fx.dataDir, 'models/models/marts/by_branch.sql'), 'utf8')).toContain('count() AS n');
     const src = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.operator, body: { select: ['stg_customers'] } });
     expect(src.body.nodes[0].sql).toMatch(/FROM icebergLocal\('.*shop\/customers'\)/);
     const bad = await call(compile.POST, 'POST', '/api/v1/models/compile', { token: tok.operator, body: { select: 'x' } });
@@ -119,13 +109,13 @@ describe('/api/v1/models', () => {
         else expect(r.status).toBe(400);
       }
     } finally { delete process.env.TRIBUTARY_ESCAPE_CANARY; }
-    expect(fs.existsSync(path.join(wh.dir, 'models/models/zz.sql'))).toBe(false);
+    expect(fs.existsSync(path.join(fx.dataDir, 'models/models/zz.sql'))).toBe(false);
   });
 
   it('query: a viewer queues a SELECT as a job (?wait=0: answered at once; refusals and results: query-api.test.ts)', async () => {
     const q = await call(query.POST, 'POST', '/api/v1/models/query?wait=0', { token: tok.viewer, body: { sql: 'SELECT * FROM models.stg_customers' } });
     expect(q.status).toBe(202);
-    const run = await db.pool.query('SELECT kind, params FROM job_runs WHERE id = $1', [q.body.id]);
+    const run = await fx.db.pool.query('SELECT kind, params FROM job_runs WHERE id = $1', [q.body.id]);
     expect(run.rows[0]).toEqual({ kind: 'models.query', params: { sql: 'SELECT * FROM models.stg_customers' } });
     const bad = await call(query.POST, 'POST', '/api/v1/models/query?wait=0', { token: tok.viewer, body: { sql: '' } });
     expect(bad.status).toBe(400);
@@ -133,7 +123,7 @@ describe('/api/v1/models', () => {
   });
 
   it('results lists stored outcomes', async () => {
-    await db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms) VALUES ('r1', 'build', 'stg_customers', 'model', 'success', NULL, 12)`);
+    await fx.db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms) VALUES ('r1', 'build', 'stg_customers', 'model', 'success', NULL, 12)`);
     const r = await call(results.GET, 'GET', '/api/v1/models/results?runId=r1', { token: tok.viewer });
     expect(r.body.results).toEqual([expect.objectContaining({ runId: 'r1', name: 'stg_customers', status: 'success', durationMs: 12 })]);
     const p = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
@@ -143,7 +133,7 @@ describe('/api/v1/models', () => {
   it('docs blocks and doc() in schema.yml descriptions reach the page; an unknown doc() is an error naming it; results under a test\'s old name still show', async () => {
     const put = (p: string, content: string) => call(files.PUT, 'PUT', '/api/v1/models/files', { token: tok.operator, body: { path: p, content } });
     expect((await put('models/staging/docs.md', '{% docs branch %}\nThe branch the row came from.\n{% enddocs %}\n')).status).toBe(200);
-    const yml = fs.readFileSync(path.join(wh.dir, 'models', 'models/staging/schema.yml'), 'utf8');
+    const yml = fs.readFileSync(path.join(fx.dataDir, 'models', 'models/staging/schema.yml'), 'utf8');
     expect((await put('models/staging/schema.yml', `version: 2
 models:
   - name: stg_customers
@@ -155,7 +145,7 @@ models:
           - not_null
           - accepted_values: { values: [1, 2], quote: false }
 `)).status).toBe(200);
-    await db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms) VALUES ('r-old', 'test', 'accepted_values_stg_customers_BRANCH_ID', 'test', 'pass', 0, 3)`);
+    await fx.db.pool.query(`INSERT INTO model_results (run_id, command, node, kind, status, rows, duration_ms) VALUES ('r-old', 'test', 'accepted_values_stg_customers_BRANCH_ID', 'test', 'pass', 0, 3)`);
     const r = await call(project.GET, 'GET', '/api/v1/models', { token: tok.viewer });
     expect(r.body.errors).toEqual([]);
     const m = r.body.models.find((x: { name: string }) => x.name === 'stg_customers');

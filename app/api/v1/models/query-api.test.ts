@@ -8,46 +8,36 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createTestUsers } from '@/lib/testing/api-users';
-import { parseEnv } from '@/lib/config/env';
-import { ensureQueue, startWorker, type WorkerHandle } from '@/lib/jobs';
-import { silentLogger } from '@/lib/log';
 import type { Lake } from '@/lib/lake';
 import { makeModelsWarehouse, makeShopLake } from '@/lib/models/test-project';
 import { chdbLakeAccess } from '@/lib/models/chdb-target';
 import { renderSource } from '@/lib/models/source-sql';
-import { jobs as jobRegistry } from '@/app/_server/jobs';
 import * as query from './query/route';
 import { callRoute } from '../test-call';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { useRouteServer } from '../test-server';
 
-let db: TestDatabase; let wh: ReturnType<typeof makeModelsWarehouse>; let lake: Lake;
-let worker: WorkerHandle | undefined; let listener: http.Server; let port = 0;
+let lake: Lake; let listener: http.Server; let port = 0;
 const hits: string[] = [];
-const tok = { operator: '', viewer: '' };
 
+// A listener that records every request: the attacks below must never reach it.
 beforeAll(async () => {
-  db = await createTestDatabase();
-  wh = makeModelsWarehouse();
-  lake = await makeShopLake(db.pool, wh.uri);
-  fs.writeFileSync(path.join(wh.dir, 'secret.key'), 'not-for-viewers');
   listener = http.createServer((req, res) => { hits.push(`${req.method} ${req.url}`); res.end('a\n1\n'); });
   await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
   port = (listener.address() as AddressInfo).port;
-  await ensureQueue(db.pool);
-  const { prisma, pool } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'query-api-test-secret-0123456789', TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri }));
-  Object.assign(tok, await createTestUsers(prisma, ['operator', 'viewer']));
-  const env = parseEnv({ DATABASE_URL: db.url, TRIBUTARY_DATA_DIR: wh.dir, TRIBUTARY_WAREHOUSE: wh.uri, TRIBUTARY_SECRET: 'query-api-test-secret-0123456789' } as unknown as NodeJS.ProcessEnv);
-  worker = await startWorker({ jobs: jobRegistry, pool, env, logger: silentLogger, heartbeatMs: 300 });
 });
-afterAll(async () => {
-  await worker?.stop({ timeoutMs: 10_000 });
-  await new Promise((r) => listener?.close(r));
-  await shutServerDeps();
-  await db?.drop();
-  wh?.remove();
+afterAll(async () => { await new Promise((r) => listener?.close(r)); });
+
+const fx = useRouteServer({
+  name: 'query-api', queue: true, roles: ['operator', 'viewer'],
+  dataDir: makeModelsWarehouse,
+  env: (dir) => ({ TRIBUTARY_WAREHOUSE: `file://${dir}` }),
+  prepare: async ({ db, dataDir }) => {
+    lake = await makeShopLake(db.pool, `file://${dataDir}`);
+    fs.writeFileSync(path.join(dataDir, 'secret.key'), 'not-for-viewers');
+  },
+  seed: async () => { await fx.startWorker(); },
 });
+const tok = fx.tok;
 
 const ask = (token: string, sql: string) => callRoute(query.POST, 'POST', '/api/v1/models/query', { token, body: { sql } });
 
@@ -71,14 +61,14 @@ describe('POST /api/v1/models/query', () => {
     const url = `http://127.0.0.1:${port}`;
     for (const token of [tok.viewer, tok.operator]) {
       for (const [sql, name] of [
-        [`SELECT * FROM filesystem('${wh.dir}')`, /table function filesystem\(\)/],
+        [`SELECT * FROM filesystem('${fx.dataDir}')`, /table function filesystem\(\)/],
         ["SELECT * FROM `file`('/proc/self/environ','RawBLOB')", /table function file\(\)/],
         [`SELECT * FROM oss('${url}/bucket/key.csv', 'CSV')`, /table function oss\(\)/],
         [`SELECT * FROM \`url\`('${url}/x', CSV, 'a String')`, /table function url\(\)/],
         [`SELECT * FROM models.x WHERE a IN (SELECT a FROM URL('${url}/y', CSV, 'a String'))`, /table function URL\(\)/i],
         [`WITH c AS (SELECT * FROM s3('${url}/b/k.csv', CSV)) SELECT * FROM c`, /table function s3\(\)/],
         [`SELECT * FROM icebergS3(tributary_lake_s3, url = '${url}/lake/')`, /icebergS3/],
-        [`SELECT * FROM icebergLocal('${path.relative(process.cwd(), wh.dir)}/../../..')`, /icebergLocal/],
+        [`SELECT * FROM icebergLocal('${path.relative(process.cwd(), fx.dataDir)}/../../..')`, /icebergLocal/],
         ["SELECT file('secret.key')", /function file\(\)/],
         ['SELECT * FROM system.named_collections', /table system\.named_collections/],
         ['SELECT 1 SETTINGS readonly = 0', /SETTINGS/],

@@ -4,42 +4,19 @@
 // file is its own module graph (vitest isolates test files), as a fresh server
 // is: it loads the pipelines route and the server's edge it imports, nothing
 // else. The catalog is now part of the server deps the route is handed.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { parseEnv } from '@/lib/config/env';
-import { createApiToken, createUser } from '@/lib/auth';
-import { ensureQueue } from '@/lib/jobs';
+// The shared route-test helper fits: it imports the server's edge
+// (app/_server/deps.ts) and no route or other app module.
+import { expect, it } from 'vitest';
 import { callRoute } from '../test-call';
 import * as pipelines from './route';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
+import { useRouteServer } from '../test-server';
 
-let db: TestDatabase;
-let dataDir: string;
-let token = '';
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-fresh-'));
-  await ensureQueue(db.pool);
-  // The settings a server parses at start, built here: the test never touches process.env.
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: 'fresh-server-secret-0123456789', TRIBUTARY_DATA_DIR: dataDir }));
-  await createUser(prisma, { name: 'olga', password: 'olga-password', role: 'operator' });
-  token = (await createApiToken(prisma, { user: 'olga', name: 'ci' })).token;
-});
-
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+const fx = useRouteServer({ name: 'fresh-server', queue: true, roles: ['operator'] });
 
 it('the first POST /api/v1/pipelines of a fresh server saves the pipeline (201), not 500 "no job catalog"', async () => {
-  const r = await callRoute(pipelines.POST, 'POST', '/api/v1/pipelines', { token, body: { name: 'first', kind: 'system.check', params: {} } });
+  const r = await callRoute(pipelines.POST, 'POST', '/api/v1/pipelines', { token: fx.tok.operator, body: { name: 'first', kind: 'system.check', params: {} } });
   expect(r.status, r.text).toBe(201);
   expect(r.body.name).toBe('first');
-  const listed = await callRoute(pipelines.GET, 'GET', '/api/v1/pipelines', { token });
+  const listed = await callRoute(pipelines.GET, 'GET', '/api/v1/pipelines', { token: fx.tok.operator });
   expect(listed.body.pipelines.map((p: { name: string }) => p.name)).toEqual(['first']);
 });

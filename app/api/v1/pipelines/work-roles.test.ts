@@ -3,14 +3,8 @@
 // run or a retry) a pipeline whose kind is admin-only (mail.test); every
 // refusal and every change of a pipeline or flow leaves an audit row.
 // Route handlers with bearer tokens against a real migrated Postgres.
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '@/lib/testing/pg';
-import { createTestUsers } from '@/lib/testing/api-users';
+import { describe, expect, it } from 'vitest';
 import { listAuditEvents } from '@/lib/audit';
-import { ensureQueue } from '@/lib/jobs';
 import { callRoute } from '../test-call';
 import * as pipelines from './route';
 import * as pipeline from './[id]/route';
@@ -23,33 +17,20 @@ import * as flow from '../flows/[id]/route';
 import * as flowRun from '../flows/[id]/run/route';
 import * as flowPause from '../flows/[id]/pause/route';
 import * as flowRunRetry from '../flows/runs/[runId]/retry/route';
-import { openServerDeps, shutServerDeps } from '@/app/_server/deps';
-import { parseEnv } from '@/lib/config/env';
+import { useRouteServer } from '../test-server';
 
-const SECRET = 'work-roles-secret-0123456789';
-let db: TestDatabase;
-let dataDir: string;
-const tok = { admin: '', operator: '' };
 const MAIL = { kind: 'mail.test', params: { connection: 'mail', to: 'ops@roles.test' } };
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-roles-'));
-  await ensureQueue(db.pool);
-  const { prisma } = openServerDeps(parseEnv({ DATABASE_URL: db.url, TRIBUTARY_SECRET: SECRET, TRIBUTARY_DATA_DIR: dataDir }));
-  Object.assign(tok, await createTestUsers(prisma, ['admin', 'operator']));
-  const made = await callRoute(pipelines.POST, 'POST', '/api/v1/pipelines', { token: tok.admin, body: { name: 'mailer', ...MAIL } });
-  expect(made.status).toBe(201);
+const fx = useRouteServer({
+  name: 'work-roles', queue: true, roles: ['admin', 'operator'],
+  seed: async ({ tok }) => {
+    const made = await callRoute(pipelines.POST, 'POST', '/api/v1/pipelines', { token: tok.admin, body: { name: 'mailer', ...MAIL } });
+    expect(made.status).toBe(201);
+  },
 });
+const tok = fx.tok;
 
-afterAll(async () => {
-  await shutServerDeps();
-  await db.drop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
-
-const audits = (action: string) => listAuditEvents(db.pool, { action });
-const stored = async (name: string) => (await db.pool.query('select kind, params, description from pipelines where name = $1', [name])).rows[0];
+const audits = (action: string) => listAuditEvents(fx.db.pool, { action });
+const stored = async (name: string) => (await fx.db.pool.query('select kind, params, description from pipelines where name = $1', [name])).rows[0];
 
 describe('a pipeline of an admin-only kind', () => {
   it('an operator may not save one, nor wrap one in pipelines.run', async () => {
@@ -93,7 +74,7 @@ describe('a pipeline of an admin-only kind', () => {
     expect(await stored('mailer2')).toBeUndefined();
     const del = await callRoute(pipeline.DELETE, 'DELETE', '/api/v1/pipelines/mailer', { token: tok.operator, params: { id: 'mailer' } });
     expect(del.status).toBe(403);
-    expect((await db.pool.query(`select count(*)::int as n from job_runs`)).rows[0].n).toBe(0);
+    expect((await fx.db.pool.query(`select count(*)::int as n from job_runs`)).rows[0].n).toBe(0);
     expect(await audits('job.start.denied')).toHaveLength(1);
     expect(await audits('pipeline.clone.denied')).toHaveLength(1);
     // An admin may.
@@ -108,7 +89,7 @@ describe('a pipeline of an admin-only kind', () => {
     const m = await callRoute(jobs.POST, 'POST', '/api/v1/jobs', { token: tok.admin, body: MAIL });
     expect(m.status).toBe(202);
     // No worker here: end them as a worker would have.
-    await db.pool.query(`update job_runs set status = 'failed', finished_at = now() where id = any($1::uuid[])`, [[a.body.id, m.body.id]]);
+    await fx.db.pool.query(`update job_runs set status = 'failed', finished_at = now() where id = any($1::uuid[])`, [[a.body.id, m.body.id]]);
     for (const id of [a.body.id, m.body.id]) {
       const r = await callRoute(jobRetry.POST, 'POST', `/api/v1/jobs/${id}/retry`, { token: tok.operator, params: { id } });
       expect(r.status).toBe(403);
@@ -131,7 +112,7 @@ describe('a flow has the highest role of its nodes', () => {
       const r = await callRoute(flows.POST, 'POST', '/api/v1/flows', { token: tok.operator, body: { name: 'sneaky', nodes: [node] } });
       expect(r.status, JSON.stringify(node)).toBe(403);
     }
-    expect((await db.pool.query(`select count(*)::int as n from flows`)).rows[0].n).toBe(0);
+    expect((await fx.db.pool.query(`select count(*)::int as n from flows`)).rows[0].n).toBe(0);
     expect(await audits('flow.create.denied')).toHaveLength(3);
   });
 
@@ -146,8 +127,8 @@ describe('a flow has the highest role of its nodes', () => {
     expect((await callRoute(jobs.POST, 'POST', '/api/v1/jobs', { token: tok.operator, body: { kind: 'flows.run', params: { flow: 'alerts' } } })).status).toBe(403);
     const run = await callRoute(flowRun.POST, 'POST', '/api/v1/flows/alerts/run', { token: tok.admin, params: { id: 'alerts' } });
     expect(run.status).toBe(202);
-    await db.pool.query(`update flow_runs set status = 'failed', finished_at = now() where id = $1`, [run.body.id]);
-    await db.pool.query(`update flow_run_nodes set status = 'failed' where flow_run_id = $1`, [run.body.id]);
+    await fx.db.pool.query(`update flow_runs set status = 'failed', finished_at = now() where id = $1`, [run.body.id]);
+    await fx.db.pool.query(`update flow_run_nodes set status = 'failed' where flow_run_id = $1`, [run.body.id]);
     const retry = await callRoute(flowRunRetry.POST, 'POST', `/api/v1/flows/runs/${run.body.id}/retry`, { token: tok.operator, params: { runId: run.body.id } });
     expect(retry.status).toBe(403);
     expect(await audits('flow_run.retry.denied')).toHaveLength(1);
