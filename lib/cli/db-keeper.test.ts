@@ -74,7 +74,7 @@ describe('the CLI keeps the embedded PostgreSQL for the next commands', () => {
     expect(runningPostmaster(path.join(d, 'pg'))).toBe(postmaster);
 
     // a read command on the running server loads neither the lake engine nor the job kinds (issue #23)
-    const list = runTraced(['bin/tributary.mjs', 'lake', 'list'], { cwd: process.cwd(), env: envFor(d) as Record<string, string>, envOnly: true });
+    const list = runTraced(['bin/tributary.mjs', 'lake', 'list'], { cwd: process.cwd(), env: envFor(d), envOnly: true });
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toContain('(no tables)');
     for (const p of ['apache-arrow', 'parquet-wasm', 'avsc', '@aws-sdk/client-s3', 'pg-boss', '@prisma/client']) expect(list.packages).not.toContain(p);
