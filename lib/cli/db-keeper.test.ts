@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pidAlive, readOwner } from '../db/data-folder-owner';
 import { runningPostmaster } from '../db/embedded-postgres';
 import { KEEPER_COMMAND } from '../db/db-keeper';
+import { runTraced } from './testing/trace';
 
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
@@ -71,6 +72,13 @@ describe('the CLI keeps the embedded PostgreSQL for the next commands', () => {
     expect(b.code, b.err).toBe(0);
     expect(readOwner(d)?.pid).toBe(keeper.pid); // reused, not started again
     expect(runningPostmaster(path.join(d, 'pg'))).toBe(postmaster);
+
+    // a read command on the running server loads neither the lake engine nor the job kinds (issue #23)
+    const list = runTraced(['bin/tributary.mjs', 'lake', 'list'], { cwd: process.cwd(), env: envFor(d), envOnly: true });
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toContain('(no tables)');
+    for (const p of ['apache-arrow', 'parquet-wasm', 'avsc', '@aws-sdk/client-s3', 'pg-boss', '@prisma/client']) expect(list.packages).not.toContain(p);
+    expect(list.packages).toContain('pg');
 
     const s = await cli(d, ['db', 'status', '--json']);
     expect(JSON.parse(s.out)).toMatchObject({ state: 'running', ownerPid: keeper.pid, ownerCommand: KEEPER_COMMAND, idleStopSeconds: 900 });

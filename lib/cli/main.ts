@@ -4,6 +4,7 @@ import type { Env } from '../config/env';
 import { createJobRegistry } from '../jobs/registry';
 import type { JobDefinition } from '../jobs/types';
 import type { CliEdge } from './context';
+import { preloadPg } from './pg-preload';
 import { versionText } from './version';
 
 /** What the executable's entry point (`workers/cli.ts`) hands the CLI. */
@@ -68,6 +69,8 @@ export const COMMANDS: readonly CommandModule[] = [
   {
     commands: [{ name: 'lake', description: 'Iceberg lake: tables, snapshots, scans, imports and maintenance' }],
     load: async () => (await import('../lake-admin/cli')).registerLakeCommands,
+    // its commands run the lake directly, none enqueues or validates a job: `lake list` need not load every engine
+    jobs: false,
   },
   {
     commands: [{ name: 'models', description: 'SQL models over the lake, materialised in ClickHouse (dbt-style run / test / build)' }],
@@ -101,6 +104,7 @@ export async function main(argv: string[], assembly: CliAssembly): Promise<void>
   try {
     let register: (() => void) | undefined;
     if (wanted) {
+      preloadPg();
       // The CLI's edge: the settings are parsed here, once, and handed to the command with the job kinds.
       const [reg, jobs, { createCliEdge, parseCliSettings }] = await Promise.all([wanted.load(), wanted.jobs === false ? [] : assembly.loadJobs(), import('./context')]);
       const settings = parseCliSettings();

@@ -167,6 +167,12 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
   }
   if (owner) {
     if (opts.exclusive) throw refusal(dataDir, owner);
+    // The usual case (a CLI command while the keeper or `serve` runs): the database answers at once,
+    // found with one connection (each costs a server process and a password exchange) instead of a
+    // probe of the server and a second one to look for the database.
+    if (rec && runningPostmaster(pgDir) && (await canConnect(urlOf(rec, database)))) {
+      return { url: urlOf(rec, database), owned: false, ownerPid: owner.pid, port: rec.port, stopSupervising: () => {}, stop: async () => {} };
+    }
     // The owner may be restarting it: wait a little before giving up.
     const until = Date.now() + 30_000;
     while (!(rec && runningPostmaster(pgDir) && (await canConnect(urlOf(rec, 'postgres'))))) {

@@ -4,11 +4,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import * as arrow from 'apache-arrow';
+import type * as arrow from 'apache-arrow';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { CliContext, CliEdge } from '../cli/context';
 import { parseRequest } from '../config/request';
-import { csvLine, csvToBatch, FIELD_ID, openLake, parseIdent, plainRow, readParquetBatches, typeString, type Lake, type LakeTable } from '../lake';
+// the engine (Arrow, Parquet, Avro, the S3 SDK) loads when a command needs it: `lake list` reads the catalog alone
+import type { Lake, LakeTable } from '../lake';
+import { listLakeTables, parseIdent } from '../lake/catalog-tables';
 import { removeOrphans } from './remove-orphans';
 import { ExpireRequest, RemoveOrphansRequest } from './request';
 import { AppError } from '../errors';
@@ -18,8 +20,10 @@ const positiveInt = (flag: string) => (v: string) => {
   return Number(v);
 };
 
-function lakeOf(ctx: CliContext): Lake {
-  return openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
+const engine = () => import('../lake');
+
+async function lakeOf(ctx: CliContext): Promise<Lake> {
+  return (await engine()).openLake({ pool: ctx.pool, warehouse: ctx.env.warehouse, s3: ctx.env.s3, logger: ctx.logger });
 }
 
 function identOf(cmd: Command, name: string): string {
@@ -61,6 +65,7 @@ async function describe(t: LakeTable) {
 }
 
 async function* fileBatches(file: string, tableSchema?: arrow.Schema): AsyncGenerator<arrow.RecordBatch> {
+  const [arrow, { csvToBatch, FIELD_ID, readParquetBatches }] = await Promise.all([import('apache-arrow'), engine()]);
   const lower = file.toLowerCase();
   if (!fs.existsSync(file)) throw new AppError('not_found', `import: file ${file} not found`);
   if (lower.endsWith('.parquet')) {
@@ -100,14 +105,15 @@ function registerReadCommands(lake: Command, withCli: CliEdge['withCli']): void 
     .option('--json', 'JSON output')
     .action(async (o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
       void cmd;
-      const tables = await lakeOf(ctx).listTables();
+      const tables = await listLakeTables({ pool: ctx.pool, warehouse: ctx.env.warehouse });
       if (o.json) json(tables); else out(tables.join('\n') || '(no tables)');
     }));
 
   lake.command('describe').argument('<table>').description('schema, partition spec, properties, current snapshot, files, rows per partition')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const d = await describe(await lakeOf(ctx).loadTable(identOf(cmd, name)));
+      const d = await describe(await (await lakeOf(ctx)).loadTable(identOf(cmd, name)));
+      const { typeString } = await engine();
       if (o.json) { json(d); return; }
       out(`table ${d.table}\nlocation ${d.location}\nmetadata ${d.metadataLocation}`);
       out('schema:'); for (const f of d.schema) out(`  ${f.id}\t${f.name}\t${typeString(f.type)}${f.required ? ' not null' : ''}`);
@@ -121,7 +127,7 @@ function registerReadCommands(lake: Command, withCli: CliEdge['withCli']): void 
   lake.command('snapshots').argument('<table>').description('snapshot history')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
       const list = t.snapshots().map((s) => ({
         id: String(s['snapshot-id']), parent: s['parent-snapshot-id'] === undefined ? null : String(s['parent-snapshot-id']),
         sequenceNumber: s['sequence-number'], timestamp: new Date(s['timestamp-ms']).toISOString(), operation: s.summary.operation, summary: s.summary,
@@ -137,7 +143,8 @@ function registerReadCommands(lake: Command, withCli: CliEdge['withCli']): void 
     .addOption(new Option('--format <format>', 'csv or json').choices(['csv', 'json']).default('csv'))
     .option('--json', 'same as --format json')
     .action(async (name: string, o: { wherePartition?: string; limit?: number; format: string; json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
+      const { csvLine, plainRow } = await engine();
       const asJson = o.json || o.format === 'json';
       const rows: Record<string, unknown>[] = [];
       let header = false;
@@ -166,7 +173,8 @@ function registerImportCommand(lake: Command, withCli: CliEdge['withCli']): void
       if (o.mode === 'merge' && !o.key) cmd.error('error: --key is required with --mode merge', { exitCode: 2 });
       const keys = o.key?.split(',').map((k) => k.trim()).filter(Boolean);
       return withCli(async (ctx) => {
-        const l = lakeOf(ctx);
+        const l = await lakeOf(ctx);
+        const arrow = await import('apache-arrow');
         const ident = identOf(cmd, name);
         let t: LakeTable;
         if (await l.tableExists(ident)) t = await l.loadTable(ident);
@@ -195,7 +203,7 @@ function registerMaintenanceCommands(lake: Command, withCli: CliEdge['withCli'])
     .option('--json', 'JSON output')
     .action(async (name: string, o: ExpireFlags & { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
       const req = expireRequestOf(identOf(cmd, name), o);
-      const r = await (await lakeOf(ctx).loadTable(req.table)).expireSnapshots({ maxSnapshotAgeMs: req.maxSnapshotAgeMs, minSnapshotsToKeep: req.minSnapshotsToKeep });
+      const r = await (await (await lakeOf(ctx)).loadTable(req.table)).expireSnapshots({ maxSnapshotAgeMs: req.maxSnapshotAgeMs, minSnapshotsToKeep: req.minSnapshotsToKeep });
       if (o.json) json(r); else out(`expired ${r.expiredSnapshots} snapshots, deleted ${r.deletedFiles.length} files`);
     }));
 
@@ -203,7 +211,7 @@ function registerMaintenanceCommands(lake: Command, withCli: CliEdge['withCli'])
     .option('--partition <value>', 'only this partition value')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { partition?: string; json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await lakeOf(ctx).loadTable(identOf(cmd, name));
+      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
       const r = await t.compact({ partition: partitionArg(t, o.partition, '--partition') });
       if (o.json) json(r); else out(r.snapshotId ? `compacted ${t.ident}: ${r.removedFiles} files → ${r.addedDataFiles}` : `nothing to compact in ${t.ident}`);
     }));
@@ -216,7 +224,7 @@ function registerMaintenanceCommands(lake: Command, withCli: CliEdge['withCli'])
     .action(async (name: string, o: { olderThan?: string; dryRun?: boolean; json?: boolean }, cmd: Command) => {
       const req = removeOrphansRequestOf(identOf(cmd, name), o);
       return withCli(async (ctx) => {
-        const t = await lakeOf(ctx).loadTable(req.table);
+        const t = await (await lakeOf(ctx)).loadTable(req.table);
         const r = await removeOrphans(t, req);
         if (o.json) { json(r); return; }
         const total = r.orphans.reduce((a, x) => a + x.size, 0);
@@ -232,7 +240,7 @@ function registerMaintenanceCommands(lake: Command, withCli: CliEdge['withCli'])
     .option('--purge', 'also delete its files')
     .action(async (name: string, o: { purge?: boolean }, cmd: Command) => withCli(async (ctx) => {
       const ident = identOf(cmd, name);
-      await lakeOf(ctx).dropTable(ident, { purge: !!o.purge });
+      await (await lakeOf(ctx)).dropTable(ident, { purge: !!o.purge });
       out(`dropped ${ident}${o.purge ? ' (purged)' : ''}`);
     }));
 }

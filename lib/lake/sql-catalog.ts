@@ -14,6 +14,7 @@ import { AppError } from '../errors';
 import { Lru } from '../cache/lru';
 import type { Logger } from '../log';
 import { identString, type Catalog, type LoadedTable, type TableIdent } from './catalog';
+import { catalogTables } from './catalog-tables';
 import { metadataFile, metadataVersion, readMetadata, serialiseMetadata, withMetadataLog } from './metadata';
 import type { Storage } from './storage';
 import { applyUpdates, checkRequirements, CommitFailed } from './table-update';
@@ -107,12 +108,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
   const cat: Catalog = {
     name: catalog,
     ...namespaceOps(pool, catalog),
-    async listTables(ns) {
-      const r = ns === undefined
-        ? await pool.query<TableIdent>(`select table_namespace as namespace, table_name as name from iceberg_tables where catalog_name = $1 and coalesce(iceberg_type, 'TABLE') = 'TABLE' order by 1, 2`, [catalog])
-        : await pool.query<TableIdent>(`select table_namespace as namespace, table_name as name from iceberg_tables where catalog_name = $1 and table_namespace = $2 and coalesce(iceberg_type, 'TABLE') = 'TABLE' order by 2`, [catalog, ns]);
-      return r.rows;
-    },
+    listTables: (ns) => catalogTables(pool, catalog, ns),
     metadataLocation,
     async tablesUnder(folder) {
       const like = `${folder.replace(/\/+$/, '').replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;

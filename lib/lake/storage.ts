@@ -4,6 +4,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { s3Storage, type S3Settings } from './storage-s3';
+import { normaliseWarehouse } from './warehouse-uri';
+
+export { normaliseWarehouse };
 import { AppError } from '../errors';
 
 /**
@@ -44,14 +47,6 @@ export interface StoredObject {
   size: number;
   /** Last modification, ms since the epoch (fs mtime; S3 LastModified, whole seconds). */
   modifiedAt: number;
-}
-
-/** Normalise a warehouse given as `file:///abs` or `/abs` to a `file://` URI without trailing slash. */
-export function normaliseWarehouse(warehouse: string): string {
-  if (warehouse.startsWith('file://')) return pathToFileURL(fileURLToPath(warehouse)).href.replace(/\/+$/, '');
-  if (warehouse.startsWith('s3://') || warehouse.startsWith('s3a://')) return warehouse.replace(/\/+$/, '');
-  if (!path.isAbsolute(warehouse)) throw new AppError('validation', `lake: warehouse must be an absolute path or file:// URI, got ${warehouse}`);
-  return pathToFileURL(warehouse).href.replace(/\/+$/, '');
 }
 
 /** `file:///a/b` → `/a/b` (decoding %20 etc.). */

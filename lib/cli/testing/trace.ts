@@ -10,9 +10,10 @@ export const ENGINE_PACKAGES = ['apache-arrow', 'parquet-wasm', 'oracledb', 'chd
  * Run node with the load-tracing hook (lib/cli/testing/trace-loads.mjs): its
  * output, and every bare package specifier the process resolved (each once).
  */
-export function runTraced(args: string[], opts: { cwd: string; env?: Record<string, string> }): { status: number | null; stdout: string; stderr: string; packages: string[] } {
+export function runTraced(args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; envOnly?: boolean }): { status: number | null; stdout: string; stderr: string; packages: string[] } {
   const r = spawnSync(process.execPath, ['--import', HOOK, ...args], {
-    cwd: opts.cwd, encoding: 'utf8', env: { ...process.env, ...opts.env }, timeout: 120_000,
+    // envOnly: exactly `env` (a test's data folder must not meet the runner's DATABASE_URL), else added to this process's
+    cwd: opts.cwd, encoding: 'utf8', env: (opts.envOnly ? opts.env : { ...process.env, ...opts.env }) as NodeJS.ProcessEnv, timeout: 120_000,
   });
   const packages = new Set<string>();
   const rest: string[] = [];
