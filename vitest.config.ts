@@ -8,7 +8,9 @@ export default defineConfig({
     globalSetup: ['lib/testing/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 120_000,
+    // A hang guard, not a speed check: the integration tests start real databases, CLIs and
+    // workers, and on a loaded two-core machine (CI beside other work) several take 110–160 s.
+    testTimeout: 300_000,
     hookTimeout: 300_000,
     teardownTimeout: 30_000,
     // expect.poll waits for something to happen (a page to update, a file to appear): on a loaded
