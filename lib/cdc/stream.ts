@@ -10,7 +10,7 @@ import { formatLsn, parseLsn } from './lsn';
 import { decodePgOutput, type PgOutputMessage, type RelationColumn } from './pgoutput';
 import { openReplicationClient, startReplication, type ReplicationFrame, type ReplicationStream } from './replication';
 import { resolveTables, slotInfo } from './setup';
-import { readBranchState, readTableLsns, recordBranchApplied, recordBranchPosition, recordTableApplied, setBranchStatus } from './state';
+import { readBranchState, readTableLsns, recordBranchApplied, recordBranchPosition, recordTableApplied, setBranchStatus, setupUnfinished } from './state';
 
 /** The snapshot summary property holding the LSN a CDC commit brings its table to, per branch. */
 export const LSN_PROPERTY = (branch: string) => `tributary.cdc.lsn.${branch}`;
@@ -51,6 +51,8 @@ interface OpenTxn { endLsn: bigint | null; commitTimeMicros: bigint; changes: { 
 export async function runStream(o: StreamOptions): Promise<StreamSummary> {
   const state = await readBranchState(o.pool, o.branch);
   if (!state) throw new AppError('not_found', `cdc: branch ${o.branch} is not set up for streaming: run \`tributary cdc setup --branch ${o.branch}\` first`, { field: 'branch' });
+  // a setup that has not finished (or died mid-snapshot) left a partial lake and no usable start
+  if (!state.startLsn) throw new AppError('validation', state.error ?? setupUnfinished(o.branch), { field: 'branch' });
   const namespace = state.namespace;
   const log = o.logger.child({ branch: o.branch, slot: state.slot });
   const check = createPgClient(o.source);
