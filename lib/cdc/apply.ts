@@ -16,8 +16,13 @@ import type { RelationColumn, TupleValue } from './pgoutput';
  * `soft_delete`), and the LSN the commit brings the table to is in its snapshot summary.
  */
 
-/** A row as the log gave it: lake column name → text value (null; undefined = an unchanged TOASTed value). */
-export type ChangeRow = Map<string, TupleValue>;
+/**
+ * A row as the log gave it: the tuple's text values (null; undefined = an unchanged TOASTed value)
+ * and their lake column names. `names` is the relation's one array, shared by every row of it:
+ * no per-row map is built while a backlog streams in, and the batch resolves its columns once
+ * per relation, not once per row.
+ */
+export interface ChangeRow { names: string[]; values: TupleValue[] }
 
 export interface TableChanges {
   def: TableDef;
@@ -39,24 +44,35 @@ export function lakeNames(def: TableDef, columns: RelationColumn[], lake: string
   return columns.map((c) => lakeNameOf(def, { name: canonicalColumn(c.name), sourceName: c.name }, lake));
 }
 
-/** A tuple as a row keyed by lake column names. */
+/** A tuple as a row of lake column names. */
 export function rowOf(names: string[], tuple: TupleValue[]): ChangeRow {
-  const m: ChangeRow = new Map();
-  names.forEach((n, i) => m.set(n, tuple[i]));
-  return m;
+  return { names, values: tuple };
+}
+
+/** A column's value in a row (undefined when the row has no such column, or an unchanged TOASTed value). */
+export function valueOf(row: ChangeRow, name: string): TupleValue {
+  const i = row.names.indexOf(name);
+  return i < 0 ? undefined : row.values[i];
 }
 
 /** Record one change: the key's latest image replaces any earlier one of this flush. */
 export function addChange(t: TableChanges, keyCols: string[], row: ChangeRow, kind: 'upsert' | 'delete', lakeTable: string): void {
-  const key = keyCols.map((k) => row.get(k));
+  const key = keyCols.map((k) => valueOf(row, k));
   if (key.some((v) => v === null || v === undefined)) {
     throw new AppError('validation', `cdc: table ${lakeTable}: a ${kind} without its unique_key ${keyCols.join(', ')} in the log: unique_key must be the table's primary key, or the table REPLICA IDENTITY FULL`);
   }
-  const k = JSON.stringify(key);
+  // one key column (the common case): its text is the map key as it is, no JSON per change
+  const k = key.length === 1 ? (key[0] as string) : JSON.stringify(key);
   const prev = t.rows.get(k);
-  if (kind === 'upsert' && prev?.row) {
+  if (kind === 'upsert' && prev?.row && row.values.includes(undefined)) {
     // an unchanged TOASTed value of this update: the earlier image of this flush holds it
-    for (const [c, v] of row) if (v === undefined && prev.row.has(c)) row.set(c, prev.row.get(c));
+    const values = row.values.slice();
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] !== undefined) continue;
+      const j = prev.row.names.indexOf(row.names[i]);
+      if (j >= 0) values[i] = prev.row.values[j];
+    }
+    row = { names: row.names, values };
   }
   t.rows.set(k, { key: key as string[], row: kind === 'delete' ? null : row });
   t.changes++;
@@ -92,16 +108,26 @@ function valueFor(kind: string, v: string): unknown {
 /** The upserted rows as one Arrow batch in the lake table's schema. */
 export function upsertBatch(schema: arrow.Schema, branch: string, rows: ChangeRow[], nowMicros: bigint): arrow.RecordBatch {
   const n = rows.length;
-  const children = schema.fields.map((f) => {
+  // per relation (rows share its `names`): each lake field's position in the tuple, -1 when absent
+  const positions = new Map<string[], Int32Array>();
+  const posOf = rows.map((r) => {
+    let p = positions.get(r.names);
+    if (!p) positions.set(r.names, (p = Int32Array.from(schema.fields, (f) => r.names.indexOf(f.name))));
+    return p;
+  });
+  const children = schema.fields.map((f, fi) => {
     const type = fromArrowType(f.type);
     const b = new ColumnBuilder(type, Math.max(1, n));
+    const fixed = f.name === BRANCH_ID ? branch : f.name === INSERT_AT || f.name === RECORDED_UPDATED_AT ? nowMicros : f.name === DELETED_AT ? null : undefined;
+    const binary = type.kind === 'binary';
     for (let i = 0; i < n; i++) {
       b.prepare(i);
-      let v: unknown;
-      if (f.name === BRANCH_ID) v = branch;
-      else if (f.name === INSERT_AT || f.name === RECORDED_UPDATED_AT) v = nowMicros;
-      else if (f.name === DELETED_AT) v = null;
-      else { const t = rows[i].get(f.name); v = t === null || t === undefined ? null : valueFor(type.kind, t); }
+      let v: unknown = fixed;
+      if (fixed === undefined) {
+        const at = posOf[i][fi];
+        const t = at < 0 ? null : rows[i].values[at];
+        v = t === null || t === undefined ? null : binary ? valueFor('binary', t) : t;
+      }
       b.set(i, v);
     }
     return b.finish(n);
@@ -142,16 +168,19 @@ export async function applyTable(tbl: LakeTable, t: TableChanges, o: { branch: s
 
 /** Unchanged TOASTed values (undefined) taken from the lake's current row of the same key. */
 async function fillUnchanged(tbl: LakeTable, keys: string[], branch: string, rows: ChangeRow[]): Promise<void> {
-  const need = rows.filter((r) => [...r.values()].some((v) => v === undefined));
+  const need = rows.filter((r) => r.values.includes(undefined));
   if (!need.length || tbl.currentSnapshotId() === null) return;
-  const cols = [...new Set(need.flatMap((r) => [...r].filter(([, v]) => v === undefined).map(([c]) => c)))];
-  const want = new Map(need.map((r) => [JSON.stringify(keys.map((k) => r.get(k))), r]));
+  const cols = [...new Set(need.flatMap((r) => r.names.filter((_, i) => r.values[i] === undefined)))];
+  const want = new Map(need.map((r) => [JSON.stringify(keys.map((k) => valueOf(r, k))), r]));
   for await (const b of tbl.scan({ columns: [...keys, ...cols], partition: { [BRANCH_ID]: branch } })) {
     for (let i = 0; i < b.numRows; i++) {
       const k = JSON.stringify(keys.map((c) => textOf(b.getChild(c)?.get(i))));
       const r = want.get(k);
       if (!r) continue;
-      for (const c of cols) if (r.get(c) === undefined) { const v = b.getChild(c)?.get(i); r.set(c, v === null || v === undefined ? null : textOf(v)); }
+      for (const c of cols) {
+        const at = r.names.indexOf(c);
+        if (at >= 0 && r.values[at] === undefined) { const v = b.getChild(c)?.get(i); r.values[at] = v === null || v === undefined ? null : textOf(v); }
+      }
     }
   }
 }

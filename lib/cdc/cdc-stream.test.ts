@@ -195,11 +195,13 @@ describe('cdc: streaming a PostgreSQL branch into the lake', () => {
   }, 240_000);
 
   it('a column added mid-stream reaches the lake through the schema union; a second stream of the branch is refused', async () => {
-    const s = startStream();
-    await waitFor('the stream to take its slot', async () => (await src.query(`SELECT active FROM pg_replication_slots WHERE slot_name = 'tributary_b0'`)).rows[0]?.active, 30_000);
-    const second = await startStream().done.catch((x) => x);
-    expect(String(second.message)).toContain('streaming already');
-    expect((await readBranchState(db.pool, BRANCH))?.status).toBe('streaming');
+    const s = startStream({ owner: 'worker-a' });
+    await waitFor('the stream to take its slot', async () => (await src.query(`SELECT active FROM pg_replication_slots WHERE slot_name = 'tributary_b0'`)).rows[0]?.active
+      && (await readBranchState(db.pool, BRANCH))?.owner === 'worker-a', 30_000);
+    // the second stream goes as far as START_REPLICATION, which refuses it: it writes no state
+    const second = await startStream({ owner: 'worker-b' }).done.catch((x) => x);
+    expect(String(second.message)).toContain('streaming already (slot tributary_b0 is in use by worker-a)');
+    expect(await readBranchState(db.pool, BRANCH)).toMatchObject({ status: 'streaming', owner: 'worker-a', error: null });
     await src.query(`ALTER TABLE public.items ADD COLUMN note varchar(40)`);
     await src.query(`INSERT INTO public.items VALUES (7000, 'with a note', 3, now(), 'hello')`);
     await src.query(`UPDATE public.items SET note = 'noted' WHERE id = 3`);
@@ -225,4 +227,18 @@ describe('cdc: streaming a PostgreSQL branch into the lake', () => {
     await waitFor('the stream to go on after the recovery', () => lakeEqualsSource(cols), 60_000, 500);
     await s.stop();
   }, 180_000);
+
+  it('two streams of the branch starting at once: the slot picks one, and only that one is the owner in cdc_state', async () => {
+    const a = startStream({ owner: 'race-a' }); const b = startStream({ owner: 'race-b' });
+    const lost = await Promise.race([a.done.then(() => null, () => 'race-a'), b.done.then(() => null, () => 'race-b')]);
+    expect(lost).not.toBeNull();
+    const [loser, winner] = lost === 'race-a' ? [a, b] : [b, a];
+    expect(String((await loser.done.catch((x) => x)).message)).toContain('streaming already');
+    const owner = lost === 'race-a' ? 'race-b' : 'race-a';
+    await waitFor('the winner to be the owner', async () => (await readBranchState(db.pool, BRANCH))?.owner === owner, 30_000);
+    await src.query(`UPDATE public.items SET qty = qty + 1 WHERE id = 3`);
+    await waitFor('the winner to stream', () => lakeEqualsSource([...COLS, 'note']), 60_000, 500);
+    expect(await readBranchState(db.pool, BRANCH)).toMatchObject({ status: 'streaming', owner, error: null });
+    await winner.stop();
+  }, 120_000);
 });

@@ -22,7 +22,7 @@ export async function runStreamJob(ctx: JobContext, p: CdcRequest): Promise<unkn
   for (let waited = false; ; waited = true) {
     try {
       return await runStream({
-        pool: ctx.pool, lake: t.lake, branch: t.key, source: t.source, tables: t.tables, logger: ctx.logger, runId: `cdc-${ctx.runId}`, signal: ctx.signal,
+        pool: ctx.pool, lake: t.lake, branch: t.key, source: t.source, tables: t.tables, logger: ctx.logger, runId: `cdc-${ctx.runId}`, signal: ctx.signal, owner: ctx.workerId,
         flushIntervalMs: p.flushInterval ?? CDC_DEFAULTS.flushIntervalMs, flushRows: p.flushRows ?? CDC_DEFAULTS.flushRows,
         // a stream has no total: progress counts the changes applied
         onFlush: (f) => { rows += f.rows; ctx.progress(rows, rows); },

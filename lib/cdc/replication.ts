@@ -63,6 +63,8 @@ export function statusUpdate(flushed: bigint, replyRequested = false): Buffer {
 export interface ReplicationStream {
   /** Acknowledge: the server may drop WAL up to `lsn`; a restart resumes after it. */
   ack(lsn: bigint): void;
+  /** Resolves when the server switched to streaming (the slot is this session's); rejects as `done` when it refused. */
+  started: Promise<void>;
   /** Resolves when the stream ends (stop, error, or the server closing it). */
   done: Promise<void>;
   stop(): Promise<void>;
@@ -75,7 +77,7 @@ export interface ReplicationStream {
  */
 export function startReplication(c: pg.Client, o: { slot: string; publication: string; startLsn: bigint; onFrame: (f: ReplicationFrame) => void }): ReplicationStream {
   let acked = 0n;
-  const conn = (c as unknown as { connection: { on(e: string, f: (m: { chunk: Buffer }) => void): void; sendCopyFromChunk(b: Buffer): void; endCopyFrom(): void } }).connection;
+  const conn = (c as unknown as { connection: { on(e: string, f: (m: { chunk: Buffer }) => void): void; once(e: string, f: () => void): void; sendCopyFromChunk(b: Buffer): void; endCopyFrom(): void } }).connection;
   const send = (b: Buffer) => { try { conn.sendCopyFromChunk(b); } catch { /* the connection is closing: the next start resumes from the slot */ } };
   conn.on('copyData', (m) => {
     const f = parseFrame(m.chunk);
@@ -88,7 +90,14 @@ export function startReplication(c: pg.Client, o: { slot: string; publication: s
     if (e.code === '42704') throw new AppError('not_found', `cdc: replication slot ${o.slot} does not exist on the source (dropped by an administrator?): re-run \`tributary cdc setup\` for this branch, which creates it again and re-snapshots the tables`);
     throw e;
   });
+  // CopyBothResponse ('W', pg's `replicationStart`): the server accepted START_REPLICATION
+  const started = new Promise<void>((resolve, reject) => {
+    conn.once('replicationStart', () => resolve());
+    done.then(() => reject(new AppError('transient', `cdc: the replication of slot ${o.slot} ended before it started`)), reject);
+  });
+  started.catch(() => {});
   return {
+    started,
     ack(lsn) { if (lsn > acked) acked = lsn; send(statusUpdate(acked)); },
     done,
     async stop() {

@@ -43,6 +43,27 @@ export async function recordSetup(pool: pg.Pool, s: { branch: string; namespace:
   });
 }
 
+/** Why a branch whose `cdc setup` has not finished cannot stream (cdc_state.error while start_lsn is NULL). */
+export const setupUnfinished = (branch: string) =>
+  `cdc: the initial snapshot of branch ${branch} has not finished (a \`cdc setup\` is loading it, or died while loading it): the lake may hold part of it, and the slot's exported snapshot died with that setup. Re-run \`tributary cdc setup --branch ${branch}\`, which drops the slot, creates it again and reloads the branch's tables`;
+
+/**
+ * Before `cdc setup` touches the slot or the lake: the branch is not streamable (no start LSN,
+ * status failed naming the re-run) until recordSetup. A setup killed while loading its snapshot
+ * leaves exactly this: a stream refuses it, `cdc status` shows it, and the old tables' LSNs are
+ * gone (they belonged to the slot being replaced).
+ */
+export async function recordSetupStarted(pool: pg.Pool, s: { branch: string; namespace: string; slot: string; publication: string }): Promise<void> {
+  await withTransaction(pool, async (c) => {
+    await c.query(`INSERT INTO etl_meta.cdc_state (branch_id, namespace, slot_name, publication, start_lsn, applied_lsn, applied_at, status, error, rows_applied, owner, updated_at)
+      VALUES ($1, $2, $3, $4, NULL, NULL, NULL, 'failed', $5, 0, NULL, now())
+      ON CONFLICT (branch_id) DO UPDATE SET namespace = EXCLUDED.namespace, slot_name = EXCLUDED.slot_name, publication = EXCLUDED.publication,
+        start_lsn = NULL, applied_lsn = NULL, applied_at = NULL, status = 'failed', error = EXCLUDED.error, rows_applied = 0, owner = NULL, updated_at = now()`,
+    [s.branch, s.namespace, s.slot, s.publication, setupUnfinished(s.branch)]);
+    await c.query(`DELETE FROM etl_meta.cdc_tables WHERE branch_id = $1`, [s.branch]);
+  });
+}
+
 export async function setBranchStatus(pool: pg.Pool, branch: string, status: CdcStatus, o: { error?: string | null; owner?: string | null } = {}): Promise<void> {
   // a stream starting begins its rate window afresh: the time it was stopped is no part of its apply rate
   await pool.query(`UPDATE etl_meta.cdc_state SET status = $2, error = $3, owner = $4, updated_at = now(),

@@ -10,7 +10,7 @@ import { formatLsn, parseLsn } from './lsn';
 import { decodePgOutput, unixMicros, type PgOutputMessage, type RelationColumn } from './pgoutput';
 import { openReplicationClient, startReplication, type ReplicationFrame, type ReplicationStream } from './replication';
 import { resolveTables, slotInfo } from './setup';
-import { readBranchState, readTableLsns, recordBranchApplied, recordBranchPosition, recordTableApplied, setBranchStatus } from './state';
+import { readBranchState, readTableLsns, recordBranchApplied, recordBranchPosition, recordTableApplied, setBranchStatus, setupUnfinished } from './state';
 
 /** The snapshot summary property holding the LSN a CDC commit brings its table to, per branch. */
 export const LSN_PROPERTY = (branch: string) => `tributary.cdc.lsn.${branch}`;
@@ -31,6 +31,8 @@ export interface StreamOptions {
   flushIntervalMs?: number;
   /** Apply as soon as this many changes wait. (Default: 10 000) */
   flushRows?: number;
+  /** Who streams, written to the control state once the slot is this stream's. (Default: host:pid) */
+  owner?: string;
   /** Called after each flush was committed and acknowledged (tests and the bench watch it). */
   onFlush?: (f: FlushInfo) => void;
 }
@@ -51,6 +53,8 @@ interface OpenTxn { endLsn: bigint | null; commitTimeMicros: bigint; changes: { 
 export async function runStream(o: StreamOptions): Promise<StreamSummary> {
   const state = await readBranchState(o.pool, o.branch);
   if (!state) throw new AppError('not_found', `cdc: branch ${o.branch} is not set up for streaming: run \`tributary cdc setup --branch ${o.branch}\` first`, { field: 'branch' });
+  // a setup that has not finished (or died mid-snapshot) left a partial lake and no usable start
+  if (!state.startLsn) throw new AppError('validation', state.error ?? setupUnfinished(o.branch), { field: 'branch' });
   const namespace = state.namespace;
   const log = o.logger.child({ branch: o.branch, slot: state.slot });
   const check = createPgClient(o.source);
@@ -58,8 +62,8 @@ export async function runStream(o: StreamOptions): Promise<StreamSummary> {
   let oids: Map<number, TableDef>;
   try {
     const slot = await slotInfo(check, state.slot);
-    // the slot admits one reader: a second stream of the branch must not touch the first one's state
-    if (slot?.active) throw new AppError('conflict', `cdc: branch ${o.branch} is streaming already (slot ${state.slot} is in use${state.owner ? ` by ${state.owner}` : ''}): one stream per branch`);
+    // an active slot is not refused here: two streams starting at once would both pass such a
+    // check; START_REPLICATION is the one arbiter (55006 below), and only its winner writes state
     if (!slot) {
       const msg = `cdc: replication slot ${state.slot} of branch ${o.branch} no longer exists on the source (dropped by an administrator, or invalidated): the lake cannot tell what changed since ${state.appliedLsn}. Recover with \`tributary cdc setup --branch ${o.branch}\`, which creates the slot again and re-snapshots the tables`;
       await setBranchStatus(o.pool, o.branch, 'failed', { error: msg });
@@ -78,13 +82,15 @@ export async function runStream(o: StreamOptions): Promise<StreamSummary> {
     if (inLake !== null && inLake > (tableLsns.get(def.lakeName) ?? 0n)) tableLsns.set(def.lakeName, inLake);
   }
   const s = new StreamRun(o, namespace, oids, lakeTables, tableLsns, parseLsn(state.appliedLsn ?? state.startLsn ?? '0/0'), log);
-  await setBranchStatus(o.pool, o.branch, 'streaming', { owner: `${os.hostname()}:${process.pid}` });
   try {
     await s.run(state.slot, state.publication);
   } catch (e) {
     const err = toError(e);
-    // 55006: another reader took the slot between the check and the start; its state is its own
-    if ((e as { code?: string }).code === '55006') throw new AppError('conflict', `cdc: branch ${o.branch} is streaming already (slot ${state.slot} is in use): one stream per branch`);
+    // 55006: another reader holds the slot (the stream that won the start); the state is its own
+    if ((e as { code?: string }).code === '55006') {
+      const owner = (await readBranchState(o.pool, o.branch).catch(() => null))?.owner;
+      throw new AppError('conflict', `cdc: branch ${o.branch} is streaming already (slot ${state.slot} is in use${owner ? ` by ${owner}` : ''}): one stream per branch`);
+    }
     await setBranchStatus(o.pool, o.branch, 'failed', { error: err.message }).catch(() => {});
     throw err;
   }
@@ -129,6 +135,11 @@ class StreamRun {
     this.stream = startReplication(client, { slot, publication, startLsn: this.applied, onFrame: (f) => this.onFrame(f) });
     // an end after a stop was asked for is not a failure; before it, the race below sees it
     this.stream.done.catch(() => {});
+    try {
+      await this.stream.started;
+      // the slot is this stream's now: only now may it name itself the owner (a loser never does)
+      await setBranchStatus(this.o.pool, this.o.branch, 'streaming', { owner: this.o.owner ?? `${os.hostname()}:${process.pid}` });
+    } catch (e) { await this.stream.stop(); throw e; }
     const interval = this.o.flushIntervalMs ?? 10_000;
     let stopAsked: () => void = () => {};
     const stopped = new Promise<void>((resolve) => {

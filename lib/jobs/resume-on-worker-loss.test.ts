@@ -10,7 +10,7 @@ import { silentLogger } from '../log';
 import { waitFor } from '../testing/wait-for';
 import { createJobRegistry, defineJob, enqueueJob, ensureQueue, getJobRun, startWorker, type WorkerHandle } from './index';
 import { claimRuns } from './claim-runs';
-import { reapStaleRuns } from './reaper';
+import { MAX_QUICK_RESUME_ATTEMPTS, reapStaleRuns } from './reaper';
 
 const attemptsOf = async (ctx: { pool: import('pg').Pool; runId: string }) => (await ctx.pool.query('select attempts from job_runs where id = $1', [ctx.runId])).rows[0].attempts as number;
 const resumable = defineJob({
@@ -78,4 +78,35 @@ describe('a run whose worker died', () => {
     await waitFor('the worker to take the run over', async () => (await getJobRun(db.pool, a))?.status === 'succeeded', 90_000);
     expect((await getJobRun(db.pool, a))?.result).toEqual({ attempts: 2, worker: worker.id });
   }, 120_000);
+
+  it('a run losing its worker right after starting is queued again after a growing back-off, then failed; one that ran a while is taken over at once', async () => {
+    await worker?.stop();
+    worker = undefined;
+    const kinds = ['test.resumable'];
+    const a = (await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'test.resumable', params: {} })).runId;
+    const waitOf = async () => Number((await db.pool.query(`select extract(epoch from start_after - now()) as s from pgboss.job j join job_runs r on r.queue_job_id = j.id where r.id = $1`, [a])).rows[0].s);
+    const loseQuickly = async () => {
+      // the backoff has passed (the test does not wait it out); a worker claims the run and dies at once
+      await db.pool.query(`update pgboss.job j set start_after = now() from job_runs r where r.id = $1 and j.id = r.queue_job_id`, [a]);
+      expect((await claimRuns(db.pool, 'gone:3:dead', 10)).runs.map((r) => r.runId)).toEqual([a]);
+      await db.pool.query(`update job_runs set heartbeat_at = now() - interval '1 hour' where id = $1`, [a]);
+      return reapStaleRuns(db.pool, null, 30_000, { resumeKinds: kinds });
+    };
+    for (let attempt = 1; attempt < MAX_QUICK_RESUME_ATTEMPTS; attempt++) {
+      expect((await loseQuickly()).resumed).toEqual([a]);
+      const wait = await waitOf();
+      expect(wait).toBeGreaterThan(5 * 2 ** (attempt - 1) - 2);
+      expect(wait).toBeLessThanOrEqual(5 * 2 ** (attempt - 1));
+    }
+    expect((await loseQuickly()).failed).toEqual([a]);
+    expect(await getJobRun(db.pool, a)).toMatchObject({ status: 'failed', attempts: MAX_QUICK_RESUME_ATTEMPTS, error: expect.stringMatching(/attempt 5 lost its worker within 60 s of starting again: failed rather than queued again/) });
+
+    // a run past the count whose attempt had been running for an hour: taken over at once
+    const b = (await enqueueJob({ pool: db.pool, jobs, env }, { kind: 'test.resumable', params: {} })).runId;
+    expect((await claimRuns(db.pool, 'gone:4:dead', 10)).runs.map((r) => r.runId)).toEqual([b]);
+    await db.pool.query(`update job_runs set attempts = 9, started_at = now() - interval '2 hours', heartbeat_at = now() - interval '1 hour' where id = $1`, [b]);
+    expect((await reapStaleRuns(db.pool, null, 30_000, { resumeKinds: kinds })).resumed).toEqual([b]);
+    const started = Number((await db.pool.query(`select extract(epoch from start_after - now()) as s from pgboss.job j join job_runs r on r.queue_job_id = j.id where r.id = $1`, [b])).rows[0].s);
+    expect(started).toBeLessThanOrEqual(0);
+  }, 60_000);
 });

@@ -88,7 +88,8 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   /**
    * A run whose worker stops heartbeating (killed, machine lost) is queued again for another
    * worker instead of failed: for long-lived jobs that resume from their own recorded position
-   * (a CDC stream), so a lost worker does not stop them. (Default: failed)
+   * (a CDC stream), so a lost worker does not stop them; a run losing its worker right after
+   * starting backs off and is failed after a few attempts (lib/jobs/reaper.ts). (Default: failed)
    */
   resumeOnWorkerLoss?: true;
   run(ctx: JobContext, payload: z.infer<S>): Promise<unknown>;
