@@ -12,7 +12,7 @@ import { batchBytes } from './arrow-util';
 import { splitByPartition } from './split';
 import { compareBytes, encodeBound, type ColumnStats } from './bounds';
 import { partitionKey, type DataFileRec } from './manifest';
-import { encodeParquet, parquetLayout, statsOf, type Codec } from './parquet';
+import { encodeParquetStreaming, parquetLayout, statsOf, type Codec } from './parquet';
 import { FIELD_ID, primitiveTypes } from './schema';
 import type { Storage } from './storage';
 import type { IcebergSchema, PartitionSpec } from './types';
@@ -102,10 +102,10 @@ export async function writeDataFile(
   o: Pick<WriterOptions, 'storage' | 'schema' | 'arrowSchema' | 'codec'>, partition: Record<string, unknown>, batches: arrow.RecordBatch[], path: string, types: Map<number, string>,
   content: 0 | 1 = 0, known?: Map<number, ColumnStats>,
 ): Promise<DataFileRec> {
-  const bytes = encodeParquet(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
-  await o.storage.write(path, bytes);
   // `known`: statistics the caller has without scanning the rows (a position-delete file's)
   const stats = known ?? statsOf(o.arrowSchema, batches, types);
+  const bytes = await encodeParquetStreaming(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
+  await o.storage.write(path, bytes);
   const layout = await parquetLayout(bytes);
   const rows = batches.reduce((s, b) => s + b.numRows, 0);
   const ids = new Map(o.arrowSchema.fields.map((f) => [f.name, Number(f.metadata.get(FIELD_ID))]));
