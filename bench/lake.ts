@@ -133,7 +133,7 @@ async function main() {
   const tpl = templates(BATCH);
   // warm up parquet-wasm (JIT, WASM memory growth) so neither side pays it alone
   encodeParquet(SCHEMA, [...rows(tpl, BATCH * BRANCHES)].slice(0, 5));
-  console.log(`lake bench: sizes ${sizes.join(', ')}, ${BRANCHES} partitions, batches of ${BATCH} rows, ${os.cpus().length} cpus`);
+  console.log(`lake bench: sizes ${sizes.join(', ')}, ${BRANCHES} partitions, batches of ${BATCH} rows, ${os.cpus().length} cpus | after building the input templates: ${peak()}`);
   try {
     let lastAppendMs = 0; let lastAppendCpu = 0; let lastTable = '';
     for (const size of sizes) {
