@@ -42,27 +42,40 @@ const SCHEMA = new arrow.Schema([
   new arrow.Field('description', new arrow.Utf8(), true),
 ]);
 
-function utf8(values: string[]): arrow.Data {
-  return arrow.vectorFromArray(values, new arrow.Utf8()).data[0];
+/**
+ * A Utf8 column of n values, encoded straight into its buffers: no array of n strings and no
+ * arrow builder (whose doubling buffers and garbage set the bench's peak RSS before Tributary ran).
+ */
+function utf8(n: number, value: (i: number) => string): arrow.Data {
+  const enc = new TextEncoder();
+  const offsets = new Int32Array(n + 1);
+  let bytes = new Uint8Array(n * 16);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const s = value(i);
+    if (bytes.length - at < s.length * 3) { const grown = new Uint8Array(Math.max(bytes.length * 2, at + s.length * 3)); grown.set(bytes.subarray(0, at)); bytes = grown; }
+    at += enc.encodeInto(s, bytes.subarray(at)).written;
+    offsets[i + 1] = at;
+  }
+  return arrow.makeData({ type: new arrow.Utf8(), length: n, nullCount: 0, valueOffsets: offsets, data: bytes.slice(0, at) });
 }
 
 /** One template batch per branch (all columns but id); each emitted batch gets fresh ids. */
 function templates(n: number, salt = 0): arrow.Data[][] {
   return Array.from({ length: BRANCHES }, (_, b) => {
     const amount = new Uint32Array(n * 4), ts = new BigInt64Array(n), ts2 = new BigInt64Array(n), qty = new Int32Array(n), day = new Int32Array(n);
-    const cust: string[] = [], city: string[] = [], status: string[] = [], desc: string[] = [];
     for (let i = 0; i < n; i++) {
       amount[i * 4] = (i * 7919 + b + salt) % 10_000_000;
       ts[i] = BigInt(1_700_000_000_000_000 + i * 1_000_003 + salt); ts2[i] = ts[i] + 5_000_000n;
       qty[i] = (i * 31 + salt) % 1000; day[i] = 19_000 + (i % 700);
-      cust.push(`customer-${(i * 13 + b) % 50_000}`); city.push(`city-${i % 200}`); status.push(['new', 'paid', 'shipped', 'closed'][i % 4]);
-      desc.push(`order ${i} of branch ${b}: ${'lorem ipsum dolor sit amet consectetur '.slice(0, 40)}${(i * 2654435761) % 1e9}`.padEnd(80, '.').slice(0, 80));
     }
+    const cust = utf8(n, (i) => `customer-${(i * 13 + b) % 50_000}`), city = utf8(n, (i) => `city-${i % 200}`), status = utf8(n, (i) => ['new', 'paid', 'shipped', 'closed'][i % 4]);
+    const desc = utf8(n, (i) => `order ${i} of branch ${b}: ${'lorem ipsum dolor sit amet consectetur '.slice(0, 40)}${(i * 2654435761) % 1e9}`.padEnd(80, '.').slice(0, 80));
     const fixed = (type: arrow.DataType, data: ArrayLike<number> | BigInt64Array) => arrow.makeData({ type: type as arrow.Int, length: n, nullCount: 0, data: data as Int32Array });
     return [
       fixed(new arrow.Int32(), new Int32Array(n).fill(b + 1)),
-      fixed(new arrow.Decimal(2, 18, 128), amount), utf8(cust), utf8(city), utf8(status),
-      fixed(new arrow.TimestampMicrosecond(), ts), fixed(new arrow.TimestampMicrosecond('UTC'), ts2), fixed(new arrow.Int32(), qty), fixed(new arrow.DateDay(), day), utf8(desc),
+      fixed(new arrow.Decimal(2, 18, 128), amount), cust, city, status,
+      fixed(new arrow.TimestampMicrosecond(), ts), fixed(new arrow.TimestampMicrosecond('UTC'), ts2), fixed(new arrow.Int32(), qty), fixed(new arrow.DateDay(), day), desc,
     ];
   });
 }
