@@ -27,4 +27,16 @@ describe('columnStats of 64-bit columns', () => {
     const sl = columnStats(data(values).slice(2, 3), 'long');
     expect([sl.min, sl.max]).toEqual([-1n, 2n ** 32n]);
   });
+
+  test('strings: byte order, nulls skipped, from a slice', () => {
+    const vs = ['b', 'ab', 'abc', '', 'é', 'z', 'a'];
+    const d = arrow.vectorFromArray(vs, new arrow.Utf8()).data[0];
+    const dec = (x: unknown) => new TextDecoder().decode(x as Uint8Array);
+    const st = columnStats(d, 'string');
+    expect([dec(st.min), dec(st.max)]).toEqual(['', 'é']);
+    const sl = columnStats(d.slice(1, 3), 'string');
+    expect([dec(sl.min), dec(sl.max)]).toEqual(['', 'abc']);
+    const withNull = columnStats(arrow.vectorFromArray(['m', null, 'c', 'x'], new arrow.Utf8()).data[0], 'string');
+    expect([dec(withNull.min), dec(withNull.max), withNull.nullCount]).toEqual(['c', 'x', 1]);
+  });
 });
