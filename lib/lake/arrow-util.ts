@@ -84,11 +84,33 @@ export function takeData(d: AnyData, idx: ArrayLike<number>): AnyData {
       const Ctor = vals.constructor as new (n: number) => Record<number, unknown>;
       const out = new Ctor(n * stride);
       const src = vals as unknown as Record<number, unknown>;
-      if (stride === 1) for (let k = 0; k < n; k++) out[k] = src[idx[k]];
+      const words = wordsPerRow(vals as unknown as ArrayBufferView, stride);
+      if (words) takeWords(vals as unknown as ArrayBufferView, out as unknown as ArrayBufferView, words, idx);
+      else if (stride === 1) for (let k = 0; k < n; k++) out[k] = src[idx[k]];
       else for (let k = 0; k < n; k++) { const s = idx[k] * stride, o = k * stride; for (let w = 0; w < stride; w++) out[o + w] = src[s + w]; }
       return arrow.makeData({ type: type as arrow.Int, length: n, nullCount, nullBitmap, data: out as unknown as Int32Array });
     }
   }
+}
+
+/**
+ * 32-bit words per row when a fixed-width column can be taken word by word (its row is a whole
+ * number of aligned words), else 0. Why: indexing a BigInt64Array (longs, timestamps) makes a
+ * BigInt per element, and one generic loop over every typed-array kind is megamorphic — a take of
+ * the rows a merge replaced spent more time there than in reading them.
+ */
+function wordsPerRow(vals: ArrayBufferView, stride: number): number {
+  const bytes = (vals as unknown as { BYTES_PER_ELEMENT: number }).BYTES_PER_ELEMENT * stride;
+  return bytes % 4 === 0 && vals.byteOffset % 4 === 0 ? bytes / 4 : 0;
+}
+
+function takeWords(vals: ArrayBufferView, out: ArrayBufferView, words: number, idx: ArrayLike<number>): void {
+  const n = idx.length;
+  const src = new Int32Array(vals.buffer, vals.byteOffset, vals.byteLength >> 2);
+  const dst = new Int32Array(out.buffer, out.byteOffset, out.byteLength >> 2);
+  if (words === 1) for (let k = 0; k < n; k++) dst[k] = src[idx[k]];
+  else if (words === 2) for (let k = 0; k < n; k++) { const s = idx[k] * 2; dst[2 * k] = src[s]; dst[2 * k + 1] = src[s + 1]; }
+  else for (let k = 0; k < n; k++) { const s = idx[k] * words, o = k * words; for (let w = 0; w < words; w++) dst[o + w] = src[s + w]; }
 }
 
 /** Rows `idx` of a whole batch. */

@@ -63,6 +63,46 @@ function minMaxRows(d: arrow.Data, n: number, checkNull: boolean, cmp: (a: numbe
   return [mi, ma];
 }
 
+/**
+ * minMaxRows for a 64-bit integer column (longs, timestamps, times), comparing the signed high and
+ * unsigned low 32-bit words: indexing the BigInt64Array would make a BigInt per row, which cost a
+ * large append more than encoding these columns.
+ */
+function minMaxRows64(d: arrow.Data, v: BigInt64Array, n: number, checkNull: boolean): [number, number] {
+  const hi = new Int32Array(v.buffer, v.byteOffset, v.length * 2), lo = new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
+  let mi = -1, ma = -1, mih = 0, mil = 0, mah = 0, mal = 0;
+  for (let i = 0; i < n; i++) {
+    if (checkNull && !isValidAt(d, i)) continue;
+    const h = hi[2 * i + 1], l = lo[2 * i];
+    if (mi < 0) { mi = ma = i; mih = mah = h; mil = mal = l; continue; }
+    if (h < mih || (h === mih && l < mil)) { mi = i; mih = h; mil = l; } else if (h > mah || (h === mah && l > mal)) { ma = i; mah = h; mal = l; }
+  }
+  return [mi, ma];
+}
+
+/** Byte order of rows a and b of a Utf8/Binary column (negative, zero, positive). */
+function compareRows(off: Int32Array, v: Uint8Array, a: number, b: number): number {
+  const as = off[a], bs = off[b];
+  const la = off[a + 1] - as, lb = off[b + 1] - bs, m = la < lb ? la : lb;
+  for (let k = 0; k < m; k++) { const x = v[as + k], y = v[bs + k]; if (x !== y) return x - y; }
+  return la - lb;
+}
+
+/**
+ * minMaxRows for a Utf8/Binary column with the comparison a direct call (inlined), not a closure
+ * passed in: minMaxRows serves several column kinds, so its comparator call stays megamorphic and
+ * was most of the statistics' cost of a large append.
+ */
+function minMaxRowsBytes(d: arrow.Data, off: Int32Array, v: Uint8Array, n: number, checkNull: boolean): [number, number] {
+  let mi = -1, ma = -1;
+  for (let i = 0; i < n; i++) {
+    if (checkNull && !isValidAt(d, i)) continue;
+    if (mi < 0) { mi = i; ma = i; continue; }
+    if (compareRows(off, v, i, mi) < 0) mi = i; else if (compareRows(off, v, i, ma) > 0) ma = i;
+  }
+  return [mi, ma];
+}
+
 /** Decimal text (`-12.5`) as its unscaled value at `scale` (`-1250n` at scale 2; extra digits are cut). */
 export function decimalUnscaled(text: string, scale: number): bigint {
   const m = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text.trim());
@@ -80,6 +120,12 @@ export function columnStats(d: arrow.Data, iceType: string): ColumnStats {
   switch (d.type.typeId) {
     case arrow.Type.Int: case arrow.Type.Date: case arrow.Type.Time: case arrow.Type.Timestamp: case arrow.Type.Float: {
       const v = d.values as unknown as ArrayLike<number | bigint>;
+      if (v instanceof BigInt64Array) {
+        const [mi, ma] = minMaxRows64(d, v, n, checkNull);
+        const big = iceType === 'long' || iceType === 'time' || iceType.startsWith('timestamp');
+        if (mi >= 0) { st.min = big ? v[mi] : Number(v[mi]); st.max = big ? v[ma] : Number(v[ma]); }
+        return st;
+      }
       let mn: number | bigint | undefined, mx: number | bigint | undefined;
       const isFloat = d.type.typeId === arrow.Type.Float;
       for (let i = 0; i < n; i++) {
@@ -126,13 +172,7 @@ export function columnStats(d: arrow.Data, iceType: string): ColumnStats {
     case arrow.Type.Utf8: case arrow.Type.Binary: {
       const off = d.valueOffsets as Int32Array;
       const v = d.values as Uint8Array;
-      const cmp = (a: number, b: number) => {
-        const as = off[a], ae = off[a + 1], bs = off[b], be = off[b + 1];
-        const la = ae - as, lb = be - bs, m = la < lb ? la : lb;
-        for (let k = 0; k < m; k++) { const x = v[as + k], y = v[bs + k]; if (x !== y) return x - y; }
-        return la - lb;
-      };
-      const [mi, ma] = minMaxRows(d, n, checkNull, cmp);
+      const [mi, ma] = minMaxRowsBytes(d, off, v, n, checkNull);
       if (mi >= 0) { st.min = v.slice(off[mi], off[mi + 1]); st.max = v.slice(off[ma], off[ma + 1]); }
       return st;
     }

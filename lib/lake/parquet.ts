@@ -41,6 +41,43 @@ export function encodeParquet(schema: arrow.Schema, batches: arrow.RecordBatch[]
   return pw.writeParquet(table, props);
 }
 
+/** Rows per piece handed to the streaming writer: a piece's IPC copy stays a few MiB. */
+const STREAM_PIECE_ROWS = 65_536;
+
+/**
+ * Encode batches into a Parquet file through parquet-wasm's streaming writer, piece by piece.
+ * Why not `encodeParquet`: that serialises the whole file to one Arrow IPC buffer, copies it into
+ * the WASM heap as a Table and only then encodes — two full copies of the file's rows at once
+ * (and a WASM heap, which never shrinks, grown to the largest file). Here each piece of at most
+ * STREAM_PIECE_ROWS rows is copied in, encoded into the open row group and released, so the extra
+ * memory is one piece plus the row group being encoded; the output is the same file (same row
+ * groups, encodings and footer). A file with no rows goes through `encodeParquet` (the stream
+ * writer learns the schema from the first batch).
+ */
+export async function encodeParquetStreaming(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Promise<Uint8Array> {
+  const pieces: arrow.RecordBatch[] = [];
+  for (const b of batches) for (let at = 0; at < b.numRows; at += STREAM_PIECE_ROWS) pieces.push(b.slice(at, Math.min(b.numRows, at + STREAM_PIECE_ROWS)));
+  if (!pieces.length) return encodeParquet(schema, batches, opts);
+  const props = writerProperties(pw, { compression: opts.codec ?? 'zstd', rowGroupRows: opts.rowGroupRows ?? 262_144, keyValue: opts.keyValue, deltaColumns: deltaColumns(schema), createdBy: 'tributary lake (parquet-wasm 0.8)' });
+  let next = 0;
+  const input = new ReadableStream({
+    pull(c) {
+      if (next >= pieces.length) { c.close(); return; }
+      const piece = pieces[next]; pieces[next++] = undefined as never; // released once copied in
+      const t = pw.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(schema, [piece]), 'stream'));
+      try { c.enqueue(t.recordBatch(0)); } finally { t.free(); }
+    },
+  });
+  const out = (await pw.transformParquetStream(input, props)) as unknown as AsyncIterable<Uint8Array>;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of out) { chunks.push(chunk); size += chunk.length; }
+  const bytes = new Uint8Array(size);
+  let o = 0;
+  for (const chunk of chunks) { bytes.set(chunk, o); o += chunk.length; }
+  return bytes;
+}
+
 /** Top-level columns stored as INT32/INT64 (integers, dates, times, timestamps; not decimals): see `deltaColumns` of writerProperties. */
 function deltaColumns(schema: arrow.Schema): string[] {
   const ints = new Set([arrow.Type.Int, arrow.Type.Date, arrow.Type.Time, arrow.Type.Timestamp]);

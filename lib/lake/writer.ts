@@ -12,7 +12,7 @@ import { batchBytes } from './arrow-util';
 import { splitByPartition } from './split';
 import { compareBytes, encodeBound, type ColumnStats } from './bounds';
 import { partitionKey, type DataFileRec } from './manifest';
-import { encodeParquet, parquetLayout, statsOf, type Codec } from './parquet';
+import { encodeParquetStreaming, parquetLayout, statsOf, type Codec } from './parquet';
 import { FIELD_ID, primitiveTypes } from './schema';
 import type { Storage } from './storage';
 import type { IcebergSchema, PartitionSpec } from './types';
@@ -102,10 +102,10 @@ export async function writeDataFile(
   o: Pick<WriterOptions, 'storage' | 'schema' | 'arrowSchema' | 'codec'>, partition: Record<string, unknown>, batches: arrow.RecordBatch[], path: string, types: Map<number, string>,
   content: 0 | 1 = 0, known?: Map<number, ColumnStats>,
 ): Promise<DataFileRec> {
-  const bytes = encodeParquet(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
-  await o.storage.write(path, bytes);
   // `known`: statistics the caller has without scanning the rows (a position-delete file's)
   const stats = known ?? statsOf(o.arrowSchema, batches, types);
+  const bytes = await encodeParquetStreaming(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
+  await o.storage.write(path, bytes);
   const layout = await parquetLayout(bytes);
   const rows = batches.reduce((s, b) => s + b.numRows, 0);
   const ids = new Map(o.arrowSchema.fields.map((f) => [f.name, Number(f.metadata.get(FIELD_ID))]));
@@ -171,7 +171,8 @@ export async function writePositionDeletes(storage: Storage, location: string, c
   for (const { r, e } of enc) {
     const k = r.positions.length;
     if (!k) continue;
-    const sorted = r.positions.slice().sort();
+    // a match names a file's rows in file order: sort only when they are not already
+    const sorted = isAscending(r.positions) ? r.positions : r.positions.slice().sort();
     pos.set(sorted, at);
     if (minPos === null || sorted[0] < minPos) minPos = sorted[0];
     if (maxPos === null || sorted[k - 1] > maxPos) maxPos = sorted[k - 1];
@@ -194,4 +195,14 @@ export async function writePositionDeletes(storage: Storage, location: string, c
   ]);
   const path = `${location}/data/${partPath}${crypto.randomUUID()}-deletes.parquet`;
   return writeDataFile({ storage, schema: POS_DELETE_SCHEMA, arrowSchema: POS_DELETE_ARROW, codec }, partition, [batch], path, types, 1, stats);
+}
+
+function isAscending(v: BigInt64Array): boolean {
+  // compared as the little-endian words of non-negative positions, so no BigInt is made per row
+  const w = new Uint32Array(v.buffer, v.byteOffset, v.length * 2);
+  for (let i = 1; i < v.length; i++) {
+    const hi = w[2 * i + 1], phi = w[2 * i - 1];
+    if (hi < phi || (hi === phi && w[2 * i] < w[2 * i - 2])) return false;
+  }
+  return true;
 }
