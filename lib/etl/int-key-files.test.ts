@@ -49,6 +49,20 @@ describe('live integer keys by file', () => {
     expect(reads.sort()).toEqual(['d1', 'd2']);
   });
 
+  it('after a merge commit only the files it wrote are read: its data file and its delete file (naming rows of an older, cached file)', async () => {
+    // what an INCREMENTAL with `deletes: detect` meets each run: the INITIAL file unchanged, one new
+    // data file (the updated rows) and one new position-delete file (the replaced and deleted rows)
+    const keys = { d1: [int64([1, 2, 3, 4, 5])], d2: [int64([2, 6])] };
+    const dels = { p1: positions([['d1', 1]]), p2: positions([['d1', 3], ['d2', 1]]) };
+    const cache = new IntKeyFileCache();
+    const first = lakeOf([file('d1', 'data', 5), file('d2', 'data', 2), file('p1', 'position-deletes', 1)], keys, dels);
+    expect(sorted(await liveIntKeys(first.src, 'ID', cache))).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(first.reads.sort()).toEqual(['d1', 'd2', 'p1']);
+    const next = lakeOf([file('d1', 'data', 5), file('d2', 'data', 2), file('p1', 'position-deletes', 1), file('p2', 'position-deletes', 2), file('d3', 'data', 1)], { ...keys, d3: [int64([7])] }, dels);
+    expect(sorted(await liveIntKeys(next.src, 'ID', cache))).toEqual([1, 2, 3, 5, 7]);
+    expect(next.reads.sort()).toEqual(['d3', 'p2']);
+  });
+
   it('gives up (null) on equality deletes, a file without the column, a key beyond ±2^53', async () => {
     const cache = new IntKeyFileCache();
     expect(await liveIntKeys(lakeOf([file('d1', 'data', 1), file('e1', 'equality-deletes', 1)], { d1: [int64([1])] }, {}).src, 'ID', cache)).toBeNull();
