@@ -204,9 +204,9 @@ describe('an abandoned POST', () => {
 });
 
 describe('the API reference', () => {
-  it('documents Idempotency-Key, the replay header, 422 and 429 with Retry-After on the three enqueueing routes, and only there', () => {
+  it('documents Idempotency-Key, the replay header, 422 and 429 with Retry-After on the enqueueing routes, and only there', () => {
     const doc = buildOpenApi({ routes: apiRoutes, jobs: jobRegistry, version: 'test' }) as { paths: Record<string, Record<string, { parameters: { name: string; in: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> }>> };
-    const enqueueing = ['/api/v1/jobs', '/api/v1/pipelines/{id}/run', '/api/v1/flows/{id}/run'];
+    const enqueueing = ['/api/v1/jobs', '/api/v1/pipelines/{id}/run', '/api/v1/flows/{id}/run', '/api/v1/cdc/{branch}/start'];
     for (const path of enqueueing) {
       const op = doc.paths[path].post;
       expect(op.parameters.filter((p) => p.in === 'header').map((p) => p.name), path).toEqual(['Idempotency-Key']);
