@@ -1,27 +1,24 @@
 // The panel's CDC view in Chromium against the real stack: a branch set to `cdc: log` whose slot
 // holds WAL on a real source (wal_level=logical) shows its state, its lag in bytes and in seconds
 // and its retained WAL, refreshed by the page's poll; the Start action is offered to an admin.
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import pg from 'pg';
-import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
+import { stackDatabaseUrl, startStack, type Stack } from './stack';
+import { openPage, requireChromium } from './browser';
 import { signIn } from './sign-in';
 import { startLogicalPostgres, type LogicalPostgres } from '../lib/testing/logical-pg';
 import { recordSetup } from '../lib/cdc/state';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 let stack: Stack; let browser: Browser; let page: Page; let source: LogicalPostgres;
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`e2e: ${CHROMIUM} is missing — apt-get install -y chromium`);
+  requireChromium();
   source = await startLogicalPostgres();
   stack = await startStack({ admin: ADMIN });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  page = await (await browser.newContext()).newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.setDefaultTimeout(30_000);
+  ({ browser, page, pageErrors } = await openPage());
 }, 20 * 60_000);
 
 afterAll(async () => {
@@ -39,8 +36,7 @@ describe('CDC view', () => {
     // the branch as `cdc setup` leaves it: a slot on the source, the control state in the stack's database
     const src = new pg.Client({ connectionString: source.url });
     await src.connect();
-    const rec = JSON.parse(fs.readFileSync(`${stack.dataDir}/pg.json`, 'utf8')) as { port: number; user: string; password: string };
-    const pool = new pg.Pool({ connectionString: `postgres://${rec.user}:${encodeURIComponent(rec.password)}@127.0.0.1:${rec.port}/tributary`, max: 2 });
+    const pool = new pg.Pool({ connectionString: stackDatabaseUrl(stack), max: 2 });
     try {
       const lsn = (await src.query(`SELECT lsn::text AS l FROM pg_create_logical_replication_slot('tributary_live', 'pgoutput')`)).rows[0].l;
       await recordSetup(pool, { branch: 'live', namespace: 'etl', slot: 'tributary_live', publication: 'tributary_live', startLsn: lsn, tables: [] });

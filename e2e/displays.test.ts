@@ -9,9 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import pg from 'pg';
-import { CHROMIUM, CHROMIUM_ARGS, startStack, type Stack } from './stack';
+import { stackDatabaseUrl, startStack, type Stack } from './stack';
+import { openPage, requireChromium } from './browser';
 import { signIn } from './sign-in';
 import { startJob, waitJob } from './jobs';
 
@@ -19,7 +20,7 @@ const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 const ROWS = 40;
 const UPDATED = 3;
 let stack: Stack; let browser: Browser; let page: Page; let dir: string; let url = '';
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 const sql = async (text: string) => {
   const c = new pg.Client({ connectionString: url });
@@ -34,21 +35,17 @@ const run = async (kind: string, params: Record<string, unknown>) => {
 const digits = (s: string | null) => Number((s ?? '').replace(/[^\d]/g, ''));
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`e2e: ${CHROMIUM} is missing — apt-get install -y chromium`);
+  requireChromium();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-e2e-displays-'));
   const tablesFile = path.join(dir, 'tables.json');
   fs.writeFileSync(tablesFile, JSON.stringify([{ table: 'shop.items', unique_key: 'item_id', cdc_column: 'updated_at', category: 'masters' }], null, 2));
   stack = await startStack({ admin: ADMIN, env: { TRIBUTARY_TABLES_FILE: tablesFile } });
   // The branch: a schema in the stack's own embedded Postgres.
-  const rec = JSON.parse(fs.readFileSync(`${stack.dataDir}/pg.json`, 'utf8')) as { port: number; user: string; password: string };
-  url = `postgres://${rec.user}:${encodeURIComponent(rec.password)}@127.0.0.1:${rec.port}/tributary`;
+  url = stackDatabaseUrl(stack);
   await sql(`create schema shop;
     create table shop.items (item_id int primary key, name text not null, updated_at timestamptz not null default now() - interval '1 hour');
     insert into shop.items (item_id, name) select g, 'item ' || g from generate_series(1, ${ROWS}) g`);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  page = await (await browser.newContext()).newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.setDefaultTimeout(30_000);
+  ({ browser, page, pageErrors } = await openPage());
 }, 20 * 60_000);
 
 afterAll(async () => {

@@ -99,3 +99,9 @@ export async function startStack(opts: {
   }
   return { baseUrl, dataDir, pid: child.pid!, output: () => out, stop };
 }
+
+/** The URL of the stack's embedded PostgreSQL (as its owner), read from the data folder's pg.json: tests use it as a branch or to plant state. */
+export function stackDatabaseUrl(stack: Stack): string {
+  const rec = JSON.parse(fs.readFileSync(`${stack.dataDir}/pg.json`, 'utf8')) as { port: number; user: string; password: string };
+  return `postgres://${rec.user}:${encodeURIComponent(rec.password)}@127.0.0.1:${rec.port}/tributary`;
+}

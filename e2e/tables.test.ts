@@ -7,14 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import pg from 'pg';
-import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
+import { ROOT, stackDatabaseUrl, startStack, type Stack } from './stack';
+import { openPage, requireChromium } from './browser';
 import { signIn } from './sign-in';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 let stack: Stack; let browser: Browser; let page: Page; let dir: string; let tablesFile: string; let url = '';
-const pageErrors: string[] = [];
+let pageErrors: string[] = [];
 
 const call = (method: string, p: string, body?: unknown) => page.evaluate(async ([m, u, b]) => {
   const r = await fetch(u as string, { method: m as string, headers: { 'content-type': 'application/json' }, body: b === undefined ? undefined : JSON.stringify(b) });
@@ -22,14 +23,13 @@ const call = (method: string, p: string, body?: unknown) => page.evaluate(async 
 }, [method, p, body] as const);
 
 beforeAll(async () => {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`e2e: ${CHROMIUM} is missing — apt-get install -y chromium`);
+  requireChromium();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trb-e2e-tables-'));
   tablesFile = path.join(dir, 'tables.json');
   fs.writeFileSync(tablesFile, '[]\n');
   stack = await startStack({ admin: ADMIN, env: { TRIBUTARY_TABLES_FILE: tablesFile } });
   // The branch: a schema in the stack's own embedded Postgres.
-  const rec = JSON.parse(fs.readFileSync(`${stack.dataDir}/pg.json`, 'utf8')) as { port: number; user: string; password: string };
-  url = `postgres://${rec.user}:${encodeURIComponent(rec.password)}@127.0.0.1:${rec.port}/tributary`;
+  url = stackDatabaseUrl(stack);
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   await c.query(`create schema shop;
@@ -37,10 +37,7 @@ beforeAll(async () => {
     insert into shop.customers (customer_id, name) select g, 'customer ' || g from generate_series(1, 25) g;
     create table shop.notes (body text)`);
   await c.end();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  page = await (await browser.newContext()).newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.setDefaultTimeout(30_000);
+  ({ browser, page, pageErrors } = await openPage());
 }, 20 * 60_000);
 
 afterAll(async () => {

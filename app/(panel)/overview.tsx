@@ -9,6 +9,7 @@ import { EngineBadge } from '../_components/engine-badge';
 import { useUser } from '../_components/user-context';
 import { FreshnessCard } from './freshness-card';
 import type { OverviewData } from '@/lib/api/presenters/overview';
+import { PageHeader } from '../_components/page-header';
 
 const COLORS = { succeeded: '#12b76a', failed: '#f04438', cancelled: '#f79009', running: '#2e90fa', queued: '#98a2b3' } as const;
 
@@ -48,12 +49,7 @@ export function Overview() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Overview</h1>
-          <p className="page-sub">Signed in as <strong>{user.name}</strong> ({user.role}). {health.data ? <>Tributary {health.data.version} · database {health.data.database}</> : null}</p>
-        </div>
-      </header>
+      <PageHeader title="Overview" sub={<>Signed in as <strong>{user.name}</strong> ({user.role}). {health.data ? <>Tributary {health.data.version} · database {health.data.database}</> : null}</>} />
 
       <div className="stats" data-testid="overview-stats">
         <Link href="/runs" className={`stat ${alive.length ? 'stat-succeeded' : 'stat-failed'}`}>

@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { PageHeader } from './page-header';
 
 /**
  * The page of an engine that is not wired into the panel yet: says so plainly
@@ -7,12 +8,7 @@ import Link from 'next/link';
 export function NotBuilt({ title, summary, coming, cli }: { title: string; summary: string; coming: string[]; cli?: string }) {
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>{title}</h1>
-          <p className="page-sub">{summary}</p>
-        </div>
-      </header>
+      <PageHeader title={title} sub={summary} />
       <section className="card notice" data-testid="not-built">
         <h2><span className="badge badge-muted">not built yet</span> This part of Tributary is not built yet.</h2>
         <p>What will be here:</p>

@@ -1,15 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../testing/pg';
-import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import type { TestDatabase } from '../testing/pg';
+import type { LogicalPostgres } from '../testing/logical-pg';
 import { closeCdcTest } from '../testing/cdc-teardown';
+import { openCdcTest } from '../testing/cdc-fixture';
 import { snapshotInitialLoad } from '../testing/snapshot-load';
 import { waitFor } from '../testing/wait-for';
-import { openLake, type Lake, type LakeTable } from '../lake';
+import type { Lake, LakeTable } from '../lake';
 import { silentLogger } from '../log';
 import { parseTablesConfig } from '../config/tables-json';
 import { chdbRows, icebirdRows, loadChdb, norm } from '../etl/test-lake-readers';
@@ -98,14 +96,7 @@ async function write(rounds: number, seed: number): Promise<void> {
 describe('cdc: streaming a PostgreSQL branch into the lake', () => {
   beforeAll(async () => {
     await loadChdb();
-    server = await startLogicalPostgres();
-    db = await createTestDatabase();
-    warehouse = path.resolve('lib/cdc', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
-    await fs.mkdir(warehouse, { recursive: true });
-    staging = await fs.mkdtemp(path.join(warehouse, 'staging-'));
-    lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
-    src = new pg.Client({ connectionString: server.url });
-    await src.connect();
+    ({ server, src, db, warehouse, staging, lake } = await openCdcTest('lib/cdc'));
     await src.query(`CREATE TABLE public.items (id int PRIMARY KEY, name text, qty int, updated_at timestamptz)`);
     await src.query(`INSERT INTO public.items SELECT g, 'item ' || g, g % 10, '2024-01-01'::timestamptz + g * interval '1 minute' FROM generate_series(1, 300) g`);
   }, 180_000);

@@ -16,13 +16,7 @@ export const cdcJobs = [
     role: 'operator',
     payload: CdcRequest,
     resumeOnWorkerLoss: true,
-    async check(deps, p) {
-      const { checkCdcRequest } = await import('./check');
-      await checkCdcRequest(deps, p);
-    },
-    async run(ctx, p) {
-      const { runStreamJob } = await import('./job-run');
-      return runStreamJob(ctx, p);
-    },
+    check: (deps, p) => import('./check').then((m) => m.checkCdcRequest(deps, p)),
+    run: (ctx, p) => import('./job-run').then((m) => m.runStreamJob(ctx, p)),
   }),
 ];

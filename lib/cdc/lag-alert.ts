@@ -2,9 +2,10 @@ import type pg from 'pg';
 import type { FreshnessAlerts } from '../config/freshness';
 import { withTransaction } from '../db';
 import { toError } from '../errors';
-import { enqueueJobInTransaction } from '../jobs/enqueue-batch';
+import { intervalTask } from '../jobs/interval-task';
 import type { JobCatalog } from '../jobs/types';
 import type { Logger } from '../log';
+import { enqueueAlertMail } from '../mail/alert-job';
 import { cdcFigures, type SourceOf } from './figures';
 import { buildLagAlertMail, type LagAlertChange } from './lag-alert-mail';
 
@@ -64,12 +65,9 @@ export async function checkCdcLag(o: {
       o.logger[ch.to === 'alerting' ? 'warn' : 'info'](`cdc: lag ${ch.to === 'alerting' ? 'alert' : 'recovered'}`, { branch: ch.branch, retainedBytes: ch.retainedBytes, thresholdBytes: ch.thresholdBytes });
       if (!o.alerts) { o.logger.warn('cdc: lag alert with no freshness_alerts recipients in tables.json: not mailed', { branch: ch.branch }); continue; }
       const mail = buildLagAlertMail(ch, o.publicUrl ?? 'http://127.0.0.1:8765');
-      const job = await enqueueJobInTransaction(c as pg.PoolClient, o.catalog, {
-        kind: 'mail.send', createdBy: 'cdc',
-        params: { to: o.alerts.recipients, subject: mail.subject, text: mail.text, ...(o.alerts.smtp_connection ? { connection: o.alerts.smtp_connection } : {}) },
-      });
-      alertRunIds.push(job.runId);
-      await c.query(`UPDATE etl_meta.cdc_lag_alerts SET alert_run_id = $2 WHERE branch_id = $1`, [ch.branch, job.runId]);
+      const runId = await enqueueAlertMail(c as pg.PoolClient, o.catalog, { createdBy: 'cdc', alerts: o.alerts, mail });
+      alertRunIds.push(runId);
+      await c.query(`UPDATE etl_meta.cdc_lag_alerts SET alert_run_id = $2 WHERE branch_id = $1`, [ch.branch, runId]);
     }
     return { changes, alertRunIds };
   });
@@ -87,17 +85,9 @@ export function cdcLagLeaderTask(o: {
   /** Time between checks. (Default: 30000 ms) */
   everyMs?: number;
 }): (now: Date) => Promise<void> {
-  const every = o.everyMs ?? 30_000;
-  let last = 0;
-  return async (now) => {
-    if (now.getTime() - last < every) return;
-    last = now.getTime();
-    try {
-      // recipients that do not load (a broken tables.json) still record the state: the gauge shows it
-      const alerts = o.thresholdBytes > 0 ? await o.loadAlerts().catch((e) => { o.logger.warn('cdc: lag alert recipients not readable', { error: toError(e).message }); return null; }) : null;
-      await checkCdcLag({ pool: o.pool, logger: o.logger, sourceOf: o.sources(), thresholdBytes: o.thresholdBytes, alerts, catalog: o.catalog, publicUrl: o.publicUrl });
-    } catch (e) {
-      o.logger.warn('cdc: lag check failed; the next interval tries again', { error: toError(e).message });
-    }
-  };
+  return intervalTask({ everyMs: o.everyMs ?? 30_000, logger: o.logger, failed: 'cdc: lag check failed; the next interval tries again' }, async () => {
+    // recipients that do not load (a broken tables.json) still record the state: the gauge shows it
+    const alerts = o.thresholdBytes > 0 ? await o.loadAlerts().catch((e) => { o.logger.warn('cdc: lag alert recipients not readable', { error: toError(e).message }); return null; }) : null;
+    await checkCdcLag({ pool: o.pool, logger: o.logger, sourceOf: o.sources(), thresholdBytes: o.thresholdBytes, alerts, catalog: o.catalog, publicUrl: o.publicUrl });
+  });
 }

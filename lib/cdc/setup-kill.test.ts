@@ -4,16 +4,15 @@
 // writer going on throughout, the lake equals the source (read back by chdb): nothing lost,
 // nothing doubled.
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../testing/pg';
-import { startLogicalPostgres, type LogicalPostgres } from '../testing/logical-pg';
+import type { TestDatabase } from '../testing/pg';
+import type { LogicalPostgres } from '../testing/logical-pg';
+import { closeCdcTest } from '../testing/cdc-teardown';
+import { openCdcTest } from '../testing/cdc-fixture';
 import { snapshotInitialLoad } from '../testing/snapshot-load';
 import { waitFor } from '../testing/wait-for';
-import { openLake, type Lake } from '../lake';
+import type { Lake } from '../lake';
 import { silentLogger } from '../log';
 import { parseTablesConfig } from '../config/tables-json';
 import { chdbRows, loadChdb, norm } from '../etl/test-lake-readers';
@@ -76,25 +75,13 @@ async function write(rounds: number, seed: number): Promise<void> {
 describe('cdc setup killed during its initial snapshot', () => {
   beforeAll(async () => {
     await loadChdb();
-    server = await startLogicalPostgres();
-    db = await createTestDatabase();
-    warehouse = path.resolve('lib/cdc', `.test-warehouse-${crypto.randomBytes(4).toString('hex')}`);
-    await fs.mkdir(warehouse, { recursive: true });
-    staging = await fs.mkdtemp(path.join(warehouse, 'staging-'));
-    lake = openLake({ pool: db.pool, warehouse: `file://${warehouse}` });
-    src = new pg.Client({ connectionString: server.url });
-    await src.connect();
+    ({ server, src, db, warehouse, staging, lake } = await openCdcTest('lib/cdc'));
     for (const t of NAMES) {
       await src.query(`CREATE TABLE public.${t} (id int PRIMARY KEY, name text, qty int, updated_at timestamptz)`);
       await src.query(`INSERT INTO public.${t} SELECT g, '${t} ' || g, g % 10, now() FROM generate_series(1, 400) g`);
     }
   }, 180_000);
-  afterAll(async () => {
-    await src?.end();
-    await server?.stop();
-    await db?.drop();
-    if (warehouse) await fs.rm(warehouse, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(() => closeCdcTest({ src, server, db, dir: warehouse }), 60_000);
 
   it('the branch refuses to stream until setup runs again; the re-run replaces the partial load and the stream goes on exactly', async () => {
     // a branch set up once, then changed at the source while nothing streams

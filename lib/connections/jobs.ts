@@ -21,13 +21,16 @@ export const CatalogRequest = z.strictObject({
 });
 export type CatalogRequest = z.infer<typeof CatalogRequest>;
 
-const keysOf = (env: Env) => ({ secret: env.TRIBUTARY_SECRET, dataDir: env.dataDir });
+/** The connection store as a job sees it: stored connections (decrypted with the secret) and the built-in `env:…` ones. */
+async function storeOf(deps: JobDeps) {
+  const { builtinConnections } = await import('./builtin');
+  return { pool: deps.pool, keys: { secret: deps.env.TRIBUTARY_SECRET, dataDir: deps.env.dataDir }, builtins: builtinConnections(deps.env) };
+}
 
 /** The payload's connection (stored or built-in) exists: checked when the job is posted. */
 async function checkNamedConnection(deps: JobDeps, name: string): Promise<void> {
-  const { builtinConnections } = await import('./builtin');
   const { connectionExists } = await import('./store');
-  if (!(await connectionExists({ pool: deps.pool, keys: keysOf(deps.env), builtins: builtinConnections(deps.env) }, name))) {
+  if (!(await connectionExists(await storeOf(deps), name))) {
     throw new AppError('validation', `params.name: no connection named ${JSON.stringify(name)}`, { field: 'params.name' });
   }
 }
@@ -41,7 +44,6 @@ export const connectionsJobs = [
     payload: ConnectionTestRequest,
     check: (deps: JobDeps, p: ConnectionTestRequest) => checkNamedConnection(deps, p.name),
     async run(ctx: RunContext, p: ConnectionTestRequest): Promise<unknown> {
-      const { builtinConnections } = await import('./builtin');
       const { testConnection } = await import('./test-connection');
       const { loadTablesConfig } = await import('../config/tables-json');
       ctx.progress(0, 1);
@@ -50,7 +52,7 @@ export const connectionsJobs = [
         ctx.logger.warn(`connections: tables.json not checked: ${e.message}`);
         return undefined;
       });
-      const r = await testConnection({ pool: ctx.pool, keys: keysOf(ctx.env), builtins: builtinConnections(ctx.env) }, p.name, {
+      const r = await testConnection(await storeOf(ctx), p.name, {
         tables, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR, logger: ctx.logger, signal: ctx.signal,
       });
       ctx.progress(1, 1);
@@ -71,9 +73,8 @@ export const connectionsJobs = [
     payload: CatalogRequest,
     check: (deps: JobDeps, p: CatalogRequest) => checkNamedConnection(deps, p.name),
     async run(ctx: RunContext, p: CatalogRequest): Promise<unknown> {
-      const { builtinConnections } = await import('./builtin');
       const { browseCatalog } = await import('./browse-catalog');
-      const r = await browseCatalog({ pool: ctx.pool, keys: keysOf(ctx.env), builtins: builtinConnections(ctx.env) }, p.name, { schema: p.schema, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
+      const r = await browseCatalog(await storeOf(ctx), p.name, { schema: p.schema, oracleClientLibDir: ctx.env.ORACLE_CLIENT_LIB_DIR });
       ctx.logger.info(p.schema ? `${p.name}: ${r.tables?.length ?? 0} tables and views in ${p.schema}` : `${p.name}: ${r.schemas?.length ?? 0} schemas`);
       return r;
     },

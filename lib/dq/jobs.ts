@@ -12,13 +12,7 @@ export const dqJobs = [
     role: 'operator',
     payload: DqRequest,
     lineage: { jobType: 'DQ' },
-    async check(deps, p) {
-      const { checkDqRequest } = await import('./check');
-      await checkDqRequest(deps, p);
-    },
-    async run(ctx, p) {
-      const { runDqJob } = await import('./job-run');
-      return runDqJob(ctx, p);
-    },
+    check: (deps, p) => import('./check').then((m) => m.checkDqRequest(deps, p)),
+    run: (ctx, p) => import('./job-run').then((m) => m.runDqJob(ctx, p)),
   }),
 ];

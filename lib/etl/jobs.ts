@@ -14,14 +14,8 @@ export const etlJobs = [
     role: 'operator',
     payload: EtlRequest,
     lineage: { jobType: 'ETL' },
-    async check(deps, p) {
-      const { checkEtlRequest } = await import('./check');
-      await checkEtlRequest(deps, p);
-    },
-    async run(ctx, p) {
-      const { runEtlJob } = await import('./job-run');
-      return runEtlJob(ctx, p);
-    },
+    check: (deps, p) => import('./check').then((m) => m.checkEtlRequest(deps, p)),
+    run: (ctx, p) => import('./job-run').then((m) => m.runEtlJob(ctx, p)),
   }),
   defineJob({
     kind: 'etl.unit',
@@ -29,9 +23,6 @@ export const etlJobs = [
     role: 'operator',
     internal: true,
     payload: EtlUnitPayload,
-    async run(ctx, p) {
-      const { runEtlUnitJob } = await import('./unit-run');
-      return runEtlUnitJob(ctx, p);
-    },
+    run: (ctx, p) => import('./unit-run').then((m) => m.runEtlUnitJob(ctx, p)),
   }),
 ];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineJob, type JobContext } from '../jobs/types';
 
 const email = z.string().trim().email('not an e-mail address');
+const idOrName = (what: string) => z.string().min(1).max(200).describe(`The ${what} to run: its id or name.`);
 
 /** Payload of `mail.send`: one message through an smtp connection; `flowRunId` logs its tries on that flow run. */
 export const MailSendPayload = z.strictObject({
@@ -35,20 +36,40 @@ export const WebhookSendPayload = z.strictObject({
   backoffMs: z.number().int().min(0).max(600_000).default(2000).describe('First wait between tries, doubled after each. (Default: 2000 ms)'),
 });
 
-/** A line on the flow run an alert belongs to (none outside a flow); best effort: the job's own log has it too. */
-async function flowRunNote(pool: JobContext['pool'], flowRunId: string | undefined) {
+type Note = (level: 'info' | 'warn' | 'error', m: string) => Promise<void>;
+
+/**
+ * One alert's delivery (a mail or a webhook post, each retried by its sender), told on the flow
+ * run it belongs to (none outside a flow): each failed try, the outcome, and a delivery that fails
+ * in the end, before the job fails with it. Notes are best effort: the job's own log has them too.
+ */
+async function deliverAlert<T>(ctx: JobContext, flowRunId: string | undefined, what: 'mail' | 'webhook',
+  deliver: (note: Note, retrying: (via: string) => (n: number, err: Error, wait: number) => Promise<void>) => Promise<T>): Promise<T> {
   const { logFlowRun } = await import('./run-log');
-  return async (level: 'info' | 'warn' | 'error', m: string) => {
-    if (flowRunId) await logFlowRun(pool, flowRunId, level, m).catch(() => {});
+  const note: Note = async (level, m) => {
+    if (flowRunId) await logFlowRun(ctx.pool, flowRunId, level, m).catch(() => {});
   };
+  const retrying = (via: string) => async (n: number, err: Error, wait: number) => {
+    ctx.logger.warn(`${what} try ${n} failed, retrying in ${wait} ms: ${err.message}`);
+    await note('warn', `alert ${what} try ${n} via ${via} failed: ${err.message}; retrying in ${Math.round(wait / 100) / 10} s`);
+  };
+  try {
+    return await deliver(note, retrying);
+  } catch (e) {
+    await note('error', `alert ${what} not ${what === 'mail' ? 'sent' : 'delivered'}: ${(e as Error).message}`);
+    throw e;
+  }
 }
+
+/** The keys that open stored connections' secrets. */
+const keysOf = (ctx: JobContext) => ({ secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir });
 
 export const flowsJobs = [
   defineJob({
     kind: 'flows.run',
     description: 'Start a run of a flow now (the executor then runs its nodes as jobs)',
     role: 'operator',
-    payload: z.strictObject({ flow: z.string().min(1).max(200).describe('The flow to run: its id or name.') }),
+    payload: z.strictObject({ flow: idOrName('flow') }),
     async run(ctx, p) {
       const { startFlowRun } = await import('./runs');
       const run = await startFlowRun(ctx.pool, p.flow, `job:${ctx.runId}`);
@@ -60,7 +81,7 @@ export const flowsJobs = [
     kind: 'pipelines.run',
     description: 'Run a saved pipeline of the library (by name or id)',
     role: 'operator',
-    payload: z.strictObject({ pipeline: z.string().min(1).max(200).describe('The pipeline to run: its id or name.') }),
+    payload: z.strictObject({ pipeline: idOrName('pipeline') }),
     async run(ctx, p) {
       const { runPipeline } = await import('../pipelines');
       const r = await runPipeline(ctx.pool, ctx, p.pipeline, `job:${ctx.runId}`);
@@ -75,23 +96,13 @@ export const flowsJobs = [
     payload: MailSendPayload,
     async run(ctx, p) {
       const { resolveSmtp, sendMail } = await import('../mail');
-      const note = await flowRunNote(ctx.pool, p.flowRunId);
-      try {
-        const smtp = await resolveSmtp({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);
-        const sent = await sendMail(smtp, p, {
-          attempts: p.attempts, backoffMs: p.backoffMs, signal: ctx.signal,
-          onRetry: async (n, err, wait) => {
-            ctx.logger.warn(`mail try ${n} failed, retrying in ${wait} ms: ${err.message}`);
-            await note('warn', `alert mail try ${n} via ${smtp.connection} failed: ${err.message}; retrying in ${Math.round(wait / 100) / 10} s`);
-          },
-        });
+      return deliverAlert(ctx, p.flowRunId, 'mail', async (note, retrying) => {
+        const smtp = await resolveSmtp({ pool: ctx.pool, keys: keysOf(ctx) }, p.connection);
+        const sent = await sendMail(smtp, p, { attempts: p.attempts, backoffMs: p.backoffMs, signal: ctx.signal, onRetry: retrying(smtp.connection) });
         ctx.logger.info('mail sent', { to: p.to.join(', '), attempts: sent.attempts, messageId: sent.messageId });
         await note('info', `alert mail sent to ${p.to.join(', ')} via ${smtp.connection} (try ${sent.attempts})`);
         return { messageId: sent.messageId, attempts: sent.attempts, accepted: sent.accepted, connection: smtp.connection };
-      } catch (e) {
-        await note('error', `alert mail not sent: ${(e as Error).message}`);
-        throw e;
-      }
+      });
     },
   }),
   defineJob({
@@ -104,7 +115,7 @@ export const flowsJobs = [
     }),
     async run(ctx, p) {
       const { resolveSmtp, sendMail } = await import('../mail');
-      const smtp = await resolveSmtp({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);
+      const smtp = await resolveSmtp({ pool: ctx.pool, keys: keysOf(ctx) }, p.connection);
       const sent = await sendMail(smtp, {
         to: [p.to], subject: '[tributary] test mail',
         text: `This is a test mail from Tributary, sent through the connection '${smtp.connection}' (${smtp.host}:${smtp.port ?? 'default port'}, TLS ${smtp.tls}).`,
@@ -122,23 +133,18 @@ export const flowsJobs = [
     async run(ctx, p) {
       const { resolveWebhook, sendWebhook } = await import('../webhook');
       const { alertWebhookBody } = await import('./alert-webhook');
-      const note = await flowRunNote(ctx.pool, p.flowRunId);
-      try {
-        const hook = await resolveWebhook({ pool: ctx.pool, keys: { secret: ctx.env.TRIBUTARY_SECRET, dataDir: ctx.env.dataDir } }, p.connection);
+      return deliverAlert(ctx, p.flowRunId, 'webhook', async (note, retrying) => {
+        const hook = await resolveWebhook({ pool: ctx.pool, keys: keysOf(ctx) }, p.connection);
+        const onRetry = retrying(hook.connection);
         const sent = await sendWebhook(hook, alertWebhookBody(p.facts, hook.format, hook.routingKey), {
           attempts: p.attempts, backoffMs: p.backoffMs, signal: ctx.signal,
-          onRetry: (n, err, wait) => {
-            ctx.logger.warn(`webhook try ${n} failed, retrying in ${wait} ms: ${err.message}`);
-            void note('warn', `alert webhook try ${n} via ${hook.connection} failed: ${err.message}; retrying in ${Math.round(wait / 100) / 10} s`);
-          },
+          // the webhook sender does not wait for its onRetry: the note is not awaited either
+          onRetry: (n, err, wait) => void onRetry(n, err, wait),
         });
         ctx.logger.info('webhook delivered', { connection: hook.connection, status: sent.status, attempts: sent.attempts });
         await note('info', `alert webhook delivered via ${hook.connection} (HTTP ${sent.status}, try ${sent.attempts})`);
         return { connection: hook.connection, status: sent.status, attempts: sent.attempts, format: hook.format };
-      } catch (e) {
-        await note('error', `alert webhook not delivered: ${(e as Error).message}`);
-        throw e;
-      }
+      });
     },
   }),
 ];

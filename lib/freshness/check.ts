@@ -1,9 +1,10 @@
 import type pg from 'pg';
 import type { JobCatalog } from '../jobs/types';
-import { toError } from '../errors';
 import { publicUrl } from '../config/public-url';
 import type { Logger } from '../log';
-import { enqueueJobInTransaction, withTransaction } from '../pipelines';
+import { withTransaction } from '../pipelines';
+import { intervalTask } from '../jobs/interval-task';
+import { enqueueAlertMail } from '../mail/alert-job';
 import { buildFreshnessAlertMail } from './alert-mail';
 import type { FreshnessConfig } from './load';
 import { observeFreshness } from './observe';
@@ -69,11 +70,7 @@ export async function checkFreshness(o: {
     let alertRunId: string | null = null;
     if (breaches.length && o.config.alerts) {
       const mail = buildFreshnessAlertMail(breaches, o.publicUrl ?? publicUrl());
-      const job = await enqueueJobInTransaction(c as pg.PoolClient, o.catalog, {
-        kind: 'mail.send', createdBy: 'freshness',
-        params: { to: o.config.alerts.recipients, subject: mail.subject, text: mail.text, connection: o.config.alerts.smtp_connection },
-      });
-      alertRunId = job.runId;
+      alertRunId = await enqueueAlertMail(c as pg.PoolClient, o.catalog, { createdBy: 'freshness', alerts: o.config.alerts, mail });
     } else if (breaches.length) {
       o.logger.warn('freshness: breach with no freshness_alerts recipients in tables.json: not mailed', { assets: breaches.map((b) => b.asset).join(', ') });
     }
@@ -98,17 +95,9 @@ export function freshnessLeaderTask(o: {
   /** Time between checks. (Default: 60000 ms) */
   everyMs?: number;
 }): (now: Date) => Promise<void> {
-  const every = o.everyMs ?? 60_000;
-  let last = 0;
-  return async (now) => {
-    if (now.getTime() - last < every) return;
-    last = now.getTime();
-    try {
-      const config = await o.load();
-      for (const p of config.problems) o.logger.warn(`freshness: ${p}`);
-      await checkFreshness({ pool: o.pool, catalog: o.catalog, logger: o.logger, config, publicUrl: o.publicUrl, now });
-    } catch (e) {
-      o.logger.warn('freshness: check failed; the next interval tries again', { error: toError(e).message });
-    }
-  };
+  return intervalTask({ everyMs: o.everyMs ?? 60_000, logger: o.logger, failed: 'freshness: check failed; the next interval tries again' }, async (now) => {
+    const config = await o.load();
+    for (const p of config.problems) o.logger.warn(`freshness: ${p}`);
+    await checkFreshness({ pool: o.pool, catalog: o.catalog, logger: o.logger, config, publicUrl: o.publicUrl, now });
+  });
 }

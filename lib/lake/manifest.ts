@@ -14,6 +14,11 @@ export type FileContent = 0 | 1 | 2; // data, position deletes, equality deletes
 
 interface KV<V> { key: number; value: V }
 
+// The Avro form of Iceberg's fields (spec: "Avro"): a required field is its type; an optional
+// one a union with null, defaulting to null. Both carry the field id and the spec's doc.
+const required = (name: string, type: string, id: number, doc: string) => ({ name, type, doc, 'field-id': id });
+const optional = (name: string, type: string, id: number, doc: string) => ({ name, type: ['null', type], default: null, doc, 'field-id': id });
+
 export interface DataFileRec {
   content: FileContent;
   file_path: string;
@@ -116,22 +121,22 @@ export function manifestEntrySchema(schema: IcebergSchema, spec: PartitionSpec):
         type: {
           type: 'record', name: 'r2',
           fields: [
-            { name: 'content', type: 'int', doc: 'Contents of the file: 0=data, 1=position deletes, 2=equality deletes', 'field-id': 134 },
-            { name: 'file_path', type: 'string', doc: 'Location URI with FS scheme', 'field-id': 100 },
-            { name: 'file_format', type: 'string', doc: 'File format name: avro, orc, or parquet', 'field-id': 101 },
+            required('content', 'int', 134, 'Contents of the file: 0=data, 1=position deletes, 2=equality deletes'),
+            required('file_path', 'string', 100, 'Location URI with FS scheme'),
+            required('file_format', 'string', 101, 'File format name: avro, orc, or parquet'),
             { name: 'partition', type: { type: 'record', name: 'r102', fields: partitionFields }, doc: 'Partition data tuple, schema based on the partition spec', 'field-id': 102 },
-            { name: 'record_count', type: 'long', doc: 'Number of records in the file', 'field-id': 103 },
-            { name: 'file_size_in_bytes', type: 'long', doc: 'Total file size in bytes', 'field-id': 104 },
+            required('record_count', 'long', 103, 'Number of records in the file'),
+            required('file_size_in_bytes', 'long', 104, 'Total file size in bytes'),
             kvArray('column_sizes', 117, 118, 'long', 108, 'Map of column id to total size on disk'),
             kvArray('value_counts', 119, 120, 'long', 109, 'Map of column id to total count, including null and NaN'),
             kvArray('null_value_counts', 121, 122, 'long', 110, 'Map of column id to null value count'),
             kvArray('nan_value_counts', 138, 139, 'long', 137, 'Map of column id to number of NaN values in the column'),
             kvArray('lower_bounds', 126, 127, 'bytes', 125, 'Map of column id to lower bound'),
             kvArray('upper_bounds', 129, 130, 'bytes', 128, 'Map of column id to upper bound'),
-            { name: 'key_metadata', type: ['null', 'bytes'], default: null, doc: 'Encryption key metadata blob', 'field-id': 131 },
+            optional('key_metadata', 'bytes', 131, 'Encryption key metadata blob'),
             { name: 'split_offsets', type: ['null', { type: 'array', items: 'long', 'element-id': 133 }], default: null, doc: 'Splittable offsets', 'field-id': 132 },
             { name: 'equality_ids', type: ['null', { type: 'array', items: 'int', 'element-id': 136 }], default: null, doc: 'Equality comparison field IDs', 'field-id': 135 },
-            { name: 'sort_order_id', type: ['null', 'int'], default: null, doc: 'Sort order ID', 'field-id': 140 },
+            optional('sort_order_id', 'int', 140, 'Sort order ID'),
           ],
         },
       },
@@ -142,19 +147,19 @@ export function manifestEntrySchema(schema: IcebergSchema, spec: PartitionSpec):
 export const MANIFEST_LIST_SCHEMA = {
   type: 'record', name: 'manifest_file',
   fields: [
-    { name: 'manifest_path', type: 'string', doc: 'Location URI with FS scheme', 'field-id': 500 },
-    { name: 'manifest_length', type: 'long', doc: 'Total file size in bytes', 'field-id': 501 },
-    { name: 'partition_spec_id', type: 'int', doc: 'Spec ID used to write', 'field-id': 502 },
-    { name: 'content', type: 'int', doc: 'Contents of the manifest: 0=data, 1=deletes', 'field-id': 517 },
-    { name: 'sequence_number', type: 'long', doc: 'Sequence number when the manifest was added', 'field-id': 515 },
-    { name: 'min_sequence_number', type: 'long', doc: 'Lowest sequence number in the manifest', 'field-id': 516 },
-    { name: 'added_snapshot_id', type: 'long', doc: 'Snapshot ID that added the manifest', 'field-id': 503 },
-    { name: 'added_files_count', type: 'int', doc: 'Added entry count', 'field-id': 504 },
-    { name: 'existing_files_count', type: 'int', doc: 'Existing entry count', 'field-id': 505 },
-    { name: 'deleted_files_count', type: 'int', doc: 'Deleted entry count', 'field-id': 506 },
-    { name: 'added_rows_count', type: 'long', doc: 'Added rows count', 'field-id': 512 },
-    { name: 'existing_rows_count', type: 'long', doc: 'Existing rows count', 'field-id': 513 },
-    { name: 'deleted_rows_count', type: 'long', doc: 'Deleted rows count', 'field-id': 514 },
+    required('manifest_path', 'string', 500, 'Location URI with FS scheme'),
+    required('manifest_length', 'long', 501, 'Total file size in bytes'),
+    required('partition_spec_id', 'int', 502, 'Spec ID used to write'),
+    required('content', 'int', 517, 'Contents of the manifest: 0=data, 1=deletes'),
+    required('sequence_number', 'long', 515, 'Sequence number when the manifest was added'),
+    required('min_sequence_number', 'long', 516, 'Lowest sequence number in the manifest'),
+    required('added_snapshot_id', 'long', 503, 'Snapshot ID that added the manifest'),
+    required('added_files_count', 'int', 504, 'Added entry count'),
+    required('existing_files_count', 'int', 505, 'Existing entry count'),
+    required('deleted_files_count', 'int', 506, 'Deleted entry count'),
+    required('added_rows_count', 'long', 512, 'Added rows count'),
+    required('existing_rows_count', 'long', 513, 'Existing rows count'),
+    required('deleted_rows_count', 'long', 514, 'Deleted rows count'),
     {
       name: 'partitions', default: null, doc: 'Summary for each partition', 'field-id': 507,
       type: ['null', {
@@ -162,15 +167,15 @@ export const MANIFEST_LIST_SCHEMA = {
         items: {
           type: 'record', name: 'r508',
           fields: [
-            { name: 'contains_null', type: 'boolean', doc: 'True if any file has a null partition value', 'field-id': 509 },
-            { name: 'contains_nan', type: ['null', 'boolean'], default: null, doc: 'True if any file has a nan partition value', 'field-id': 518 },
-            { name: 'lower_bound', type: ['null', 'bytes'], default: null, doc: 'Partition lower bound for all files', 'field-id': 510 },
-            { name: 'upper_bound', type: ['null', 'bytes'], default: null, doc: 'Partition upper bound for all files', 'field-id': 511 },
+            required('contains_null', 'boolean', 509, 'True if any file has a null partition value'),
+            optional('contains_nan', 'boolean', 518, 'True if any file has a nan partition value'),
+            optional('lower_bound', 'bytes', 510, 'Partition lower bound for all files'),
+            optional('upper_bound', 'bytes', 511, 'Partition upper bound for all files'),
           ],
         },
       }],
     },
-    { name: 'key_metadata', type: ['null', 'bytes'], default: null, doc: 'Implementation-specific key metadata for encryption', 'field-id': 519 },
+    optional('key_metadata', 'bytes', 519, 'Implementation-specific key metadata for encryption'),
   ],
 };
 

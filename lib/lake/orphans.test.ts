@@ -9,7 +9,7 @@ import { openLake, type Lake, type LakeTable, type Snapshot } from './index';
 import { encodeParquet } from './parquet';
 import { parseS3Uri } from './storage-s3';
 import { BRANCH_SCHEMA, branchBatch, branchCanon, branchRows, installFileFetch, scanRows } from './test-helpers';
-import { startS3, type TestS3 } from './test-s3';
+import { routeAwsFetchTo, startS3, type TestS3 } from './test-s3';
 
 // remove_orphan_files on a file:// and an s3:// (s3rver) warehouse: a table with several
 // commits, a merge, a compaction and an expiry; planted orphans, some old and one fresh; the
@@ -26,13 +26,7 @@ beforeAll(async () => {
   s3 = await startS3();
   fs.mkdirSync(localDir, { recursive: true });
   installFileFetch();
-  // icebird turns s3://bucket/key into https://bucket.s3.amazonaws.com/key: serve that from s3rver
-  const prev = globalThis.fetch;
-  globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const m = /^https:\/\/([^/.]+)\.s3\.amazonaws\.com\/(.*)$/.exec(url);
-    return prev(m ? `${s3.endpoint}/${m[1]}/${m[2]}` : input, init);
-  }) as typeof fetch;
+  routeAwsFetchTo(s3);
 });
 afterAll(async () => {
   await db?.drop();

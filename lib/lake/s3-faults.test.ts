@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { openLake, type Lake, type LakeTable } from './index';
 import { parseS3Uri, type S3Settings } from './storage-s3';
 import { BRANCH_SCHEMA, branchBatch, branchCanon, branchRows, installFileFetch, scanRows, type BranchRow } from './test-helpers';
-import { startS3, type TestS3 } from './test-s3';
+import { routeAwsFetchTo, startS3, type TestS3 } from './test-s3';
 import { startFaultProxy, type FaultProxy } from './test-fault-proxy';
 
 // Faults of the object store during append, merge, compaction and expiry (issue 28): a proxy in
@@ -26,13 +26,7 @@ beforeAll(async () => {
   proxy = await startFaultProxy(s3.endpoint);
   warehouse = s3.warehouse();
   installFileFetch();
-  // icebird turns s3://bucket/key into https://bucket.s3.amazonaws.com/key: serve that from s3rver
-  const prev = globalThis.fetch;
-  globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-    const m = /^https:\/\/([^/.]+)\.s3\.amazonaws\.com\/(.*)$/.exec(url);
-    return prev(m ? `${s3.endpoint}/${m[1]}/${m[2]}` : input, init);
-  }) as typeof fetch;
+  routeAwsFetchTo(s3);
 });
 afterAll(async () => {
   await proxy?.stop();

@@ -58,3 +58,17 @@ export async function startS3(bucket = 'lake'): Promise<TestS3> {
     },
   };
 }
+
+/**
+ * Route icebird's reads to this server: it turns `s3://bucket/key` into
+ * `https://bucket.s3.amazonaws.com/key`, which this fetch (installed for the rest of the
+ * test file) sends to `s3.endpoint` path-style; every other request goes on as before.
+ */
+export function routeAwsFetchTo(s3: TestS3): void {
+  const prev = globalThis.fetch;
+  globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => {
+    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+    const m = /^https:\/\/([^/.]+)\.s3\.amazonaws\.com\/(.*)$/.exec(url);
+    return prev(m ? `${s3.endpoint}/${m[1]}/${m[2]}` : input, init);
+  }) as typeof fetch;
+}

@@ -20,6 +20,9 @@ export const ModelsQueryPayload = z.strictObject({
   target: z.string().min(1).max(100).optional().describe("A `clickhouse` connection's name, or `embedded`. (Default: embedded)"),
 });
 
+/** What the models service takes from a job's context. */
+const serviceDeps = (ctx: JobContext) => ({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal });
+
 function commandJob(command: Command, description: string) {
   return defineJob({
     kind: `models.${command}`,
@@ -32,7 +35,7 @@ function commandJob(command: Command, description: string) {
     ...(command === 'test' ? {} : { lineage: { jobType: 'MODEL' as const } }),
     async run(ctx: JobContext, p) {
       const { runModelsCommand } = await import('./service');
-      const s = await runModelsCommand({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal }, {
+      const s = await runModelsCommand(serviceDeps(ctx), {
         command, select: p.select, exclude: p.exclude, fullRefresh: 'fullRefresh' in p && p.fullRefresh === true, vars: p.vars, target: p.target, runId: ctx.runId,
         onResult: (_r, done, total) => ctx.progress(done, total),
         onLineage: ctx.reportLineage,
@@ -57,9 +60,6 @@ export const modelsJobs = [
     description: 'A read-only SELECT on the models target (first 1,000 rows)',
     role: 'viewer',
     payload: ModelsQueryPayload,
-    async run(ctx, p) {
-      const { queryModels } = await import('./service');
-      return queryModels({ pool: ctx.pool, env: ctx.env, logger: ctx.logger, signal: ctx.signal }, { sql: p.sql, target: p.target });
-    },
+    run: (ctx, p) => import('./service').then((m) => m.queryModels(serviceDeps(ctx), { sql: p.sql, target: p.target })),
   }),
 ];

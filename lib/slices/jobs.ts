@@ -33,20 +33,14 @@ export const slicesSliceJob = defineJob({
   description: 'One slice of a native slice run spread over workers (queued by its slices.run)',
   internal: true,
   payload: SlicePayload,
-  async run(ctx, p) {
-    const { executeSlice } = await import('./execute/slice');
-    return executeSlice(ctx, p);
-  },
+  run: (ctx, p) => import('./execute/slice').then((m) => m.executeSlice(ctx, p)),
 });
 
 export const slicesResetJob = defineJob({
   kind: 'slices.reset',
   description: 'Re-queue FAILED (optionally COMPLETED-FAILEDDROP / QUARANTINED) slices of a run as NEW',
   payload: ResetRequest,
-  async run(ctx, p) {
-    const { executeReset } = await import('./execute/manage');
-    return executeReset(slicesContext(ctx), p);
-  },
+  run: (ctx, p) => import('./execute/manage').then((m) => m.executeReset(slicesContext(ctx), p)),
 });
 
 export const slicesClearJob = defineJob({
@@ -54,10 +48,7 @@ export const slicesClearJob = defineJob({
   description: 'Retire a run from the active view (history kept), or hard-delete its rows',
   role: 'admin',
   payload: ClearRequest,
-  async run(ctx, p) {
-    const { executeClear } = await import('./execute/manage');
-    return executeClear(slicesContext(ctx), p);
-  },
+  run: (ctx, p) => import('./execute/manage').then((m) => m.executeClear(slicesContext(ctx), p)),
 });
 
 export const slicesReconcileJob = defineJob({
@@ -65,10 +56,7 @@ export const slicesReconcileJob = defineJob({
   description: 'Per-slice source COUNT(*) (AS OF SCN on Oracle) against the target, with deltas',
   role: 'viewer',
   payload: ReconcileRequest,
-  async run(ctx, p) {
-    const { executeReconcile } = await import('./execute/manage');
-    return executeReconcile(slicesContext(ctx), p);
-  },
+  run: (ctx, p) => import('./execute/manage').then((m) => m.executeReconcile(slicesContext(ctx), p)),
 });
 
 export const slicesStatusJob = defineJob({
@@ -76,10 +64,7 @@ export const slicesStatusJob = defineJob({
   description: "A run's progress (counts by status, in-flight and failed slices), or every run",
   role: 'viewer',
   payload: StatusRequest,
-  async run(ctx, p) {
-    const { executeStatus } = await import('./execute/manage');
-    return executeStatus(slicesContext(ctx), p);
-  },
+  run: (ctx, p) => import('./execute/manage').then((m) => m.executeStatus(slicesContext(ctx), p)),
 });
 
 export const slicesBoardJob = defineJob({
@@ -87,10 +72,7 @@ export const slicesBoardJob = defineJob({
   description: "A run's live board feed (progress, in-flight slices, recent completions)",
   role: 'viewer',
   payload: BoardRequest,
-  async run(ctx, p) {
-    const { executeBoard } = await import('./execute/manage');
-    return executeBoard(slicesContext(ctx), p);
-  },
+  run: (ctx, p) => import('./execute/manage').then((m) => m.executeBoard(slicesContext(ctx), p)),
 });
 
 export const slicesAssortJob = defineJob({

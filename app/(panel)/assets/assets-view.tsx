@@ -10,6 +10,7 @@ import { collapseGroups, searchAssets } from '@/lib/assets/collapse';
 import type { AssetGraph } from '@/lib/assets/types';
 import { AssetGraphCanvas } from './asset-graph-canvas';
 import { AssetDetail } from './asset-detail';
+import { PageHeader } from '../../_components/page-header';
 
 /**
  * The asset graph: source tables per branch → lake tables → models, seeds
@@ -46,12 +47,7 @@ export function AssetsView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Assets</h1>
-          <p className="page-sub">Everything the data passes through, in one graph: source tables on each branch, lake tables, models and their tests — with last load or build, data quality and what to rerun.</p>
-        </div>
-      </header>
+      <PageHeader title="Assets" sub="Everything the data passes through, in one graph: source tables on each branch, lake tables, models and their tests — with last load or build, data quality and what to rerun." />
       <FormError error={q.error} />
       {graph && graph.problems.length > 0 && (
         <details className="card" data-testid="asset-problems"><summary>{graph.problems.length} part{graph.problems.length === 1 ? '' : 's'} could not be read</summary>

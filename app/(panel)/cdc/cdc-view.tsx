@@ -5,10 +5,11 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../_components/api-client';
 import { bytes, formatTime, ms, timeAgo } from '../../_components/format';
 import { FormError } from '../../_components/form-error';
-import { QueryState } from '../../_components/query-state';
+import { QueryTable } from '../../_components/query-table';
 import { useCan } from '../../_components/user-context';
 import { useNow } from '../../_components/use-now';
 import type { CdcBranchView, CdcLiveView } from '@/lib/cdc/live-view';
+import { PageHeader } from '../../_components/page-header';
 
 const BADGE = { streaming: 'running', ready: 'queued', stopped: 'cancelled', failed: 'failed' } as const;
 
@@ -23,35 +24,26 @@ export function CdcView() {
   const v = q.data;
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>CDC</h1>
-          <p className="page-sub">
-            PostgreSQL branches streamed from the write-ahead log (<code>cdc = &quot;log&quot;</code>). Lag in seconds: how old the oldest change not yet in the lake can be
-            (0 when the slot has everything acknowledged). Rows/s: changes applied over the last one to two minutes.
-            {v ? <> Lag alert: {v.lagAlertBytes > 0 ? <>a slot retaining more than <strong>{bytes(v.lagAlertBytes)}</strong> mails the freshness alert recipients</> : <>off (<code>TRIBUTARY_CDC_LAG_ALERT_BYTES</code>)</>}.</> : null}
-          </p>
-        </div>
-      </header>
+      <PageHeader title="CDC"
+        sub={<>
+          PostgreSQL branches streamed from the write-ahead log (<code>cdc = &quot;log&quot;</code>). Lag in seconds: how old the oldest change not yet in the lake can be
+          (0 when the slot has everything acknowledged). Rows/s: changes applied over the last one to two minutes.
+          {v ? <> Lag alert: {v.lagAlertBytes > 0 ? <>a slot retaining more than <strong>{bytes(v.lagAlertBytes)}</strong> mails the freshness alert recipients</> : <>off (<code>TRIBUTARY_CDC_LAG_ALERT_BYTES</code>)</>}.</> : null}
+        </>} />
       <section className="card card-flush">
-        {!q.isSuccess ? (
-          <QueryState query={q} loading="Loading streams…" failure="Could not load the CDC streams" />
-        ) : v!.branches.length === 0 ? (
-          <div className="empty" data-testid="cdc-empty">
+        <QueryTable query={q} loading="Loading streams…" failure="Could not load the CDC streams" isEmpty={() => v!.branches.length === 0} testId="cdc-branches"
+          empty={<div className="empty" data-testid="cdc-empty">
             <p><strong>No branch is streamed yet.</strong></p>
             <p>Set <code>cdc = &quot;log&quot;</code> on a PostgreSQL branch connection, then run <code>tributary cdc setup --branch B</code> (see the README).</p>
-          </div>
-        ) : (
-          <table className="table" data-testid="cdc-branches">
-            <thead>
-              <tr>
-                <th>Branch</th><th>State</th><th className="right">Lag</th><th className="right">Lag (s)</th><th className="right">Rows/s</th>
-                <th>Last commit</th><th className="right">Retained WAL</th><th>Stream</th>{canAct && <th />}
-              </tr>
-            </thead>
-            <tbody>{v!.branches.map((b) => <BranchRow key={b.branch} b={b} now={now} canAct={canAct} />)}</tbody>
-          </table>
-        )}
+          </div>}
+          head={() => (
+            <tr>
+              <th>Branch</th><th>State</th><th className="right">Lag</th><th className="right">Lag (s)</th><th className="right">Rows/s</th>
+              <th>Last commit</th><th className="right">Retained WAL</th><th>Stream</th>{canAct && <th />}
+            </tr>
+          )}>
+          {() => v!.branches.map((b) => <BranchRow key={b.branch} b={b} now={now} canAct={canAct} />)}
+        </QueryTable>
       </section>
       {v && v.notSetUp.length > 0 && (
         <p className="muted small" data-testid="cdc-not-set-up">

@@ -13,6 +13,7 @@ import { useRunOutcome } from './use-run-outcome';
 import { ConnectionsImport } from './connections-import';
 import { TestMail } from './test-mail';
 import { QueryTable } from '../../_components/query-table';
+import { PageHeader } from '../../_components/page-header';
 
 /** What `connections.test` reports (lib/connections/test-connection.ts). */
 interface TestResult {
@@ -100,11 +101,7 @@ export function ConnectionsView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Connections</h1>
-          <p className="page-sub">Source branches (Oracle, PostgreSQL) and the services Tributary talks to. Secrets are encrypted at rest and never shown again.</p>
-        </div>
+      <PageHeader title="Connections" sub="Source branches (Oracle, PostgreSQL) and the services Tributary talks to. Secrets are encrypted at rest and never shown again.">
         <div className="form-actions">
           <a className="btn btn-ghost" href="/api/v1/connections/export.toml" download="connections.toml">Export TOML</a>
           {isAdmin && (
@@ -118,7 +115,7 @@ export function ConnectionsView() {
             </button>
           )}
         </div>
-      </header>
+      </PageHeader>
       {isAdmin && showImport && (
         <ConnectionsImport onDone={(n) => { setShowImport(false); setCreated(`${n} branch${n === 1 ? '' : 'es'} imported`); void qc.invalidateQueries({ queryKey: ['connections'] }); }} onCancel={() => setShowImport(false)} />
       )}

@@ -13,6 +13,7 @@ import { count, formatTime, timeAgo } from '../../_components/format';
 import { useCan } from '../../_components/user-context';
 import { DqRunForm } from './dq-run-form';
 import { QueryState } from '../../_components/query-state';
+import { PageHeader } from '../../_components/page-header';
 
 interface DqRow {
   id: number; pipeline_run_id: string; table_name: string; branch_id: string; status: string;
@@ -163,17 +164,13 @@ export function DqView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Data quality</h1>
-          <p className="page-sub">The lake reconciled against every branch: windowed row counts and row hashes per table × branch, the latest result of each and its history.</p>
-        </div>
+      <PageHeader title="Data quality" sub="The lake reconciled against every branch: windowed row counts and row hashes per table × branch, the latest result of each and its history.">
         {canRun && (
           <button type="button" className="btn btn-primary" onClick={() => setShowForm((v) => !v)} aria-expanded={showForm}>
             {showForm ? 'Close' : 'Run check'}
           </button>
         )}
-      </header>
+      </PageHeader>
       {canRun && showForm && <DqRunForm onStarted={(id) => { setStarted(id); setShowForm(false); }} onCancel={() => setShowForm(false)} />}
       {started && (
         <div className="flash" role="status">

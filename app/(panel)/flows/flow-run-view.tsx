@@ -11,6 +11,7 @@ import { useNow } from '../../_components/use-now';
 import { layoutFlow } from '@/lib/flows/layout';
 import { FlowGraph, type GraphNodeData } from './flow-graph';
 import { badgeFor } from './flow-runs';
+import { PageHeader } from '../../_components/page-header';
 
 interface RunDetail {
   run: { id: string; flowId: string; flowName: string; status: string; trigger: string; scheduledFor: string | null; error: string | null; createdAt: string; startedAt: string | null; finishedAt: string | null; cancelRequested: boolean };
@@ -38,21 +39,18 @@ export function FlowRunView({ flowId, runId }: { flowId: string; runId: string }
   const act = async (what: 'cancel' | 'retry') => { setError(null); try { await api(`/api/v1/flows/runs/${runId}/${what}`, { method: 'POST' }); await q.refetch(); } catch (e) { setError(e); } };
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Run of <Link href={`/flows/${flowId}`}>{run.flowName}</Link> <span className={badgeFor(run.status)} data-testid="flow-run-status">{run.status}</span></h1>
-          <p className="page-sub">
-            {run.trigger === 'schedule' ? `Scheduled for ${formatTime(run.scheduledFor)}` : 'Started by hand'} · created {formatTime(run.createdAt)}
-            {run.startedAt && <> · {duration(run.startedAt, run.finishedAt, now)}</>}
-          </p>
-        </div>
+      <PageHeader title={<>Run of <Link href={`/flows/${flowId}`}>{run.flowName}</Link> <span className={badgeFor(run.status)} data-testid="flow-run-status">{run.status}</span></>}
+        sub={<>
+          {run.trigger === 'schedule' ? `Scheduled for ${formatTime(run.scheduledFor)}` : 'Started by hand'} · created {formatTime(run.createdAt)}
+          {run.startedAt && <> · {duration(run.startedAt, run.finishedAt, now)}</>}
+        </>}>
         {canRun && (
           <div className="form-actions">
             {['queued', 'running'].includes(run.status) && <button type="button" className="btn" onClick={() => act('cancel')} disabled={run.cancelRequested}>{run.cancelRequested ? 'Cancelling…' : 'Cancel run'}</button>}
             {['failed', 'cancelled'].includes(run.status) && <button type="button" className="btn btn-primary" onClick={() => act('retry')}>Retry failed nodes</button>}
           </div>
         )}
-      </header>
+      </PageHeader>
       <FormError error={error} />
       {run.error && <p className="form-error">{run.error}</p>}
       <section className="card"><FlowGraph nodes={gNodes} edges={gEdges} readOnly small /></section>

@@ -9,6 +9,7 @@ import { formatTime, timeAgo } from '../../_components/format';
 import { useCan } from '../../_components/user-context';
 import { useNow } from '../../_components/use-now';
 import { describeCron, formatInZone } from '@/lib/flows/schedule';
+import { PageHeader } from '../../_components/page-header';
 
 interface FlowRow {
   id: string; name: string; description: string; cron: string | null; timezone: string; enabled: boolean; nodes: unknown[];
@@ -25,13 +26,9 @@ export function FlowsList() {
   const flows = q.data?.flows ?? [];
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Flows</h1>
-          <p className="page-sub">DAGs of pipelines and jobs on a cron schedule in a time zone, with alert mail. One scheduler leads across all workers.</p>
-        </div>
+      <PageHeader title="Flows" sub="DAGs of pipelines and jobs on a cron schedule in a time zone, with alert mail. One scheduler leads across all workers.">
         {canRun && <Link href="/flows/new" className="btn btn-primary">New flow</Link>}
-      </header>
+      </PageHeader>
       <FormError error={error} />
       <section className="card card-flush">
         <QueryTable query={q} failure="Could not load flows" isEmpty={() => flows.length === 0} testId="flows-table"

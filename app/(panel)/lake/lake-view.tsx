@@ -7,6 +7,7 @@ import type { LakeTableSummary } from '@/lib/api/presenters/lake';
 import { DriftHistory } from './drift-history';
 import { FreshnessMap } from './freshness-map';
 import { QueryTable } from '../../_components/query-table';
+import { PageHeader } from '../../_components/page-header';
 
 export function LakeView() {
   const list = useQuery({
@@ -18,17 +19,13 @@ export function LakeView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Lake</h1>
-          <p className="page-sub">
-            <span>
-              Iceberg v2 tables in the SQL catalog, readable by ClickHouse, pyiceberg, Spark and Trino.
-              {list.data ? <> Warehouse <code>{list.data.warehouse}</code></> : null}
-            </span>
-          </p>
-        </div>
-      </header>
+      <PageHeader title="Lake"
+        sub={<>
+          <span>
+            Iceberg v2 tables in the SQL catalog, readable by ClickHouse, pyiceberg, Spark and Trino.
+            {list.data ? <> Warehouse <code>{list.data.warehouse}</code></> : null}
+          </span>
+        </>} />
       <section className="card card-flush">
         <QueryTable query={list} loading="Loading tables…" failure="Could not list the lake" isEmpty={() => tables.length === 0} testId="lake-tables"
           empty={<div className="empty" data-testid="lake-empty">

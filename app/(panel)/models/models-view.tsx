@@ -13,6 +13,7 @@ import { SqlEditor } from './sql-editor';
 import type { NodeResult, ProjectData, ProjectModel } from './types';
 import css from './models.module.css';
 import { newFilePath } from './new-file-path';
+import { PageHeader } from '../../_components/page-header';
 
 const GROUPS: [ProjectData['files'][number]['kind'], string][] = [['model', 'Models'], ['seed', 'Seeds'], ['schema', 'Schema & tests'], ['docs', 'Docs'], ['test', 'Singular tests'], ['macro', 'Macros'], ['project', 'Project']];
 
@@ -105,12 +106,7 @@ export function ModelsView() {
 
   return (
     <div className="page" style={{ maxWidth: 1400 }}>
-      <header className="page-header">
-        <div>
-          <h1>Models</h1>
-          <p className="page-sub"><span>SQL models over the lake, materialised in ClickHouse (dbt-style). Project <code>{p?.root ?? '…'}</code></span></p>
-        </div>
-      </header>
+      <PageHeader title="Models" sub={<span>SQL models over the lake, materialised in ClickHouse (dbt-style). Project <code>{p?.root ?? '…'}</code></span>} />
       {project.isError && <p className="form-error" role="alert">Could not load the project: {(project.error as Error).message}</p>}
       {p && p.errors.length > 0 && (
         <div className="form-error" role="alert" data-testid="project-errors">

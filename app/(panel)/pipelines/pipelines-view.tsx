@@ -10,6 +10,7 @@ import { useNow } from '../../_components/use-now';
 import { EtlRunForm } from './etl-run-form';
 import { PipelineLibrary } from './pipeline-library';
 import { QueryTable } from '../../_components/query-table';
+import { PageHeader } from '../../_components/page-header';
 
 type Row = Record<string, unknown>;
 interface ControlRow extends Row {
@@ -63,17 +64,13 @@ export function PipelinesView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Pipelines</h1>
-          <p className="page-sub">The pipeline library (saved job specs that flows run), and the multi-branch extract/load into the lake: the last outcome and watermark of every table × branch, and the run log.</p>
-        </div>
+      <PageHeader title="Pipelines" sub="The pipeline library (saved job specs that flows run), and the multi-branch extract/load into the lake: the last outcome and watermark of every table × branch, and the run log.">
         {canRun && (
           <button type="button" className="btn btn-primary" onClick={() => setShowForm((v) => !v)} aria-expanded={showForm}>
             {showForm ? 'Close' : 'Run ETL'}
           </button>
         )}
-      </header>
+      </PageHeader>
 
       {canRun && showForm && <EtlRunForm onStarted={(id) => { setStarted(id); setShowForm(false); }} onCancel={() => setShowForm(false)} />}
       {started && (

@@ -14,6 +14,7 @@ import { RunWarnings } from './run-outcome';
 import { runSummary } from './run-summary';
 import { StartJobForm } from './start-job-form';
 import { QueryTable } from '../../_components/query-table';
+import { PageHeader } from '../../_components/page-header';
 
 const STATUSES: RunStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
 const SOURCES = ['api', 'cli', 'flow', 'schedule'] as const;
@@ -65,17 +66,13 @@ export function RunsView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Runs</h1>
-          <p className="page-sub">Every job the workers ran or will run, and engine commands run from the CLI, newest first. Updates live.</p>
-        </div>
+      <PageHeader title="Runs" sub="Every job the workers ran or will run, and engine commands run from the CLI, newest first. Updates live.">
         {canRun && (
           <button type="button" className="btn btn-primary" onClick={() => setShowStart((v) => !v)} aria-expanded={showStart}>
             {showStart ? 'Close' : 'Start job'}
           </button>
         )}
-      </header>
+      </PageHeader>
 
       {canRun && showStart && (
         <StartJobForm

@@ -3,6 +3,7 @@ import Link from 'next/link';
 import { TokensSection } from './tokens-section';
 import { UsersSection } from './users-section';
 import { currentUser } from '../../_server/current-user';
+import { PageHeader } from '../../_components/page-header';
 
 export const metadata: Metadata = { title: 'Settings' };
 
@@ -10,12 +11,7 @@ export default async function SettingsPage() {
   const user = await currentUser();
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Settings</h1>
-          <p className="page-sub">API tokens for automation{user?.role === 'admin' ? ', and the people who use this panel' : ''}.</p>
-        </div>
-      </header>
+      <PageHeader title="Settings" sub={<>API tokens for automation{user?.role === 'admin' ? ', and the people who use this panel' : ''}.</>} />
       <TokensSection />
       {user?.role === 'admin' && <UsersSection />}
       {user?.role === 'admin' && (

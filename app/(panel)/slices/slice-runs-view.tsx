@@ -9,6 +9,7 @@ import { EngineBadge } from '../../_components/engine-badge';
 import { duration, formatTime, timeAgo } from '../../_components/format';
 import { useNow } from '../../_components/use-now';
 import { QueryState } from '../../_components/query-state';
+import { PageHeader } from '../../_components/page-header';
 
 export interface SliceRunRow {
   run_id: number; generation: number; executor: string; verdict: string | null;
@@ -27,13 +28,9 @@ export function SliceRunsView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Slices</h1>
-          <p className="page-sub">Parallel initial loads: one Striim app (or the native executor) per slice, state in Postgres. Open a run for its live board.</p>
-        </div>
+      <PageHeader title="Slices" sub="Parallel initial loads: one Striim app (or the native executor) per slice, state in Postgres. Open a run for its live board.">
         {canRun && !planning && <button type="button" className="btn btn-primary" onClick={() => setPlanning(true)}>Plan a split</button>}
-      </header>
+      </PageHeader>
       {planning && <PlanSplit nextRunId={(runs[0]?.run_id ?? 0) + 1} onClose={() => setPlanning(false)} />}
       <section className="card card-flush">
         {!q.isSuccess ? (

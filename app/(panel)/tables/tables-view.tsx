@@ -8,6 +8,7 @@ import { useCan } from '../../_components/user-context';
 import { useRunOutcome } from '../connections/use-run-outcome';
 import { entryFromCatalog, suggestedChoice, type EntryChoice } from './entry-from-catalog';
 import { useBranchPresence, type Presence } from './use-branch-presence';
+import { PageHeader } from '../../_components/page-header';
 
 interface TablesFile {
   file: string; version: string; entries: Record<string, unknown>[]; error: string | null;
@@ -73,12 +74,7 @@ export function TablesView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Tables</h1>
-          <p className="page-sub">What every ETL run loads from each branch: <code>{file.data?.file ?? 'tables.json'}</code>, edited through its schema. The CLI reads the same file.</p>
-        </div>
-      </header>
+      <PageHeader title="Tables" sub={<>What every ETL run loads from each branch: <code>{file.data?.file ?? 'tables.json'}</code>, edited through its schema. The CLI reads the same file.</>} />
       {file.data?.error && <p className="form-error" role="alert" data-testid="tables-file-error">{file.data.error}</p>}
       <section className="card card-flush">
         <div className="card-head">

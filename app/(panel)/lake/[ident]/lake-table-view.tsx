@@ -14,6 +14,7 @@ import { bytes, count, formatTime } from '../../../_components/format';
 import type { LakeTableDetail } from '@/lib/api/presenters/lake';
 import { snapshotRows } from '@/lib/api/presenters/snapshot-rows';
 import { QueryState } from '../../../_components/query-state';
+import { PageHeader } from '../../../_components/page-header';
 
 /** Branches with live rows (the BRANCH_ID partitions), for the row preview's filter. */
 const branchesOf = (t: LakeTableDetail) => [...new Set(t.rowsPerPartition.map((p) => p.partition.BRANCH_ID).filter((v) => v !== undefined && v !== null).map(String))].sort();
@@ -106,13 +107,9 @@ export function LakeTableView({ ident }: { ident: string }) {
   return (
     <div className="page">
       <p className="crumbs"><Link href="/lake">Lake</Link> / <span className="mono">{ident}</span></p>
-      <header className="page-header">
-        <div>
-          <h1 className="mono">{ident}</h1>
-          {t && <p className="page-sub">Iceberg v{t.formatVersion} · <code>{t.location}</code></p>}
-        </div>
+      <PageHeader title={ident} mono sub={t && <>Iceberg v{t.formatVersion} · <code>{t.location}</code></>}>
         {canRun && t && <Maintenance ident={ident} onDone={() => { void qc.invalidateQueries({ queryKey: ['lake-table', ident] }); void qc.invalidateQueries({ queryKey: ['lake-rows', ident] }); }} />}
-      </header>
+      </PageHeader>
       {!q.isSuccess ? (
         <QueryState query={q} card />
       ) : t && (

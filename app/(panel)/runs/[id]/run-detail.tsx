@@ -13,6 +13,7 @@ import { cancelRun, retryRun } from '../run-actions';
 import { FailedUnits, RunWarnings } from '../run-outcome';
 import { runSummary } from '../run-summary';
 import { RunUnits } from './run-units';
+import { PageHeader } from '../../../_components/page-header';
 
 type RunWithLogs = RunView & { logs: LogLine[] };
 
@@ -87,11 +88,7 @@ export function RunDetail({ id }: { id: string }) {
   return (
     <div className="page">
       <p className="crumbs"><Link href="/runs">Runs</Link> / <span className="mono">{r.id.slice(0, 8)}</span></p>
-      <header className="page-header">
-        <div>
-          <h1 className="mono">{r.kind}</h1>
-          <p className="page-sub"><StatusBadge status={r.status} />{r.cancelRequested && active && <span className="hint"> cancel requested — stopping at the next safe point</span>}</p>
-        </div>
+      <PageHeader title={r.kind} mono sub={<><StatusBadge status={r.status} />{r.cancelRequested && active && <span className="hint"> cancel requested — stopping at the next safe point</span>}</>}>
         {canRun && active && r.source !== 'cli' && (
           <ConfirmButton className="btn btn-danger" label={cancelling ? 'Cancelling…' : r.cancelRequested ? 'Cancel requested' : 'Cancel run'}
             question="Cancel this run?" confirmLabel="Yes, cancel" onConfirm={cancel} disabled={cancelling || r.cancelRequested} />
@@ -102,7 +99,7 @@ export function RunDetail({ id }: { id: string }) {
             try { router.push(`/runs/${await retryRun(id)}`); } catch (e) { setCancelError((e as Error).message); }
           }}>Retry</button>
         )}
-      </header>
+      </PageHeader>
       {cancelError && <p className="form-error" role="alert">{cancelError}</p>}
 
       <section className="card">

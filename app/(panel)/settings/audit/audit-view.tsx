@@ -4,6 +4,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../../_components/api-client';
 import { formatTime } from '../../../_components/format';
+import { PageHeader } from '../../../_components/page-header';
 
 interface AuditEvent { id: string; at: string; actor: string; action: string; target: string | null; before: unknown; after: unknown; address: string | null }
 interface Filters { actor: string; action: string; target: string; since: string; until: string }
@@ -44,12 +45,7 @@ export function AuditView() {
 
   return (
     <div className="page">
-      <header className="page-header">
-        <div>
-          <h1>Audit log</h1>
-          <p className="page-sub"><Link href="/settings">Settings</Link> · who changed what, when and from where. Append-only.</p>
-        </div>
-      </header>
+      <PageHeader title="Audit log" sub={<><Link href="/settings">Settings</Link> · who changed what, when and from where. Append-only.</>} />
       <section className="card">
         <form className="form-inline" onSubmit={submit} aria-label="Audit filters">
           {field('actor', 'Actor', 'text', 'user:alice')}

@@ -6,6 +6,7 @@ import { EngineBadge } from '../../../_components/engine-badge';
 import { count, formatTime } from '../../../_components/format';
 import { BoardActions } from './board-actions';
 import { QueryState } from '../../../_components/query-state';
+import { PageHeader } from '../../../_components/page-header';
 
 /** The feed of `GET /api/v1/slices/runs/:id/board` (lib/slices BoardFeed). */
 interface Board {
@@ -40,18 +41,13 @@ export function SliceBoard({ id }: { id: string }) {
   return (
     <div className="page">
       <p className="crumbs"><Link href="/slices">Slices</Link> /</p>
-      <header className="page-header">
-        <div>
-          <h1>Slice run {id}{b?.generation && b.generation > 1 ? <span className="muted small" title="its slices were registered again (force fresh, or after a clear)"> · registration {b.generation}</span> : null}</h1>
-          {b && (
-            <p className="page-sub">
-              {b.started ? `${b.executor ?? 'striim'} executor` : b.total ? 'registered, not started (choose the executor when you run it)' : 'no slices'}{b.started && b.targetLake ? ' → lake' : ''} · {b.verdict ? <EngineBadge status={b.verdict} /> : b.active ? <EngineBadge status="RUNNING" /> : <span className="badge badge-muted">idle</span>}
-              {b.lockHolder && b.active ? <span className="muted small"> held by {b.lockHolder}</span> : null}
-              <span className="muted small">· updated {clock(b.generatedAt)}</span>
-            </p>
-          )}
-        </div>
-      </header>
+      <PageHeader
+        title={<>Slice run {id}{b?.generation && b.generation > 1 ? <span className="muted small" title="its slices were registered again (force fresh, or after a clear)"> · registration {b.generation}</span> : null}</>}
+        sub={b && <>
+          {b.started ? `${b.executor ?? 'striim'} executor` : b.total ? 'registered, not started (choose the executor when you run it)' : 'no slices'}{b.started && b.targetLake ? ' → lake' : ''} · {b.verdict ? <EngineBadge status={b.verdict} /> : b.active ? <EngineBadge status="RUNNING" /> : <span className="badge badge-muted">idle</span>}
+          {b.lockHolder && b.active ? <span className="muted small"> held by {b.lockHolder}</span> : null}
+          <span className="muted small">· updated {clock(b.generatedAt)}</span>
+        </>} />
       {!q.isSuccess ? (
         <QueryState query={q} loading="Loading the board…" card />
       ) : b && (
