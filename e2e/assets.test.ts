@@ -2,13 +2,13 @@
 // its worker): a lake table imported through the CLI and a models project
 // over it; find a model by search, open it, run it with its upstream, and
 // see the model and its upstream model turn from never built to success.
-import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, CHROMIUM_ARGS, ROOT, startStack, type Stack } from './stack';
+import { tributary } from './cli';
 import { signIn } from './sign-in';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
@@ -24,10 +24,8 @@ const PROJECT: Record<string, string> = {
 let stack: Stack; let browser: Browser; let page: Page;
 const pageErrors: string[] = [];
 
-function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/tributary.mjs'), ...args], {
-    cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRIBUTARY_DATA_DIR: DATA, DATABASE_URL: '', LOG_LEVEL: 'error' },
-  });
+async function cli(...args: string[]) {
+  const r = await tributary(args, { TRIBUTARY_DATA_DIR: DATA, DATABASE_URL: '', LOG_LEVEL: 'error' });
   if (r.status !== 0) throw new Error(`tributary ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout;
 }
@@ -43,7 +41,7 @@ beforeAll(async () => {
   stack = await startStack({ admin: ADMIN, dataDir: DATA, env: { TRIBUTARY_TABLES_FILE: path.join(DATA, 'tables.json') } });
   const csv = path.join(DATA, 'orders.csv');
   fs.writeFileSync(csv, 'id,customer,amount,status\n1,10,5,paid\n2,10,7.5,paid\n3,11,3,open\n4,12,10,paid\n');
-  cli('lake', 'import', 'shop.orders', csv, '--mode', 'append');
+  await cli('lake', 'import', 'shop.orders', csv, '--mode', 'append');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const ctx = await browser.newContext({ viewport: { width: 1500, height: 1000 } });
   page = await ctx.newPage();
@@ -96,7 +94,7 @@ describe('Assets page', () => {
 
 describe('GET /metrics on the served app', () => {
   it('answers a token with the Prometheus exposition of the runs above, and 401 (not the login page) without one', async () => {
-    const token = cli('tokens', 'create', '--user', ADMIN.name, '--name', 'prometheus').trim();
+    const token = (await cli('tokens', 'create', '--user', ADMIN.name, '--name', 'prometheus')).trim();
     const res = await fetch(`${stack.baseUrl}/metrics`, { headers: { authorization: `Bearer ${token}` }, redirect: 'manual' });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);

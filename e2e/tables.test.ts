@@ -2,16 +2,16 @@
 // its worker): build tables.json from a branch's own catalog — browse schemas,
 // pick a table with its suggested key and watermark, save — then run an ETL
 // with the saved file and find the rows in the lake.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import pg from 'pg';
-import { ROOT, stackDatabaseUrl, startStack, type Stack } from './stack';
+import { stackDatabaseUrl, startStack, type Stack } from './stack';
 import { openPage, requireChromium } from './browser';
 import { signIn } from './sign-in';
+import { tributary } from './cli';
 
 const ADMIN = { name: 'admin', password: 'admin-e2e-password' };
 let stack: Stack; let browser: Browser; let page: Page; let dir: string; let tablesFile: string; let url = '';
@@ -48,9 +48,7 @@ afterAll(async () => {
 
 describe('a fresh server through the API with a token, before any page was opened', () => {
   it('lists and saves pipelines and flows (their routes get the job kinds from the server deps)', async () => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/tributary.mjs'), 'tokens', 'create', '--user', ADMIN.name, '--name', 'first-call'], {
-      cwd: ROOT, encoding: 'utf8', env: { ...process.env, TRIBUTARY_DATA_DIR: stack.dataDir, DATABASE_URL: '', LOG_LEVEL: 'error' },
-    });
+    const r = await tributary(['tokens', 'create', '--user', ADMIN.name, '--name', 'first-call'], { TRIBUTARY_DATA_DIR: stack.dataDir, DATABASE_URL: '', LOG_LEVEL: 'error' });
     expect(r.status, r.stderr).toBe(0);
     const token = r.stdout.trim(); // printed alone on stdout, once
     const api = (method: string, p: string, body?: unknown) => fetch(`${stack.baseUrl}${p}`, {
