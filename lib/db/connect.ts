@@ -1,8 +1,9 @@
 import type { Env } from '../config/env';
 import { ensureDataDir } from '../config/secret';
+import pg from 'pg';
 import { appRolePassword, ensureAppRole } from './app-role';
 import { ensureEmbeddedPostgres, type EmbeddedHandle, type EmbeddedOptions } from './embedded-postgres';
-import { migrate } from './migrate';
+import { migrate, migrateWith } from './migrate';
 
 /**
  * Resolve the database a process should use: DATABASE_URL, else the embedded
@@ -35,11 +36,20 @@ export async function connectDatabase(
   const embedded = await ensureEmbeddedPostgres(env.dataDir, {
     log: env.LOG_LEVEL === 'debug' ? opts.log : undefined,
     exclusive: opts.exclusive, command: opts.command, supervise: opts.supervise, onSupervisor: opts.onSupervisor, startKeeper: opts.startKeeper,
-    restartDelayMs: env.TRIBUTARY_DB_RESTART_SECONDS * 1000,
+    restartDelayMs: env.TRIBUTARY_DB_RESTART_SECONDS * 1000, keepClient: true,
   });
   const ownerUrl = embedded.url;
-  if (opts.migrate !== false) await migrate(ownerUrl, { log: opts.log });
-  await opts.setup?.(ownerUrl);
-  const url = await ensureAppRole(ownerUrl, { password: appRolePassword(env.dataDir) });
-  return { url, ownerUrl, embedded };
+  // One owner session for the migration check and the role check: the one that found the server
+  // when it was running (a CLI command's usual case), else one opened here.
+  const owner = embedded.client ?? new pg.Client({ connectionString: ownerUrl });
+  try {
+    if (!embedded.client) await owner.connect();
+    delete embedded.client; // ended here, not by the caller
+    if (opts.migrate !== false) await migrateWith(owner, { log: opts.log });
+    await opts.setup?.(ownerUrl);
+    const url = await ensureAppRole(ownerUrl, { password: appRolePassword(env.dataDir), client: owner });
+    return { url, ownerUrl, embedded };
+  } finally {
+    await owner.end().catch(() => {}); // the checks are done: a failing close changes nothing
+  }
 }
