@@ -16,15 +16,29 @@ const GRANT_LOCK = 7_401_337_003;
 /**
  * The application role's password: `<dataDir>/pg-app.password` (mode 0600),
  * created once with 24 random bytes; every later start reads it.
+ *
+ * Created whole: written to a private temporary file, then linked into place
+ * (which fails when the file exists). A file created with O_EXCL and written
+ * after would be seen empty by a starter racing it (the CLI and the keeper it
+ * spawned both get here on a fresh folder), and an empty password clears the
+ * role's password: that starter's grants then lock every other process out.
  */
 export function appRolePassword(dataDir: string): string {
   const file = path.join(dataDir, 'pg-app.password');
-  try {
-    writeSecretFile(file, crypto.randomBytes(24).toString('base64url') + '\n', { exclusive: true });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; // another starter made it first: read theirs
+  if (!fs.existsSync(file)) {
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    writeSecretFile(tmp, crypto.randomBytes(24).toString('base64url') + '\n', { exclusive: true });
+    try {
+      fs.linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; // another starter made it first: read theirs
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
   }
-  return fs.readFileSync(file, 'utf8').trim();
+  const password = fs.readFileSync(file, 'utf8').trim();
+  if (!password) throw new AppError('validation', `db: ${file} is empty; delete it (the next start makes a new one)`);
+  return password;
 }
 
 /** The owner's URL with the application role's credentials. */
