@@ -45,13 +45,16 @@ describe('the compiled CLI (dist/cli)', () => {
     for (const name of ALL) expect(r.stdout).toMatch(new RegExp(`^  ${name}\\s`, 'm'));
     // Only the argument parser: no engine, no database driver, not even the schemas (zod).
     expect(r.packages).toEqual(['commander']);
+    expect(r.stdout).toMatch(/^  -V, --version\s+print the version and build$/m);
   });
 
   it('--version prints package.json\'s version and the build stamp', () => {
     const r = runTraced([BIN, '--version'], { cwd: ROOT });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe(`tributary ${VERSION} (build ${builtStamp(ROOT)})`);
-    expect(r.packages).toEqual(['commander']);
+    // Printed before the argument parser loads (issue #23: ≤ 1.5× node -e 0): no package at all.
+    expect(r.packages).toEqual([]);
+    expect(runTraced([BIN, '-V'], { cwd: ROOT }).stdout).toBe(r.stdout);
   });
 
   it('<cmd> --help loads that command\'s module only', () => {

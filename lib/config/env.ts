@@ -290,7 +290,9 @@ export function processEnvironment(): NodeJS.ProcessEnv {
  */
 export function parseEnv(source: Readonly<Record<string, string | undefined>> = process.env, overrides: Record<string, string> = {}): Env {
   const cleaned = Object.fromEntries(Object.entries({ ...source, ...overrides }).filter(([, v]) => v !== ''));
-  const r = EnvSchema.safeParse(cleaned);
+  // Parsed once per process: zod's compiled fast path for this large object would cost more to
+  // generate (tens of ms at every CLI start) than it saves on one parse.
+  const r = EnvSchema.safeParse(cleaned, { jitless: true });
   if (!r.success) {
     const msg = r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new AppError('usage', `config: invalid environment — ${msg}`);

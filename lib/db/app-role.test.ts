@@ -19,6 +19,7 @@ import { createJobRegistry, enqueueJob, ensureQueue, getJobRun, installQueue, st
 import { openLake } from '../lake';
 import { batchOf, makeWarehouse } from '../lake/test-helpers';
 import { recordSuccess } from '../etl/control';
+import { ensureAppRoleChecked, appRolePassword } from './app-role';
 import { connectDatabase } from './connect';
 import { migrate } from './migrate';
 import { createPool } from './pool';
@@ -143,5 +144,25 @@ describe('the application role of the embedded database', () => {
     await app.query(`insert into later_table (v) values ('x')`);
     expect((await app.query('select count(*)::int as n from later_table')).rows[0].n).toBe(1);
     await refused('TRUNCATE later_table');
+  });
+
+  it('a start that changed nothing does not re-run the grants; a new migration (a created table) does', async () => {
+    const env = parseEnv({ TRIBUTARY_DATA_DIR: dataDir } as unknown as NodeJS.ProcessEnv);
+    await connectDatabase(env, { setup: installQueue }); // brings the stored fingerprint up to date
+    const password = appRolePassword(dataDir);
+    expect((await ensureAppRoleChecked(ownerUrl, { password })).granted).toBe(false);
+    const owner = new pg.Client({ connectionString: ownerUrl });
+    await owner.connect();
+    try {
+      // A grant taken away by hand is not given back by a start that changed nothing: the grants did not run.
+      await owner.query('revoke select on users from tributary_app');
+      await connectDatabase(env, { setup: installQueue });
+      expect((await refused('select count(*) from users')).code).toBe('42501');
+      // What a migration does (creates a table): the next start grants again, which restores the grant too.
+      await owner.query('create table later_migration_table (id int)');
+      await connectDatabase(env, { setup: installQueue });
+      expect((await app.query('select count(*)::int as n from users')).rows[0].n).toBeGreaterThanOrEqual(0);
+      expect((await ensureAppRoleChecked(ownerUrl, { password })).granted).toBe(false);
+    } finally { await owner.end(); }
   });
 });

@@ -16,15 +16,29 @@ const GRANT_LOCK = 7_401_337_003;
 /**
  * The application role's password: `<dataDir>/pg-app.password` (mode 0600),
  * created once with 24 random bytes; every later start reads it.
+ *
+ * Created whole: written to a private temporary file, then linked into place
+ * (which fails when the file exists). A file created with O_EXCL and written
+ * after would be seen empty by a starter racing it (the CLI and the keeper it
+ * spawned both get here on a fresh folder), and an empty password clears the
+ * role's password: that starter's grants then lock every other process out.
  */
 export function appRolePassword(dataDir: string): string {
   const file = path.join(dataDir, 'pg-app.password');
-  try {
-    writeSecretFile(file, crypto.randomBytes(24).toString('base64url') + '\n', { exclusive: true });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; // another starter made it first: read theirs
+  if (!fs.existsSync(file)) {
+    const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+    writeSecretFile(tmp, crypto.randomBytes(24).toString('base64url') + '\n', { exclusive: true });
+    try {
+      fs.linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e; // another starter made it first: read theirs
+    } finally {
+      fs.rmSync(tmp, { force: true });
+    }
   }
-  return fs.readFileSync(file, 'utf8').trim();
+  const password = fs.readFileSync(file, 'utf8').trim();
+  if (!password) throw new AppError('validation', `db: ${file} is empty; delete it (the next start makes a new one)`);
+  return password;
 }
 
 /** The owner's URL with the application role's credentials. */
@@ -89,34 +103,80 @@ ALTER DEFAULT PRIVILEGES GRANT EXECUTE ON FUNCTIONS TO ${r};
 `;
 }
 
+// What the grants depend on, read in one statement: the schemas, how many relations and functions
+// they hold and the newest one (a migration or the job queue's set-up creating or dropping anything
+// changes these), and which of the two roles exist. With the grants' text and the password, this is
+// the fingerprint stored on the database once the grants ran.
+const GRANT_STATE = `
+select concat_ws('|',
+  (select string_agg(nspname, ',' order by nspname) from pg_namespace where nspname not like 'pg\\_%' and nspname <> 'information_schema'),
+  (select count(*) || ':' || coalesce(max(c.oid::bigint), 0) from pg_class c join pg_namespace n on n.oid = c.relnamespace
+     where n.nspname not like 'pg\\_%' and n.nspname <> 'information_schema'),
+  (select count(*) || ':' || coalesce(max(p.oid::bigint), 0) from pg_proc p join pg_namespace n on n.oid = p.pronamespace
+     where n.nspname not like 'pg\\_%' and n.nspname <> 'information_schema'),
+  (select string_agg(rolname, ',' order by rolname) from pg_roles where rolname in ($1, $2))) as state,
+  shobj_description(d.oid, 'pg_database') as stored, d.datname
+from pg_database d where d.datname = current_database()`;
+const MARK = 'tributary-app-role:';
+
+async function grantFingerprint(c: pg.ClientBase, role: string, auditRole: string, password: string): Promise<{ fingerprint: string; stored: string | null; database: string }> {
+  const r = (await c.query(GRANT_STATE, [role, auditRole])).rows[0] as { state: string; stored: string | null; datname: string };
+  const fingerprint = MARK + crypto.createHash('sha256')
+    .update(appRoleGrants(role, auditRole)).update('\0').update(password).update('\0').update(r.state).digest('hex');
+  return { fingerprint, stored: r.stored, database: r.datname };
+}
+
 /**
  * Create (or bring up to date) the application role on the database of
  * `ownerUrl`, as its owner, and return the URL the application connects
- * with. Idempotent; run at every start after migrations, so objects a new
- * migration or a pg-boss upgrade created are granted too.
+ * with. Idempotent; runs at every start after migrations, so objects a new
+ * migration or a pg-boss upgrade created are granted too — but the grants (a
+ * write transaction over every table) run only when the fingerprint of what
+ * they depend on differs from the one stored on the database (its comment) by
+ * the last run: a start that changed nothing costs one read.
+ * @param opts.client the owner's session to use (Default: one opened and closed here)
+ * @returns the URL, and whether the grants ran
  */
-export async function ensureAppRole(ownerUrl: string, opts: { password: string; role?: string; auditRole?: string }): Promise<string> {
+export async function ensureAppRole(ownerUrl: string, opts: { password: string; role?: string; auditRole?: string; client?: pg.ClientBase }): Promise<string> {
+  return (await ensureAppRoleChecked(ownerUrl, opts)).url;
+}
+
+/** ensureAppRole(), also saying whether the grants ran (tests: a start that changed nothing grants nothing). */
+export async function ensureAppRoleChecked(ownerUrl: string, opts: { password: string; role?: string; auditRole?: string; client?: pg.ClientBase }): Promise<{ url: string; granted: boolean }> {
   const role = opts.role ?? APP_ROLE;
   const auditRole = opts.auditRole ?? AUDIT_ROLE;
-  const c = new pg.Client({ connectionString: ownerUrl });
-  await c.connect();
+  const url = appRoleUrl(ownerUrl, opts.password, role);
+  const own = opts.client ? null : new pg.Client({ connectionString: ownerUrl });
+  const c = opts.client ?? own!;
+  if (own) await own.connect();
+  try {
+    const before = await grantFingerprint(c, role, auditRole, opts.password);
+    if (before.stored === before.fingerprint) return { url, granted: false };
+    await grantAppRole(c, role, auditRole, opts.password);
+    return { url, granted: true };
+  } finally {
+    await own?.end();
+  }
+}
+
+async function grantAppRole(c: pg.ClientBase, role: string, auditRole: string, password: string): Promise<void> {
   try {
     await c.query('begin');
     await c.query('select pg_advisory_xact_lock($1)', [GRANT_LOCK]);
     const exists = async (name: string) => (await c.query('select 1 from pg_roles where rolname = $1', [name])).rowCount! > 0;
     const options = 'LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS NOINHERIT';
-    const pw = c.escapeLiteral(opts.password);
+    const pw = c.escapeLiteral(password);
     // CREATE ROLE is cluster-wide: another database's starter may race us to it.
     if (!(await exists(role))) await c.query(`CREATE ROLE ${c.escapeIdentifier(role)} ${options} PASSWORD ${pw}`);
     else await c.query(`ALTER ROLE ${c.escapeIdentifier(role)} ${options} PASSWORD ${pw}`);
     if (!(await exists(auditRole))) await c.query(`CREATE ROLE ${c.escapeIdentifier(auditRole)} NOLOGIN`);
     await c.query(appRoleGrants(role, auditRole));
+    // Stored with the state as it is after the grants (the roles may have just been created).
+    const after = await grantFingerprint(c, role, auditRole, password);
+    await c.query(`COMMENT ON DATABASE ${c.escapeIdentifier(after.database)} IS ${c.escapeLiteral(after.fingerprint)}`);
     await c.query('commit');
   } catch (e) {
     await c.query('rollback').catch(() => {}); // the original error is what matters
     throw new AppError('internal', `db: setting up the application role ${role} failed: ${(e as Error).message}`, { cause: e });
-  } finally {
-    await c.end();
   }
-  return appRoleUrl(ownerUrl, opts.password, role);
 }

@@ -40,6 +40,11 @@ export interface EmbeddedHandle {
    */
   stopSupervising(): void;
   stop(): Promise<void>;
+  /**
+   * The owner's session that found a running server, left open for the caller (who must end it)
+   * to check migrations and the application role on: set only when the database was found at once.
+   */
+  client?: pg.Client;
 }
 
 export interface EmbeddedOptions {
@@ -70,6 +75,11 @@ export interface EmbeddedOptions {
    * one-shot CLI commands set it. (Default: none — start it here)
    */
   startKeeper?: () => Promise<void>;
+  /**
+   * When the server is found running, keep the session that found it open as the handle's
+   * `client` (which the caller then ends), for the starter's own checks. (Default: false)
+   */
+  keepClient?: boolean;
 }
 
 /**
@@ -122,6 +132,13 @@ export function runningPostmaster(pgDir: string): number | null {
   return Number.isInteger(pid) && pid > 0 && pidAlive(pid) ? pid : null;
 }
 
+/** A session on `url`, or null when the server does not answer (a probe). */
+async function connectIfUp(url: string): Promise<pg.Client | null> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  c.on('error', () => {}); // a server lost while idle: the next query fails and says so
+  try { await c.connect(); return c; } catch { await c.end().catch(() => {}); return null; } // a probe: its own close failing says nothing more
+}
+
 async function canConnect(url: string): Promise<boolean> {
   const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
   try { await c.connect(); await c.query('select 1'); return true; } catch { return false; } finally { await c.end().catch(() => {}); /* a probe: its own close failing says nothing more */ }
@@ -170,8 +187,10 @@ export async function ensureEmbeddedPostgres(dataDir: string, opts: EmbeddedOpti
     // The usual case (a CLI command while the keeper or `serve` runs): the database answers at once,
     // found with one connection (each costs a server process and a password exchange) instead of a
     // probe of the server and a second one to look for the database.
-    if (rec && runningPostmaster(pgDir) && (await canConnect(urlOf(rec, database)))) {
-      return { url: urlOf(rec, database), owned: false, ownerPid: owner.pid, port: rec.port, stopSupervising: () => {}, stop: async () => {} };
+    const client = rec && runningPostmaster(pgDir) ? await connectIfUp(urlOf(rec, database)) : null;
+    if (rec && client) {
+      if (!opts.keepClient) await client.end().catch(() => {}); // a probe: its own close failing says nothing more
+      return { url: urlOf(rec, database), owned: false, ownerPid: owner.pid, port: rec.port, stopSupervising: () => {}, stop: async () => {}, client: opts.keepClient ? client : undefined };
     }
     // The owner may be restarting it: wait a little before giving up.
     const until = Date.now() + 30_000;

@@ -24,9 +24,18 @@ export async function listMigrations(dir = MIGRATIONS_DIR): Promise<string[]> {
  * Idempotent: a second call applies nothing.
  */
 export async function migrate(url: string, opts: { dir?: string; log?: (m: string) => void } = {}): Promise<MigrateResult> {
-  const dir = opts.dir ?? MIGRATIONS_DIR;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  try { return await migrateWith(client, opts); } finally { await client.end(); }
+}
+
+/**
+ * migrate() on a session the caller opened and closes: a starter checks the
+ * migrations and the application role on the one connection that found the
+ * database (each connection costs a server process and a password exchange).
+ */
+export async function migrateWith(client: pg.ClientBase, opts: { dir?: string; log?: (m: string) => void } = {}): Promise<MigrateResult> {
+  const dir = opts.dir ?? MIGRATIONS_DIR;
   // Nothing pending: answer from a read, taking no lock and running no DDL, so a
   // process connected as the application role (which may create nothing) starts too.
   let locked = false;
@@ -64,6 +73,5 @@ export async function migrate(url: string, opts: { dir?: string; log?: (m: strin
   } finally {
     // Session-scoped lock: if unlocking fails the connection is gone and the lock with it.
     if (locked) await client.query('select pg_advisory_unlock($1)', [MIGRATE_LOCK]).catch(() => {});
-    await client.end();
   }
 }
