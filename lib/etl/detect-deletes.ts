@@ -46,8 +46,9 @@ const fatal = (m: string) => new AppError('validation', m);
  * range still exists); the lake side reads only live rows (with `soft_delete`,
  * rows not yet stamped in `_deleted_at`). A key live twice in the lake is not a
  * delete: the lake side gives each key once. A single integer key (the common
- * case) takes a cheaper road: key ranges instead of hashed buckets, with no
- * text and no MD5 on either side (detect-int-keys.ts), the lake's live keys
+ * case) takes a cheaper road, with no text and no MD5 on either side: the
+ * source's keys packed and compared here on PostgreSQL, key-range sums on
+ * Oracle (detect-int-keys.ts), the lake's live keys
  * assembled from per-file key arrays and delete positions a worker keeps
  * (int-key-files.ts).
  */
@@ -74,7 +75,7 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
   const soft = def.deletes.soft && a.schema.fields.some((f) => f.name === DELETED_AT);
   const partition = { [BRANCH_ID]: u.branch.key };
   if (sql.length === 1 && kindOf(sql[0].sourceType) === 'integer' && !sql[0].asFloat && a.schema.fields.find((x) => x.name === lakeKeys[0].name)!.type.typeId === arrow.Type.Int) {
-    // the common case (one integer key): ranges of the key itself, no hashing (detect-int-keys.ts)
+    // the common case (one integer key): the keys themselves, no hashing (detect-int-keys.ts)
     // (keys beyond ±2^53 are not exact as numbers: those take the hashed road below)
     // the grid from the manifests (no file opened), so the source's aggregate runs while the lake's keys are read
     // without soft deletes, the key arrays and delete positions by file (int-key-files.ts: no filtered copies,
@@ -89,7 +90,7 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
     const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
     const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held, grid);
     if (r) {
-      a.log.debug('deletes: key ranges compared', { lakeKeys: r.lakeKeys, sourceKeys: r.sourceKeys, differingRanges: r.differing, probed: r.probed, gridFromManifests: !!grid, ...r.timing });
+      a.log.debug('deletes: integer keys compared', { lakeKeys: r.lakeKeys, sourceKeys: r.sourceKeys, deleted: r.keys.length, ...(r.windows ? { windows: r.windows } : { differingRanges: r.differing, probed: r.probed }), gridFromManifests: !!grid, ...r.timing });
       return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: r.lakeKeys, complete: true };
     }
   }

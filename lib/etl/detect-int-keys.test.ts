@@ -4,18 +4,21 @@ import { queryBranch } from '../testing/branch-fixtures';
 import { createPostgresSource, type BranchSource } from '../sources';
 import * as arrow from 'apache-arrow';
 import { aggregateSql, deletedIntKeys, keyGrid, lakeIntKeys, type IntKeySource } from './detect-int-keys';
-import { pgHashInt8 } from './pg-hash-int8';
+import { keyWindows, unpackKeys } from './deleted-keys-by-list';
 
-// Deleted integer keys by key ranges, against a real PostgreSQL source: the source's aggregate and
-// the lake side's sums must agree range by range (the digest computed alike in SQL and here), a
-// range with one delete is settled by its sums, anything else is read key by key, and the answer
-// is always the exact set difference.
+// Deleted integer keys against a real PostgreSQL source, by both roads: the key list a PostgreSQL
+// source packs (windowed; a bitmap or, for sparse keys, a sort), and the range sums an Oracle source
+// computes — Oracle's SQL (FLOOR, MOD) runs on PostgreSQL unchanged, so that road is checked against
+// a real server too: the source's aggregate and the lake side's sums must agree range by range, a
+// range with one delete is settled by its sums, anything else is read key by key. Either way the
+// answer is the exact set difference.
 let scratch: { url: string; drop(): Promise<void> };
 let source: BranchSource;
 const sqls: string[] = [];
 
-const src = (table: string, key = 'id'): IntKeySource => ({
-  dialect: 'postgres', from: `d.${table} t`, key: `t."${key}"`,
+const src = (table: string, dialect: IntKeySource['dialect'] = 'oracle', key = 'id'): IntKeySource => ({
+  // Oracle's NUMBER does not overflow where PostgreSQL's int4 does (the int4 table at -2^31): that road's SQL gets an int8 key here
+  dialect, from: `d.${table} t`, key: dialect === 'oracle' ? `(t."${key}"::int8)` : `t."${key}"`,
   run: (q) => { sqls.push(q); return source.textQuery!(q); },
 });
 const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
@@ -33,7 +36,9 @@ afterAll(async () => {
   await scratch?.drop();
 });
 
-describe('deleted integer keys by key ranges (real PostgreSQL)', () => {
+const roads = ['postgres', 'oracle'] as const;
+
+describe('deleted integer keys: the range road (real PostgreSQL running the Oracle SQL)', () => {
   it('deletes over several ranges: single deletes settled by the sums, a range with two deletes and one with an insert beside a delete read key by key', async () => {
     const lake = Float64Array.from({ length: 5000 }, (_, i) => (i + 1) * 3 - 600); // -597 … 14400, every third key
     const grid = keyGrid(-597, 14400, 5000)!; // 79 ranges of ~64 keys (width 190)
@@ -48,60 +53,89 @@ describe('deleted integer keys by key ranges (real PostgreSQL)', () => {
     const r = (await deletedIntKeys(src('big'), Promise.resolve(lake), grid))!;
     expect(sorted(r.keys)).toEqual(sorted([...single, ...double, swapped]));
     expect(r.differing).toBe(single.length + 2); // the digest agrees with SQL's: untouched ranges match
-    // only the two ranges the sums cannot settle are read key by key (~64 keys each), in one probe
+    // only the two ranges the sums cannot settle are read key by key (~64 keys each), in one query
     expect(r.probed).toBeGreaterThan(100);
     expect(r.probed).toBeLessThanOrEqual(130);
     expect(sqls).toHaveLength(2);
-    expect(sqls[1]).toMatch(/unnest\('\{[-\d,]+\}'::int8\[\]\)/);
+    expect(sqls[1]).toMatch(/BETWEEN -?\d+ AND -?\d+ OR .* BETWEEN/);
     expect(r.sourceKeys).toBe(5000 - 7 + 1); // keys within the lake's range only
   });
 
-  it('two deletes and two inserts in one range keeping its count and offset sum: the hash sum catches them, with the lake\'s hashes computed here or taken from the file cache', async () => {
+  it('two deletes and two inserts in one range keeping its count and offset sum: the digest sum catches them; so does the key list', async () => {
     const keys = Float64Array.from({ length: 1000 }, (_, i) => (i + 1) * 3); // 3 … 3000
-    // 303 + 309 = 304 + 308: the range's count and offset sum are unchanged, only hashint8 differs
+    // 303 + 309 = 304 + 308: the range's count and offset sum are unchanged, only the digest differs
     await queryBranch(scratch.url, `DELETE FROM d.swap WHERE id IN (303, 309); INSERT INTO d.swap VALUES (304), (308)`);
     const grid = keyGrid(3, 3000, 1000)!;
-    for (const lake of [keys, { keys, hashes: Int32Array.from(keys, (k) => pgHashInt8(k)) }]) {
+    for (const lake of [keys, { keys }]) {
       const r = (await deletedIntKeys(src('swap'), lake, grid))!;
       expect(sorted(r.keys)).toEqual([303, 309]);
       expect(r.differing).toBe(1);
     }
-    // a cached hash that is not the key's would show as a difference, never hide one
-    const wrong = Int32Array.from(keys, (k) => pgHashInt8(k));
-    wrong[500] ^= 1;
-    expect((await deletedIntKeys(src('swap'), { keys, hashes: wrong }, grid))!.differing).toBe(2);
+    expect(sorted((await deletedIntKeys(src('swap', 'postgres'), keys, grid))!.keys)).toEqual([303, 309]);
   });
 
-  it('a range emptied at the source, a lake key held twice, a grid from manifests that misses a key', async () => {
+  it.each(roads)('%s: a range emptied at the source, a lake key held twice, a grid from manifests that misses a key', async (dialect) => {
     await queryBranch(scratch.url, `DELETE FROM d.small WHERE id BETWEEN -2147483648 + 100 AND -2147483648 + 199`);
     const base = -2147483648;
     const keys = Array.from({ length: 1000 }, (_, i) => base + i);
     keys.push(base + 500); // held twice in the lake, once at the source: not a delete
     const lake = Float64Array.from(keys);
     // a stale grid (its max below the lake's largest key): cut again from the keys
-    const r = (await deletedIntKeys(src('small'), lake, keyGrid(base, base + 900, 900)))!;
+    const r = (await deletedIntKeys(src('small', dialect), lake, keyGrid(base, base + 900, 900)))!;
     expect(sorted(r.keys)).toEqual(Array.from({ length: 100 }, (_, i) => base + 100 + i));
-    const again = (await deletedIntKeys(src('small'), lake, null))!;
+    const again = (await deletedIntKeys(src('small', dialect), lake, null))!;
     expect(sorted(again.keys)).toEqual(sorted(r.keys));
   });
 
-  it('nothing deleted: one aggregate, no key read; an empty lake: no query', async () => {
-    await queryBranch(scratch.url, `CREATE TABLE d.same (id int8 PRIMARY KEY); INSERT INTO d.same SELECT g * 7 FROM generate_series(1, 3000) g`);
+  it.each(roads)('%s: nothing deleted: one query, no key read; an empty lake: no query', async (dialect) => {
+    await queryBranch(scratch.url, `CREATE TABLE IF NOT EXISTS d.same (id int8 PRIMARY KEY); INSERT INTO d.same SELECT g * 7 FROM generate_series(1, 3000) g ON CONFLICT DO NOTHING`);
     sqls.length = 0;
     const lake = Float64Array.from({ length: 3000 }, (_, i) => (i + 1) * 7);
-    const r = (await deletedIntKeys(src('same'), lake, keyGrid(7, 21000, 3000)))!;
+    const r = (await deletedIntKeys(src('same', dialect), lake, keyGrid(7, 21000, 3000)))!;
     expect(r).toMatchObject({ keys: [], differing: 0, probed: 0, sourceKeys: 3000 });
     expect(sqls).toHaveLength(1);
     sqls.length = 0;
-    expect(await deletedIntKeys(src('same'), new Float64Array(0), null)).toMatchObject({ keys: [] });
+    expect(await deletedIntKeys(src('same', dialect), new Float64Array(0), null)).toMatchObject({ keys: [] });
     expect(sqls).toEqual([]);
-    expect(await deletedIntKeys(src('same'), null, null)).toBeNull(); // keys beyond ±2^53: the hashed road
+    expect(await deletedIntKeys(src('same', dialect), null, null)).toBeNull(); // keys beyond ±2^53: the hashed road
+  });
+});
+
+describe('deleted integer keys: the key-list road (PostgreSQL)', () => {
+  it('deletes in several windows of a table too large for one (windows cut from the manifests\' row count), one query a window', async () => {
+    await queryBranch(scratch.url, `CREATE TABLE d.wide (id int8 PRIMARY KEY); INSERT INTO d.wide SELECT g * 5 - 1000 FROM generate_series(1, 8000) g`);
+    const lake = Float64Array.from({ length: 8000 }, (_, i) => (i + 1) * 5 - 1000);
+    const gone = [-995, 5, 10_000, 19_995, 38_995, 38_990];
+    await queryBranch(scratch.url, `DELETE FROM d.wide WHERE id IN (${gone.join(',')}); INSERT INTO d.wide VALUES (7), (50000)`);
+    // the manifests count 3.5 million rows (most of them deleted since): 4 windows of the key range
+    const grid = { ...keyGrid(-995, 39_000, 8000)!, rows: 3_500_000 };
+    expect(keyWindows(grid.min, grid.max, grid.rows)).toHaveLength(4);
+    sqls.length = 0;
+    const r = (await deletedIntKeys(src('wide', 'postgres'), lake, grid))!;
+    expect(sorted(r.keys)).toEqual(sorted(gone));
+    expect(r).toMatchObject({ windows: 4, sourceKeys: 8000 - gone.length + 1 }); // 7 is inside the range, 50000 above it
+    expect(sqls).toHaveLength(4);
+    expect(sqls.every((q) => /string_agg\(int8send\(t\."id"::int8\), ''::bytea\), 'base64'\).* BETWEEN -?\d+ AND -?\d+$/.test(q))).toBe(true);
   });
 
-  it('pgHashInt8 is the server\'s hashint8 (negative, beyond 32 bits, near ±2^53)', async () => {
-    const vals = [0, 1, -1, 42, 2147483647, -2147483648, 4294967296, 123456789012, 9007199254740991, -9007199254740991];
-    const r = await source.textQuery!(`SELECT v::text AS v, hashint8(v)::text AS h FROM unnest('{${vals.join(',')}}'::int8[]) v`);
-    expect(r.map((x) => Number(x.h))).toEqual(vals.map(pgHashInt8));
+  it('sparse keys (a span too wide for a bitmap) are compared by sorting; keys near ±2^53 unpack exactly', async () => {
+    const edge = [-(2 ** 53 - 1), -4_294_967_297, -1, 0, 4_294_967_296, 2 ** 53 - 1];
+    const packed = await source.textQuery!(`SELECT encode(string_agg(int8send(v), ''::bytea ORDER BY v), 'base64') AS k FROM unnest('{${edge.join(',')}}'::int8[]) v`);
+    expect([...unpackKeys(packed[0].k)]).toEqual(edge);
+    const keys = [-(2 ** 51), -4_294_967_297, -1, 0, 4_294_967_296, 123_456_789_012, 2 ** 51];
+    await queryBranch(scratch.url, `CREATE TABLE d.sparse (id int8 PRIMARY KEY); INSERT INTO d.sparse VALUES (${keys.join('),(')})`);
+    await queryBranch(scratch.url, `DELETE FROM d.sparse WHERE id IN (-1, 123456789012)`);
+    const lake = Float64Array.from([...keys, 0]); // 0 live twice in the lake: not a delete
+    const r = (await deletedIntKeys(src('sparse', 'postgres'), lake, null))!;
+    expect(sorted(r.keys)).toEqual([-1, 123_456_789_012]);
+    expect(r.sourceKeys).toBe(5);
+  });
+
+  it('a deleted key live twice in the lake is named once; a window the source has emptied is all gone', async () => {
+    await queryBranch(scratch.url, `CREATE TABLE d.twice (id int4 PRIMARY KEY); INSERT INTO d.twice SELECT g FROM generate_series(1, 100) g; DELETE FROM d.twice WHERE id = 50 OR id > 90`);
+    const lake = Float64Array.from([...Array.from({ length: 100 }, (_, i) => i + 1), 50, 95]);
+    const r = (await deletedIntKeys(src('twice', 'postgres'), lake, null))!;
+    expect(sorted(r.keys)).toEqual([50, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100]);
   });
 
   it('lakeIntKeys: int64 keys exact to ±(2^53 − 1), nulls skipped; a key beyond is refused (null: the hashed road)', async () => {
@@ -113,7 +147,7 @@ describe('deleted integer keys by key ranges (real PostgreSQL)', () => {
   });
 
   it('Oracle: the same aggregate in Oracle SQL (FLOOR, MOD), the key offset kept exact', () => {
-    const q = aggregateSql({ dialect: 'oracle', from: 'S.T t', key: 't."ID"' }, { min: -5, max: 100, width: 8 });
+    const q = aggregateSql({ from: 'S.T t', key: 't."ID"' }, { min: -5, max: 100, width: 8, rows: 100 });
     expect(q).toContain('FLOOR((t."ID" - (-5)) / 8)');
     expect(q).toContain('SUM(MOD((t."ID" - (-5)), 8))');
     expect(q).toMatch(/SUM\(MOD\(MOD\(MOD\(\(t\."ID" - \(-5\)\), 67108859\)/);

@@ -1,36 +1,30 @@
 import type * as arrow from 'apache-arrow';
 import type { LiveIntKeys } from './int-key-files';
-import { pgHashInt8 } from './pg-hash-int8';
+import { deletedByList, keyListSql, keyWindows } from './deleted-keys-by-list';
 
 /**
- * Deleted keys of a table with a single integer key, by key ranges instead of
- * hashed buckets. The key space is cut into ranges of about KEYS_PER_RANGE
- * lake keys; the source gives, per range, its key count, the sum of the keys'
- * offsets in the range and the sum of a mixed digest of each key, in one
- * aggregate over the key alone (integer arithmetic its primary-key index can
- * serve without the rows: no text, no MD5); the lake side computes the same
- * from its key column. Only the ranges that differ are read key by key. Keys
- * above the lake's largest are new rows and are not looked at.
+ * Deleted keys of a table with a single integer key. On PostgreSQL the source
+ * sends its keys packed and the set difference is taken here
+ * (deleted-keys-by-list.ts). On Oracle, which has no cheap way to pack a key
+ * list into one value, by key ranges instead of hashed buckets: the key space
+ * is cut into ranges of about KEYS_PER_RANGE lake keys; the source gives, per
+ * range, its key count, the sum of the keys' offsets in the range and the sum
+ * of a digest of each offset, in one aggregate over the key alone (integer
+ * arithmetic its primary-key index can serve without the rows: no text, no
+ * MD5); the lake side computes the same from its key column. Only the ranges
+ * that differ are read key by key. Keys above the lake's largest are new rows
+ * and are not looked at.
  *
- * Where the time goes, and why it is cut this way (bench/etl.ts, `deletes`):
- * - the grid comes from the manifests' key bounds and record counts, so the
- *   source aggregate runs while the lake's key column is read (two processes,
- *   two cores) instead of after it;
- * - the lake side is one pass over a typed array (no sort, no BigInt);
- * - on PostgreSQL the differing ranges are settled by the source: the lake's
- *   keys of those ranges are sent as one array and only the keys it lacks come
- *   back (an anti-join on its key index), instead of every source key of the
- *   ranges crossing the wire to be diffed here.
+ * The grid comes from the manifests' key bounds and record counts, so the
+ * source's query runs while the lake's key column is read (two processes, two
+ * cores) instead of after it.
  *
- * Exactness: a range whose key sets are equal always matches; one whose sets
- * differ matches only if count, offset sum and digest sum all agree. One key
- * swapped for another always changes the offset sum. On PostgreSQL the digest
- * is the server's `hashint8` (a lookup3 mix: a collision is a 32-bit accident
- * within one range, on top of equal counts and sums — the order of assurance of
- * the reconciler's MD5 sums); on Oracle, with no hash JavaScript can reproduce,
- * it is x ↦ x² + c mod P twice (a degree-4 polynomial: a collision needs an
- * exchange of at least five keys within one range whose first four power sums
- * agree modulo P).
+ * Exactness of the range road: a range whose key sets are equal always
+ * matches; one whose sets differ matches only if count, offset sum and digest
+ * sum all agree. One key swapped for another always changes the offset sum.
+ * The digest is x ↦ x² + c mod P twice (a degree-4 polynomial: a collision
+ * needs an exchange of at least five keys within one range whose first four
+ * power sums agree modulo P).
  */
 export interface IntKeySource {
   dialect: 'postgres' | 'oracle';
@@ -40,14 +34,12 @@ export interface IntKeySource {
   run(sql: string): Promise<Record<string, string | null>[]>;
 }
 
-/** Range b of the grid holds the keys min + b·width … min + (b+1)·width − 1. */
-export interface KeyGrid { min: number; max: number; width: number }
+/** Range b of the grid holds the keys min + b·width … min + (b+1)·width − 1; `rows` keys are expected in all (it cuts the key list's windows alike on both sides). */
+export interface KeyGrid { min: number; max: number; width: number; rows: number }
 
 const KEYS_PER_RANGE = 64;
 /** Ranges per key query (an OR of BETWEENs, Oracle). */
 const RANGES_PER_QUERY = 500;
-/** Lake keys per anti-join probe (PostgreSQL): one array literal of at most ~400 KB. */
-const KEYS_PER_PROBE = 20_000;
 /** The digest's modulus: a prime below 2^26, so x² (< 2^52) is exact as a JavaScript number and as int8. */
 const P = 67_108_859;
 const C1 = 12_345_701, C2 = 40_503_491;
@@ -56,7 +48,7 @@ const C1 = 12_345_701, C2 = 40_503_491;
 export function keyGrid(min: number, max: number, rows: number): KeyGrid | null {
   if (!Number.isSafeInteger(min) || !Number.isSafeInteger(max) || !Number.isSafeInteger(max - min) || max < min) return null;
   const ranges = Math.max(1, Math.ceil(Math.max(1, rows) / KEYS_PER_RANGE));
-  return { min, max, width: Math.max(1, Math.ceil((max - min + 1) / ranges)) };
+  return { min, max, width: Math.max(1, Math.ceil((max - min + 1) / ranges)), rows: Math.max(1, rows) };
 }
 
 /** The live lake keys of one partition as numbers (null keys skipped); null when one is beyond ±2^53 (not exact as a number). */
@@ -90,42 +82,30 @@ export async function lakeIntKeys(batches: AsyncIterable<arrow.RecordBatch>, key
   return keys;
 }
 
-/** The lake's live keys as numbers, or with each key's `hashint8` already computed (int-key-files.ts: once per file, not per run). */
+/** The lake's live keys as numbers, or as int-key-files.ts assembles them from its per-file cache. */
 export type LakeKeys = Float64Array | LiveIntKeys;
 
-/** The lake side per range: count, offset sum and digest sum (the digests from `hashes` when given). */
-function rangeSums(keys: Float64Array, hashes: Int32Array | null, g: KeyGrid, ranges: number, digest: (k: number, o: number) => number) {
+/** The lake side per range: count, offset sum and digest sum. */
+function rangeSums(keys: Float64Array, g: KeyGrid, ranges: number) {
   const n = new Float64Array(ranges), s = new Float64Array(ranges), h = new Float64Array(ranges);
   for (let i = 0; i < keys.length; i++) {
     const o = keys[i] - g.min;
     const b = Math.floor(o / g.width);
-    n[b]++; s[b] += o - b * g.width; h[b] += hashes ? hashes[i] : digest(keys[i], o);
+    n[b]++; s[b] += o - b * g.width; h[b] += polyDigest(o);
   }
   return { n, s, h };
 }
 
-/** The digest of a key (k, at offset o ≥ 0 in the grid), computed alike by the source's SQL (aggregateSql). */
-function digestOf(dialect: IntKeySource['dialect']): (k: number, o: number) => number {
-  return dialect === 'postgres' ? (k) => pgHashInt8(k) : (_k, o) => polyDigest(o);
-}
-
-/** Oracle's digest (no hash function shared with JavaScript): x ↦ x² + c mod P, twice, of the offset. */
+/** The ranges' digest (Oracle has no hash function JavaScript can reproduce): x ↦ x² + c mod P, twice, of the offset. */
 function polyDigest(o: number): number {
   const x1 = o % P;
   const x2 = (x1 * x1 + C1) % P;
   return (x2 * x2 + C2) % P;
 }
 
-/** The source's aggregate over the grid: per range, count, offset sum and digest sum. */
-export function aggregateSql(src: Pick<IntKeySource, 'dialect' | 'from' | 'key'>, g: KeyGrid): string {
-  const { dialect, from, key } = src;
-  if (dialect === 'postgres') {
-    // int8 throughout (an int4 key minus a negative min would overflow int4); the digest is the server's
-    // own hashint8 (one C call a row, reproduced by pg-hash-int8.ts), summed as int8
-    const o = `(${key}::int8 - (${g.min}))`;
-    return `SELECT ${o} / ${g.width} AS b, count(*) AS n, sum(${o} % ${g.width}) AS s, sum(hashint8(${key}::int8)) AS h `
-      + `FROM ${from} WHERE ${key} BETWEEN ${g.min} AND ${g.max} GROUP BY 1`;
-  }
+/** The source's aggregate over the grid: per range, count, offset sum and digest sum (Oracle SQL, which PostgreSQL also runs). */
+export function aggregateSql(src: Pick<IntKeySource, 'from' | 'key'>, g: KeyGrid): string {
+  const { from, key } = src;
   const o = `(${key} - (${g.min}))`;
   const x1 = `MOD(${o}, ${P})`;
   const x2 = `MOD(${x1} * ${x1} + ${C1}, ${P})`;
@@ -139,24 +119,29 @@ export interface DeletedIntKeys {
   sourceKeys: number;
   /** Live lake keys compared (with repeats). */
   lakeKeys: number;
-  /** Ranges that differed. */
+  /** Ranges that differed (the range road; 0 on the key-list road). */
   differing: number;
-  /** Lake keys of differing ranges the sums could not settle, checked against the source key by key. */
+  /** Lake keys of differing ranges the sums could not settle, checked against the source key by key (the range road). */
   probed: number;
+  /** Windows of packed keys read (the key-list road). */
+  windows?: number;
   /** Milliseconds until the lake's keys were read and until the source's aggregate came back (both start at once). */
   timing?: { lakeMs: number; sourceMs: number };
 }
 
 /**
  * Keys of the lake that the source no longer has. `grid` (from the manifests) lets the
- * source aggregate start before the lake's keys are read; without it, or when a lake key
+ * source's first query start before the lake's keys are read; without it, or when a lake key
  * falls outside it, the grid is cut from the keys. Null when `lake` resolves to null (keys
  * not exact as numbers: the caller takes the hashed road).
  */
 export async function deletedIntKeys(src: IntKeySource, lake: LakeKeys | null | Promise<LakeKeys | null>, grid: KeyGrid | null = null): Promise<DeletedIntKeys | null> {
   const t0 = Date.now();
   const timing = { lakeMs: 0, sourceMs: 0 };
-  const early = grid ? src.run(aggregateSql(src, grid)).then((x) => { timing.sourceMs = Date.now() - t0; return x; }) : null;
+  // PostgreSQL: the key list (deleted-keys-by-list.ts), its first window's query started here; Oracle: the range sums
+  const byList = src.dialect === 'postgres';
+  const firstSql = (g: KeyGrid) => byList ? keyListSql(src, ...keyWindows(g.min, g.max, g.rows)[0]) : aggregateSql(src, g);
+  const early = grid ? src.run(firstSql(grid)).then((x) => { timing.sourceMs = Date.now() - t0; return x; }) : null;
   let held: LakeKeys | null;
   let rows: Record<string, string | null>[] | null;
   try {
@@ -173,13 +158,16 @@ export async function deletedIntKeys(src: IntKeySource, lake: LakeKeys | null | 
   if (!grid || min < grid.min || max > grid.max) {
     grid = keyGrid(min, max, keys.length);
     if (!grid) return null;
-    rows = await src.run(aggregateSql(src, grid));
+    rows = byList ? null : await src.run(aggregateSql(src, grid));
+  }
+  if (byList) {
+    const r = await deletedByList(src, keys, grid, rows);
+    return { keys: r.keys, sourceKeys: r.sourceKeys, lakeKeys: r.lakeKeys, differing: 0, probed: 0, windows: r.windows, timing };
   }
   const g = grid;
   const ranges = Math.floor((g.max - g.min) / g.width) + 1;
   // lake side: count, offset sum and digest sum per range (exact: each stays below 2^53, checked below)
-  const digest = digestOf(src.dialect);
-  const { n, s, h } = rangeSums(keys, src.dialect === 'postgres' && !(held instanceof Float64Array) ? held.hashes : null, g, ranges, digest);
+  const { n, s, h } = rangeSums(keys, g, ranges);
   // 0: same; 1: differs, read key by key; 2: the source has no key there (every lake key of it is gone);
   // 3: exactly one lake key is missing and the sums name it (cand), settled without reading the source's keys
   const state = new Uint8Array(ranges);
@@ -198,7 +186,7 @@ export async function deletedIntKeys(src: IntKeySource, lake: LakeKeys | null | 
     // scattered). Anything else (an insert beside it, several deletes) is read key by key.
     if (n[b] === cnt + 1 && Number.isSafeInteger(s[b]) && Number.isSafeInteger(h[b]) && !Number.isNaN(rs) && !Number.isNaN(rh)) {
       const d = s[b] - rs;
-      if (d >= 0 && d < g.width && digest(g.min + b * g.width + d, b * g.width + d) === h[b] - rh) { state[b] = 3; cand[b] = g.min + b * g.width + d; }
+      if (d >= 0 && d < g.width && polyDigest(b * g.width + d) === h[b] - rh) { state[b] = 3; cand[b] = g.min + b * g.width + d; }
     }
   }
   let differing = 0;
@@ -229,17 +217,9 @@ export async function deletedIntKeys(src: IntKeySource, lake: LakeKeys | null | 
   }
   for (let b = 0; b < ranges; b++) if (state[b] === 3 && occ[b] === 1) gone.push(cand[b]);
   const differs = (b: number) => state[b] === 1 || (state[b] === 3 && occ[b] !== 1);
-  const { dialect, from, key } = src;
-  if (!suspects.size) { /* every differing range settled by its sums */ } else if (dialect === 'postgres') {
-    const list = [...suspects];
-    for (let i = 0; i < list.length; i += KEYS_PER_PROBE) {
-      const part = list.slice(i, i + KEYS_PER_PROBE);
-      // safe integers only (checked by lakeIntKeys): the literal is plain digits
-      const got = await src.run(`SELECT u.k FROM unnest('{${part.join(',')}}'::int8[]) AS u(k) WHERE NOT EXISTS (SELECT 1 FROM ${from} WHERE ${key} = u.k)`);
-      for (const r of got) gone.push(Number(r.k));
-    }
-  } else {
-    // Oracle: no array bind through the text query; the source's keys of the ranges come back and are diffed here
+  const { from, key } = src;
+  if (suspects.size) {
+    // no array bind through Oracle's text query: the source's keys of the ranges come back and are diffed here
     const list: number[] = [];
     for (let b = 0; b < ranges; b++) if (differs(b)) list.push(b);
     for (let i = 0; i < list.length; i += RANGES_PER_QUERY) {

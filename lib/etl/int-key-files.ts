@@ -1,6 +1,5 @@
 import type * as arrow from 'apache-arrow';
 import type { DataFileInfo } from '../lake';
-import { pgHashInt8 } from './pg-hash-int8';
 import { Lru } from '../cache/lru';
 
 /**
@@ -35,12 +34,12 @@ export interface IntKeyFiles {
   readPositions(path: string): AsyncIterable<arrow.RecordBatch>;
 }
 
-/** A data file's key column at its row positions (NaN: null) and each key's `hashint8` (computed once, with the read). */
-interface FileKeys { keys: Float64Array; hashes: Int32Array }
+/** A data file's key column at its row positions (NaN: null). */
+interface FileKeys { keys: Float64Array }
 type Entry = FileKeys | Map<string, Float64Array>;
 
-/** Live keys and, aligned, their PostgreSQL `hashint8` (the range digests' summands on a PostgreSQL source). */
-export interface LiveIntKeys { keys: Float64Array; hashes: Int32Array }
+/** The partition's live keys (a key live in two rows appears twice). */
+export interface LiveIntKeys { keys: Float64Array }
 
 /**
  * The process's cache of key arrays and delete positions, keyed by file path
@@ -49,7 +48,7 @@ export interface LiveIntKeys { keys: Float64Array; hashes: Int32Array }
  */
 export class IntKeyFileCache {
   private readonly lru: Lru<string, Entry>;
-  /** @param budget bytes kept (12 a key, 8 a deleted position: 128 MiB hold ~11 million keys). (Default: 128 MiB) */
+  /** @param budget bytes kept (8 a key, 8 a deleted position: 128 MiB hold ~16 million keys). (Default: 128 MiB) */
   constructor(readonly budget = 128 * 1024 * 1024) {
     this.lru = new Lru({ maxBytes: budget, sizeOf: entryBytes });
   }
@@ -62,7 +61,7 @@ export class IntKeyFileCache {
 }
 
 const entryBytes = (value: Entry) =>
-  value instanceof Map ? [...value.values()].reduce((n, a) => n + a.byteLength + 100, 0) : value.keys.byteLength + value.hashes.byteLength;
+  value instanceof Map ? [...value.values()].reduce((n, a) => n + a.byteLength + 100, 0) : value.keys.byteLength;
 
 /** The process's cache for `deletes: detect` on integer keys (entries are valid across runs and tables). */
 export const intKeyFileCache = new IntKeyFileCache();
@@ -87,17 +86,14 @@ export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKe
     if (!fk) {
       const keys = await keysOf(src.readKeys(f.path), f.recordCount);
       if (!keys) return null;
-      const hashes = new Int32Array(keys.length);
-      for (let i = 0; i < keys.length; i++) if (keys[i] === keys[i]) hashes[i] = pgHashInt8(keys[i]);
-      cache.set(ck, (fk = { keys, hashes }));
+      cache.set(ck, (fk = { keys }));
     }
     perFile.push({ ...fk, gone: dead.get(f.path) });
     total += fk.keys.length;
   }
   const out = new Float64Array(total);
-  const outHashes = new Int32Array(total);
   let n = 0;
-  for (const { keys, hashes, gone } of perFile) {
+  for (const { keys, gone } of perFile) {
     let mask: Uint8Array | null = null;
     if (gone) {
       mask = new Uint8Array(keys.length);
@@ -106,11 +102,10 @@ export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKe
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       if (k !== k || (mask && mask[i])) continue; // NaN: a null key
-      outHashes[n] = hashes[i];
       out[n++] = k;
     }
   }
-  return { keys: out.subarray(0, n), hashes: outHashes.subarray(0, n) };
+  return { keys: out.subarray(0, n) };
 }
 
 /** A data file's key column as numbers at their row positions (NaN for null); null when the file lacks it or a key is not exact as a number. */

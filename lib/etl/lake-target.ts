@@ -298,7 +298,7 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     async liveIntKeys(t, column, partition, cache) {
       const tbl = await load(t);
       const snap = tbl.currentSnapshotId();
-      if (snap === null) return { keys: new Float64Array(0), hashes: new Int32Array(0) };
+      if (snap === null) return { keys: new Float64Array(0) };
       const want = Object.entries(partition);
       const files = (await filesAt(t, tbl, snap)).filter((f) => want.every(([k, v]) => String(f.partition[k]) === String(v)));
       return liveIntKeysOf(lake, tbl, files, column, cache);
