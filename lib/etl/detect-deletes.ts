@@ -56,7 +56,9 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
   const def = u.def;
   const src = u.branch.source;
   if (!src.textQuery) throw fatal(`etl: ${def.lakeName}: deletes: detect needs a database branch (branch ${u.branch.key} cannot run the key comparison)`);
-  const run = src.textQuery.bind(src);
+  // serial: the comparison runs beside the other units' extractions (a parallel aggregate's workers cost
+  // 15–33 ms of server CPU a unit in bench/etl.ts's deletes rounds, where the unit's own scan costs ~35)
+  const run = (sql: string, signal?: AbortSignal) => src.textQuery!(sql, signal, { serial: true });
   const dialect = src.dialect === 'oracle' ? 'oracle' as const : 'postgres' as const;
   const kindOf = dialect === 'postgres' ? pgKind : oracleKind;
   const upper = (s: string) => s.toUpperCase();

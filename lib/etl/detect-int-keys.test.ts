@@ -131,6 +131,13 @@ describe('deleted integer keys: the key-list road (PostgreSQL)', () => {
     expect(r.sourceKeys).toBe(5);
   });
 
+  it('the comparison\'s queries run without a parallel plan (serial), other text queries as the server plans them', async () => {
+    const setting = async (opts?: { serial?: boolean }) => (await source.textQuery!(`SELECT current_setting('max_parallel_workers_per_gather') AS v`, undefined, opts))[0].v;
+    expect(await setting({ serial: true })).toBe('0');
+    expect(await setting()).not.toBe('0');
+    expect(await setting()).toBe((await source.textQuery!(`SHOW max_parallel_workers_per_gather`))[0].max_parallel_workers_per_gather);
+  });
+
   it('a deleted key live twice in the lake is named once; a window the source has emptied is all gone', async () => {
     await queryBranch(scratch.url, `CREATE TABLE d.twice (id int4 PRIMARY KEY); INSERT INTO d.twice SELECT g FROM generate_series(1, 100) g; DELETE FROM d.twice WHERE id = 50 OR id > 90`);
     const lake = Float64Array.from([...Array.from({ length: 100 }, (_, i) => i + 1), 50, 95]);

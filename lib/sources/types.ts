@@ -93,7 +93,8 @@ export interface BranchSource {
    * Postgres session in ISO DateStyle; Oracle columns by their upper-case aliases) — the
    * reconciler's digest queries, which detect deleted keys (tables.json `deletes: detect`).
    * Absent on sources that are not a database (the self-test's synthetic branches).
+   * `serial`: no parallel plan (PostgreSQL), for a check that runs beside a load's other units.
    */
-  textQuery?(sql: string, signal?: AbortSignal): Promise<Record<string, string | null>[]>;
+  textQuery?(sql: string, signal?: AbortSignal, opts?: { serial?: boolean }): Promise<Record<string, string | null>[]>;
   close(): Promise<void>;
 }
