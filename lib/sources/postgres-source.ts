@@ -99,8 +99,6 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
         // in snapshot mode the session's transaction is open already (inSnapshot)
         if (o.snapshot === undefined) await c.query('BEGIN READ ONLY');
         try {
-          // serial: a parallel plan's workers cost CPU (their start, the partial states' transfer) that a
-          // load's other units need, for a scan one core finishes in tens of milliseconds
           await c.query(`SET LOCAL datestyle = 'ISO, YMD'; SET LOCAL enable_sort = off${opts?.serial ? '; SET LOCAL max_parallel_workers_per_gather = 0' : ''}`);
           const r = await c.query({ text: sql, types: { getTypeParser: () => (x: string) => x } });
           return r.rows as Record<string, string | null>[];

@@ -93,7 +93,7 @@ export interface BranchSource {
    * Postgres session in ISO DateStyle; Oracle columns by their upper-case aliases) — the
    * reconciler's digest queries, which detect deleted keys (tables.json `deletes: detect`).
    * Absent on sources that are not a database (the self-test's synthetic branches).
-   * `serial`: no parallel plan (PostgreSQL), for a check that runs beside a load's other units.
+   * `serial`: no parallel plan (PostgreSQL): a check beside a load's other units would spend their CPU on workers.
    */
   textQuery?(sql: string, signal?: AbortSignal, opts?: { serial?: boolean }): Promise<Record<string, string | null>[]>;
   close(): Promise<void>;
