@@ -11,18 +11,20 @@ import type { IntKeySource, KeyGrid } from './detect-int-keys';
  * costs the server ~58 ms of CPU a table (the hash aggregate alone ~30 ms), and
  * the lake side's sums, the settling of differing ranges and the anti-join
  * probe for the rest as much again here. One ungrouped aggregate that packs the
- * keys — `string_agg(int8send(key))`, 8 bytes a key, base64 so any
- * `bytea_output` reads alike — costs the server ~31 ms and this side ~6 ms to
- * decode, and the comparison is one pass over a bitmap. The price is the wire:
- * 8 bytes a key (11 as base64 text) instead of a few hundred sums.
+ * keys — `string_agg(int8send(key))`, 8 bytes a key — costs the server ~31 ms
+ * and this side a pass over a bitmap. The bytes come raw through binary COPY
+ * (the source's `bytesQuery`): as base64 text the server spent ~10 ms a table
+ * encoding them and this side held and decoded a 2 MB string. The price is the
+ * wire: 8 bytes a key instead of a few hundred sums.
  *
  * Memory is bounded by the window, not the table: the key range is cut into
  * windows of about KEYS_PER_WINDOW lake keys, read one after another (the next
- * one's query runs while this one is compared). Keys above the lake's largest
- * are new rows and are not fetched.
+ * one's query runs while this one is compared). A table of one window is read
+ * whole, with no key condition (a qual evaluated on every row cost the server
+ * ~9 ms a 200k-row table; keys outside the lake's range, new rows, are skipped
+ * here); several windows are each a BETWEEN on the key.
  */
-
-/** Lake keys a window holds (8 MB of packed keys at the source, ~11 MB of base64 text). */
+/** Lake keys a window holds (8 MB of packed keys). */
 export const KEYS_PER_WINDOW = 1_000_000;
 /** Largest key span compared through a bitmap (16 MiB); a sparser window is compared by sorting. */
 const MAX_BITMAP_SPAN = 2 ** 27;
@@ -46,18 +48,26 @@ export function keyWindows(min: number, max: number, rows: number, perWindow = K
   return out;
 }
 
-/** The query packing the source's keys of one window (null when it has none). */
-export function keyListSql(src: Pick<IntKeySource, 'from' | 'key'>, lo: number, hi: number): string {
-  return `SELECT encode(string_agg(int8send(${src.key}::int8), ''::bytea), 'base64') AS k FROM ${src.from} WHERE ${src.key} BETWEEN ${lo} AND ${hi}`;
+/** The query packing the source's keys of one window (NULL when it has none); `whole`: the table's keys, no condition. */
+export function keyListSql(src: Pick<IntKeySource, 'from' | 'key'>, lo: number, hi: number, whole = false): string {
+  return `SELECT string_agg(int8send(${src.key}::int8), ''::bytea) AS k FROM ${src.from}${whole ? '' : ` WHERE ${src.key} BETWEEN ${lo} AND ${hi}`}`;
 }
 
-/** Packed big-endian int8 keys (base64) as numbers; keys within a window of safe lake keys are safe themselves. */
-export function unpackKeys(b64: string | null | undefined): Float64Array {
-  if (!b64) return new Float64Array(0);
-  const buf = Buffer.from(b64, 'base64'); // PostgreSQL's base64 breaks lines: the decoder skips them
+/** The packed keys' bytes checked whole (8 a key). */
+function packed(buf: Buffer | null): Buffer {
+  if (!buf) return Buffer.alloc(0);
   if (buf.length % 8) throw new AppError('fatal', `deletes: detect: the source's packed keys are ${buf.length} bytes, not a multiple of 8`);
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.length);
-  const out = new Float64Array(buf.length / 8);
+  return buf;
+}
+
+/**
+ * Packed big-endian int8 keys as numbers (exact within ±2^53: a key beyond, which no safe lake
+ * key equals, comes out inexact and so still unequal to every lake key).
+ */
+export function unpackKeys(buf: Buffer | null): Float64Array {
+  const b = packed(buf);
+  const dv = new DataView(b.buffer, b.byteOffset, b.length);
+  const out = new Float64Array(b.length / 8);
   for (let i = 0, o = 0; i < out.length; i++, o += 8) out[i] = dv.getInt32(o) * 4294967296 + dv.getUint32(o + 4);
   return out;
 }
@@ -68,19 +78,17 @@ export function unpackKeys(b64: string | null | undefined): Float64Array {
  * window's answer when the caller ran its query already (while the lake's keys
  * were read), the windows being cut from `g` alike.
  */
-export async function deletedByList(src: IntKeySource, lake: Float64Array, g: Pick<KeyGrid, 'min' | 'max' | 'rows'>, first: Record<string, string | null>[] | null): Promise<ListedDeletes> {
+export async function deletedByList(src: IntKeySource & { runBytes: NonNullable<IntKeySource['runBytes']> }, lake: Float64Array, g: Pick<KeyGrid, 'min' | 'max' | 'rows'>, first: Buffer | null | undefined): Promise<ListedDeletes> {
   const wins = keyWindows(g.min, g.max, g.rows);
   const byWin = wins.length === 1 ? [lake] : splitByWindow(lake, wins);
-  const fetch = (w: number) => src.run(keyListSql(src, wins[w][0], wins[w][1]));
+  const fetch = (w: number) => src.runBytes(keyListSql(src, wins[w][0], wins[w][1], wins.length === 1));
   const gone: number[] = [];
   let sourceKeys = 0;
-  let next = first ? Promise.resolve(first) : fetch(0);
+  let next = first !== undefined ? Promise.resolve(first) : fetch(0);
   for (let w = 0; w < wins.length; w++) {
-    const rows = await next;
+    const have = packed(await next);
     if (w + 1 < wins.length) { next = fetch(w + 1); next.catch(() => {}); } // awaited next turn
-    const have = unpackKeys(rows[0]?.k ?? rows[0]?.K);
-    sourceKeys += have.length;
-    missing(have, byWin[w], wins[w][0], wins[w][1], gone);
+    sourceKeys += missing(have, byWin[w], wins[w][0], wins[w][1], gone);
   }
   return { keys: gone, sourceKeys, lakeKeys: lake.length, windows: wins.length };
 }
@@ -96,29 +104,42 @@ function splitByWindow(keys: Float64Array, wins: [number, number][]): Float64Arr
   return out;
 }
 
-/** Pushes onto `gone` each key of `lake` absent from `have`, once (a key live twice in the lake is named once). */
-function missing(have: Float64Array, lake: Float64Array, lo: number, hi: number, gone: number[]): void {
-  if (!lake.length) return;
+/**
+ * Pushes onto `gone` each key of `lake` absent from `have` (packed keys), once (a key live twice
+ * in the lake is named once); returns how many of the source's keys fall within [lo, hi].
+ */
+function missing(have: Buffer, lake: Float64Array, lo: number, hi: number, gone: number[]): number {
+  const n = have.length / 8;
+  const dv = new DataView(have.buffer, have.byteOffset, have.length);
+  let within = 0;
   if (hi - lo + 1 <= MAX_BITMAP_SPAN) {
+    // the bitmap marked straight from the bytes (no array of the source's keys)
     const bits = new Uint8Array(Math.ceil((hi - lo + 1) / 8));
-    for (let i = 0; i < have.length; i++) { const o = have[i] - lo; bits[o >>> 3] |= 1 << (o & 7); }
+    for (let i = 0, p = 0; i < n; i++, p += 8) {
+      const o = dv.getInt32(p) * 4294967296 + dv.getUint32(p + 4) - lo;
+      if (o < 0 || o > hi - lo) continue; // outside the lake's range (a table read whole): a new row
+      bits[o >>> 3] |= 1 << (o & 7);
+      within++;
+    }
     for (let i = 0; i < lake.length; i++) {
       const o = lake[i] - lo;
       if (bits[o >>> 3] & (1 << (o & 7))) continue;
       gone.push(lake[i]);
       bits[o >>> 3] |= 1 << (o & 7); // named once
     }
-    return;
+    return within;
   }
   // sparse keys (a span too wide for a bitmap): sort the source's, search each lake key
-  have.sort();
+  const keys = unpackKeys(have).sort();
+  for (let i = 0; i < keys.length; i++) if (keys[i] >= lo && keys[i] <= hi) within++;
   const named = new Set<number>();
   for (let i = 0; i < lake.length; i++) {
     const k = lake[i];
-    let a = 0, b = have.length;
-    while (a < b) { const m = (a + b) >>> 1; if (have[m] < k) a = m + 1; else b = m; }
-    if ((a < have.length && have[a] === k) || named.has(k)) continue;
+    let a = 0, b = keys.length;
+    while (a < b) { const m = (a + b) >>> 1; if (keys[m] < k) a = m + 1; else b = m; }
+    if ((a < keys.length && keys[a] === k) || named.has(k)) continue;
     named.add(k);
     gone.push(k);
   }
+  return within;
 }

@@ -90,7 +90,8 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
     const range = await a.target.intKeyRange?.(def.lakeName, lakeKeys[0].name, partition) ?? null;
     const grid = range ? keyGrid(Number(range.min), Number(range.max), range.rows) : null;
     const q = (dialect === 'postgres' ? pgIdent : oraIdent)(sql[0].name);
-    const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal) }, held, grid);
+    const bytes = src.bytesQuery ? (s: string) => src.bytesQuery!(s, a.signal, { serial: true }) : undefined;
+    const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal), runBytes: bytes }, held, grid);
     if (r) {
       a.log.debug('deletes: integer keys compared', { lakeKeys: r.lakeKeys, sourceKeys: r.sourceKeys, deleted: r.keys.length, ...(r.windows ? { windows: r.windows } : { differingRanges: r.differing, probed: r.probed }), gridFromManifests: !!grid, ...r.timing });
       return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: r.lakeKeys, complete: true };

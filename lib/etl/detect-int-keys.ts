@@ -4,8 +4,8 @@ import { deletedByList, keyListSql, keyWindows } from './deleted-keys-by-list';
 
 /**
  * Deleted keys of a table with a single integer key. On PostgreSQL the source
- * sends its keys packed and the set difference is taken here
- * (deleted-keys-by-list.ts). On Oracle, which has no cheap way to pack a key
+ * sends its keys packed, as raw bytes (`runBytes`), and the set difference is
+ * taken here (deleted-keys-by-list.ts). On Oracle, which has no cheap way to pack a key
  * list into one value, by key ranges instead of hashed buckets: the key space
  * is cut into ranges of about KEYS_PER_RANGE lake keys; the source gives, per
  * range, its key count, the sum of the keys' offsets in the range and the sum
@@ -32,6 +32,8 @@ export interface IntKeySource {
   from: string;
   key: string;
   run(sql: string): Promise<Record<string, string | null>[]>;
+  /** The first value of a query's first row as raw bytes (PostgreSQL's `bytesQuery`): the key-list road needs it. */
+  runBytes?(sql: string): Promise<Buffer | null>;
 }
 
 /** Range b of the grid holds the keys min + b·width … min + (b+1)·width − 1; `rows` keys are expected in all (it cuts the key list's windows alike on both sides). */
@@ -139,13 +141,13 @@ export async function deletedIntKeys(src: IntKeySource, lake: LakeKeys | null | 
   const t0 = Date.now();
   const timing = { lakeMs: 0, sourceMs: 0 };
   // PostgreSQL: the key list (deleted-keys-by-list.ts), its first window's query started here; Oracle: the range sums
-  const byList = src.dialect === 'postgres';
-  const firstSql = (g: KeyGrid) => byList ? keyListSql(src, ...keyWindows(g.min, g.max, g.rows)[0]) : aggregateSql(src, g);
-  const early = grid ? src.run(firstSql(grid)).then((x) => { timing.sourceMs = Date.now() - t0; return x; }) : null;
+  const runBytes = src.dialect === 'postgres' ? src.runBytes : undefined;
+  const firstList = (g: KeyGrid) => { const w = keyWindows(g.min, g.max, g.rows); return runBytes!(keyListSql(src, w[0][0], w[0][1], w.length === 1)); };
+  const early = !grid ? null : (runBytes ? firstList(grid) : src.run(aggregateSql(src, grid))).then((x) => { timing.sourceMs = Date.now() - t0; return x; });
   let held: LakeKeys | null;
-  let rows: Record<string, string | null>[] | null;
+  let first: Record<string, string | null>[] | Buffer | null;
   try {
-    [held, rows] = await Promise.all([Promise.resolve(lake).then((x) => { timing.lakeMs = Date.now() - t0; return x; }), early]);
+    [held, first] = await Promise.all([Promise.resolve(lake).then((x) => { timing.lakeMs = Date.now() - t0; return x; }), early]);
   } catch (e) {
     early?.catch(() => {}); // the other side's failure is the one reported
     throw e;
@@ -155,15 +157,17 @@ export async function deletedIntKeys(src: IntKeySource, lake: LakeKeys | null | 
   if (!keys.length) return { keys: [], sourceKeys: 0, lakeKeys: 0, differing: 0, probed: 0 };
   let min = Infinity, max = -Infinity;
   for (let i = 0; i < keys.length; i++) { const k = keys[i]; if (k < min) min = k; if (k > max) max = k; }
+  let fromGrid = true;
   if (!grid || min < grid.min || max > grid.max) {
     grid = keyGrid(min, max, keys.length);
     if (!grid) return null;
-    rows = byList ? null : await src.run(aggregateSql(src, grid));
+    fromGrid = false;
   }
-  if (byList) {
-    const r = await deletedByList(src, keys, grid, rows);
+  if (runBytes) {
+    const r = await deletedByList({ ...src, runBytes }, keys, grid, fromGrid ? first as Buffer | null : undefined);
     return { keys: r.keys, sourceKeys: r.sourceKeys, lakeKeys: r.lakeKeys, differing: 0, probed: 0, windows: r.windows, timing };
   }
+  const rows = fromGrid ? first as Record<string, string | null>[] : await src.run(aggregateSql(src, grid));
   const g = grid;
   const ranges = Math.floor((g.max - g.min) / g.width) + 1;
   // lake side: count, offset sum and digest sum per range (exact: each stays below 2^53, checked below)

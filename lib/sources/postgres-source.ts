@@ -4,6 +4,7 @@ import { createPgPool, type PgTlsSettings } from '../db/pg-connect';
 import { SlotPool } from '../concurrency';
 import { CopyDecoder, type CopyColumn } from './pg-copy-decoder';
 import { CopyOutQuery } from './pg-copy-out';
+import { firstValueBytes } from './pg-copy-bytes';
 import { ARRAY_ELEMENT, OID, pgColumnType, pgWireType, TEXT_OIDS } from './pg-types';
 
 const KNOWN_OIDS = new Set<number>(Object.values(OID));
@@ -93,17 +94,12 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
     },
 
     async textQuery(sql, signal, opts) {
-      return withClient(signal, async (c) => {
-        // SET LOCAL: the pooled session goes back to extraction unchanged. ISO output is what
-        // the canonical text relies on; a HashAggregate over the few digest groups, not a sort.
-        // in snapshot mode the session's transaction is open already (inSnapshot)
-        if (o.snapshot === undefined) await c.query('BEGIN READ ONLY');
-        try {
-          await c.query(`SET LOCAL datestyle = 'ISO, YMD'; SET LOCAL enable_sort = off${opts?.serial ? '; SET LOCAL max_parallel_workers_per_gather = 0' : ''}`);
-          const r = await c.query({ text: sql, types: { getTypeParser: () => (x: string) => x } });
-          return r.rows as Record<string, string | null>[];
-        } finally { await c.query('ROLLBACK'); }
-      });
+      return withClient(signal, (c) => readOnly(c, o.snapshot !== undefined, opts?.serial, async () =>
+        (await c.query({ text: sql, types: { getTypeParser: () => (x: string) => x } })).rows as Record<string, string | null>[]));
+    },
+
+    async bytesQuery(sql, signal, opts) {
+      return withClient(signal, (c) => readOnly(c, o.snapshot !== undefined, opts?.serial, () => firstValueBytes(c, sql, signal)));
     },
 
     async close() { await pool.end().catch(() => {}); }, // closing: a failing close changes nothing the caller can act on
@@ -156,6 +152,20 @@ export function createPostgresSource(o: PostgresBranchOptions): BranchSource {
       release();
     }
   }
+}
+
+/**
+ * `fn` in a read-only transaction rolled back after it, with SET LOCAL settings (the pooled
+ * session goes back to extraction unchanged): ISO output, which the canonical text relies on; a
+ * HashAggregate over the few digest groups, not a sort; with `serial`, no parallel plan. In
+ * snapshot mode the session's transaction is open already (inSnapshot).
+ */
+async function readOnly<T>(c: pg.PoolClient, inSnapshot: boolean, serial: boolean | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!inSnapshot) await c.query('BEGIN READ ONLY');
+  try {
+    await c.query(`SET LOCAL datestyle = 'ISO, YMD'; SET LOCAL enable_sort = off${serial ? '; SET LOCAL max_parallel_workers_per_gather = 0' : ''}`);
+    return await fn();
+  } finally { await c.query('ROLLBACK'); }
 }
 
 /** In snapshot mode a session holds an open transaction importing the snapshot; it is closed (never reused) after use. */

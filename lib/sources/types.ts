@@ -96,5 +96,11 @@ export interface BranchSource {
    * `serial`: no parallel plan (PostgreSQL): a check beside a load's other units would spend their CPU on workers.
    */
   textQuery?(sql: string, signal?: AbortSignal, opts?: { serial?: boolean }): Promise<Record<string, string | null>[]>;
+  /**
+   * Run a read-only SQL text (no binds) as textQuery does and return the first column of its
+   * first row as raw bytes (a bytea as stored; null for no row or NULL): a packed key list of
+   * megabytes without a text encoding on either side. PostgreSQL only.
+   */
+  bytesQuery?(sql: string, signal?: AbortSignal, opts?: { serial?: boolean }): Promise<Buffer | null>;
   close(): Promise<void>;
 }
