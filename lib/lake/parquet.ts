@@ -151,6 +151,7 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
   const readFailure = (e: unknown) => blob?.failure.error
     ? new AppError('internal', `lake: cannot read Parquet file ${what}: ${(blob.failure.error as Error).message}`, { cause: blob.failure.error })
     : null;
+  const failed = (e: unknown) => readFailure(e) ?? new AppError('fatal', `lake: cannot read Parquet file ${what}: ${(e as Error).message}`, { cause: e });
   try {
     pf = await pw.ParquetFile.fromFile(blob ?? new Blob([bytes as Uint8Array<ArrayBuffer>]));
     groups = pf.metadata().numRowGroups();
@@ -167,16 +168,28 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
   }
   try {
     for (let rg = 0; rg < groups; rg++) {
-      let t: arrow.Table;
+      // Batch by batch out of the WASM heap, not the row group whole (`pf.read`): a whole group of
+      // every column sat there decoded and again as its IPC copy (~100 MiB for 262k rows of ten
+      // columns), and that heap never shrinks — the lake bench's peak RSS was set by its scan.
+      const stream = await pf.stream({ rowGroups: [rg], batchSize: opts.batchSize ?? 65_536, ...(columns ? { columns } : {}) }).catch((e) => { throw failed(e); });
+      const it = (stream as unknown as AsyncIterable<pw.RecordBatch>)[Symbol.asyncIterator]();
+      let done = false;
       try {
-        const wt = await pf.read({ rowGroups: [rg], batchSize: opts.batchSize ?? 65_536, ...(columns ? { columns } : {}) });
-        t = arrow.tableFromIPC(wt.intoIPCStream());
-      } catch (e) {
-        throw readFailure(e) ?? new AppError('fatal', `lake: cannot read Parquet file ${what}: ${(e as Error).message}`, { cause: e });
+        for (;;) {
+          let t: arrow.Table;
+          try {
+            const r = await it.next();
+            if ((done = !!r.done)) break;
+            t = arrow.tableFromIPC(r.value.intoIPCStream());
+          } catch (e) { done = true; throw failed(e); }
+          // Zeros a failed read handed over may even decode: never yield what the store did not send.
+          { const f = readFailure(null); if (f) throw f; }
+          for (const b of t.batches) yield b;
+        }
+      } finally {
+        // a caller that stopped early (or a failed read) leaves the group's stream open: cancel it
+        if (!done) await it.return?.().catch(() => {});
       }
-      // Zeros a failed read handed over may even decode: never yield what the store did not send.
-      { const f = readFailure(null); if (f) throw f; }
-      for (const b of t.batches) yield b;
     }
   } finally { pf.free(); }
 }
