@@ -171,7 +171,7 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
       // Batch by batch out of the WASM heap, not the row group whole (`pf.read`): a whole group of
       // every column sat there decoded and again as its IPC copy (~100 MiB for 262k rows of ten
       // columns), and that heap never shrinks — the lake bench's peak RSS was set by its scan.
-      const stream = await pf.stream({ rowGroups: [rg], batchSize: opts.batchSize ?? 65_536, ...(columns ? { columns } : {}) }).catch((e) => { throw failed(e); });
+      const stream = await pf.stream({ rowGroups: [rg], batchSize: opts.batchSize ?? batchRows(columns?.length ?? Infinity), ...(columns ? { columns } : {}) }).catch((e) => { throw failed(e); });
       const it = (stream as unknown as AsyncIterable<pw.RecordBatch>)[Symbol.asyncIterator]();
       let done = false;
       try {
@@ -193,6 +193,13 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
     }
   } finally { pf.free(); }
 }
+
+/**
+ * Rows a read batch holds: 65,536 of a wide read, up to a whole default row group (262,144) when
+ * only a column or two are read (a merge's key or carried column) — each batch costs an IPC
+ * conversion, and a few narrow columns of a group take little room.
+ */
+const batchRows = (columns: number) => 65_536 * Math.max(1, Math.min(4, Math.floor(8 / columns)));
 
 /** hyparquet parsers that keep statistics in their raw comparable form (no Date objects, no string decoding). */
 const RAW_PARSERS = {
