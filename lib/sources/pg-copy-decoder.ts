@@ -31,7 +31,7 @@ const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const TWO32 = 4294967296;
 
 /** How `decodeTuple` decodes a column: the common fixed-width types inline, anything else through `decodeValue`. */
-const OTHER = 0, INT4 = 1, INT8 = 2, DATE = 3, TIMESTAMP = 4, BOOL = 5, BYTES = 6;
+const OTHER = 0, INT4 = 1, INT8 = 2, DATE = 3, TIMESTAMP = 4, BOOL = 5, BYTES = 6, FLOAT8 = 7, NUMERIC = 8;
 function codeOf(t: ColumnType): number {
   switch (t.kind) {
     case 'int': return INT4;
@@ -40,9 +40,15 @@ function codeOf(t: ColumnType): number {
     case 'timestamp': case 'timestamptz': return TIMESTAMP;
     case 'boolean': return BOOL;
     case 'string': case 'binary': return BYTES;
+    case 'double': return FLOAT8;
+    case 'decimal': return NUMERIC;
     default: return OTHER;
   }
 }
+
+/** A float8's bytes, reversed into this (little-endian) host's order. */
+const F64 = new Float64Array(1);
+const F64_BYTES = new Uint8Array(F64.buffer);
 
 /** A big-endian int32 at `p` (bytes past the end read as 0). */
 function int32(buf: Uint8Array, p: number): number {
@@ -58,6 +64,8 @@ export class CopyDecoder {
   private readonly maxCmp: (number | bigint | string | null)[];
   /** Each column's decoding (`codeOf`), so the per-value switch compares small integers. */
   private readonly codes: Uint8Array;
+  /** Each decimal column's scale (0 for the others). */
+  private readonly scales: Int32Array;
   private headerDone = false;
   private row = 0;
   done = false;
@@ -70,6 +78,7 @@ export class CopyDecoder {
     this.builders = cols.map((c) => new ColumnBuilder(c.type, batchSize));
     this.maxCmp = cols.map(() => null);
     this.codes = Uint8Array.from(cols, (c) => codeOf(c.type));
+    this.scales = Int32Array.from(cols, (c) => (c.type.kind === 'decimal' ? c.type.scale : 0));
   }
 
   /**
@@ -130,6 +139,13 @@ export class CopyDecoder {
         }
         case BOOL: if (buf[p] !== 0) b.setBool(row, true); break;
         case BYTES: b.setBytes(row, buf, p, p + len); break;
+        case FLOAT8: {
+          const f = F64_BYTES;
+          f[0] = buf[p + 7]; f[1] = buf[p + 6]; f[2] = buf[p + 5]; f[3] = buf[p + 4]; f[4] = buf[p + 3]; f[5] = buf[p + 2]; f[6] = buf[p + 1]; f[7] = buf[p];
+          b.f64[row] = F64[0];
+          break;
+        }
+        case NUMERIC: if (!decodeNumeric(buf, p, this.scales[j], b.words, row)) b.setNull(row); break;
         default: decodeValue(this.cols[j].type, b, buf, p, len, row);
       }
       p += len;
