@@ -8,8 +8,9 @@ import { AppError } from '../errors';
 
 /**
  * A small pool of worker threads encoding Parquet (parquet-wasm), so Arrow
- * decoding of source rows and Parquet encoding use both cores. Each job is one
- * staged file: an Arrow IPC stream in, a Parquet file out.
+ * decoding of source rows and Parquet encoding use both cores. A staged file
+ * goes to one worker whole (`write`: an Arrow IPC stream in, a Parquet file
+ * out) or batch by batch as it is extracted (`stream`).
  */
 export interface EncodeOptions {
   /** (Default: snappy — ~30% faster than zstd here) */

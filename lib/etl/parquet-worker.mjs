@@ -8,8 +8,8 @@ import * as pw from 'parquet-wasm/node';
 import { writerProperties } from '../lake/parquet-writer-properties.mjs';
 
 
-// One buffer the IPC chunks of a file are joined into, reused file after file (fresh memory is
-// slow to first touch here, and the worker encodes one file at a time).
+// One buffer the IPC chunks of a message are joined into, reused message after message (fresh
+// memory is slow to first touch here; parquet-wasm copies what it reads before the next message).
 let scratch = new Uint8Array(0);
 function joined(chunks, bytes) {
   if (scratch.length < bytes) scratch = new Uint8Array(Math.ceil(bytes / (4 << 20)) * (4 << 20));

@@ -5,8 +5,9 @@ import { readParquetBatches, STREAM_MIN_ROWS, type EncodingStream, type ParquetE
 
 /**
  * Staged Parquet for one (table, branch) extraction: batches are grouped into
- * files of at most `rowsPerFile` rows and encoded off-thread; at most
- * `maxInFlight` files are being encoded at once (bounded memory).
+ * files of `rowsPerFile` rows (the last batch may overshoot) and encoded
+ * off-thread — streamed batch by batch, or whole for a unit that may be held in
+ * memory; at most `maxInFlight` closed files are being finished at once.
  * Files land in `<root>/<runId>/<table>/<branch>/part-NNNNN.parquet`; a
  * fanned-out unit on an object-store warehouse then uploads them (unit-upload.ts).
  */
