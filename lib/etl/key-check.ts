@@ -38,9 +38,32 @@ export class KeyTracker {
   add(batch: arrow.RecordBatch): void {
     const cols = this.keyIdx.map((c) => batch.data.children[c]);
     const views = cols.map(columnBytes);
+    const one = views[0];
+    if (views.length === 1 && one.kind === 'words' && !one.nulls) { this.addWords(one.words, one.width, batch.numRows); return; }
     for (let i = 0; i < batch.numRows; i++) {
       hashRow(cols, views, i);
       this.insert(H[0], H[1]);
+    }
+  }
+
+  /**
+   * The common key (one integer column, no NULL): the same two hashes as `hashRow` (which
+   * `exactDuplicates` recomputes), computed in locals — `hashRow`'s general loop and its calls
+   * per word cost more than the table insert here.
+   */
+  private addWords(words: Int32Array, width: number, rows: number): void {
+    for (let i = 0; i < rows; i++) {
+      let a = 0x811c9dc5 | 0, b = 0x9747b28c | 0;
+      for (let k = -1; k < width; k++) {
+        const x = k < 0 ? 0xfe : words[i * width + k]; // the column separator, then the words
+        let h = Math.imul(x, 0xcc9e2d51); h = (h << 15) | (h >>> 17); h = Math.imul(h, 0x1b873593);
+        a ^= h; a = (a << 13) | (a >>> 19); a = (Math.imul(a, 5) + 0xe6546b64) | 0;
+        let j = Math.imul(x, 0x85ebca6b); j = (j << 11) | (j >>> 21); j = Math.imul(j, 0xc2b2ae35);
+        b ^= j; b = (b << 17) | (b >>> 15); b = (Math.imul(b, 9) + 0x38b34ae5) | 0;
+      }
+      a ^= a >>> 16; a = Math.imul(a, 0x85ebca6b); a ^= a >>> 13; a = Math.imul(a, 0xc2b2ae35); a ^= a >>> 16;
+      b ^= b >>> 15; b = Math.imul(b, 0x2c1b3c6d); b ^= b >>> 12; b = Math.imul(b, 0x297a2d39); b ^= b >>> 15;
+      this.insert(a || 1, b);
     }
   }
 

@@ -8,8 +8,9 @@ import { AppError } from '../errors';
 
 /**
  * A small pool of worker threads encoding Parquet (parquet-wasm), so Arrow
- * decoding of source rows and Parquet encoding use both cores. Each job is one
- * staged file: an Arrow IPC stream in, a Parquet file out.
+ * decoding of source rows and Parquet encoding use both cores. A staged file
+ * goes to one worker whole (`write`: an Arrow IPC stream in, a Parquet file
+ * out) or batch by batch as it is extracted (`stream`).
  */
 export interface EncodeOptions {
   /** (Default: snappy — ~30% faster than zstd here) */
@@ -22,6 +23,8 @@ export interface EncodeOptions {
 const ROW_GROUP_ROWS = 1_048_576;
 /** Files of at most this many rows are encoded on the calling thread (cheaper than a round trip to a worker). */
 const INLINE_MAX_ROWS = 20_000;
+/** A staged file is streamed to an encoder (`ParquetEncoderPool.stream`) once it holds more rows than this: smaller ones are encoded inline. */
+export const STREAM_MIN_ROWS = INLINE_MAX_ROWS;
 /** Arrow IPC bytes queued for the encoder workers before staging writers wait. */
 const QUEUE_MAX_BYTES = 192 * 1024 * 1024;
 /**
@@ -40,6 +43,26 @@ class ChunkSink extends arrow.AsyncByteQueue {
     this.chunks.push(value);
     this.bytes += value.byteLength;
   }
+}
+
+/**
+ * Batches as one IPC stream message for a worker. The batches' own buffers move to the worker
+ * (transferred, not copied): they are this message's alone and dropped after it is sent. Small
+ * buffers are cloned instead (cheap, and never Node's shared Buffer pool).
+ */
+function ipcMessage(batches: arrow.RecordBatch[]): { chunks: Uint8Array[]; bytes: number; transfer: ArrayBuffer[] } {
+  const { chunks, bytes } = ipcChunks(batches);
+  const transfer = new Set<ArrayBuffer>();
+  for (const c of chunks) if (c.buffer instanceof ArrayBuffer && c.buffer.byteLength >= TRANSFER_MIN) transfer.add(c.buffer);
+  return { chunks, bytes, transfer: [...transfer] };
+}
+
+/** A Parquet file being encoded batch by batch (`ParquetEncoderPool.stream`). */
+export interface EncodingStream {
+  /** Queue rows for the file (their buffers move to the encoder: the batches are unusable after). */
+  add(batches: arrow.RecordBatch[]): void;
+  /** Close the file; resolves with its size once written. */
+  finish(): Promise<number>;
 }
 
 /** Batches as Arrow IPC stream chunks (metadata, then views on the batches' buffers), uncopied. */
@@ -71,14 +94,14 @@ export class ParquetEncoderPool {
     for (let i = this.workers.length; i < Math.max(1, this.size); i++) {
       const w = new Worker(path.join(projectRoot(), 'lib/etl/parquet-worker.mjs'));
       w.unref();
-      w.on('message', (m: { id: number; ok: boolean; bytes?: number; error?: string }) => {
+      w.on('message', (m: { id: number; ok: boolean; bytes?: number; error?: string; taken?: number }) => {
+        if (m.taken !== undefined) { this.release(m.taken); return; } // a streamed file's batch went into the encoder
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
         const slot = this.workers.find((x) => x.w === w);
         if (slot) slot.busy--;
-        this.queuedBytes -= p.bytes;
-        for (const w of this.waiters.splice(0)) w();
+        this.release(p.bytes);
         if (m.ok) p.resolve(m.bytes ?? 0);
         else p.reject(new AppError('fatal', `etl: parquet encoding failed: ${m.error}`));
       });
@@ -92,25 +115,60 @@ export class ParquetEncoderPool {
     }
   }
 
+  private release(bytes: number): void {
+    this.queuedBytes -= bytes;
+    for (const w of this.waiters.splice(0)) w();
+  }
+
+  private get settings() {
+    return { compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary, rowGroupRows: ROW_GROUP_ROWS };
+  }
+
+  /** The least busy worker, counted busy with one more file. */
+  private take(): { w: Worker; busy: number } {
+    this.start();
+    const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
+    slot.busy++;
+    return slot;
+  }
+
   /** Encode batches into a Parquet file at `path`; resolves with the file size. Small files are encoded inline. */
   write(path: string, batches: arrow.RecordBatch[]): Promise<number> {
     const rows = batches.reduce((a, b) => a + b.numRows, 0);
     if (rows <= INLINE_MAX_ROWS) return this.writeInline(path, batches);
-    this.start();
-    const { chunks, bytes } = ipcChunks(batches);
-    // The batches' own buffers move to the worker (transferred, not copied): they are this
-    // file's alone and dropped after this call. Small buffers are cloned instead (cheap, and
-    // never Node's shared Buffer pool).
-    const transfer = new Set<ArrayBuffer>();
-    for (const c of chunks) if (c.buffer instanceof ArrayBuffer && c.buffer.byteLength >= TRANSFER_MIN) transfer.add(c.buffer);
-    const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-    slot.busy++;
+    const slot = this.take();
+    const { chunks, bytes, transfer } = ipcMessage(batches);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, bytes });
       this.queuedBytes += bytes;
-      slot.w.postMessage({ id, path, chunks, bytes, compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary, rowGroupRows: ROW_GROUP_ROWS }, [...transfer]);
+      slot.w.postMessage({ id, path, chunks, bytes, ...this.settings }, transfer);
     });
+  }
+
+  /**
+   * A Parquet file at `path` written batch by batch: each batch is encoded by a worker as it
+   * is added (the file's row group grows there), so encoding overlaps the extraction of the
+   * next rows. `finish()` resolves with the file size. For files of more than `STREAM_MIN_ROWS`.
+   */
+  stream(path: string): EncodingStream {
+    const slot = this.take();
+    const id = this.nextId++;
+    const done = new Promise<number>((resolve, reject) => { this.pending.set(id, { resolve, reject, bytes: 0 }); });
+    done.catch(() => {}); // a failure before finish() is not unhandled: finish() returns it
+    slot.w.postMessage({ type: 'open', id, path, ...this.settings });
+    return {
+      add: (batches) => {
+        if (!this.pending.has(id)) return; // failed already: finish() rejects with its error
+        const { chunks, bytes, transfer } = ipcMessage(batches);
+        this.queuedBytes += bytes;
+        slot.w.postMessage({ type: 'batch', id, chunks, bytes }, transfer);
+      },
+      finish: () => {
+        if (this.pending.has(id)) slot.w.postMessage({ type: 'close', id });
+        return done;
+      },
+    };
   }
 
   private async writeInline(path: string, batches: arrow.RecordBatch[]): Promise<number> {

@@ -8,8 +8,8 @@ import * as pw from 'parquet-wasm/node';
 import { writerProperties } from '../lake/parquet-writer-properties.mjs';
 
 
-// One buffer the IPC chunks of a file are joined into, reused file after file (fresh memory is
-// slow to first touch here, and the worker encodes one file at a time).
+// One buffer the IPC chunks of a message are joined into, reused message after message (fresh
+// memory is slow to first touch here; parquet-wasm copies what it reads before the next message).
 let scratch = new Uint8Array(0);
 function joined(chunks, bytes) {
   if (scratch.length < bytes) scratch = new Uint8Array(Math.ceil(bytes / (4 << 20)) * (4 << 20));
@@ -18,11 +18,71 @@ function joined(chunks, bytes) {
   return scratch.subarray(0, bytes);
 }
 
+const propsOf = (m) => writerProperties(pw, { compression: m.compression, dictionary: m.dictionary, rowGroupRows: m.rowGroupRows });
+
+/**
+ * Files written batch by batch ('open', 'batch'…, 'close'): parquet-wasm's streaming writer encodes
+ * each batch into its row group as it arrives, so a file's encoding overlaps the extraction of its
+ * rows instead of all starting when the file is cut (with many units extracting at once, every
+ * file was cut near the end, and the encoding ran after the decoding instead of beside it).
+ */
+const streams = new Map();
+
+function openStream(m) {
+  const s = { id: m.id, path: m.path, queue: [], closed: false, wake: null, failed: false };
+  streams.set(m.id, s);
+  // highWaterMark 0: a batch is converted into wasm memory only when the writer asks for it
+  const input = new ReadableStream({ pull: (c) => pullBatch(s, c) }, { highWaterMark: 0 });
+  (async () => {
+    const out = await pw.transformParquetStream(input, propsOf(m));
+    const parts = [];
+    let bytes = 0;
+    for await (const c of out) { parts.push(c); bytes += c.byteLength; }
+    fs.writeFileSync(s.path, Buffer.concat(parts, bytes));
+    return bytes;
+  })().then((bytes) => {
+    streams.delete(s.id);
+    parentPort.postMessage({ id: s.id, ok: true, bytes });
+  }, (e) => {
+    s.failed = true;
+    // its queued batches are not encoded: hand their bytes back to the queue's account
+    const left = s.queue.reduce((a, q) => a + q.bytes, 0);
+    s.queue = [];
+    if (left) parentPort.postMessage({ id: s.id, taken: left });
+    if (s.closed) streams.delete(s.id);
+    parentPort.postMessage({ id: s.id, ok: false, error: String(e && e.message ? e.message : e) });
+    s.wake?.();
+  });
+}
+
+async function pullBatch(s, c) {
+  while (!s.queue.length && !s.closed) await new Promise((r) => { s.wake = r; });
+  s.wake = null;
+  const m = s.queue.shift();
+  if (!m) { c.close(); return; }
+  const t = pw.Table.fromIPCStream(joined(m.chunks, m.bytes));
+  for (const b of t.recordBatches()) c.enqueue(b);
+  t.free();
+  parentPort.postMessage({ id: s.id, taken: m.bytes });
+}
+
 parentPort.on('message', (m) => {
+  if (m.type === 'open') { openStream(m); return; }
+  if (m.type === 'batch' || m.type === 'close') {
+    const s = streams.get(m.id);
+    if (!s) return;
+    if (s.failed) {
+      if (m.type === 'batch') parentPort.postMessage({ id: m.id, taken: m.bytes });
+      else streams.delete(m.id);
+      return;
+    }
+    if (m.type === 'batch') s.queue.push(m); else s.closed = true;
+    s.wake?.();
+    return;
+  }
   try {
-    const props = writerProperties(pw, { compression: m.compression, dictionary: m.dictionary, rowGroupRows: m.rowGroupRows });
     const table = pw.Table.fromIPCStream(joined(m.chunks, m.bytes));
-    const bytes = pw.writeParquet(table, props);
+    const bytes = pw.writeParquet(table, propsOf(m));
     fs.writeFileSync(m.path, bytes);
     parentPort.postMessage({ id: m.id, ok: true, bytes: bytes.length });
   } catch (e) {

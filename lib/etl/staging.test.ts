@@ -54,3 +54,38 @@ describe('StagingWriter with a memory hold', () => {
     expect((await d.finish())[0].batches).toBeDefined();
   });
 });
+
+describe('StagingWriter without a hold (an INITIAL)', () => {
+  const encoder = new ParquetEncoderPool(1);
+  let root = '';
+  afterAll(async () => { await encoder.close(); if (root) await fs.rm(root, { recursive: true, force: true }); });
+
+  it('streams each file to the encoder batch by batch: files cut at rowsPerFile, every row back in order', async () => {
+    root = await fs.mkdtemp(path.join(os.tmpdir(), 'staging-stream-'));
+    const w = new StagingWriter(path.join(root, 'u'), encoder, { rowsPerFile: 60_000 });
+    await w.init();
+    // 25k-row batches: the first is more than an inline encode's worth, so the file is streamed from it
+    for (let i = 0; i < 5; i++) await w.add(batch(i * 25_000, 25_000));
+    await w.add(batch(125_000, 7));
+    const files = await w.finish();
+    expect(files.map((f) => f.rows)).toEqual([75_000, 50_007]);
+    for (const f of files) expect((await fs.stat(f.path)).size).toBe(f.bytes);
+    expect((await Promise.all(files.map(ids))).flat()).toEqual(Array.from({ length: 125_007 }, (_, i) => i));
+    const strings = (await stagedBatches(files[1])).flatMap((b) => [...b.getChild('s')!]);
+    expect(strings[0]).toBe('row 75000');
+    expect(strings.at(-1)).toBe('row 125006');
+  });
+
+  it('a small unit is still encoded in one piece, and discard drops a file being streamed', async () => {
+    const small = new StagingWriter(path.join(root, 'small'), encoder, { rowsPerFile: 60_000 });
+    await small.init(); await small.add(batch(0, 500));
+    const fs1 = await small.finish();
+    expect(fs1.map((f) => f.rows)).toEqual([500]);
+    expect(await ids(fs1[0])).toEqual(Array.from({ length: 500 }, (_, i) => i));
+
+    const gone = new StagingWriter(path.join(root, 'gone'), encoder, { rowsPerFile: 60_000 });
+    await gone.init(); await gone.add(batch(0, 30_000));
+    await gone.discard();
+    await expect(fs.stat(path.join(root, 'gone'))).rejects.toThrow();
+  });
+});

@@ -1,12 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type * as arrow from 'apache-arrow';
-import { readParquetBatches, type ParquetEncoderPool } from './parquet-encoder';
+import { readParquetBatches, STREAM_MIN_ROWS, type EncodingStream, type ParquetEncoderPool } from './parquet-encoder';
 
 /**
  * Staged Parquet for one (table, branch) extraction: batches are grouped into
- * files of at most `rowsPerFile` rows and encoded off-thread; at most
- * `maxInFlight` files are being encoded at once (bounded memory).
+ * files of `rowsPerFile` rows (the last batch may overshoot) and encoded
+ * off-thread — streamed batch by batch, or whole for a unit that may be held in
+ * memory; at most `maxInFlight` closed files are being finished at once.
  * Files land in `<root>/<runId>/<table>/<branch>/part-NNNNN.parquet`; a
  * fanned-out unit on an object-store warehouse then uploads them (unit-upload.ts).
  */
@@ -48,6 +49,8 @@ export class StagingWriter {
   private pendingRows = 0;
   private part = 0;
   private inflight: Promise<void>[] = [];
+  /** The file being streamed to an encoder (see `add`), and the rows it holds so far. */
+  private open: { file: string; enc: EncodingStream; rows: number } | null = null;
   readonly files: StagedFile[] = [];
 
   constructor(readonly dir: string, private readonly encoder: ParquetEncoderPool, private readonly opts: { rowsPerFile?: number; maxInFlight?: number; hold?: MemoryHold } = {}) {}
@@ -57,11 +60,41 @@ export class StagingWriter {
     await fs.rm(this.dir, { recursive: true, force: true });
   }
 
+  /**
+   * Without a memory hold (an INITIAL), a file's rows go to an encoder as they come once they are
+   * more than an inline encode's worth: the encoding overlaps the extraction. With one, rows wait
+   * until the file is full (a small unit may yet be held in memory, never written).
+   */
   async add(batch: arrow.RecordBatch): Promise<void> {
     if (batch.numRows === 0) return;
     this.pending.push(batch);
     this.pendingRows += batch.numRows;
-    if (this.pendingRows >= (this.opts.rowsPerFile ?? 262_144)) await this.cut();
+    const full = (this.open?.rows ?? 0) + this.pendingRows >= (this.opts.rowsPerFile ?? 262_144);
+    if (!this.opts.hold && (this.open || this.pendingRows > STREAM_MIN_ROWS)) await this.stream(full);
+    else if (full) await this.cut();
+  }
+
+  /** Send the pending rows to the streamed file (opening it first), closing it when `full`. */
+  private async stream(full: boolean): Promise<void> {
+    await this.encoder.room();
+    if (!this.open) {
+      if (this.part === 0) await fs.mkdir(this.dir, { recursive: true });
+      const file = path.join(this.dir, `part-${String(this.part++).padStart(5, '0')}.parquet`);
+      this.open = { file, enc: this.encoder.stream(file), rows: 0 };
+    }
+    if (this.pendingRows) this.open.enc.add(this.pending);
+    this.open.rows += this.pendingRows;
+    this.pending = [];
+    this.pendingRows = 0;
+    if (full) await this.closeOpen();
+  }
+
+  /** Close the streamed file: its size is known once the encoder has written it. */
+  private async closeOpen(): Promise<void> {
+    if (!this.open) return;
+    const { file, enc, rows } = this.open;
+    this.open = null;
+    await this.settle(enc.finish().then((bytes) => { this.files.push({ path: file, rows, bytes }); }));
   }
 
   private async cut(): Promise<void> {
@@ -73,9 +106,13 @@ export class StagingWriter {
     await this.encoder.room();
     if (this.part === 0) await fs.mkdir(this.dir, { recursive: true });
     const file = path.join(this.dir, `part-${String(this.part++).padStart(5, '0')}.parquet`);
-    const p = this.encoder.write(file, batches).then((bytes) => { this.files.push({ path: file, rows, bytes }); });
+    await this.settle(this.encoder.write(file, batches).then((bytes) => { this.files.push({ path: file, rows, bytes }); }));
+  }
+
+  /** Track a file being encoded; waits while `maxInFlight` files are. */
+  private async settle(p: Promise<void>): Promise<void> {
     this.inflight.push(p);
-    // silent here only: the rejection is awaited later (finish() or cut() shifting `inflight`, discard()'s
+    // silent here only: the rejection is awaited later (finish() or settle() shifting `inflight`, discard()'s
     // allSettled); this keeps it from counting as unhandled while other files are still encoding
     p.catch(() => {});
     while (this.inflight.length >= (this.opts.maxInFlight ?? 2)) await this.inflight.shift();
@@ -95,7 +132,8 @@ export class StagingWriter {
         return this.files;
       }
     }
-    await this.cut();
+    if (this.open) await this.stream(true);
+    else await this.cut();
     while (this.inflight.length) await this.inflight.shift();
     this.files.sort((a, b) => a.path.localeCompare(b.path));
     return this.files;
@@ -104,6 +142,8 @@ export class StagingWriter {
   /** Drop whatever this attempt wrote or held. */
   async discard(): Promise<void> {
     this.release();
+    // a file still open is closed (and its write awaited) before the folder goes
+    if (this.open) { const { enc } = this.open; this.open = null; this.inflight.push(enc.finish().then(() => {})); }
     await Promise.allSettled(this.inflight);
     this.inflight = [];
     this.pending = [];

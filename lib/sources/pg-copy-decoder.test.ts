@@ -119,3 +119,46 @@ describe('CopyDecoder stream', () => {
     }
   });
 });
+
+describe('CopyDecoder: the inline fixed-width decodings', () => {
+  const be = (n: number, f: (b: Buffer) => void) => { const b = Buffer.alloc(n); f(b); return b; };
+  const col = (kind: string, extra: object = {}) => ({ type: { kind, ...extra } as never, targetIndex: 0, track: null });
+
+  /** One column's values through a stream of one-row messages; each value's wire bytes given (null = NULL). */
+  function decodeColumn(c: ReturnType<typeof col>, arrowType: arrow.DataType, values: (Buffer | null)[]): arrow.Data {
+    const msgs = values.map((v, i) => {
+      const len = be(4, (b) => b.writeInt32BE(v ? v.length : -1));
+      const row = Buffer.concat([be(2, (b) => b.writeInt16BE(1)), len, ...(v ? [v] : [])]);
+      return i === 0 ? Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8), row]) : row;
+    });
+    const schema = new arrow.Schema([new arrow.Field('V', arrowType, true)]);
+    const dec = new CopyDecoder([c], { schema, fields: [{ name: 'V', type: c.type }], constants: {}, track: [] } as never, 1000, { rows: 0, max: {} } as never);
+    for (const m of [...msgs, be(2, (b) => b.writeInt16BE(-1))]) expect(dec.pushMessage(m)).toEqual([]);
+    expect(dec.done).toBe(true);
+    return dec.flush().data.children[0];
+  }
+  const valid = (d: arrow.Data, i: number) => !d.nullBitmap || ((d.nullBitmap[i >> 3] >> (i & 7)) & 1) === 1;
+
+  it('int2 and int4 (signed), date (before and after 2000), bool, with NULLs', () => {
+    const ints = decodeColumn(col('int'), new arrow.Int32(), [be(2, (b) => b.writeInt16BE(-32768)), be(2, (b) => b.writeInt16BE(32767)), be(4, (b) => b.writeInt32BE(-2147483648)), null, be(4, (b) => b.writeInt32BE(2147483647)), be(2, (b) => b.writeInt16BE(-1))]);
+    expect([...(ints.values as Int32Array)].filter((_, i) => valid(ints, i))).toEqual([-32768, 32767, -2147483648, 2147483647, -1]);
+    expect(valid(ints, 3)).toBe(false);
+    // days since 2000-01-01 → since 1970-01-01
+    const dates = decodeColumn(col('date'), new arrow.DateDay(), [be(4, (b) => b.writeInt32BE(-10957)), be(4, (b) => b.writeInt32BE(0)), be(4, (b) => b.writeInt32BE(-730119 - 10957)), be(4, (b) => b.writeInt32BE(2_932_896))]);
+    expect([...(dates.values as Int32Array)]).toEqual([0, 10957, -730119, 2_932_896 + 10957]);
+    const bools = decodeColumn(col('boolean'), new arrow.Bool(), [Buffer.from([1]), Buffer.from([0]), null, Buffer.from([1])]);
+    expect([0, 1, 2, 3].map((i) => (valid(bools, i) ? ((bools.values as Uint8Array)[0] >> i) & 1 : null))).toEqual([1, 0, null, 1]);
+  });
+
+  it('float8 bit for bit (−0, ±Infinity, NaN, subnormal, extremes), and numeric NaN as NULL', () => {
+    const xs = [0, -0, 1.5, -2.25e-300, Number.MAX_VALUE, Number.MIN_VALUE, Infinity, -Infinity, NaN, 1 / 3];
+    const d = decodeColumn(col('double'), new arrow.Float64(), xs.map((x) => be(8, (b) => b.writeDoubleBE(x))));
+    expect([...(d.values as Float64Array)]).toEqual(xs);
+    expect(Object.is((d.values as Float64Array)[1], -0)).toBe(true);
+    const nan = be(8, (b) => { b.writeInt16BE(0, 0); b.writeInt16BE(0, 2); b.writeUInt16BE(0xc000, 4); b.writeInt16BE(0, 6); });
+    const n = decodeColumn(col('decimal', { precision: 12, scale: 2 }), new arrow.Decimal(2, 12, 128), [numericBytes('-123.45'), nan, numericBytes('0.5')]);
+    expect([valid(n, 0), valid(n, 1), valid(n, 2)]).toEqual([true, false, true]);
+    expect(read((n.values as Uint32Array).subarray(0, 4))).toBe(-12345n);
+    expect(read((n.values as Uint32Array).subarray(8, 12))).toBe(50n);
+  });
+});

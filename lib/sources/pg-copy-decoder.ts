@@ -30,6 +30,31 @@ const PG_EPOCH_DAYS = 10_957;
 const SIGNATURE = Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1');
 const TWO32 = 4294967296;
 
+/** How `decodeTuple` decodes a column: the common fixed-width types inline, anything else through `decodeValue`. */
+const OTHER = 0, INT4 = 1, INT8 = 2, DATE = 3, TIMESTAMP = 4, BOOL = 5, BYTES = 6, FLOAT8 = 7, NUMERIC = 8;
+function codeOf(t: ColumnType): number {
+  switch (t.kind) {
+    case 'int': return INT4;
+    case 'long': return INT8;
+    case 'date': return DATE;
+    case 'timestamp': case 'timestamptz': return TIMESTAMP;
+    case 'boolean': return BOOL;
+    case 'string': case 'binary': return BYTES;
+    case 'double': return FLOAT8;
+    case 'decimal': return NUMERIC;
+    default: return OTHER;
+  }
+}
+
+/** A float8's bytes, reversed into this (little-endian) host's order. */
+const F64 = new Float64Array(1);
+const F64_BYTES = new Uint8Array(F64.buffer);
+
+/** A big-endian int32 at `p` (bytes past the end read as 0). */
+function int32(buf: Uint8Array, p: number): number {
+  return (buf[p] << 24) | (buf[p + 1] << 16) | (buf[p + 2] << 8) | buf[p + 3];
+}
+
 export class CopyDecoder {
   private readonly cols: CopyColumn[];
   private readonly builders: ColumnBuilder[];
@@ -37,6 +62,10 @@ export class CopyDecoder {
   private readonly batchSize: number;
   private readonly stats: ReadStats;
   private readonly maxCmp: (number | bigint | string | null)[];
+  /** Each column's decoding (`codeOf`), so the per-value switch compares small integers. */
+  private readonly codes: Uint8Array;
+  /** Each decimal column's scale (0 for the others). */
+  private readonly scales: Int32Array;
   private headerDone = false;
   private row = 0;
   done = false;
@@ -48,6 +77,8 @@ export class CopyDecoder {
     this.stats = stats;
     this.builders = cols.map((c) => new ColumnBuilder(c.type, batchSize));
     this.maxCmp = cols.map(() => null);
+    this.codes = Uint8Array.from(cols, (c) => codeOf(c.type));
+    this.scales = Int32Array.from(cols, (c) => (c.type.kind === 'decimal' ? c.type.scale : 0));
   }
 
   /**
@@ -77,27 +108,51 @@ export class CopyDecoder {
     return out;
   }
 
-  /** Decode the fields of one tuple starting at `p` (after its field count) into the next row; returns the offset after it. */
+  /**
+   * Decode the fields of one tuple starting at `p` (after its field count) into the next row; returns the offset after it.
+   * The common fixed-width types are decoded here, reading big-endian bytes by hand: a call per value
+   * to Buffer's readers (argument checks, a switch on the type's name) cost more than the decoding.
+   * Bytes past the message read as 0 rather than throwing: the caller refuses a tuple that ran past it.
+   */
   private decodeTuple(buf: Buffer, p: number): number {
     const row = this.row;
     const builders = this.builders;
+    const codes = this.codes;
     const n = builders.length;
     if (row === 0 || row >= builders[0].capacity) for (let j = 0; j < n; j++) builders[j].prepare(row);
     for (let j = 0; j < n; j++) {
-      const len = buf.readInt32BE(p);
+      const len = (buf[p] << 24) | (buf[p + 1] << 16) | (buf[p + 2] << 8) | buf[p + 3];
       p += 4;
       const b = builders[j];
       if (len < 0) { b.setNull(row); continue; }
-      this.decode(j, b, buf, p, len, row);
+      switch (codes[j]) {
+        case INT4: b.i32[row] = len === 2 ? ((buf[p] << 24) >> 16) | buf[p + 1] : int32(buf, p); break;
+        case INT8: b.i64w[2 * row] = int32(buf, p + 4); b.i64w[2 * row + 1] = int32(buf, p); break;
+        case DATE: b.i32[row] = int32(buf, p) + PG_EPOCH_DAYS; break;
+        case TIMESTAMP: {
+          // µs since 2000-01-01 → since 1970-01-01: a 64-bit add on 32-bit halves (carry from the low word)
+          let lo = (int32(buf, p + 4) >>> 0) + PG_EPOCH_US_LO;
+          let hi = int32(buf, p) + PG_EPOCH_US_HI;
+          if (lo >= TWO32) { lo -= TWO32; hi++; }
+          b.i64w[2 * row] = lo | 0; b.i64w[2 * row + 1] = hi | 0;
+          break;
+        }
+        case BOOL: if (buf[p] !== 0) b.setBool(row, true); break;
+        case BYTES: b.setBytes(row, buf, p, p + len); break;
+        case FLOAT8: {
+          const f = F64_BYTES;
+          f[0] = buf[p + 7]; f[1] = buf[p + 6]; f[2] = buf[p + 5]; f[3] = buf[p + 4]; f[4] = buf[p + 3]; f[5] = buf[p + 2]; f[6] = buf[p + 1]; f[7] = buf[p];
+          b.f64[row] = F64[0];
+          break;
+        }
+        case NUMERIC: if (!decodeNumeric(buf, p, this.scales[j], b.words, row)) b.setNull(row); break;
+        default: decodeValue(this.cols[j].type, b, buf, p, len, row);
+      }
       p += len;
     }
     this.row++;
     this.stats.rows++;
     return p;
-  }
-
-  private decode(j: number, b: ColumnBuilder, buf: Buffer, p: number, len: number, row: number): void {
-    decodeValue(this.cols[j].type, b, buf, p, len, row);
   }
 
   /** Offer the batch's largest value of each tracked column (one BigInt per batch, not per row). */
@@ -228,21 +283,25 @@ function decodeArray(element: ColumnType, b: ColumnBuilder, buf: Buffer, p: numb
   b.endList(row);
 }
 
+/** 10^0 … 10^15, exact as doubles. */
+const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
+
 /**
  * Postgres numeric send format: int16 ndigits, int16 weight, uint16 sign,
  * int16 dscale, then ndigits base-10000 digits. Writes the value scaled to
  * `scale` as a 128-bit integer; false for NaN/infinity.
  */
 export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint32Array, row: number): boolean {
-  const nd = buf.readInt16BE(p);
-  const weight = buf.readInt16BE(p + 2);
-  const sign = buf.readUInt16BE(p + 4);
+  // int16/uint16 fields read by hand (see decodeTuple); a numeric running past its message is refused by the caller
+  const nd = ((buf[p] << 24) >> 16) | buf[p + 1];
+  const weight = ((buf[p + 2] << 24) >> 16) | buf[p + 3];
+  const sign = (buf[p + 4] << 8) | buf[p + 5];
   if (sign === 0xc000 || sign === 0xd000 || sign === 0xf000) return false;
   let accN = 0;
   let big: bigint | null = null;
   let q = p + 8;
   for (let k = 0; k < nd; k++, q += 2) {
-    const d = buf.readInt16BE(q);
+    const d = (buf[q] << 8) | buf[q + 1]; // a base-10000 digit: 0–9999
     if (big === null) {
       accN = accN * 10000 + d;
       if (accN > 900_000_000_000) big = BigInt(accN);
@@ -255,10 +314,10 @@ export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint
   if (big === null && shift >= -15 && shift <= 15) {
     // Number arithmetic while exact (|v| <= 2^53): the common case, no BigInt allocated
     let v: number;
-    if (shift >= 0) v = accN * 10 ** shift;
+    if (shift >= 0) v = accN * POW10[shift];
     else {
       // more fraction digits than the scale (base-10000 groups are zero-padded): round half away from zero
-      const div = 10 ** -shift;
+      const div = POW10[-shift];
       v = Math.floor(accN / div);
       if ((accN - v * div) * 2 >= div) v++;
     }
