@@ -27,6 +27,8 @@ export interface DetectedDeletes {
   lakeKeys: number;
   /** False when more deleted keys were found than one pass collects: the rest are deleted by the next run. */
   complete: boolean;
+  /** The lake rows holding `keys` (data file, position) at a snapshot, when the comparison read them (the integer road). */
+  at?: { snapshotId: string; rows: { path: string; pos: number }[] };
 }
 
 /** Rows a key-level pass holds per side (the bucket descent keeps it under this). */
@@ -94,7 +96,10 @@ export async function detectDeletes(a: { target: LakeTarget; schema: arrow.Schem
     const r = await deletedIntKeys({ dialect, from: fromClause(def), key: `t.${q}`, run: (s) => run(s, a.signal), runBytes: bytes }, held, grid);
     if (r) {
       a.log.debug('deletes: integer keys compared', { lakeKeys: r.lakeKeys, sourceKeys: r.sourceKeys, deleted: r.keys.length, ...(r.windows ? { windows: r.windows } : { differingRanges: r.differing, probed: r.probed }), gridFromManifests: !!grid, ...r.timing });
-      return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: r.lakeKeys, complete: true };
+      // where the deleted keys' rows are (the per-file arrays are at hand): the merge then reads no file for them
+      const live = await held;
+      const at = live && 'rowsOf' in live && live.rowsOf && live.snapshotId ? { snapshotId: live.snapshotId, rows: live.rowsOf(r.keys) } : undefined;
+      return { keys: r.keys.map((k) => [String(k)]), sourceKeys: r.sourceKeys, lakeKeys: r.lakeKeys, complete: true, ...(at ? { at } : {}) };
     }
   }
   const keyHash = sql.length === 1 && kindOf(sql[0].sourceType) === 'integer' && arrowKind(a.schema.fields.find((x) => x.name === lakeKeys[0].name)!.type) === 'integer' ? 'int32' as const : 'md5' as const;

@@ -12,7 +12,7 @@ import { dataColumns, describeUnit, widenTable } from './schema-step';
 import { exactDuplicates, KeyTracker, olderRows, withoutRows } from './key-check';
 import { StagingWriter, stagedBatches } from './staging';
 
-type ExtractContext = Pick<RunContext, 'runId' | 'settings' | 'target' | 'log' | 'signal' | 'plan' | 'summary' | 'stagingRoot' | 'loadTime' | 'encoder' | 'hold'>;
+type ExtractContext = Pick<RunContext, 'runId' | 'settings' | 'target' | 'log' | 'signal' | 'plan' | 'summary' | 'stagingRoot' | 'loadTime' | 'encoder' | 'hold' | 'lateDeletes'>;
 
 /** An error marked `fatal` (a reserved column, a bad schema) is never retried, whatever its cause says. */
 // The seeds' rule: an AppError other than transient/unavailable (bad keys, a reserved column) is never retried.
@@ -96,11 +96,14 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     u.stats = stats;
     if (s.mode === 'INCREMENTAL' && u.def.deletes.mode === 'detect') {
       // after the extract: a row inserted since is only in the source (ignored), one deleted since is a delete
-      const t = Date.now();
-      const d = await detectDeletes({ target: ctx.target, schema: st.schema!, log: ulog, signal: ctx.signal }, u);
-      u.deleteKeys = d.keys;
-      ulog.info('deletes detected', { keys: d.keys.length, sourceKeys: d.sourceKeys, lakeKeys: d.lakeKeys, ms: Date.now() - t });
-      if (!d.complete) ulog.warn('more deleted keys than one pass collects: the rest are deleted by the next run', { collected: d.keys.length });
+      if (ctx.lateDeletes) {
+        // the unit is done; its table's load starts without waiting and takes the keys at its commit (lateDeletes)
+        u.deletesPending = withRetry(() => detectUnitDeletes(ctx, u, st, ulog), {
+          retries: s.retries, delayMs: s.retryDelayMs, signal: ctx.signal, retryable,
+          onRetry: (err, i) => ulog.warn('deletes: detect: transient error, retrying', { attempt: i.attempt, of: i.attempts, delayMs: i.delayMs, error: err.message }),
+        });
+        u.deletesPending.catch(() => {}); // the load awaits it
+      } else await detectUnitDeletes(ctx, u, st, ulog);
     }
     u.status = 'SUCCESS';
     u.finishedAt = new Date();
@@ -159,4 +162,14 @@ async function settleDuplicates(ctx: ExtractContext, u: Unit, st: TableState, ke
   u.rows -= extra;
   u.dropped = extra;
   ulog.warn('dropped older rows of duplicated keys (dedupe: latest)', { dropped: extra, keys: dups.length, first });
+}
+
+/** `deletes: detect` for one extracted unit: the keys its branch no longer has land on `u.deleteKeys`. */
+async function detectUnitDeletes(ctx: ExtractContext, u: Unit, st: TableState, ulog: Logger): Promise<void> {
+  const t = Date.now();
+  const d = await detectDeletes({ target: ctx.target, schema: st.schema!, log: ulog, signal: ctx.signal }, u);
+  u.deleteKeys = d.keys;
+  u.deletesAt = d.at;
+  ulog.info('deletes detected', { keys: d.keys.length, sourceKeys: d.sourceKeys, lakeKeys: d.lakeKeys, ms: Date.now() - t });
+  if (!d.complete) ulog.warn('more deleted keys than one pass collects: the rest are deleted by the next run', { collected: d.keys.length });
 }

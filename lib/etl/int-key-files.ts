@@ -39,7 +39,13 @@ interface FileKeys { keys: Float64Array }
 type Entry = FileKeys | Map<string, Float64Array>;
 
 /** The partition's live keys (a key live in two rows appears twice). */
-export interface LiveIntKeys { keys: Float64Array }
+export interface LiveIntKeys {
+  keys: Float64Array;
+  /** The live rows (data file, position) holding any of `keys` — where a merge deletes them without reading a file. (Absent: not known) */
+  rowsOf?(keys: ArrayLike<number>): { path: string; pos: number }[];
+  /** The snapshot these keys and rows were read at. */
+  snapshotId?: string;
+}
 
 /**
  * The process's cache of key arrays and delete positions, keyed by file path
@@ -78,7 +84,7 @@ export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKe
     if (!m) { m = await positionsOf(src.readPositions(f.path)); cache.set(`pos\u0000${f.path}`, m); }
     for (const [p, list] of m) { let l = dead.get(p); if (!l) dead.set(p, (l = [])); l.push(list); }
   }
-  const perFile: (FileKeys & { gone: Float64Array[] | undefined })[] = [];
+  const perFile: (FileKeys & { path: string; gone: Float64Array[] | undefined; mask?: Uint8Array | null })[] = [];
   let total = 0;
   for (const f of data) {
     const ck = `keys\u0000${column}\u0000${f.path}`;
@@ -88,24 +94,46 @@ export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKe
       if (!keys) return null;
       cache.set(ck, (fk = { keys }));
     }
-    perFile.push({ ...fk, gone: dead.get(f.path) });
+    perFile.push({ ...fk, path: f.path, gone: dead.get(f.path) });
     total += fk.keys.length;
   }
   const out = new Float64Array(total);
   let n = 0;
-  for (const { keys, gone } of perFile) {
+  for (const pf of perFile) {
+    const { keys, gone } = pf;
     let mask: Uint8Array | null = null;
     if (gone) {
       mask = new Uint8Array(keys.length);
       for (const list of gone) for (let i = 0; i < list.length; i++) { const p = list[i]; if (p < keys.length) mask[p] = 1; }
     }
+    pf.mask = mask;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
       if (k !== k || (mask && mask[i])) continue; // NaN: a null key
       out[n++] = k;
     }
   }
-  return { keys: out.subarray(0, n) };
+  const rowsOf = (want: ArrayLike<number>) => {
+    const rows: { path: string; pos: number }[] = [];
+    const has = memberOf(want);
+    if (!has) return rows;
+    for (const { path, keys, mask } of perFile) {
+      for (let i = 0; i < keys.length; i++) if (has(keys[i]) && !(mask && mask[i])) rows.push({ path, pos: i });
+    }
+    return rows;
+  };
+  return { keys: out.subarray(0, n), rowsOf };
+}
+
+/** Membership in `keys` (null when empty): a bitmap over their span when it is small (a lookup per lake key), else a Set. */
+function memberOf(keys: ArrayLike<number>): ((k: number) => boolean) | null {
+  if (!keys.length) return null;
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < keys.length; i++) { const k = keys[i]; if (k < lo) lo = k; if (k > hi) hi = k; }
+  if (hi - lo >= 2 ** 27) { const set = new Set(Array.from(keys)); return (k) => set.has(k); }
+  const bits = new Uint8Array(Math.floor((hi - lo) / 8) + 1);
+  for (let i = 0; i < keys.length; i++) { const o = keys[i] - lo; bits[o >>> 3] |= 1 << (o & 7); }
+  return (k) => { const o = k - lo; return o >= 0 && o <= hi - lo && (bits[o >>> 3] & (1 << (o & 7))) !== 0; };
 }
 
 /** A data file's key column as numbers at their row positions (NaN for null); null when the file lacks it or a key is not exact as a number. */

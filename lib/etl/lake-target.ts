@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
 import { fromArrowType, toArrowType } from '../sources';
-import { FIELD_ID, readParquetBatches, type DataFileInfo, type Lake, type LakeTable, type ScanFileCache } from '../lake';
+import { FIELD_ID, readParquetBatches, type DataFileInfo, type Lake, type LakeTable, type LateDeleteKeys, type ScanFileCache } from '../lake';
 import { BRANCH_ID, DELETED_AT, INJECTED, INSERT_AT, RECORDED_UPDATED_AT } from '../config/lake-columns';
 import { isRemoteStaged, stagedBatches, type StagedFile } from './staging';
 import { liveIntKeys, type IntKeyFileCache, type LiveIntKeys } from './int-key-files';
@@ -21,6 +21,8 @@ export interface WriteOutcome {
 export interface MergeDeletes {
   /** Key tuples in unique_key order followed by the branch (the merge key + BRANCH_ID). */
   keys: unknown[][];
+  /** Instead of `keys`, while the comparisons still run: the merge writes its upserts first and takes these at its commit (MergeOptions.lateDeleteKeys). */
+  late?: Promise<LateDeleteKeys>;
   /** Stamp `_deleted_at` with this time (wall-clock micros) instead of removing the rows. (Default: remove) */
   softAt?: bigint;
 }
@@ -148,12 +150,12 @@ async function mergeInGroups(tbl: LakeTable, files: StagedFile[], keys: string[]
   let group: StagedFile[] = [];
   let bytes = 0;
   const flush = async (last = false) => {
-    const del = last && o.deletes?.keys.length ? o.deletes : null;
+    const del = last && o.deletes && (o.deletes.late || o.deletes.keys.length) ? o.deletes : null;
     if (!group.length && !del) return;
     const r = await tbl.merge(batchesOf(group), {
       // each unit checked its keys (key-check.ts): a repeat here is a bug, never a silent collapse
       keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT], duplicateKeys: 'error',
-      ...(del ? { deleteKeys: del.keys, softDelete: del.softAt !== undefined ? { column: DELETED_AT, value: del.softAt } : undefined } : {}),
+      ...(del ? { ...(del.late ? { lateDeleteKeys: del.late } : { deleteKeys: del.keys }), softDelete: del.softAt !== undefined ? { column: DELETED_AT, value: del.softAt } : undefined } : {}),
     });
     if (r.snapshotId !== null) snapshotId = String(r.snapshotId);
     inserted += r.inserted; updated += r.updated;
@@ -301,7 +303,8 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       if (snap === null) return { keys: new Float64Array(0) };
       const want = Object.entries(partition);
       const files = (await filesAt(t, tbl, snap)).filter((f) => want.every(([k, v]) => String(f.partition[k]) === String(v)));
-      return liveIntKeysOf(lake, tbl, files, column, cache);
+      const live = await liveIntKeysOf(lake, tbl, files, column, cache);
+      return live && { ...live, snapshotId: String(snap) };
     },
     async dropIfEmpty(t) {
       if (!(await lake.tableExists(ident(t)))) return false;

@@ -1,9 +1,11 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { toError, AppError } from '../errors';
+import { isTransient, toError, AppError } from '../errors';
+import type { Logger } from '../log';
+import type { LateDeleteKeys } from '../lake';
 import { lakeKeys, trackedColumns } from '../sources';
 import { laterWatermark, writeControl, type ControlRecords, type UnitStatus, type Watermark } from './control';
-import type { RunContext, TableState } from './run-types';
+import type { RunContext, TableState, Unit } from './run-types';
 
 type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary' | 'loadTime' | 'control'>;
 
@@ -27,8 +29,14 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
   const def = st.def;
   const runId = ctx.runId;
   const tlog = ctx.log.child({ table: def.lakeName });
+  const extracted = st.units.filter((u) => u.status === 'SUCCESS');
+  // units that read no row and still compare keys: their deletes are all there is to load, so wait for them
+  if (extracted.every((u) => u.rows === 0 && u.files.every((f) => f.rows === 0))) await settleDeletes(extracted, tlog);
   const ok = st.units.filter((u) => u.status === 'SUCCESS');
   const bad = st.units.filter((u) => u.status !== 'SUCCESS');
+  // comparisons still running are awaited once: by the merge, after its upserts, and before the records
+  const late = ok.some((u) => u.deletesPending);
+  const settled = settleDeletes(ok, tlog);
   const replace = s.mode === 'INITIAL' && ctx.allBranches && bad.length === 0;
   let disposition: string | null = replace ? 'replace' : 'merge';
   let snapshotId: string | null = null;
@@ -49,12 +57,16 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     committed = true;
     try {
       tlog.info('loading', { disposition, branches: ok.map((u) => u.branch.key), rows: ok.reduce((a, u) => a + u.rows, 0), files: files.length });
-      // deletes: detect — each unit's deleted keys (+ its branch) go into the merge's commit
-      const delKeys = replace ? [] : ok.flatMap((u) => (u.deleteKeys ?? []).map((k) => [...k, u.branch.key]));
-      const deletes = delKeys.length ? { keys: delKeys, softAt: def.deletes.soft ? ctx.loadTime : undefined } : undefined;
+      // deletes: detect — each unit's deleted keys (+ its branch) go into the merge's commit; keys still
+      // being compared are handed over as a promise the merge awaits after its upserts (lateDeletes)
+      const keysOf = (u: Unit) => (u.deleteKeys ?? []).map((k): unknown[] => [...k, u.branch.key]);
+      const delKeys = replace ? [] : ok.flatMap(keysOf);
+      let requested = delKeys.length;
+      const lateKeys = !replace && late ? settled.then(() => { const l = lateDeletes(ok.filter((u) => u.status === 'SUCCESS'), keysOf); requested = l.keys.length; return l; }) : undefined;
+      const deletes = lateKeys || requested ? { keys: delKeys, late: lateKeys, softAt: def.deletes.soft ? ctx.loadTime : undefined } : undefined;
       const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, st.schema ? lakeKeys(def, st.schema.fields.map((f) => f.name)) : def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes, deletes });
       for (const u of ok) u.rowsDeleted = out.deletedByBranch?.[u.branch.key] ?? 0;
-      if (deletes) tlog.info(def.deletes.soft ? 'soft-deleted rows' : 'deleted rows', { requested: delKeys.length, rows: out.deletedByBranch });
+      if (requested) tlog.info(def.deletes.soft ? 'soft-deleted rows' : 'deleted rows', { requested, rows: out.deletedByBranch });
       snapshotId = out.snapshotId;
       disposition = out.disposition === 'append' ? 'replace' : out.disposition;
     } catch (e) {
@@ -70,10 +82,15 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
     if (dropped) tlog.warn('dropped the table this run created: its first load wrote nothing', { reason: loadError ?? 'no unit succeeded' });
   }
   const recs: ControlRecords = { successes: [], failures: [], runLogs: [] };
+  // a load that failed before its keys were awaited leaves no comparison running past the run
+  await settled;
   for (const u of ok) {
     if (loadError) {
       u.status = 'FAILED'; u.fatal = true; u.error = loadError;
       recs.failures.push({ namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, status: 'FAILED', error: loadError, startedAt: u.startedAt, finishedAt });
+    } else if (u.status !== 'SUCCESS') {
+      // its comparison failed (settleDeletes): no watermark advance, so the next run repeats both
+      recs.failures.push({ namespace: s.namespace, table: def.lakeName, branch: u.branch.key, runId, status: u.status as UnitStatus, error: u.error ?? 'failed', startedAt: u.startedAt, finishedAt });
     } else {
       const tr = trackedColumns(def.spec);
       const old = s.mode === 'INCREMENTAL' ? u.watermark ?? { cdc: null, date: null } : { cdc: null, date: null };
@@ -121,4 +138,32 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
       .catch((e) => tlog.warn('could not remove the table\'s staging (the run removes its folder at the end)', { error: toError(e).message }));
   }
   if (loadError) throw new AppError('fatal', loadError);
+}
+
+/**
+ * Waits for the units' `deletes: detect` comparisons still running (Unit.deletesPending). One that
+ * failed after its retries fails its unit: no watermark advance, so the next run extracts and
+ * compares again. Rows it extracted may already be merged — the same rows, loaded again then.
+ */
+async function settleDeletes(units: Unit[], tlog: Logger): Promise<void> {
+  for (const u of units) {
+    const p = u.deletesPending;
+    if (!p) continue;
+    try { await p; } catch (e) {
+      const err = toError(e);
+      u.status = 'FAILED'; u.fatal = !isTransient(err); u.deleteKeys = undefined;
+      u.error = `etl: ${u.def.lakeName} on branch ${u.branch.key}: deletes: detect failed: ${err.message}; the branch's deletes were not applied (the next run compares again)`;
+      u.finishedAt = new Date();
+      tlog.error('deletes: detect failed', { branch: u.branch.key, error: err.message });
+    } finally { u.deletesPending = undefined; }
+  }
+}
+
+/** The units' deleted keys for the merge, with the rows holding them when every unit read them at one snapshot. */
+function lateDeletes(units: Unit[], keysOf: (u: Unit) => unknown[][]): LateDeleteKeys {
+  const keys = units.flatMap(keysOf);
+  const withKeys = units.filter((u) => u.deleteKeys?.length);
+  const snap = withKeys[0]?.deletesAt?.snapshotId;
+  const rowsKnown = snap !== undefined && withKeys.every((u) => u.deletesAt?.snapshotId === snap);
+  return { keys, ...(rowsKnown ? { at: { snapshotId: snap, rows: withKeys.flatMap((u) => u.deletesAt!.rows) } } : {}) };
 }

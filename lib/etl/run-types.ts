@@ -80,6 +80,13 @@ export interface Unit {
   stats?: ReadStats;
   /** `deletes: detect`: canonical keys (unique_key order) the lake holds on this branch and the source no longer has. */
   deleteKeys?: (string | null)[][];
+  /**
+   * `deletes: detect` still running (RunContext.lateDeletes): settles once `deleteKeys` is set;
+   * rejects when the comparison failed after its retries.
+   */
+  deletesPending?: Promise<void>;
+  /** Where `deleteKeys`' lake rows are (data file, position) at a snapshot, when the comparison read them. */
+  deletesAt?: { snapshotId: string; rows: { path: string; pos: number }[] };
   /** Rows those keys deleted in the lake (set by the load). */
   rowsDeleted?: number;
   startedAt: Date;
@@ -130,4 +137,10 @@ export interface RunContext {
   summary: EtlRunSummary;
   /** The phase's batched control writes (lib/etl/control-batch.ts). (Default: each table writes its own at once) */
   control?: ControlBatch;
+  /**
+   * A unit's `deletes: detect` comparison runs on after its extract (Unit.deletesPending) and its
+   * table's merge takes the keys at its commit, so the merge's work overlaps the source's key scan.
+   * Set where the load runs in the extracting process. (Default: the unit waits for it)
+   */
+  lateDeletes?: boolean;
 }

@@ -72,6 +72,7 @@ export async function runEtl(deps: RunEtlDeps): Promise<EtlRunSummary> {
     encoder: deps.plan ? null : new ParquetEncoderPool(s.encoderThreads, { compression: s.compression }),
     // an INCREMENTAL's small units go to the merge without a Parquet round trip (kept staging means files)
     hold: s.mode === 'INCREMENTAL' && !s.keepStaging ? new MemoryHold(s.stagingMemoryBytes) : undefined,
+    lateDeletes: true,
   };
   let fatal = false;
   try {

@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import avro from 'avsc';
 import { AppError } from '../errors';
+import { Lru } from '../cache/lru';
 
 const MAGIC = Buffer.from([0x4f, 0x62, 0x6a, 0x01]);
 
@@ -24,14 +25,24 @@ const longType = avro.types.LongType.__with({
 const metaType = avro.Type.forSchema({ type: 'map', values: 'bytes' });
 const plainLong = avro.Type.forSchema('long');
 
-export function avroType(schema: object): avro.Type {
-  return avro.Type.forSchema(schema as avro.Schema, { registry: { long: longType } as never, wrapUnions: 'auto' });
+/**
+ * Compiled types by schema text. avsc compiles each type it is given (generated decode and encode
+ * functions), which cost more than decoding a small manifest; a table's manifests and lists
+ * share a few schemas, and every plan, scan and commit reads or writes some.
+ */
+const compiled = new Lru<string, avro.Type>({ max: 256 });
+
+export function avroType(schema: object, text = JSON.stringify(schema)): avro.Type {
+  let t = compiled.get(text);
+  if (!t) compiled.set(text, (t = avro.Type.forSchema(schema as avro.Schema, { registry: { long: longType } as never, wrapUnions: 'auto' })));
+  return t;
 }
 
 /** Encode records into a complete container file (deflate, one block per ~1000 records). */
 export function writeAvroFile(schema: object, records: unknown[], meta: Record<string, string>): Uint8Array {
-  const type = avroType(schema);
-  const metadata: Record<string, Buffer> = { 'avro.schema': Buffer.from(JSON.stringify(schema)), 'avro.codec': Buffer.from('deflate') };
+  const text = JSON.stringify(schema);
+  const type = avroType(schema, text);
+  const metadata: Record<string, Buffer> = { 'avro.schema': Buffer.from(text), 'avro.codec': Buffer.from('deflate') };
   for (const [k, v] of Object.entries(meta)) metadata[k] = Buffer.from(v);
   const sync = crypto.randomBytes(16);
   const parts: Buffer[] = [MAGIC, metaType.toBuffer(metadata), sync];
@@ -62,7 +73,7 @@ export function readAvroFile<T = Record<string, unknown>>(bytes: Uint8Array, wha
     for (const [k, v] of Object.entries(rawMeta)) meta[k] = v.toString('utf8');
     const schema = JSON.parse(meta['avro.schema']);
     const codec = meta['avro.codec'] ?? 'null';
-    const type = avroType(schema);
+    const type = avroType(schema, meta['avro.schema']);
     const sync = buf.subarray(afterMeta, afterMeta + 16);
     let pos = afterMeta + 16;
     const records: T[] = [];

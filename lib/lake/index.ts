@@ -18,7 +18,7 @@ import type { Storage } from './storage';
 import type { RemoveOrphansOptions, RemoveOrphansResult } from './orphans';
 
 export type {
-  Batches, ColumnRange, CommitResult, DataFileInfo, DeleteOptions, IcebergField, IcebergSchema, MergeOptions, MergeResult,
+  Batches, ColumnRange, CommitResult, DataFileInfo, DeleteOptions, IcebergField, LateDeleteKeys, IcebergSchema, MergeOptions, MergeResult,
   PartitionSpec, ScanFileCache, ScanOptions, Snapshot, TableMetadata,
 } from './types';
 export type { Storage, StoredObject } from './storage';

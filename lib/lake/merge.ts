@@ -27,7 +27,7 @@ import { arrowSchemaOf } from './schema';
 import { commitChange } from './snapshot-producer';
 import { splitByPartition } from './split';
 import { collect, columnIndex, guarded, noop, type TableHandle } from './table-context';
-import type { Batches, ColumnRange, IcebergSchema, MergeOptions, MergeResult, PartitionSpec, TableMetadata } from './types';
+import type { Batches, ColumnRange, IcebergSchema, LateDeleteKeys, MergeOptions, MergeResult, PartitionSpec, TableMetadata } from './types';
 import type { DataFileWriter } from './writer';
 
 /**
@@ -47,16 +47,23 @@ async function changesByPartition(t: TableHandle, batches: Batches, deleteKeys: 
       p.batches.push(s.batch);
     }
   }
-  const delParts = new Map<string, { partition: Record<string, unknown>; batch: arrow.RecordBatch }>();
-  if (deleteKeys?.length) {
-    const n = deleteKeys.length;
-    const children = target.fields.map((f, c) => {
-      const j = keyCols.indexOf(c);
-      return j >= 0 ? keyColumn(f, deleteKeys.map((row) => row[j])) : nullData(f.type, n);
-    });
-    for (const s of splitByPartition(makeBatch(target, children as never, n), schema, spec)) delParts.set(`${spec['spec-id']}/${s.key}`, { partition: s.partition, batch: s.batch });
-  }
-  return { parts, delParts };
+  return { parts, delParts: deletesByPartition(t, deleteKeys, keyCols) };
+}
+
+/** Delete keys as rows of the table schema (nulls outside the key), grouped by partition. */
+function deletesByPartition(t: TableHandle, deleteKeys: unknown[][] | undefined, keyCols: number[]): Map<string, DelPart> {
+  const meta = t.metadata();
+  const schema = t.schema(); const target = arrowSchemaOf(schema);
+  const spec = specById(meta, meta['default-spec-id']);
+  const delParts = new Map<string, DelPart>();
+  if (!deleteKeys?.length) return delParts;
+  const n = deleteKeys.length;
+  const children = target.fields.map((f, c) => {
+    const j = keyCols.indexOf(c);
+    return j >= 0 ? keyColumn(f, deleteKeys.map((row) => row[j])) : nullData(f.type, n);
+  });
+  for (const s of splitByPartition(makeBatch(target, children as never, n), schema, spec)) delParts.set(`${spec['spec-id']}/${s.key}`, { partition: s.partition, batch: s.batch });
+  return delParts;
 }
 
 /**
@@ -108,6 +115,7 @@ function matchColumns(schema: IcebergSchema, spec: PartitionSpec, keyCols: numbe
  */
 async function startMerge(t: TableHandle, batches: Batches, opts: MergeOptions): Promise<{ run: MergeRun; parts: Map<string, Part>; delParts: Map<string, DelPart> }> {
   if (!opts.keys?.length) throw new AppError('validation', 'lake: merge needs at least one key column', { field: 'keys' });
+  if (opts.lateDeleteKeys && opts.deleteKeys?.length) throw new AppError('validation', 'lake: merge takes deleteKeys or lateDeleteKeys, not both', { field: 'lateDeleteKeys' });
   const meta = t.metadata();
   const schema = t.schema(); const target = arrowSchemaOf(schema);
   const spec = specById(meta, meta['default-spec-id']);
@@ -296,8 +304,7 @@ async function upsert(run: MergeRun, pk: string, input0: arrow.RecordBatch): Pro
  * handles that on the joined rows.
  */
 async function plainUpsert(run: MergeRun, pk: string, batches: arrow.RecordBatch[]): Promise<boolean> {
-  const n = batches.reduce((a, b) => a + b.numRows, 0);
-  const keys = run.matchCols.map((c) => concatData(batches.map((b) => b.data.children[c]), n));
+  const { keys, n } = incomingKeys(run, batches);
   const probe = keyProbe(keys, run.types, n);
   if (probe.size !== n) return false;
   const ranges = keyColumnRanges(run.t, run.matchCols, keys);
@@ -329,19 +336,81 @@ async function mergePartition(run: MergeRun, pk: string, p: Part, del: DelPart |
   if (input.numRows) await upsert(run, pk, input);
 }
 
+/** The key columns of a partition's incoming rows, joined across its batches. */
+function incomingKeys(run: MergeRun, batches: arrow.RecordBatch[]): { keys: arrow.Data[]; n: number } {
+  const n = batches.reduce((a, b) => a + b.numRows, 0);
+  return { keys: run.matchCols.map((c) => concatData(batches.map((b) => b.data.children[c]), n)), n };
+}
+
+/**
+ * `lateDeleteKeys`, once they arrive — every partition's upserts are matched and written by then,
+ * which is the point: the merge's work overlaps the source's key comparison. A key also incoming
+ * is skipped (its incoming row is written and stands); the others' live rows are named for
+ * position deletes (or soft-deleted) as `deleteKeys`' are. Returns the partitions it touched.
+ */
+async function applyLateDeletes(run: MergeRun, parts: Map<string, Part>, late: LateDeleteKeys): Promise<string[]> {
+  const byRows = !run.soft && late.at ? deleteRowsAt(run, parts, late.at) : null;
+  if (byRows) return byRows;
+  const delParts = deletesByPartition(run.t, late.keys, run.keyCols);
+  for (const [pk, d] of delParts) {
+    let dels = d.batch;
+    const p = parts.get(pk);
+    if (p?.batches.length) {
+      const { keys: inKeys, n } = incomingKeys(run, p.batches);
+      const find = keyProbe(inKeys, run.types, n).bind(run.matchCols.map((c) => dels.data.children[c]));
+      const rest: number[] = [];
+      for (let i = 0; i < dels.numRows; i++) if (find(i) < 0) rest.push(i);
+      if (rest.length < dels.numRows) dels = takeBatch(dels, rest);
+    }
+    if (dels.numRows) await deleteKeys(run, pk, d.partition, dels, probeKeys(run, dels));
+  }
+  return [...delParts.keys()];
+}
+
+/**
+ * Late deletes given as rows (`at`): named for position deletes with no file read, when they were
+ * read at the merge's base snapshot and name its live data files — null otherwise (the caller
+ * matches the keys). A row an upsert of this merge replaced already is skipped: its key is
+ * incoming, and the incoming row stands.
+ */
+function deleteRowsAt(run: MergeRun, parts: Map<string, Part>, at: NonNullable<LateDeleteKeys['at']>): string[] | null {
+  if (at.snapshotId !== String(run.meta['current-snapshot-id'])) return null;
+  const live = new Map(run.planned.data.map((d) => [d.entry.data_file.file_path, d]));
+  if (!at.rows.every((r) => live.has(r.path))) return null;
+  const replaced = new Map<string, Set<number>>();
+  const deleted = new Map<string, { partition: Record<string, unknown>; rows: number }>();
+  for (const { path, pos } of at.rows) {
+    let seen = replaced.get(path);
+    if (!seen) replaced.set(path, (seen = new Set(run.allHits.get(path)?.positions)));
+    if (seen.has(pos)) continue;
+    seen.add(pos);
+    const pf = live.get(path)!;
+    addHits(run, new Map([[path, { pf, positions: [pos] }]]));
+    let d = deleted.get(pf.partKey);
+    if (!d) deleted.set(pf.partKey, (d = { partition: parts.get(pf.partKey)?.partition ?? pf.entry.data_file.partition, rows: 0 }));
+    d.rows++;
+  }
+  for (const d of deleted.values()) { run.deleted += d.rows; run.deletedByPartition.push(d); }
+  return [...deleted.keys()];
+}
+
 export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions): Promise<MergeResult> {
+  // awaited below, after the upserts; a failure before that must not leave its rejection unhandled
+  opts.lateDeleteKeys?.catch(() => {});
   const { run, parts, delParts } = await startMerge(t, batches, opts);
   const { w } = run;
   const written: string[] = [];
   return guarded(t, () => [...w.written.map((f) => f.file_path), ...written], async () => {
     for (const [pk, p] of parts) await mergePartition(run, pk, p, delParts.get(pk));
+    const touched = new Set(parts.keys());
+    if (opts.lateDeleteKeys) for (const pk of await applyLateDeletes(run, parts, await opts.lateDeleteKeys)) touched.add(pk);
     const files = await w.close();
     const delFiles = await writeDeletes(t, run.allHits);
     written.push(...delFiles.map((d) => d.file_path));
     const { inserted, updated, deleted, deletedByPartition, previous } = run;
     const base = { inserted, updated, deleted, deletedByPartition, ...(opts.returnPrevious ? { previous } : {}) };
     if (!files.length && !delFiles.length) return { ...noop(t.metadataLocation()), ...base };
-    const r = await commitChange(t, { operation: 'overwrite', added: [...files, ...delFiles], removed: [], touched: new Set(parts.keys()), summary: run.opts.summary });
+    const r = await commitChange(t, { operation: 'overwrite', added: [...files, ...delFiles], removed: [], touched, summary: run.opts.summary });
     return { ...r, ...base };
   });
 }

@@ -137,6 +137,14 @@ export interface MergeOptions {
    * them (timestamps as text keep their microseconds). (Default: none)
    */
   deleteKeys?: unknown[][];
+  /**
+   * Delete keys that arrive while the merge runs (a source's key comparison still reading when
+   * the load starts): the upserts are matched and written first, then these keys' live rows are
+   * removed in the same commit. A key that is also incoming keeps its incoming row (it was written
+   * before the key was known; a later comparison finds it again). A rejection fails the merge with
+   * nothing committed. Not with `deleteKeys`. (Default: none)
+   */
+  lateDeleteKeys?: Promise<LateDeleteKeys>;
   /** Rewrite the `deleteKeys` rows with `column` set to `value` instead of removing them (a soft delete). (Default: remove) */
   softDelete?: { column: string; value: unknown };
   /**
@@ -144,6 +152,19 @@ export interface MergeOptions {
    * `tributary.cdc.lsn`): what a reader of the snapshot alone must know about it. (Default: none)
    */
   summary?: Record<string, string>;
+}
+
+/** MergeOptions.lateDeleteKeys once known. */
+export interface LateDeleteKeys {
+  /** As `deleteKeys`. */
+  keys: unknown[][];
+  /**
+   * Where the keys' live rows are: data file and row position, read at snapshot `snapshotId`
+   * (the reader had the files' key columns at hand). When that is the merge's base snapshot and
+   * every file is one of its live data files, the rows are deleted without reading a file; else
+   * the keys are matched by reading the files. (Default: matched by reading)
+   */
+  at?: { snapshotId: string; rows: { path: string; pos: number }[] };
 }
 
 export interface MergeResult extends CommitResult {
