@@ -378,6 +378,7 @@ function deleteRowsAt(run: MergeRun, parts: Map<string, Part>, at: NonNullable<L
   const live = new Map(run.planned.data.map((d) => [d.entry.data_file.file_path, d]));
   if (!at.rows.every((r) => live.has(r.path))) return null;
   const replaced = new Map<string, Set<number>>();
+  const hits: Hits = new Map();
   const deleted = new Map<string, { partition: Record<string, unknown>; rows: number }>();
   for (const { path, pos } of at.rows) {
     let seen = replaced.get(path);
@@ -385,11 +386,14 @@ function deleteRowsAt(run: MergeRun, parts: Map<string, Part>, at: NonNullable<L
     if (seen.has(pos)) continue;
     seen.add(pos);
     const pf = live.get(path)!;
-    addHits(run, new Map([[path, { pf, positions: [pos] }]]));
+    let h = hits.get(path);
+    if (!h) hits.set(path, (h = { pf, positions: [] }));
+    h.positions.push(pos);
     let d = deleted.get(pf.partKey);
     if (!d) deleted.set(pf.partKey, (d = { partition: parts.get(pf.partKey)?.partition ?? pf.entry.data_file.partition, rows: 0 }));
     d.rows++;
   }
+  addHits(run, hits);
   for (const d of deleted.values()) { run.deleted += d.rows; run.deletedByPartition.push(d); }
   return [...deleted.keys()];
 }
