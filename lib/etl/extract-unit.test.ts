@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger, silentLogger } from '../log';
 import type { BranchSource } from '../sources';
 import { extractUnit } from './extract-unit';
-import { ParquetEncoderPool } from './parquet-encoder';
+import { ParquetEncoderPool } from '../lake';
 import { planPhase } from './plan-run';
 import { prepareSchemas } from './schema-step';
 import { stagedBatches } from './staging';

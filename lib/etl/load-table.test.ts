@@ -6,7 +6,7 @@ import { silentLogger } from '../log';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { extractUnit } from './extract-unit';
 import { loadTable } from './load-table';
-import { ParquetEncoderPool } from './parquet-encoder';
+import { ParquetEncoderPool } from '../lake';
 import { planPhase } from './plan-run';
 import { prepareSchemas } from './schema-step';
 import type { EtlSettings } from './settings';

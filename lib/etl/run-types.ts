@@ -7,7 +7,7 @@ import type { Bind, BranchSource, ReadStats, RenderedQuery, SourceColumn } from 
 import type { UnitStatus } from './control';
 import type { ControlBatch } from './control-batch';
 import type { LakeTarget } from './lake-target';
-import type { ParquetEncoderPool } from './parquet-encoder';
+import type { ParquetEncoderPool } from '../lake';
 import type { Drift, UnionColumn } from '../sources';
 import type { EtlSettings } from './settings';
 import type { MemoryHold, StagedFile, StagingWriter } from './staging';

@@ -9,7 +9,7 @@ import { wallClockMicros, type RenderedQuery } from '../sources';
 import type { LakeTarget } from './lake-target';
 import { ControlBatch } from './control-batch';
 import { loadTable } from './load-table';
-import { ParquetEncoderPool } from './parquet-encoder';
+import { ParquetEncoderPool } from '../lake';
 import { applyCutover, planPhase, planRun } from './plan-run';
 import { refuseKeylessMerges } from './plan-checks';
 import { WorkQueue, runPool } from '../concurrency';

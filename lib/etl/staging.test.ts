@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ParquetEncoderPool } from './parquet-encoder';
+import { ParquetEncoderPool } from '../lake';
 import { MemoryHold, StagingWriter, stagedBatches } from './staging';
 
 const schema = new arrow.Schema([new arrow.Field('id', new arrow.Int32(), true), new arrow.Field('s', new arrow.Utf8(), true)]);

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type * as arrow from 'apache-arrow';
-import { readParquetBatches, STREAM_MIN_ROWS, type EncodingStream, type ParquetEncoderPool } from './parquet-encoder';
+import * as arrow from 'apache-arrow';
+import { STREAM_MIN_ROWS, type EncodingStream, type ParquetEncoderPool } from '../lake';
 
 /**
  * Staged Parquet for one (table, branch) extraction: batches are grouped into
@@ -21,7 +21,10 @@ export interface StagedFile {
 
 /** The rows of a staged file: held, on disk, or (a fanned-out unit's on an object store) read through `read`. */
 export async function stagedBatches(f: StagedFile, read?: (uri: string) => Promise<Uint8Array>): Promise<arrow.RecordBatch[]> {
-  return f.batches ?? readParquetBatches(f.path, read);
+  if (f.batches) return f.batches;
+  const pw = await import('parquet-wasm/node');
+  const bytes = read && /^[a-z][a-z0-9+.-]*:\/\//.test(f.path) ? await read(f.path) : await fs.readFile(f.path);
+  return arrow.tableFromIPC(pw.readParquet(new Uint8Array(bytes)).intoIPCStream()).batches;
 }
 
 /** A staged file a fanned-out unit uploaded to the object store (see lib/etl/unit-upload.ts). */

@@ -10,7 +10,7 @@ import type { Batches, CommitResult } from './types';
 
 export async function append(t: TableHandle, batches: Batches): Promise<CommitResult> {
   const w = t.writer();
-  return guarded(t, () => w.written.map((f) => f.file_path), async () => {
+  return guarded(t, async () => (await w.settled()).map((f) => f.file_path), async () => {
     const files = await writeAll(t, w, batches);
     if (!files.length) return noop(t.metadataLocation());
     return commitChange(t, { operation: 'append', added: files, removed: [], touched: null });

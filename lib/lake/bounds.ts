@@ -194,7 +194,7 @@ export function columnStats(d: arrow.Data, iceType: string): ColumnStats {
   }
 }
 
-const TRUNCATE = 16;
+export const BOUND_TRUNCATE = 16;
 
 /** Encode a lower (or upper) bound, truncating long strings/binaries the way Java's truncate(16) metrics do. */
 export function encodeBound(type: string, v: Comparable, upper: boolean): Uint8Array | null {
@@ -254,8 +254,8 @@ export function decimalBytes(v: bigint): Uint8Array {
 function truncateUtf8(b: Uint8Array, upper: boolean): Uint8Array | null {
   const s = new TextDecoder().decode(b);
   const cps = Array.from(s);
-  if (cps.length <= TRUNCATE) return b;
-  const head = cps.slice(0, TRUNCATE);
+  if (cps.length <= BOUND_TRUNCATE) return b;
+  const head = cps.slice(0, BOUND_TRUNCATE);
   if (!upper) return new TextEncoder().encode(head.join(''));
   // upper bound: increment the last code point that can be incremented
   for (let i = head.length - 1; i >= 0; i--) {
@@ -268,8 +268,8 @@ function truncateUtf8(b: Uint8Array, upper: boolean): Uint8Array | null {
 }
 
 function truncateBytes(b: Uint8Array, upper: boolean): Uint8Array | null {
-  if (b.length <= TRUNCATE) return b;
-  const head = b.slice(0, TRUNCATE);
+  if (b.length <= BOUND_TRUNCATE) return b;
+  const head = b.slice(0, BOUND_TRUNCATE);
   if (!upper) return head;
   for (let i = head.length - 1; i >= 0; i--) {
     if (head[i] < 0xff) { const r = head.slice(0, i + 1); r[i]++; return r; }

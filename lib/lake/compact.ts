@@ -28,7 +28,7 @@ export async function compact(t: TableHandle, opts: CompactOptions = {}): Promis
   if (!chosen.length) return noop(t.metadataLocation());
   const w = t.writer();
   const schema = t.schema(); const arrowT = t.arrowSchema();
-  return guarded(t, () => w.written.map((f) => f.file_path), async () => {
+  return guarded(t, async () => (await w.settled()).map((f) => f.file_path), async () => {
     const view = t.view();
     for (const [, g] of chosen) {
       const idx = deleteIndex(view, planned.deletes);

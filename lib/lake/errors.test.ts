@@ -47,6 +47,31 @@ test('a failed write leaves nothing behind and commits nothing', async () => {
   expect(fs.existsSync(data) ? fs.readdirSync(data, { recursive: true }).filter((p) => String(p).endsWith('.parquet')) : []).toEqual([]);
 });
 
+test('files encoded beside the input (encoder threads): all kept on success, none left when the input fails mid-way', async () => {
+  // small target files: each 60k-row batch becomes a file of its own, encoded on an encoder thread
+  // while the next batch arrives, so files are in flight when the bad batch comes
+  const props = { 'write.target-file-size-bytes': String(64 * 1024) };
+  const big = (from: number) => batchOf(schema, Array.from({ length: 60_000 }, (_, i) => ({ id: BigInt(from + i), v: `v${(from + i) % 977}` })));
+  const ok = await lake.createTable('e.par', { schema, properties: props });
+  const r = await ok.append([0, 1, 2, 3, 4, 5].map((k) => big(k * 60_000)));
+  expect(r.addedDataFiles).toBeGreaterThan(2);
+  let n = 0, sum = 0n;
+  for await (const b of ok.scan()) { n += b.numRows; for (const v of b.getChild('id')!) sum += v as bigint; }
+  expect([n, sum]).toEqual([360_000, BigInt(360_000 * 359_999 / 2)]);
+
+  const t = await lake.createTable('e.par_bad', { schema, properties: props });
+  const before = t.metadataLocation();
+  async function* rows() {
+    for (let k = 0; k < 6; k++) yield big(k * 60_000);
+    yield batchOf(new arrow.Schema([new arrow.Field('id', new arrow.Int64(), true)]), [{ id: null }]);
+  }
+  await expect(t.append(rows())).rejects.toThrow(/required column id/);
+  await t.refresh();
+  expect(t.metadataLocation()).toBe(before);
+  const data = `${new URL(t.location).pathname}/data`;
+  expect(fs.existsSync(data) ? fs.readdirSync(data, { recursive: true }).filter((p) => String(p).endsWith('.parquet')) : []).toEqual([]);
+});
+
 test('a table name too long for the filesystem is refused before anything is written', async () => {
   const long = 'x'.repeat(300);
   const before = fs.readdirSync(wh.dir);

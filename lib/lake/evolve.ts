@@ -78,7 +78,7 @@ export async function evolveSchema(t: TableHandle, target: arrow.Schema): Promis
   const newArrow = arrowSchemaOf(schema);
   const w = t.writer(schema);
   const planned = await planFiles(t.view(), snapshotById(meta, meta['current-snapshot-id']));
-  await guarded(t, () => w.written.map((f) => f.file_path), async () => {
+  await guarded(t, async () => (await w.settled()).map((f) => f.file_path), async () => {
     for await (const b of t.scan()) {
       // same column order; the rewritten columns carry new ids, so rename-free positional conform
       const children = newArrow.fields.map((nf) => {

@@ -30,6 +30,7 @@ export { csvCell, csvLine, csvToBatch, plainRow, plainValue } from './format';
 // row access for engines that check or filter staged batches (lib/etl's duplicate-key check)
 export { takeBatch, valueAt } from './arrow-util';
 export { encodeParquet, readParquetBatches } from './parquet';
+export { lakeEncoders, ParquetEncoderPool, STREAM_MIN_ROWS, type EncodeOptions, type EncodingStream } from './encoder-pool';
 export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
 export { FIELD_ID, typeString } from './schema';
 export type { S3Settings } from './storage-s3';

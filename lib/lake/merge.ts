@@ -404,7 +404,7 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
   const { run, parts, delParts } = await startMerge(t, batches, opts);
   const { w } = run;
   const written: string[] = [];
-  return guarded(t, () => [...w.written.map((f) => f.file_path), ...written], async () => {
+  return guarded(t, async () => [...(await w.settled()).map((f) => f.file_path), ...written], async () => {
     for (const [pk, p] of parts) await mergePartition(run, pk, p, delParts.get(pk));
     const touched = new Set(parts.keys());
     if (opts.lateDeleteKeys) for (const pk of await applyLateDeletes(run, parts, await opts.lateDeleteKeys)) touched.add(pk);

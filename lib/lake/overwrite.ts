@@ -20,7 +20,7 @@ export interface OverwriteOptions {
 
 export async function overwrite(t: TableHandle, batches: Batches, opts: OverwriteOptions = {}): Promise<CommitResult> {
   const w = t.writer();
-  return guarded(t, () => w.written.map((f) => f.file_path), async () => {
+  return guarded(t, async () => (await w.settled()).map((f) => f.file_path), async () => {
     const files = await writeAll(t, w, batches);
     return commitOverwrite(t, files, opts.partition, 'overwrite', 'rows');
   });

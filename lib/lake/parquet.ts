@@ -9,9 +9,10 @@ import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm';
 import { isValidAt } from './arrow-util';
 import { GuardedBlob } from './guarded-blob';
-import { columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
-import { writerProperties } from './parquet-writer-properties.mjs';
-import { FIELD_ID } from './schema';
+import { BOUND_TRUNCATE, columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
+import { lakeEncoders } from './encoder-pool';
+import { writerProperties, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
+import { FIELD_ID, parseDecimal } from './schema';
 
 export type Codec = 'zstd' | 'snappy' | 'gzip' | 'uncompressed';
 
@@ -33,16 +34,34 @@ export function codecOf(name: string | undefined): Codec {
   throw new AppError('validation', `lake: unsupported write.parquet.compression-codec ${name}`, { field: 'properties' });
 }
 
+/** The lake's writer properties for a file of `schema`. */
+function settingsOf(schema: arrow.Schema, opts: EncodeOptions): WriterPropertiesOptions {
+  return { compression: opts.codec ?? 'zstd', rowGroupRows: opts.rowGroupRows ?? 262_144, keyValue: opts.keyValue, deltaColumns: deltaColumns(schema), createdBy: 'tributary lake (parquet-wasm 0.8)' };
+}
+
 /** Encode batches of one schema into a Parquet file. */
 export function encodeParquet(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Uint8Array {
   const ipc = arrow.tableToIPC(new arrow.Table(schema, batches), 'stream');
   const table = pw.Table.fromIPCStream(ipc);
-  const props = writerProperties(pw, { compression: opts.codec ?? 'zstd', rowGroupRows: opts.rowGroupRows ?? 262_144, keyValue: opts.keyValue, deltaColumns: deltaColumns(schema), createdBy: 'tributary lake (parquet-wasm 0.8)' });
-  return pw.writeParquet(table, props);
+  return pw.writeParquet(table, writerProperties(pw, settingsOf(schema, opts)));
 }
 
 /** Rows per piece handed to the streaming writer: a piece's IPC copy stays a few MiB. */
 const STREAM_PIECE_ROWS = 65_536;
+/** Files of at most this many rows are encoded on the calling thread: a round trip to a worker costs more. */
+const INLINE_MAX_ROWS = 20_000;
+
+/**
+ * Encode batches into a Parquet file: a large file on one of the process's encoder threads
+ * (`lakeEncoders`), so the thread feeding the writer goes on while files are encoded beside it —
+ * one thread could only alternate between the two — and a small one here. A large file's
+ * `batches` array is consumed (emptied as its rows go to the encoder).
+ */
+export async function encodeParquetFile(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Promise<Uint8Array> {
+  const rows = batches.reduce((a, b) => a + b.numRows, 0);
+  if (rows <= INLINE_MAX_ROWS) return encodeParquetStreaming(schema, batches, opts);
+  return lakeEncoders().encode(schema, batches, settingsOf(schema, opts), STREAM_PIECE_ROWS);
+}
 
 /**
  * Encode batches into a Parquet file through parquet-wasm's streaming writer, piece by piece.
@@ -58,7 +77,7 @@ export async function encodeParquetStreaming(schema: arrow.Schema, batches: arro
   const pieces: arrow.RecordBatch[] = [];
   for (const b of batches) for (let at = 0; at < b.numRows; at += STREAM_PIECE_ROWS) pieces.push(b.slice(at, Math.min(b.numRows, at + STREAM_PIECE_ROWS)));
   if (!pieces.length) return encodeParquet(schema, batches, opts);
-  const props = writerProperties(pw, { compression: opts.codec ?? 'zstd', rowGroupRows: opts.rowGroupRows ?? 262_144, keyValue: opts.keyValue, deltaColumns: deltaColumns(schema), createdBy: 'tributary lake (parquet-wasm 0.8)' });
+  const props = writerProperties(pw, settingsOf(schema, opts));
   let next = 0;
   const input = new ReadableStream({
     pull(c) {
@@ -110,31 +129,6 @@ export function statsOf(schema: arrow.Schema, batches: arrow.RecordBatch[], type
     out.set(id, st);
   });
   return out;
-}
-
-export interface ParquetLayout {
-  rowGroups: number;
-  rows: number;
-  /** Compressed bytes per top-level column name. */
-  columnSizes: Map<string, number>;
-}
-
-export async function parquetLayout(bytes: Uint8Array): Promise<ParquetLayout> {
-  const pf = await pw.ParquetFile.fromFile(new Blob([bytes as Uint8Array<ArrayBuffer>]));
-  try {
-    const md = pf.metadata();
-    const sizes = new Map<string, number>();
-    let rows = 0;
-    const groups = md.rowGroups();
-    for (const rg of groups) {
-      rows += rg.numRows();
-      for (const c of rg.columns()) {
-        const name = c.columnPath()[0];
-        sizes.set(name, (sizes.get(name) ?? 0) + c.compressedSize());
-      }
-    }
-    return { rowGroups: groups.length, rows, columnSizes: sizes };
-  } finally { pf.free(); }
 }
 
 /**
@@ -244,28 +238,50 @@ export async function footerStats(file: Uint8Array | Blob, target: arrow.Schema,
   // hyparquet reads in JavaScript, where a failed read rejects as it should: it gets the unguarded file.
   const raw = file instanceof Blob ? file : blob;
   const md = await parquetMetadataAsync({ byteLength: raw.size, slice: (start: number, end?: number) => raw.slice(start, end).arrayBuffer() }, { parsers: RAW_PARSERS as never });
-  const rows = Number(md.num_rows);
+  return { rows: Number(md.num_rows), ...statsFromFooter(md as unknown as FooterMetadata, target, types) };
+}
+
+/** The parts of hyparquet's footer metadata read here. */
+interface FooterMetadata {
+  row_groups: {
+    num_rows: bigint | number;
+    columns: { meta_data?: { path_in_schema: string[]; type: string; total_compressed_size: bigint | number; statistics?: {
+      null_count?: bigint | number; min_value?: unknown; max_value?: unknown; is_min_value_exact?: boolean; is_max_value_exact?: boolean;
+    } } }[];
+  }[];
+}
+
+/**
+ * Statistics of `target`'s top-level columns from a footer read with RAW_PARSERS. A column the
+ * footer cannot give exactly is listed in `decode` instead: a list, a float or double (no NaN
+ * count), a decimal stored as fixed-length bytes (hyparquet turns those into floats; one stored
+ * as INT32/INT64 is its exact unscaled value), missing or truncated statistics.
+ */
+function statsFromFooter(md: FooterMetadata, target: arrow.Schema, types: Map<number, string>, boundsOnly = false): { stats: Map<number, ColumnStats>; decode: Set<number> } {
   const stats = new Map<number, ColumnStats>();
   const decode = new Set<number>();
+  const integral = (t: string) => t === 'long' || t === 'time' || t.startsWith('timestamp') || t.startsWith('decimal');
   target.fields.forEach((f) => {
     const id = Number(f.metadata.get(FIELD_ID));
     const t = types.get(id) ?? '';
-    if (t.startsWith('decimal') || t === 'float' || t === 'double') { decode.add(id); return; }
+    if (!t || t === 'float' || t === 'double') { decode.add(id); return; }
     let st: ColumnStats = { ...emptyStats(), valueCount: 0 };
     for (const rg of md.row_groups) {
-      const cc = rg.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === f.name);
-      const s = cc?.meta_data?.statistics;
+      const meta = rg.columns.find((c) => c.meta_data?.path_in_schema.length === 1 && c.meta_data.path_in_schema[0] === f.name)?.meta_data;
+      const s = meta?.statistics;
       const n = Number(rg.num_rows);
-      if (!s || s.null_count === undefined) { decode.add(id); return; }
+      if (!meta || !s || s.null_count === undefined || (t.startsWith('decimal') && meta.type !== 'INT32' && meta.type !== 'INT64')) { decode.add(id); return; }
       const nulls = Number(s.null_count);
       const cur: ColumnStats = { valueCount: n, nullCount: nulls, nanCount: 0, min: null, max: null };
       if (nulls < n) {
-        if (s.min_value === undefined || s.max_value === undefined || s.is_min_value_exact === false || s.is_max_value_exact === false) { decode.add(id); return; }
+        if (s.min_value === undefined || s.max_value === undefined) { decode.add(id); return; }
+        const exact = (v: unknown, flag?: boolean) => flag !== false || (boundsOnly && keepsBound(t, v));
+        if (!exact(s.min_value, s.is_min_value_exact) || !exact(s.max_value, s.is_max_value_exact)) { decode.add(id); return; }
         const conv = (v: unknown): Comparable | null => {
           if (typeof v === 'boolean') return v ? 1 : 0;
           if (v instanceof Uint8Array) return v.slice();
-          if (typeof v === 'bigint') return t === 'long' || t === 'time' || t.startsWith('timestamp') ? v : null;
-          if (typeof v === 'number') return t === 'long' || t === 'time' || t.startsWith('timestamp') ? BigInt(v) : v;
+          if (typeof v === 'bigint') return integral(t) ? v : null;
+          if (typeof v === 'number') return integral(t) ? BigInt(v) : v;
           return null;
         };
         cur.min = conv(s.min_value); cur.max = conv(s.max_value);
@@ -275,5 +291,78 @@ export async function footerStats(file: Uint8Array | Blob, target: arrow.Schema,
     }
     stats.set(id, st);
   });
-  return { rows, stats, decode };
+  return { stats, decode };
+}
+
+/**
+ * Whether a truncated footer value of a string or binary column still gives the exact Iceberg bound
+ * (`encodeBound`, which keeps BOUND_TRUNCATE characters or bytes): the footer's minimum is a prefix
+ * of the true minimum, and its maximum is a prefix of the true maximum with its last character
+ * incremented; while that value is longer than the bound keeps, its head is the true value's head,
+ * and so is the bound made from it.
+ */
+function keepsBound(type: string, v: unknown): boolean {
+  if (!(v instanceof Uint8Array)) return false;
+  if (type === 'binary') return v.length > BOUND_TRUNCATE;
+  if (type !== 'string') return false;
+  let chars = 0;
+  for (const byte of v) if ((byte & 0xc0) !== 0x80 && ++chars > BOUND_TRUNCATE) return true;
+  return false;
+}
+
+/**
+ * The top-level fields whose statistics a footer never gives exactly (see `statsFromFooter`): lists
+ * and other nested columns, floats and doubles, decimals stored as fixed-length bytes. A writer
+ * scans these in its rows (`statsOf`) before they go to the encoder.
+ */
+export function scannedByType(schema: arrow.Schema, types: Map<number, string>): arrow.Schema {
+  return new arrow.Schema(schema.fields.filter((f) => {
+    const t = types.get(Number(f.metadata.get(FIELD_ID))) ?? '';
+    const dec = parseDecimal(t);
+    return !t || t === 'float' || t === 'double' || (dec !== null && dec.precision > 18);
+  }));
+}
+
+/** Batches narrowed to `fields` (a subset of their schema's, by name). */
+export function narrowBatches(fields: arrow.Schema, batches: arrow.RecordBatch[]): arrow.RecordBatch[] {
+  return batches.map((b) => {
+    const children = fields.fields.map((f) => b.data.children[b.schema.fields.findIndex((g) => g.name === f.name)]);
+    return new arrow.RecordBatch(fields, arrow.makeData({ type: new arrow.Struct(fields.fields), length: b.numRows, nullCount: 0, children }));
+  });
+}
+
+/**
+ * The statistics and compressed column sizes (by top-level name) of a file just encoded: read
+ * from its footer, which the encoder filled while it wrote. `prescanned`: the statistics of the
+ * `scannedByType` columns, computed from the rows by the caller; a column the footer could not give
+ * for this file's data (a string whose truncated statistics no longer give the bound) is decoded
+ * from the file. Scanning every column instead cost the lake's append about a sixth of its CPU.
+ * The statistics are for the manifest's bounds: a long string's may be the truncated footer value
+ * that gives the same bound. No `prescanned`: sizes only (the caller has the statistics).
+ */
+export async function writtenFileFacts(bytes: Uint8Array, schema: arrow.Schema, types: Map<number, string>, prescanned: Map<number, ColumnStats> | null): Promise<{ stats: Map<number, ColumnStats>; columnSizes: Map<string, number>; decoded: Set<number> }> {
+  const { parquetMetadata } = await import('hyparquet');
+  const buf = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer as ArrayBuffer : bytes.slice().buffer;
+  const md = parquetMetadata(buf, { parsers: RAW_PARSERS as never }) as unknown as FooterMetadata;
+  const columnSizes = new Map<string, number>();
+  for (const rg of md.row_groups) for (const c of rg.columns) {
+    const m = c.meta_data;
+    if (m) columnSizes.set(m.path_in_schema[0], (columnSizes.get(m.path_in_schema[0]) ?? 0) + Number(m.total_compressed_size));
+  }
+  if (!prescanned) return { stats: new Map(), columnSizes, decoded: new Set() };
+  const { stats, decode } = statsFromFooter(md, schema, types, true);
+  const byType = new Set(scannedByType(schema, types).fields.map((f) => Number(f.metadata.get(FIELD_ID))));
+  for (const [id, st] of prescanned) stats.set(id, st);
+  const left = new Set([...decode].filter((id) => !byType.has(id)));
+  if (left.size) {
+    const acc = new Map([...left].map((id) => [id, emptyStats()]));
+    for await (const b of readParquetBatches(bytes, 'a file just written', { fieldIds: left })) {
+      b.schema.fields.forEach((f, c) => {
+        const id = Number(f.metadata.get(FIELD_ID));
+        if (acc.has(id)) acc.set(id, mergeStats(acc.get(id)!, columnStats(b.data.children[c], types.get(id)!)));
+      });
+    }
+    for (const [id, st] of acc) stats.set(id, st);
+  }
+  return { stats, columnSizes, decoded: left };
 }

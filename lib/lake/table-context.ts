@@ -74,9 +74,9 @@ export function noop(loc: string): CommitResult {
 }
 
 /** Run `body`; on failure delete the files it wrote so nothing half-done stays behind. */
-export async function guarded<T>(t: TableHandle, files: () => string[], body: () => Promise<T>): Promise<T> {
+export async function guarded<T>(t: TableHandle, files: () => string[] | Promise<string[]>, body: () => Promise<T>): Promise<T> {
   try { return await body(); } catch (e) {
-    await Promise.all(files().map((p) => t.ctx.storage.delete(p).catch((err) => {
+    await Promise.all((await files()).map((p) => t.ctx.storage.delete(p).catch((err) => {
       // the operation's own error is the one to report; a file left behind is only litter
       t.ctx.logger.warn('lake: could not delete a file of a failed operation', { table: t.ident, file: p, error: (err as Error).message });
     })));

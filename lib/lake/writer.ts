@@ -4,7 +4,8 @@
  * partition; a partition's buffer becomes one Parquet file when it reaches the
  * target file size (estimated from the observed compression ratio) or when all
  * buffers together exceed the memory budget. Peak memory is therefore bounded
- * by the budget plus one file being encoded — never by the input size.
+ * by the budget plus the files being encoded (at most MAX_IN_FLIGHT, on encoder
+ * threads while the next rows arrive) — never by the input size.
  */
 import crypto from 'node:crypto';
 import * as arrow from 'apache-arrow';
@@ -12,7 +13,7 @@ import { batchBytes } from './arrow-util';
 import { splitByPartition } from './split';
 import { compareBytes, encodeBound, type ColumnStats } from './bounds';
 import { partitionKey, type DataFileRec } from './manifest';
-import { encodeParquetStreaming, parquetLayout, statsOf, type Codec } from './parquet';
+import { encodeParquetFile, narrowBatches, scannedByType, statsOf, writtenFileFacts, type Codec } from './parquet';
 import { FIELD_ID, primitiveTypes } from './schema';
 import type { Storage } from './storage';
 import type { IcebergSchema, PartitionSpec } from './types';
@@ -32,11 +33,19 @@ export interface WriterOptions {
 
 interface Pending { partition: Record<string, unknown>; batches: arrow.RecordBatch[]; bytes: number; rows: number }
 
+/**
+ * Files encoded at once: a file is encoded on an encoder thread while the writer takes the next
+ * rows, so two in flight keep a two-core machine's cores busy; each holds its rows until encoded.
+ */
+const MAX_IN_FLIGHT = 2;
+
 export class DataFileWriter {
   private pending = new Map<string, Pending>();
   private buffered = 0;
   private ratio = 4; // Arrow bytes per Parquet byte; refined after each file
   readonly written: DataFileRec[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
   private readonly types: Map<number, string>;
   private readonly prefix = crypto.randomUUID();
   private seq = 0;
@@ -64,26 +73,40 @@ export class DataFileWriter {
     }
   }
 
+  /** Start encoding a partition's buffer as one file, once fewer than MAX_IN_FLIGHT are being encoded. */
   private async flush(key: string): Promise<void> {
     const p = this.pending.get(key);
     if (!p) return;
     this.pending.delete(key);
     this.buffered -= p.bytes;
-    const rec = await writeDataFile(this.o, p.partition, p.batches, `${this.o.location}/data/${partitionPath(this.o.spec, p.partition)}${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`, this.types);
-    if (Number(rec.file_size_in_bytes) > 0) this.ratio = Math.max(1, Math.min(20, p.bytes / Number(rec.file_size_in_bytes)));
-    this.written.push(rec);
+    while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight);
+    if (this.failure) throw this.failure.error;
+    const path = `${this.o.location}/data/${partitionPath(this.o.spec, p.partition)}${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`;
+    const job: Promise<void> = writeDataFile(this.o, p.partition, p.batches, path, this.types).then((rec) => {
+      if (Number(rec.file_size_in_bytes) > 0) this.ratio = Math.max(1, Math.min(20, p.bytes / Number(rec.file_size_in_bytes)));
+      this.written.push(rec);
+    }, (e) => { this.failure ??= { error: e }; }).finally(() => { this.inFlight.delete(job); });
+    this.inFlight.add(job);
   }
 
   /** Flush everything; returns the data files written. */
   async close(): Promise<DataFileRec[]> {
     for (const k of [...this.pending.keys()]) await this.flush(k);
+    await this.settled();
+    if (this.failure) throw this.failure.error;
+    return this.written;
+  }
+
+  /** The files written so far, once none is being encoded (what a failed operation deletes). */
+  async settled(): Promise<DataFileRec[]> {
+    while (this.inFlight.size) await Promise.all(this.inFlight);
     return this.written;
   }
 
   /** Delete every file this writer produced (on a failed operation). */
   async abort(): Promise<void> {
     this.pending.clear();
-    await Promise.all(this.written.map((f) => this.o.storage.delete(f.file_path)));
+    await Promise.all((await this.settled()).map((f) => this.o.storage.delete(f.file_path)));
   }
 }
 
@@ -97,19 +120,21 @@ export function partitionPath(spec: PartitionSpec, partition: Record<string, unk
   }).join('/') + '/';
 }
 
-/** Encode one Parquet data file and describe it as a manifest `data_file`. */
+/** Encode one Parquet data file and describe it as a manifest `data_file`. `batches` is consumed (see `encodeParquetFile`). */
 export async function writeDataFile(
   o: Pick<WriterOptions, 'storage' | 'schema' | 'arrowSchema' | 'codec'>, partition: Record<string, unknown>, batches: arrow.RecordBatch[], path: string, types: Map<number, string>,
   content: 0 | 1 = 0, known?: Map<number, ColumnStats>,
 ): Promise<DataFileRec> {
-  // `known`: statistics the caller has without scanning the rows (a position-delete file's)
-  const stats = known ?? statsOf(o.arrowSchema, batches, types);
-  const bytes = await encodeParquetStreaming(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
-  await o.storage.write(path, bytes);
-  const layout = await parquetLayout(bytes);
+  // `known`: statistics the caller has without scanning the rows (a position-delete file's);
+  // otherwise what no footer gives is scanned here, before the rows go to the encoder
   const rows = batches.reduce((s, b) => s + b.numRows, 0);
+  const byType = known ? null : scannedByType(o.arrowSchema, types);
+  const early = byType && statsOf(byType, narrowBatches(byType, batches), types);
+  const bytes = await encodeParquetFile(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
+  await o.storage.write(path, bytes);
+  const facts = await writtenFileFacts(bytes, o.arrowSchema, types, early);
   const ids = new Map(o.arrowSchema.fields.map((f) => [f.name, Number(f.metadata.get(FIELD_ID))]));
-  return dataFileRecord({ path, partition, rows, size: bytes.length, stats, types, content, columnSizes: new Map([...layout.columnSizes].map(([n, s]) => [ids.get(n)!, s])) });
+  return dataFileRecord({ path, partition, rows, size: bytes.length, stats: known ?? facts.stats, types, content, columnSizes: new Map([...facts.columnSizes].map(([n, s]) => [ids.get(n)!, s])) });
 }
 
 export function dataFileRecord(a: {

@@ -1,16 +1,18 @@
 import { Worker } from 'node:worker_threads';
+import os from 'node:os';
 import fs from 'node:fs/promises';
-import * as arrow from 'apache-arrow';
-import { writerProperties } from '../lake';
 import path from 'node:path';
+import * as arrow from 'apache-arrow';
 import { projectRoot } from '../config/project-root';
 import { AppError } from '../errors';
+import { writerProperties, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
 
 /**
- * A small pool of worker threads encoding Parquet (parquet-wasm), so Arrow
- * decoding of source rows and Parquet encoding use both cores. A staged file
- * goes to one worker whole (`write`: an Arrow IPC stream in, a Parquet file
- * out) or batch by batch as it is extracted (`stream`).
+ * A small pool of worker threads encoding Parquet (parquet-wasm), so the thread
+ * that produces Arrow rows (decoding a source, feeding the lake's writer) and
+ * Parquet encoding use every core. A file goes to one worker whole (`write`: an
+ * Arrow IPC stream in, a Parquet file out), batch by batch as it is extracted
+ * (`stream`), or as bytes handed back (`encode`: the lake's data files).
  */
 export interface EncodeOptions {
   /** (Default: snappy — ~30% faster than zstd here) */
@@ -77,7 +79,7 @@ function ipcChunks(batches: arrow.RecordBatch[]): { chunks: Uint8Array[]; bytes:
 
 export class ParquetEncoderPool {
   private workers: { w: Worker; busy: number }[] = [];
-  private pending = new Map<number, { resolve: (n: number) => void; reject: (e: Error) => void; bytes: number }>();
+  private pending = new Map<number, { resolve: (n: number, data?: Uint8Array) => void; reject: (e: Error) => void; bytes: number }>();
   private nextId = 1;
   /** Arrow IPC bytes handed to workers and not yet encoded. */
   private queuedBytes = 0;
@@ -92,9 +94,8 @@ export class ParquetEncoderPool {
   private start(): void {
     // tops the pool up: a thread that died (see 'error' below) is replaced by the next large file
     for (let i = this.workers.length; i < Math.max(1, this.size); i++) {
-      const w = new Worker(path.join(projectRoot(), 'lib/etl/parquet-worker.mjs'));
-      w.unref();
-      w.on('message', (m: { id: number; ok: boolean; bytes?: number; error?: string; taken?: number }) => {
+      const w = new Worker(path.join(projectRoot(), 'lib/lake/parquet-worker.mjs'));
+      w.on('message', (m: { id: number; ok: boolean; bytes?: number; data?: Uint8Array; error?: string; taken?: number }) => {
         if (m.taken !== undefined) { this.release(m.taken); return; } // a streamed file's batch went into the encoder
         const p = this.pending.get(m.id);
         if (!p) return;
@@ -102,8 +103,8 @@ export class ParquetEncoderPool {
         const slot = this.workers.find((x) => x.w === w);
         if (slot) slot.busy--;
         this.release(p.bytes);
-        if (m.ok) p.resolve(m.bytes ?? 0);
-        else p.reject(new AppError('fatal', `etl: parquet encoding failed: ${m.error}`));
+        if (m.ok) p.resolve(m.bytes ?? 0, m.data);
+        else p.reject(new AppError('fatal', `parquet encoding failed: ${m.error}`));
       });
       // A dead thread fails what was queued (its files are its units' errors) and leaves the pool, so
       // a pool kept for a worker's life (lib/etl/unit-run.ts) does not hand later files to it.
@@ -111,6 +112,9 @@ export class ParquetEncoderPool {
         this.workers = this.workers.filter((x) => x.w !== w);
         for (const [, p] of this.pending) p.reject(e); this.pending.clear(); this.queuedBytes = 0; for (const x of this.waiters.splice(0)) x();
       });
+      // after the listeners: attaching a 'message' listener refs the thread's port again, and a
+      // shared pool (lakeEncoders) is never closed — its threads must not keep the process up
+      w.unref();
       this.workers.push({ w, busy: 0 });
     }
   }
@@ -120,8 +124,9 @@ export class ParquetEncoderPool {
     for (const w of this.waiters.splice(0)) w();
   }
 
-  private get settings() {
-    return { compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary, rowGroupRows: ROW_GROUP_ROWS };
+  /** The staged files' writer properties (`write`, `stream`). */
+  private get settings(): { settings: WriterPropertiesOptions } {
+    return { settings: { compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary, rowGroupRows: ROW_GROUP_ROWS } };
   }
 
   /** The least busy worker, counted busy with one more file. */
@@ -171,6 +176,35 @@ export class ParquetEncoderPool {
     };
   }
 
+  /**
+   * Encode batches into a Parquet file handed back as bytes, with the caller's writer properties.
+   * Each piece of at most `pieceRows` rows is copied into an IPC buffer of its own, which moves to
+   * the worker (the batches' buffers may be shared with the caller: they are not transferred); the
+   * pieces go out as the queue makes room (`room`), so a file's copy is never all queued at once.
+   * `batches` is consumed: the array is emptied as its rows go out, so a large file's rows are
+   * released while it is encoded instead of after.
+   */
+  async encode(schema: arrow.Schema, batches: arrow.RecordBatch[], settings: WriterPropertiesOptions, pieceRows: number): Promise<Uint8Array> {
+    const slot = this.take();
+    const id = this.nextId++;
+    let data: Uint8Array | undefined;
+    const done = new Promise<number>((resolve, reject) => { this.pending.set(id, { resolve: (n, d) => { data = d; resolve(n); }, reject, bytes: 0 }); });
+    done.catch(() => {}); // a failure while pieces are still going out is awaited below
+    slot.w.postMessage({ type: 'open', id, settings });
+    for (let b = batches.shift(); b; b = batches.shift()) {
+      for (let at = 0; at < b.numRows && this.pending.has(id); at += pieceRows) {
+        await this.room(QUEUE_MAX_BYTES / 4);
+        const ipc = arrow.tableToIPC(new arrow.Table(schema, [b.slice(at, Math.min(b.numRows, at + pieceRows))]), 'stream');
+        this.queuedBytes += ipc.byteLength;
+        slot.w.postMessage({ type: 'batch', id, chunks: [ipc], bytes: ipc.byteLength }, ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength ? [ipc.buffer as ArrayBuffer] : []);
+      }
+    }
+    if (this.pending.has(id)) slot.w.postMessage({ type: 'close', id });
+    await done;
+    if (!data) throw new AppError('internal', 'parquet encoding returned no bytes');
+    return data;
+  }
+
   private async writeInline(path: string, batches: arrow.RecordBatch[]): Promise<number> {
     const pw = await import('parquet-wasm/node');
     const props = writerProperties(pw, { compression: this.opts.compression ?? 'snappy', dictionary: this.opts.dictionary, rowGroupRows: ROW_GROUP_ROWS });
@@ -178,7 +212,7 @@ export class ParquetEncoderPool {
     try {
       bytes = pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(new arrow.Table(batches), 'stream')), props);
     } catch (e) {
-      throw new AppError('fatal', `etl: parquet encoding failed: ${(e as Error).message}`, { cause: e });
+      throw new AppError('fatal', `parquet encoding failed: ${(e as Error).message}`, { cause: e });
     }
     await fs.writeFile(path, bytes);
     return bytes.length;
@@ -201,10 +235,14 @@ export class ParquetEncoderPool {
   }
 }
 
-/** Read a staged Parquet file back as Arrow batches (for merges). */
-export async function readParquetBatches(path: string, read?: (uri: string) => Promise<Uint8Array>): Promise<arrow.RecordBatch[]> {
-  const pw = await import('parquet-wasm/node');
-  const bytes = read && /^[a-z][a-z0-9+.-]*:\/\//.test(path) ? await read(path) : await fs.readFile(path);
-  const t = arrow.tableFromIPC(pw.readParquet(new Uint8Array(bytes)).intoIPCStream());
-  return t.batches;
+let shared: ParquetEncoderPool | undefined;
+/**
+ * The process's pool for the lake's data files: one worker per core beside the thread feeding the
+ * writer, at least one and at most three. Each holds a wasm heap of its own that never shrinks: on
+ * two cores a second worker made the lake bench's 5M-row append ~25% faster and raised its peak RSS
+ * from ~735 to ~830–860 MiB, past its 0.75 GiB goal. The workers start with the first large file and never keep
+ * the process up.
+ */
+export function lakeEncoders(): ParquetEncoderPool {
+  return (shared ??= new ParquetEncoderPool(Math.max(1, Math.min(3, os.availableParallelism() - 1))));
 }

@@ -1,11 +1,13 @@
-// Worker thread: encodes Arrow IPC streams to Parquet files with parquet-wasm,
-// off the thread that decodes source rows. Plain JS so it runs without a TS loader.
+// Worker thread: encodes Arrow IPC streams to Parquet files with parquet-wasm, off
+// the thread that decodes source rows or feeds the lake's writer. Plain JS so it
+// runs without a TS loader. A file goes to `path` (the ETL's staging) or, with no
+// path, back to the caller as bytes (the lake's data files, written through its storage).
 import { parentPort } from 'node:worker_threads';
 import fs from 'node:fs';
 import * as pw from 'parquet-wasm/node';
 // The lake's one writer set-up; imported by path because this thread runs without a TS loader
 // (lib/lake's index.ts re-exports the same module for TypeScript callers).
-import { writerProperties } from '../lake/parquet-writer-properties.mjs';
+import { writerProperties } from './parquet-writer-properties.mjs';
 
 
 // One buffer the IPC chunks of a message are joined into, reused message after message (fresh
@@ -18,7 +20,14 @@ function joined(chunks, bytes) {
   return scratch.subarray(0, bytes);
 }
 
-const propsOf = (m) => writerProperties(pw, { compression: m.compression, dictionary: m.dictionary, rowGroupRows: m.rowGroupRows });
+const propsOf = (m) => writerProperties(pw, m.settings);
+
+/** The finished file: written to its path (the reply carries its size), or handed back as bytes. */
+function done(id, path, bytes) {
+  if (path) { fs.writeFileSync(path, bytes); parentPort.postMessage({ id, ok: true, bytes: bytes.length }); return; }
+  const data = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+  parentPort.postMessage({ id, ok: true, bytes: data.length, data }, [data.buffer]);
+}
 
 /**
  * Files written batch by batch ('open', 'batch'…, 'close'): parquet-wasm's streaming writer encodes
@@ -38,11 +47,10 @@ function openStream(m) {
     const parts = [];
     let bytes = 0;
     for await (const c of out) { parts.push(c); bytes += c.byteLength; }
-    fs.writeFileSync(s.path, Buffer.concat(parts, bytes));
-    return bytes;
+    return Buffer.concat(parts, bytes);
   })().then((bytes) => {
     streams.delete(s.id);
-    parentPort.postMessage({ id: s.id, ok: true, bytes });
+    done(s.id, s.path, bytes);
   }, (e) => {
     s.failed = true;
     // its queued batches are not encoded: hand their bytes back to the queue's account
@@ -82,9 +90,7 @@ parentPort.on('message', (m) => {
   }
   try {
     const table = pw.Table.fromIPCStream(joined(m.chunks, m.bytes));
-    const bytes = pw.writeParquet(table, propsOf(m));
-    fs.writeFileSync(m.path, bytes);
-    parentPort.postMessage({ id: m.id, ok: true, bytes: bytes.length });
+    done(m.id, m.path, pw.writeParquet(table, propsOf(m)));
   } catch (e) {
     parentPort.postMessage({ id: m.id, ok: false, error: String(e && e.message ? e.message : e) });
   }
