@@ -43,8 +43,9 @@ export async function deleteWhere(t: TableHandle, opts: DeleteOptions): Promise<
   let deleted = 0;
   for (const h of m.hits.values()) deleted += h.positions.length;
   if (!deleted) return { ...noop(t.metadataLocation()), deleted: 0 };
-  const delFiles = await writeDeletes(t, m.hits);
-  return guarded(t, () => delFiles.map((d) => d.file_path), async () => {
+  const written: string[] = [];
+  return guarded(t, () => written, async () => {
+    const delFiles = await writeDeletes(t, m.hits, (path) => written.push(path));
     const r = await commitChange(t, { operation: 'delete', added: delFiles, removed: [], touched: new Set([...m.hits.values()].map((h) => h.pf.partKey)) });
     return { ...r, deleted };
   });

@@ -101,7 +101,7 @@ export class ParquetEncoderPool {
         if (!p) return;
         this.pending.delete(m.id);
         const slot = this.workers.find((x) => x.w === w);
-        if (slot) slot.busy--;
+        if (slot && --slot.busy === 0) slot.w.unref();
         this.release(p.bytes);
         if (m.ok) p.resolve(m.bytes ?? 0, m.data);
         else p.reject(new AppError('fatal', `parquet encoding failed: ${m.error}`));
@@ -112,8 +112,9 @@ export class ParquetEncoderPool {
         this.workers = this.workers.filter((x) => x.w !== w);
         for (const [, p] of this.pending) p.reject(e); this.pending.clear(); this.queuedBytes = 0; for (const x of this.waiters.splice(0)) x();
       });
-      // after the listeners: attaching a 'message' listener refs the thread's port again, and a
-      // shared pool (lakeEncoders) is never closed — its threads must not keep the process up
+      // A thread holds the process up only while it has files (see `take`): a shared pool
+      // (lakeEncoders) is never closed, and a caller awaiting its file must not see the process
+      // exit under it. (After the listeners: attaching a 'message' listener refs the thread again.)
       w.unref();
       this.workers.push({ w, busy: 0 });
     }
@@ -133,7 +134,7 @@ export class ParquetEncoderPool {
   private take(): { w: Worker; busy: number } {
     this.start();
     const slot = this.workers.reduce((a, b) => (b.busy < a.busy ? b : a));
-    slot.busy++;
+    if (slot.busy++ === 0) slot.w.ref();
     return slot;
   }
 

@@ -409,8 +409,7 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
     const touched = new Set(parts.keys());
     if (opts.lateDeleteKeys) for (const pk of await applyLateDeletes(run, parts, await opts.lateDeleteKeys)) touched.add(pk);
     const files = await w.close();
-    const delFiles = await writeDeletes(t, run.allHits);
-    written.push(...delFiles.map((d) => d.file_path));
+    const delFiles = await writeDeletes(t, run.allHits, (path) => written.push(path));
     const { inserted, updated, deleted, deletedByPartition, previous } = run;
     const base = { inserted, updated, deleted, deletedByPartition, ...(opts.returnPrevious ? { previous } : {}) };
     if (!files.length && !delFiles.length) return { ...noop(t.metadataLocation()), ...base };
