@@ -72,6 +72,22 @@ test('files encoded beside the input (encoder threads): all kept on success, non
   expect(fs.existsSync(data) ? fs.readdirSync(data, { recursive: true }).filter((p) => String(p).endsWith('.parquet')) : []).toEqual([]);
 });
 
+test('a close with several partitions buffered encodes them on the encoder thread and this one: every row back', async () => {
+  const ps = new arrow.Schema([new arrow.Field('p', new arrow.Int32(), false), ...schema.fields]);
+  const t = await lake.createTable('e.close', { schema: ps, partitionBy: ['p'] });
+  const rows = (k: number) => batchOf(ps, Array.from({ length: 30_000 }, (_, i) => ({ p: (i % 3) + 1, id: BigInt(k * 30_000 + i), v: `v${i % 101}` })));
+  const r = await t.append([rows(0), rows(1), rows(2)]);
+  expect(r.addedDataFiles).toBe(3);
+  const byP = new Map<number, [number, bigint]>();
+  for await (const b of t.scan()) {
+    const p = b.getChild('p')!, id = b.getChild('id')!;
+    for (let i = 0; i < b.numRows; i++) { const e = byP.get(p.get(i)) ?? [0, 0n]; byP.set(p.get(i), [e[0] + 1, e[1] + (id.get(i) as bigint)]); }
+  }
+  const want = new Map<number, [number, bigint]>();
+  for (let n = 0; n < 90_000; n++) { const p = ((n % 30_000) % 3) + 1; const e = want.get(p) ?? [0, 0n]; want.set(p, [e[0] + 1, e[1] + BigInt(n)]); }
+  expect(byP).toEqual(want);
+});
+
 test('a table name too long for the filesystem is refused before anything is written', async () => {
   const long = 'x'.repeat(300);
   const before = fs.readdirSync(wh.dir);
