@@ -29,6 +29,16 @@ const INLINE_MAX_ROWS = 20_000;
 export const STREAM_MIN_ROWS = INLINE_MAX_ROWS;
 /** Arrow IPC bytes queued for the encoder workers before staging writers wait. */
 const QUEUE_MAX_BYTES = 192 * 1024 * 1024;
+/** Arrow IPC bytes of `encode`'s pieces queued before the next piece waits: two or three pieces. */
+const ENCODE_QUEUE_BYTES = 32 * 1024 * 1024;
+/** A file handed back in chunks, joined (once, here: see the worker's `done`). */
+function joinParts(parts: Uint8Array[], bytes: number): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Uint8Array(bytes);
+  let at = 0;
+  for (const c of parts) { out.set(c, at); at += c.byteLength; }
+  return out;
+}
 /**
  * Buffers at least this large are transferred to the encoder worker rather than copied: on this kind
  * of VM first-touching fresh memory costs ~3 ms per MiB (page faults), so joining a file's buffers
@@ -95,7 +105,7 @@ export class ParquetEncoderPool {
     // tops the pool up: a thread that died (see 'error' below) is replaced by the next large file
     for (let i = this.workers.length; i < Math.max(1, this.size); i++) {
       const w = new Worker(path.join(projectRoot(), 'lib/lake/parquet-worker.mjs'));
-      w.on('message', (m: { id: number; ok: boolean; bytes?: number; data?: Uint8Array; error?: string; taken?: number }) => {
+      w.on('message', (m: { id: number; ok: boolean; bytes?: number; parts?: Uint8Array[]; error?: string; taken?: number }) => {
         if (m.taken !== undefined) { this.release(m.taken); return; } // a streamed file's batch went into the encoder
         const p = this.pending.get(m.id);
         if (!p) return;
@@ -103,7 +113,7 @@ export class ParquetEncoderPool {
         const slot = this.workers.find((x) => x.w === w);
         if (slot && --slot.busy === 0) slot.w.unref();
         this.release(p.bytes);
-        if (m.ok) p.resolve(m.bytes ?? 0, m.data);
+        if (m.ok) p.resolve(m.bytes ?? 0, m.parts && joinParts(m.parts, m.bytes ?? 0));
         else p.reject(new AppError('fatal', `parquet encoding failed: ${m.error}`));
       });
       // A dead thread fails what was queued (its files are its units' errors) and leaves the pool, so
@@ -194,7 +204,7 @@ export class ParquetEncoderPool {
     slot.w.postMessage({ type: 'open', id, settings });
     for (let b = batches.shift(); b; b = batches.shift()) {
       for (let at = 0; at < b.numRows && this.pending.has(id); at += pieceRows) {
-        await this.room(QUEUE_MAX_BYTES / 4);
+        await this.room(ENCODE_QUEUE_BYTES);
         const ipc = arrow.tableToIPC(new arrow.Table(schema, [b.slice(at, Math.min(b.numRows, at + pieceRows))]), 'stream');
         this.queuedBytes += ipc.byteLength;
         slot.w.postMessage({ type: 'batch', id, chunks: [ipc], bytes: ipc.byteLength }, ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength ? [ipc.buffer as ArrayBuffer] : []);

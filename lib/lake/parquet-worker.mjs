@@ -14,6 +14,7 @@ import { writerProperties } from './parquet-writer-properties.mjs';
 // memory is slow to first touch here; parquet-wasm copies what it reads before the next message).
 let scratch = new Uint8Array(0);
 function joined(chunks, bytes) {
+  if (chunks.length === 1) return chunks[0]; // one buffer already (the lake's pieces): nothing to join
   if (scratch.length < bytes) scratch = new Uint8Array(Math.ceil(bytes / (4 << 20)) * (4 << 20));
   let at = 0;
   for (const c of chunks) { scratch.set(c, at); at += c.byteLength; }
@@ -22,11 +23,16 @@ function joined(chunks, bytes) {
 
 const propsOf = (m) => writerProperties(pw, m.settings);
 
-/** The finished file: written to its path (the reply carries its size), or handed back as bytes. */
-function done(id, path, bytes) {
-  if (path) { fs.writeFileSync(path, bytes); parentPort.postMessage({ id, ok: true, bytes: bytes.length }); return; }
-  const data = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-  parentPort.postMessage({ id, ok: true, bytes: data.length, data }, [data.buffer]);
+/**
+ * The finished file (its chunks, in order): written to its path (the reply carries its size), or
+ * handed back as the chunks themselves, moved rather than joined here — joining held the file
+ * twice in this thread's heap, which does not give memory back soon.
+ */
+function done(id, path, parts) {
+  const bytes = parts.reduce((a, c) => a + c.byteLength, 0);
+  if (path) { fs.writeFileSync(path, Buffer.concat(parts, bytes)); parentPort.postMessage({ id, ok: true, bytes }); return; }
+  const own = parts.map((c) => (c.byteOffset === 0 && c.byteLength === c.buffer.byteLength ? c : c.slice()));
+  parentPort.postMessage({ id, ok: true, bytes, parts: own }, own.map((c) => c.buffer));
 }
 
 /**
@@ -46,11 +52,11 @@ function openStream(m) {
     const out = await pw.transformParquetStream(input, propsOf(m));
     const parts = [];
     let bytes = 0;
-    for await (const c of out) { parts.push(c); bytes += c.byteLength; }
-    return Buffer.concat(parts, bytes);
-  })().then((bytes) => {
+    for await (const c of out) parts.push(c);
+    return parts;
+  })().then((parts) => {
     streams.delete(s.id);
-    done(s.id, s.path, bytes);
+    done(s.id, s.path, parts);
   }, (e) => {
     s.failed = true;
     // its queued batches are not encoded: hand their bytes back to the queue's account
@@ -90,7 +96,7 @@ parentPort.on('message', (m) => {
   }
   try {
     const table = pw.Table.fromIPCStream(joined(m.chunks, m.bytes));
-    done(m.id, m.path, pw.writeParquet(table, propsOf(m)));
+    done(m.id, m.path, [pw.writeParquet(table, propsOf(m))]);
   } catch (e) {
     parentPort.postMessage({ id: m.id, ok: false, error: String(e && e.message ? e.message : e) });
   }
