@@ -72,7 +72,7 @@ test('files encoded beside the input (encoder threads): all kept on success, non
   expect(fs.existsSync(data) ? fs.readdirSync(data, { recursive: true }).filter((p) => String(p).endsWith('.parquet')) : []).toEqual([]);
 });
 
-test('a close with several partitions buffered encodes them on the encoder thread and this one: every row back', async () => {
+test('a close with several partitions buffered (files in flight at once): every row back', async () => {
   const ps = new arrow.Schema([new arrow.Field('p', new arrow.Int32(), false), ...schema.fields]);
   const t = await lake.createTable('e.close', { schema: ps, partitionBy: ['p'] });
   const rows = (k: number) => batchOf(ps, Array.from({ length: 30_000 }, (_, i) => ({ p: (i % 3) + 1, id: BigInt(k * 30_000 + i), v: `v${i % 101}` })));

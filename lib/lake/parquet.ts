@@ -54,13 +54,12 @@ const INLINE_MAX_ROWS = 20_000;
 /**
  * Encode batches into a Parquet file: a large file on one of the process's encoder threads
  * (`lakeEncoders`), so the thread feeding the writer goes on while files are encoded beside it —
- * one thread could only alternate between the two — and a small one here (or any, `here`: a
- * writer with no more rows to take). A large file's `batches` array is consumed (emptied as its
- * rows go to the encoder thread).
+ * one thread could only alternate between the two — and a small one here. A large file's
+ * `batches` array is consumed (emptied as its rows go to the encoder).
  */
-export async function encodeParquetFile(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions & { here?: boolean } = {}): Promise<Uint8Array> {
+export async function encodeParquetFile(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Promise<Uint8Array> {
   const rows = batches.reduce((a, b) => a + b.numRows, 0);
-  if (opts.here || rows <= INLINE_MAX_ROWS) return encodeParquetStreaming(schema, batches, opts);
+  if (rows <= INLINE_MAX_ROWS) return encodeParquetStreaming(schema, batches, opts);
   return lakeEncoders().encode(schema, batches, settingsOf(schema, opts), STREAM_PIECE_ROWS);
 }
 

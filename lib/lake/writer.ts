@@ -45,8 +45,6 @@ export class DataFileWriter {
   private ratio = 4; // Arrow bytes per Parquet byte; refined after each file
   readonly written: DataFileRec[] = [];
   private readonly inFlight = new Set<Promise<void>>();
-  /** Files of `inFlight` not encoded on this thread. */
-  private onThreads = 0;
   private failure: { error: unknown } | null = null;
   private readonly types: Map<number, string>;
   private readonly prefix = crypto.randomUUID();
@@ -75,34 +73,25 @@ export class DataFileWriter {
     }
   }
 
-  /**
-   * Start encoding a partition's buffer as one file, once fewer than MAX_IN_FLIGHT are being
-   * encoded. `closing`: on this thread when another file is on an encoder thread (see `close`).
-   */
-  private async flush(key: string, closing = false): Promise<void> {
+  /** Start encoding a partition's buffer as one file, once fewer than MAX_IN_FLIGHT are being encoded. */
+  private async flush(key: string): Promise<void> {
     const p = this.pending.get(key);
     if (!p) return;
     this.pending.delete(key);
     this.buffered -= p.bytes;
     while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight);
     if (this.failure) throw this.failure.error;
-    const here = closing && this.onThreads > 0;
-    if (!here) this.onThreads++;
     const path = `${this.o.location}/data/${partitionPath(this.o.spec, p.partition)}${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`;
-    const job: Promise<void> = writeDataFile({ ...this.o, here }, p.partition, p.batches, path, this.types).then((rec) => {
+    const job: Promise<void> = writeDataFile(this.o, p.partition, p.batches, path, this.types).then((rec) => {
       if (Number(rec.file_size_in_bytes) > 0) this.ratio = Math.max(1, Math.min(20, p.bytes / Number(rec.file_size_in_bytes)));
       this.written.push(rec);
-    }, (e) => { this.failure ??= { error: e }; }).finally(() => { this.inFlight.delete(job); if (!here) this.onThreads--; });
+    }, (e) => { this.failure ??= { error: e }; }).finally(() => { this.inFlight.delete(job); });
     this.inFlight.add(job);
   }
 
-  /**
-   * Flush everything; returns the data files written. With no more rows to take, this thread
-   * encodes a file itself whenever another is already on an encoder thread: a merge's new rows all
-   * reach the writer before its close, and one encoder thread alone would take them file by file.
-   */
+  /** Flush everything; returns the data files written. */
   async close(): Promise<DataFileRec[]> {
-    for (const k of [...this.pending.keys()]) await this.flush(k, true);
+    for (const k of [...this.pending.keys()]) await this.flush(k);
     await this.settled();
     if (this.failure) throw this.failure.error;
     return this.written;
@@ -133,7 +122,7 @@ export function partitionPath(spec: PartitionSpec, partition: Record<string, unk
 
 /** Encode one Parquet data file and describe it as a manifest `data_file`. `batches` is consumed (see `encodeParquetFile`). */
 export async function writeDataFile(
-  o: Pick<WriterOptions, 'storage' | 'schema' | 'arrowSchema' | 'codec'> & { here?: boolean }, partition: Record<string, unknown>, batches: arrow.RecordBatch[], path: string, types: Map<number, string>,
+  o: Pick<WriterOptions, 'storage' | 'schema' | 'arrowSchema' | 'codec'>, partition: Record<string, unknown>, batches: arrow.RecordBatch[], path: string, types: Map<number, string>,
   content: 0 | 1 = 0, known?: Map<number, ColumnStats>,
 ): Promise<DataFileRec> {
   // `known`: statistics the caller has without scanning the rows (a position-delete file's);
@@ -141,7 +130,7 @@ export async function writeDataFile(
   const rows = batches.reduce((s, b) => s + b.numRows, 0);
   const byType = known ? null : scannedByType(o.arrowSchema, types);
   const early = byType && statsOf(byType, narrowBatches(byType, batches), types);
-  const bytes = await encodeParquetFile(o.arrowSchema, batches, { codec: o.codec, here: o.here, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
+  const bytes = await encodeParquetFile(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
   await o.storage.write(path, bytes);
   const facts = await writtenFileFacts(bytes, o.arrowSchema, types, early);
   const ids = new Map(o.arrowSchema.fields.map((f) => [f.name, Number(f.metadata.get(FIELD_ID))]));
