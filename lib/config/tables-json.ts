@@ -33,7 +33,7 @@ const HelperSchema = z.strictObject({
 export const TableEntrySchema = z.strictObject({
   table: z.string().min(1),
   name: z.string().min(1).optional(),
-  /** Required, except on a subquery entry, which without it is loaded by full replace only. */
+  /** Required, except on a subquery entry, which without it is refreshed whole at every run (a replace of its branches' rows). */
   unique_key: z.union([ident, z.array(ident).min(1)]).optional(),
   cdc_column: ident.nullish(),
   where_date_column: ident.nullish(),
@@ -68,7 +68,7 @@ export interface TableDef {
   lakeName: string;
   /** The entry's `table` text (OWNER.TABLE or the subquery). */
   source: string;
-  /** Empty only for a subquery entry without unique_key: loaded by full replace only. */
+  /** Empty only for a subquery entry without unique_key: refreshed whole at every run. */
   uniqueKey: string[];
   category: 'masters' | 'transactions';
   spec: QuerySpec;
@@ -158,7 +158,7 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
     if (e.soft_delete && e.deletes !== 'detect') local.push('field soft_delete: needs deletes: "detect" (deletes are ignored otherwise)');
     if (e.helper && (e.cdc_column || e.where_date_column)) local.push('field helper: a helper-driven entry leaves its own cdc_column / where_date_column null');
     const uniqueKey = e.unique_key === undefined ? [] : Array.isArray(e.unique_key) ? e.unique_key : [e.unique_key];
-    if (!uniqueKey.length && !sub) local.push('field unique_key: required (only a subquery entry may leave it out, and is then loaded by full replace only)');
+    if (!uniqueKey.length && !sub) local.push('field unique_key: required (only a subquery entry may leave it out, and is then refreshed whole at every run)');
     if (e.dedupe === 'latest' && !uniqueKey.length) local.push('field dedupe: needs a unique_key (duplicates are rows sharing it)');
     if (e.deletes === 'detect' && !uniqueKey.length) local.push('field deletes: detect needs a unique_key (a deleted row is a key the source no longer has)');
     if (e.dedupe === 'latest' && !(e.helper ? e.helper.cdc_column : e.cdc_column)) local.push(`field dedupe: latest needs a CDC column (${e.helper ? 'helper.cdc_column' : 'cdc_column'}): the newest row is the one with its greatest value`);

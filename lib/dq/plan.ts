@@ -57,7 +57,7 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
   columnsOnlyInSource.sort(order);
   const common = pairs.map((p) => p.f.name);
   const columnsOnlyInLake = lakeNames.filter((n) => !matched.has(n)).sort(order);
-  // a subquery entry may have no unique_key (loaded by full replace only): there is nothing to join the two sides on
+  // a subquery entry may have no unique_key (refreshed whole at every run): there is nothing to join the two sides on
   if (!def.uniqueKey.length) throw new AppError('validation', `dq: tables.json entry '${def.lakeName}' has no unique_key: the row-hash check joins source and lake rows on it`);
   // tables.json keys are canonical (upper-cased) source names
   const keyIdx = def.uniqueKey.map((k) => {

@@ -103,7 +103,7 @@ export function unitWindow(w: WindowInput): UnitWindow {
     : null;
   // no --since: everything the table holds — from where its INITIAL range starts, if it has a lower end
   const start = w.since ?? (w.spec.initial && ['>', '>='].includes(w.spec.initial.operator) ? String(w.spec.initial.value) : null);
-  if (w.since === null) note = [note, `no --since: the whole table${start !== null ? ` from its INITIAL range (${col.toUpperCase()} ${w.spec.initial!.operator} ${start})` : ''}`].filter(Boolean).join('; ');
+  if (w.since === null) note = [note, `no --since: the whole table${start !== null ? ` from its INITIAL range (${col} ${w.spec.initial!.operator} ${start})` : ''}`].filter(Boolean).join('; ');
   if (lower !== null && upper !== null && (upperExclusive ? lower >= upper : lower > upper)) {
     throw new WindowError(`dq: empty window: its start ${w.since} is after its end ${end}${w.until ? '' : ' (the last watermark in control_state)'}; pass an earlier --since or leave it out`);
   }

@@ -13,7 +13,7 @@ import { useEtlLake } from '../testing/etl-lake-fixture';
 
 // Issue 21 (1, 2, 6) on real Postgres branches shaped like Pagila, with the lake read back by
 // ClickHouse (chdb) and icebird: control state per lake table, duplicate keys caught before a
-// commit (or dropped by `dedupe: latest`), keyless query sources replace-only, no table left
+// commit (or dropped by `dedupe: latest`), keyless query sources refreshed whole at every run, no table left
 // behind by a failed first write, and every "did nothing" said at warn.
 let db: TestDatabase;
 let lake: Lake;
@@ -180,17 +180,52 @@ describe('duplicate keys are caught before a commit', () => {
 describe('a query source without a key', () => {
   const keyless = { table: '(SELECT f.film_id AS fid, f.title, f.last_update FROM public.film f)', name: 'film_names', cdc_column: 'last_update', category: 'masters' };
 
-  it('loads by full replace over every branch, and is refused a merge at planning', async () => {
-    const r = await run([keyless], { mode: 'INITIAL' });
-    expect(failures(r)).toEqual([]);
-    expect(r.units.map((u) => u.writeDisposition)).toEqual(['replace', 'replace']);
-    const t = await lake.loadTable('etl.film_names');
-    expect(Number(chdbRows(t, (f) => `SELECT count() AS n FROM ${f}`)[0].n)).toBe(60);
-    for (const o of [{ mode: 'INCREMENTAL' as const }, { mode: 'INITIAL' as const, branches: ['b0'] }]) {
-      const x = await run([keyless], { ...o, plan: true });
-      expect(x.units.every((u) => u.status === 'REFUSED')).toBe(true);
-      expect(x.units[0].error).toMatch(/^etl: tables.json entry 'film_names' has no unique_key, so it can only be loaded by a full replace \(--mode INITIAL over every branch\)/);
+  it('is refreshed whole at every run (INCREMENTAL too): the table over every branch, else only the branches read', async () => {
+    const shelf = { table: '(SELECT s.id, s.label, s.changed FROM public.shelf s)', name: 'shelf_view', cdc_column: 'changed', category: 'masters' };
+    for (const i of [0, 1]) {
+      await atBranch(i, `CREATE TABLE shelf (id int, label text, changed timestamp);
+        INSERT INTO shelf SELECT g, 'b${i}-' || g, timestamp '2022-01-01' + g * interval '1 hour' FROM generate_series(1, 5) g`);
     }
+    const sources = async () => {
+      const out: string[] = [];
+      for (const i of [0, 1]) for (const r of (await atBranch(i, `SELECT id, label FROM shelf ORDER BY id`)).rows) out.push(`b${i}|${r.id}|${r.label}`);
+      return out.sort();
+    };
+    const lakeRows = async () => {
+      const t = await lake.loadTable('etl.shelf_view');
+      const viaChdb = chdbRows(t, (f) => `SELECT BRANCH_ID AS b, id, label FROM ${f}`).map((x) => `${x.b}|${x.id}|${x.label}`).sort();
+      const viaIcebird = (await icebirdRows(t)).map((x) => `${x.BRANCH_ID}|${x.id}|${x.label}`).sort();
+      expect(viaIcebird).toEqual(viaChdb);
+      return viaChdb;
+    };
+    // an INCREMENTAL of a never-loaded keyless entry is not refused (it reads the whole query anyway)
+    const plan = await run([shelf], { mode: 'INCREMENTAL', plan: true });
+    expect(plan.units.map((u) => u.status)).toEqual(['PLANNED', 'PLANNED']);
+    expect(plan.units[0].sql).not.toMatch(/\$1/); // no watermark filter
+    const first = await run([shelf], { mode: 'INCREMENTAL' });
+    expect(failures(first)).toEqual([]);
+    expect(first.units.map((u) => u.writeDisposition)).toEqual(['replace', 'replace']);
+    const before = await sources();
+    expect(await lakeRows()).toEqual(before);
+    // b0: a label changed without its watermark column moving (a merge by watermark would miss it), a row deleted,
+    // one inserted; b1 emptied. A run over b0 alone replaces b0's rows and leaves b1's as they were.
+    await atBranch(0, `UPDATE shelf SET label = 'quietly changed' WHERE id = 2; DELETE FROM shelf WHERE id = 3;
+      INSERT INTO shelf VALUES (9, 'b0-new', timestamp '2021-01-01')`);
+    await atBranch(1, `DELETE FROM shelf`);
+    const one = await run([shelf], { mode: 'INCREMENTAL', branches: ['b0'] });
+    expect(failures(one)).toEqual([]);
+    expect(one.units.map((u) => `${u.branch}:${u.writeDisposition}:${u.rows}`)).toEqual(['b0:replace:5']);
+    const now = await sources();
+    expect(await lakeRows()).toEqual([...now.filter((r) => r.startsWith('b0|')), ...before.filter((r) => r.startsWith('b1|'))].sort());
+    const t = await lake.loadTable('etl.shelf_view');
+    expect(t.snapshots().at(-1)!.summary.operation).toBe('overwrite');
+    // over every branch: the table is the sources' (b1 has no row left)
+    const all = await run([shelf], { mode: 'INCREMENTAL' });
+    expect(failures(all)).toEqual([]);
+    expect(await lakeRows()).toEqual(now);
+    expect(now.some((r) => r.startsWith('b1|'))).toBe(false);
+    const log = await db.pool.query(`SELECT DISTINCT write_disposition FROM etl_meta.etl_run_log WHERE pipeline_run_id = ANY($1)`, [[first.runId, one.runId, all.runId]]);
+    expect(log.rows).toEqual([{ write_disposition: 'replace' }]);
   });
 
   it('tables.json: a plain table still needs a unique_key; dedupe: latest needs a key and a cdc_column', () => {

@@ -6,7 +6,7 @@ import type { Logger } from '../log';
 import { lakeKeys, matchName, targetFields, trackedColumns, type ReadStats, type ReadTarget } from '../sources';
 import { describedUnitProblem } from './plan-checks';
 import { detectDeletes } from './detect-deletes';
-import { renderUnit } from './render-unit';
+import { renderUnit, unitMode } from './render-unit';
 import type { RunContext, TableState, Unit } from './run-types';
 import { dataColumns, describeUnit, widenTable } from './schema-step';
 import { exactDuplicates, KeyTracker, olderRows, withoutRows } from './key-check';
@@ -74,7 +74,9 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
       track: [tr.cdc, tr.date].filter((x): x is string => !!x),
     };
     const stats: ReadStats = { rows: 0, max: {} };
-    writer = new StagingWriter(path.join(ctx.stagingRoot, ctx.runId, u.def.lakeName, u.branch.key, u.stagingSub ?? ''), ctx.encoder!, { rowsPerFile: s.stagingRowsPerFile, hold: ctx.hold });
+    // a keyless entry's rows always go to files: its replace adopts them (rows held in memory only merge)
+    const hold = u.def.uniqueKey.length ? ctx.hold : undefined;
+    writer = new StagingWriter(path.join(ctx.stagingRoot, ctx.runId, u.def.lakeName, u.branch.key, u.stagingSub ?? ''), ctx.encoder!, { rowsPerFile: s.stagingRowsPerFile, hold });
     await writer.init();
     ulog.info('extracting', { attempt: u.attempts, sql: q.sql, binds: q.binds.map((b) => b.value) });
     const keys = u.def.uniqueKey.length ? KeyTracker.forSchema(st.schema!, lakeKeys(u.def, st.schema!.fields.map((f) => f.name)), `${u.def.lakeName} on branch ${u.branch.key}`) : null;
@@ -107,7 +109,7 @@ async function extractOnce(ctx: ExtractContext, u: Unit, st: TableState, ulog: L
     }
     u.status = 'SUCCESS';
     u.finishedAt = new Date();
-    if (u.rows === 0) ulog.warn('extracted no rows: nothing to load for this unit', { reason: noRowsReason(u, s.mode) });
+    if (u.rows === 0) ulog.warn('extracted no rows: nothing to load for this unit', { reason: noRowsReason(u, unitMode(u.def, s.mode)) });
     ulog.info('extracted', { rows: u.rows, files: u.files.length, attempts: u.attempts, ...(u.dropped ? { droppedDuplicates: u.dropped } : {}) });
   } catch (e) {
     // the attempt's error decides the retry; a failed clean-up only leaves files the run's final rm removes

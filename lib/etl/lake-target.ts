@@ -39,8 +39,11 @@ export interface LakeTarget {
    * A new table's `keys` (tables.json `unique_key`) and BRANCH_ID are required and its identifier fields.
    */
   prepare(table: string, columns: UnionColumn[], opts?: { keys?: string[]; softDelete?: boolean }): Promise<arrow.Schema>;
-  /** Replace the whole table by the staged files. */
-  replace(table: string, files: StagedFile[]): Promise<WriteOutcome>;
+  /**
+   * Replace the whole table by the staged files, or with `branches` only those branches'
+   * partitions (the other branches' rows stay), in one commit.
+   */
+  replace(table: string, files: StagedFile[], branches?: string[]): Promise<WriteOutcome>;
   /** Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward; `deletes` go into the same commit (the last one, when the files are merged in groups). */
   merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number; deletes?: MergeDeletes }): Promise<WriteOutcome>;
   /** The table's rows at its current snapshot, these columns only, in one partition (no rows when the table has no snapshot). */
@@ -269,14 +272,15 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
       if (!same && !covered) await tbl.evolveSchema(schema);
       return tbl.arrowSchema();
     },
-    async replace(t, files) {
+    async replace(t, files, branches) {
       const tbl = await load(t);
       if (files.some((f) => f.batches)) throw new Error('etl: a full replace adopts staged files; rows held in memory can only be merged');
       const empty = tbl.currentSnapshotId() === null || (await tbl.files()).every((f) => f.recordCount === 0);
       const live = files.filter((f) => f.rows > 0);
       // the staged files become the table's data files: never encoded twice
       const adopted = await adopt(tbl.location, live, !!opts.keepStaging, lake.storage);
-      const r = empty ? (adopted.length ? await tbl.appendDataFiles(adopted) : { snapshotId: tbl.currentSnapshotId() }) : await tbl.replaceDataFiles(adopted);
+      const only = branches ? { partitions: branches.map((b) => ({ [BRANCH_ID]: b })) } : undefined;
+      const r = empty ? (adopted.length ? await tbl.appendDataFiles(adopted) : { snapshotId: tbl.currentSnapshotId() }) : await tbl.replaceDataFiles(adopted, only);
       return { snapshotId: r.snapshotId === null ? null : String(r.snapshotId), disposition: 'replace' };
     },
     async merge(t, files, keys, o) {

@@ -37,19 +37,18 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
   // comparisons still running are awaited once: by the merge, after its upserts, and before the records
   const late = ok.some((u) => u.deletesPending);
   const settled = settleDeletes(ok, tlog);
-  const replace = s.mode === 'INITIAL' && ctx.allBranches && bad.length === 0;
+  // An INITIAL over every branch replaces the whole table. A keyless (query) entry has nothing to merge
+  // on: every run refreshes it whole (read as an INITIAL reads it, render-unit.ts), replacing the table
+  // when every branch was read, else only the partitions of the branches that were (the others keep theirs).
+  const whole = ctx.allBranches && bad.length === 0;
+  const replace = !def.uniqueKey.length || (s.mode === 'INITIAL' && whole);
   let disposition: string | null = replace ? 'replace' : 'merge';
   let snapshotId: string | null = null;
   let loadError: string | null = null;
   // a no-op merge (nothing read, nothing deleted): the lake stays as it is
   const nothing = !replace && ok.every((u) => u.rows === 0 && u.files.every((f) => f.rows === 0) && !u.deleteKeys?.length);
   let committed = false;
-  if (ok.length && !replace && !def.uniqueKey.length) {
-    // a keyless (subquery) entry is loaded by a full replace only: with a branch missing there is nothing to merge on
-    loadError = `etl: tables.json entry '${def.lakeName}' has no unique_key, so only a full replace over every branch loads it; `
-      + `${bad.map((u) => u.branch.key).join(', ') || 'some branches'} did not succeed, so nothing was loaded`;
-    tlog.warn('not loaded', { reason: loadError });
-  } else if (ok.length && nothing) {
+  if (ok.length && nothing) {
     tlog.debug('nothing to load: no unit read a row', { branches: ok.map((u) => u.branch.key) });
     for (const u of ok) u.rowsDeleted = 0;
   } else if (ok.length) {
@@ -64,7 +63,7 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
       let requested = delKeys.length;
       const lateKeys = !replace && late ? settled.then(() => { const l = lateDeletes(ok.filter((u) => u.status === 'SUCCESS'), keysOf); requested = l.keys.length; return l; }) : undefined;
       const deletes = lateKeys || requested ? { keys: delKeys, late: lateKeys, softAt: def.deletes.soft ? ctx.loadTime : undefined } : undefined;
-      const out = replace ? await ctx.target.replace(def.lakeName, files) : await ctx.target.merge(def.lakeName, files, st.schema ? lakeKeys(def, st.schema.fields.map((f) => f.name)) : def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes, deletes });
+      const out = replace ? await ctx.target.replace(def.lakeName, files, whole ? undefined : ok.map((u) => u.branch.key)) : await ctx.target.merge(def.lakeName, files, st.schema ? lakeKeys(def, st.schema.fields.map((f) => f.name)) : def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes, deletes });
       for (const u of ok) u.rowsDeleted = out.deletedByBranch?.[u.branch.key] ?? 0;
       if (requested) tlog.info(def.deletes.soft ? 'soft-deleted rows' : 'deleted rows', { requested, rows: out.deletedByBranch });
       snapshotId = out.snapshotId;

@@ -34,10 +34,11 @@ export class MemoryTarget implements LakeTarget {
     return out;
   }
 
-  async replace(t: string, files: StagedFile[]): Promise<WriteOutcome> {
+  async replace(t: string, files: StagedFile[], branches?: string[]): Promise<WriteOutcome> {
     const x = this.tables.get(t)!;
     const rows = await this.rowsOf(files);
-    x.rows = new Map(rows.map((r, i) => [String(i), r]));
+    const kept = branches ? [...x.rows.values()].filter((r) => !branches.includes(String(r[BRANCH_ID]))) : [];
+    x.rows = new Map([...kept, ...rows].map((r, i) => [String(i), r]));
     this.writes.push({ table: t, disposition: 'replace', rows: rows.length });
     return { snapshotId: String(++this.snap), disposition: 'replace' };
   }

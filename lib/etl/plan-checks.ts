@@ -1,7 +1,5 @@
 import type { TableDef } from '../config/tables-json';
 import { HELPER_CDC, HELPER_DATE, type SourceColumn } from '../sources';
-import type { TableState } from './run-types';
-import type { EtlSettings } from './settings';
 
 /**
  * Refusals decided when a run is planned, before anything is read or any
@@ -48,22 +46,4 @@ export function keyColumnProblem(def: TableDef, columns: SourceColumn[]): string
 /** What refuses a described unit at planning: its key columns, then its watermark columns. */
 export function describedUnitProblem(def: TableDef, columns: SourceColumn[]): string | null {
   return keyColumnProblem(def, columns) ?? watermarkTypeProblem(def, columns);
-}
-
-/**
- * A subquery entry without unique_key has nothing to merge on: it is loaded
- * by a full replace only, i.e. an INITIAL over every configured branch. Any
- * other run refuses its units here (REFUSED, not fatal: the other tables run).
- */
-export function refuseKeylessMerges(states: Map<string, TableState>, mode: EtlSettings['mode'], allBranches: boolean): void {
-  if (mode === 'INITIAL' && allBranches) return;
-  for (const st of states.values()) {
-    if (st.def.uniqueKey.length) continue;
-    const why = mode === 'INCREMENTAL' ? 'an INCREMENTAL merges on the key' : 'an INITIAL over some of the branches merges on the key';
-    for (const u of st.units) {
-      if (u.status) continue;
-      u.status = 'REFUSED';
-      u.error = `etl: tables.json entry '${st.def.lakeName}' has no unique_key, so it can only be loaded by a full replace (--mode INITIAL over every branch); ${why}`;
-    }
-  }
 }

@@ -50,8 +50,10 @@ export function planPhase(phase: Phase, defs: TableDef[], branches: BranchHandle
 
 /**
  * The cutover rule: an INCREMENTAL unit reads from its committed watermark,
- * and one without a watermark is REFUSED (the first run must be INITIAL).
- * `watermarks` maps lake table → branch → watermark. INITIAL units are left as they are.
+ * and one without a watermark is REFUSED (the first run must be INITIAL) —
+ * except a keyless (query) entry's, which is read whole at every run anyway
+ * (render-unit.ts `unitMode`). `watermarks` maps lake table → branch →
+ * watermark. INITIAL units are left as they are.
  */
 export function applyCutover(states: Map<string, TableState>, mode: EtlSettings['mode'], watermarks: Map<string, Map<string, Watermark>>): void {
   if (mode !== 'INCREMENTAL') return;
@@ -59,7 +61,8 @@ export function applyCutover(states: Map<string, TableState>, mode: EtlSettings[
     const wms = watermarks.get(st.def.lakeName);
     for (const u of st.units) {
       const wm = wms?.get(u.branch.key);
-      if (!wm) { u.status = 'REFUSED'; u.error = cutoverMessage(st.def.lakeName, u.branch.key); } else u.watermark = wm;
+      if (wm) u.watermark = wm;
+      else if (st.def.uniqueKey.length) { u.status = 'REFUSED'; u.error = cutoverMessage(st.def.lakeName, u.branch.key); }
     }
   }
 }

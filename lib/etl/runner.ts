@@ -11,7 +11,6 @@ import { ControlBatch } from './control-batch';
 import { loadTable } from './load-table';
 import { ParquetEncoderPool } from '../lake';
 import { applyCutover, planPhase, planRun } from './plan-run';
-import { refuseKeylessMerges } from './plan-checks';
 import { WorkQueue, runPool } from '../concurrency';
 import { renderUnit } from './render-unit';
 import type { BranchHandle, EtlRunSummary, Phase, RunContext, TableState, Unit } from './run-types';
@@ -112,7 +111,6 @@ async function runPhase(ctx: RunContext, deps: RunEtlDeps, phase: Phase, defs: T
     const wms = await getWatermarksOfTables(ctx.pool, s.namespace, [...states.values()].map((st) => st.def.lakeName), branches.map((b) => b.key));
     applyCutover(states, s.mode, wms);
   }
-  refuseKeylessMerges(states, s.mode, ctx.allBranches);
   const live = units.filter((u) => !u.status);
   let phaseFatal = await prepareSchemas(ctx, plog, branches, states, live);
 

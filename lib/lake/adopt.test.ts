@@ -114,5 +114,19 @@ describe('adopting Parquet files', () => {
     await expect(t.replaceDataFiles([stage(t, rows('b3', 1, 5))], { partition: { BRANCH_ID: 'b1' } })).rejects.toThrow(/another partition/);
     await t.refresh();
     expect(t.currentSnapshotId()).toBe(snap);
+
+    // several partitions in one commit: b1 and b3 (with a delete file after a merge) replaced, b2 (empty until now) gains
+    // rows, b4 (never written) is named with no file, and nothing of another partition is accepted
+    await t.appendDataFiles([stage(t, rows('b4', 1, 30, 'keep'))]);
+    await t.merge([batchOf(t.arrowSchema(), rows('b3', 1, 3, 'upd'))], { keys: ['id', 'BRANCH_ID'] });
+    await expect(t.replaceDataFiles([stage(t, rows('b4', 1, 5))], { partitions: [{ BRANCH_ID: 'b1' }, { BRANCH_ID: 'b3' }] })).rejects.toThrow(/another partition/);
+    await expect(t.replaceDataFiles([], { partitions: [] })).rejects.toThrow(/partitions/);
+    const multi = await t.replaceDataFiles([stage(t, rows('b1', 7000, 10, 'm')), stage(t, rows('b2', 1, 20, 'm'))], { partitions: [{ BRANCH_ID: 'b1' }, { BRANCH_ID: 'b2' }, { BRANCH_ID: 'b3' }] });
+    expect(t.snapshots().find((s) => String(s['snapshot-id']) === String(multi.snapshotId))?.summary.operation).toBe('overwrite');
+    const want3 = [...rows('b1', 7000, 10, 'm'), ...rows('b2', 1, 20, 'm'), ...rows('b4', 1, 30, 'keep')].map((x) => `${x.BRANCH_ID}|${x.id}|${x.note}`).sort();
+    expect((await scanRows(t)).map((x) => `${x.BRANCH_ID}|${x.id}|${x.note}`).sort()).toEqual(want3);
+    expect((await icebirdRows(t)).map((x) => `${x.BRANCH_ID}|${x.id}|${x.note}`).sort()).toEqual(want3);
+    expect((await chdbQuery(t, 'SELECT BRANCH_ID, id, note FROM T')).map((x) => `${x.BRANCH_ID}|${x.id}|${x.note}`).sort()).toEqual(want3);
+    expect((await t.files()).every((f) => f.content === 'data')).toBe(true); // b3's delete file went with its data
   });
 });

@@ -93,12 +93,13 @@ export interface LakeTable {
   /** Adopt already-written Parquet files (field ids of the table schema) without re-encoding. */
   appendDataFiles(paths: string[]): Promise<CommitResult>;
   /**
-   * Replace the whole table, or only the rows of one partition value, by already-written
-   * Parquet files (adopted as they are, like `appendDataFiles`) in one atomic overwrite snapshot.
+   * Replace the whole table, or only the rows of one partition value (`partition`) or of several
+   * (`partitions`), by already-written Parquet files (adopted as they are, like `appendDataFiles`)
+   * in one atomic overwrite snapshot.
    */
-  replaceDataFiles(paths: string[], opts?: { partition?: Record<string, unknown> }): Promise<CommitResult>;
-  /** Replace the whole table, or only the rows of one partition value, by these rows. */
-  overwrite(batches: Batches, opts?: { partition?: Record<string, unknown> }): Promise<CommitResult>;
+  replaceDataFiles(paths: string[], opts?: { partition?: Record<string, unknown>; partitions?: Record<string, unknown>[] }): Promise<CommitResult>;
+  /** Replace the whole table, or only the rows of one partition value or of several, by these rows. */
+  overwrite(batches: Batches, opts?: { partition?: Record<string, unknown>; partitions?: Record<string, unknown>[] }): Promise<CommitResult>;
   merge(batches: Batches, opts: MergeOptions): Promise<MergeResult>;
   deleteWhere(opts: DeleteOptions): Promise<CommitResult & { deleted: number }>;
   scan(opts?: ScanOptions): AsyncIterable<arrow.RecordBatch>;
