@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
-import { openLake, type Lake } from './index';
+import { openLake, type Lake, type LakeTable } from './index';
 import { batchOf, makeWarehouse } from './test-helpers';
 
 let db: TestDatabase; let lake: Lake;
@@ -33,6 +33,14 @@ test('corrupt metadata and a missing manifest name the file and the table', asyn
   await expect(lake.loadTable('e.t')).rejects.toThrow(/table e\.t: corrupt metadata file .*v2\.metadata\.json/);
 });
 
+/** A failed write committed nothing (the metadata is the one before) and left no Parquet file behind. */
+async function expectUntouched(t: LakeTable, before: string): Promise<void> {
+  await t.refresh();
+  expect(t.metadataLocation()).toBe(before);
+  const data = `${new URL(t.location).pathname}/data`;
+  expect(fs.existsSync(data) ? fs.readdirSync(data, { recursive: true }).filter((p) => String(p).endsWith('.parquet')) : []).toEqual([]);
+}
+
 test('a failed write leaves nothing behind and commits nothing', async () => {
   const t = await lake.createTable('e.f', { schema });
   const before = t.metadataLocation();
@@ -41,10 +49,7 @@ test('a failed write leaves nothing behind and commits nothing', async () => {
     yield batchOf(new arrow.Schema([new arrow.Field('id', new arrow.Int64(), true)]), [{ id: null }]);
   }
   await expect(t.append(rows())).rejects.toThrow(/required column id/);
-  await t.refresh();
-  expect(t.metadataLocation()).toBe(before);
-  const data = `${new URL(t.location).pathname}/data`;
-  expect(fs.existsSync(data) ? fs.readdirSync(data, { recursive: true }).filter((p) => String(p).endsWith('.parquet')) : []).toEqual([]);
+  await expectUntouched(t, before);
 });
 
 test('files encoded beside the input (encoder threads): all kept on success, none left when the input fails mid-way', async () => {
@@ -66,10 +71,7 @@ test('files encoded beside the input (encoder threads): all kept on success, non
     yield batchOf(new arrow.Schema([new arrow.Field('id', new arrow.Int64(), true)]), [{ id: null }]);
   }
   await expect(t.append(rows())).rejects.toThrow(/required column id/);
-  await t.refresh();
-  expect(t.metadataLocation()).toBe(before);
-  const data = `${new URL(t.location).pathname}/data`;
-  expect(fs.existsSync(data) ? fs.readdirSync(data, { recursive: true }).filter((p) => String(p).endsWith('.parquet')) : []).toEqual([]);
+  await expectUntouched(t, before);
 });
 
 test('a close with several partitions buffered (files in flight at once): every row back', async () => {
