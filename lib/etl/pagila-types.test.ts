@@ -19,8 +19,9 @@ import { useEtlLake } from '../testing/etl-lake-fixture';
 // Pagila's kinds of types over two PostgreSQL branches, loaded INITIAL by the real ETL and read
 // back by ClickHouse (chdb) and icebird, value by value against the sources: arrays as lists
 // (NULL elements kept), enums as text, a domain as its base int, tsvector as text, bytea bytes,
-// timestamptz instants written from a São Paulo session, microseconds kept; key columns required
-// and listed as the schema's identifier-field-ids.
+// uuid as text, a VIRTUAL generated column's computed values, timestamptz instants written from
+// a São Paulo session, microseconds kept; key columns required and listed as the schema's
+// identifier-field-ids.
 const N = 2;
 let db: TestDatabase;
 let lake: Lake;
@@ -32,8 +33,8 @@ const settings = (o: Partial<EtlSettings>): EtlSettings => ({ ...DEFAULT_SETTING
 type Kind = 'int' | 'text' | 'decimal' | 'bytes' | 'ts' | 'tstz' | 'list';
 /** What each lake column holds, by source column (lower case, as PostgreSQL names it). */
 const COLUMNS: Record<string, Record<string, Kind>> = {
-  film: { film_id: 'int', title: 'text', release_year: 'int', rating: 'text', special_features: 'list', scores: 'list', fulltext: 'text', poster: 'bytes', rental_rate: 'decimal', last_update: 'tstz' },
-  payment: { payment_id: 'int', customer_id: 'int', amount: 'decimal', payment_date: 'tstz' },
+  film: { film_id: 'int', title: 'text', release_year: 'int', rating: 'text', special_features: 'list', scores: 'list', fulltext: 'text', poster: 'bytes', rental_rate: 'decimal', last_update: 'tstz', length: 'int', length_hours: 'decimal' },
+  payment: { payment_id: 'int', customer_id: 'int', amount: 'decimal', payment_date: 'tstz', uuid: 'text' },
   rental: { rental_id: 'int', rental_date: 'ts', return_date: 'ts', last_update: 'ts', returnnote: 'text' },
 };
 
