@@ -57,8 +57,8 @@ export function planUnit(def: TableDef, dialect: 'postgres' | 'oracle', source: 
   columnsOnlyInSource.sort(order);
   const common = pairs.map((p) => p.f.name);
   const columnsOnlyInLake = lakeNames.filter((n) => !matched.has(n)).sort(order);
-  // a subquery entry may have no unique_key (refreshed whole at every run): there is nothing to join the two sides on
-  if (!def.uniqueKey.length) throw new AppError('validation', `dq: tables.json entry '${def.lakeName}' has no unique_key: the row-hash check joins source and lake rows on it`);
+  // a subquery entry may have no unique_key (refreshed whole at every run): no key to join rows on, so
+  // the unit compares row counts only (run.ts); `keyNames` is then empty
   // tables.json keys are canonical (upper-cased) source names
   const keyIdx = def.uniqueKey.map((k) => {
     const i = pairs.findIndex((p) => p.s.name.toUpperCase() === k.toUpperCase());

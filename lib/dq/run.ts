@@ -130,10 +130,13 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
     });
     const srcSide = src.side(plan.query);
     const lakeSide = lakeSideOf(table, branch, snapshotId, plan, deps.signal);
-    if (o.hash === false) {
+    // a keyless (query) entry has no key to join rows on: its row counts are compared, and said so
+    const keyless = !def.uniqueKey.length;
+    if (o.hash === false || keyless) {
       const [n, m] = await Promise.all([srcSide.count(), lakeSide.count()]);
       Object.assign(res, { oracleRowCount: n, icebergRowCount: m, rowCountDelta: n - m, status: n === m ? 'OK' : 'MISMATCH' });
-      if (o.repair && n !== m) res.repair = { status: 'NOT_RUN', reason: 'repair needs the row-hash check (drop --no-hash)' };
+      if (keyless) res.windowNote = [res.windowNote, 'no unique_key: row counts only (the row-hash check joins rows on the key)'].filter(Boolean).join('; ');
+      if (o.repair && n !== m) res.repair = { status: 'NOT_RUN', reason: keyless ? 'repair needs a unique_key (it re-reads and merges keys); the next etl run refreshes a keyless table whole' : 'repair needs the row-hash check (drop --no-hash)' };
       return res;
     }
     const diff = await compareSides(srcSide, lakeSide, {

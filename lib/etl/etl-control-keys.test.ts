@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../testing/pg';
-import { createLogger, type LogRecord } from '../log';
+import { createLogger, silentLogger, type LogRecord } from '../log';
 import type { Lake } from '../lake';
 import { listEtlControl, listEtlRuns } from './control';
 import { lakeTarget } from './lake-target';
@@ -10,6 +10,8 @@ import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 import { parseTablesConfig } from '../config/tables-json';
 import { chdbRows, icebirdRows } from './test-lake-readers';
 import { useEtlLake } from '../testing/etl-lake-fixture';
+import { runDq } from '../dq/run';
+import { openPostgresDqSource } from '../dq/source';
 
 // Issue 21 (1, 2, 6) on real Postgres branches shaped like Pagila, with the lake read back by
 // ClickHouse (chdb) and icebird: control state per lake table, duplicate keys caught before a
@@ -226,6 +228,20 @@ describe('a query source without a key', () => {
     expect(now.some((r) => r.startsWith('b1|'))).toBe(false);
     const log = await db.pool.query(`SELECT DISTINCT write_disposition FROM etl_meta.etl_run_log WHERE pipeline_run_id = ANY($1)`, [[first.runId, one.runId, all.runId]]);
     expect(log.rows).toEqual([{ write_disposition: 'replace' }]);
+
+    // DQ has no key to join its rows on: it compares the row counts, says so, and does not repair
+    const dq = async (repair: boolean) => (await runDq({
+      pool: db.pool, lake, tables: parseTablesConfig([shelf]), logger: silentLogger,
+      branches: scratch.map((s, i) => ({ key: `b${i}`, open: () => openPostgresDqSource({ branch: `b${i}`, connectionString: s.url }) })),
+    }, { write: false, repair })).results;
+    const ok = await dq(false);
+    expect(ok.map((x) => `${x.branch}: ${x.status} ${x.oracleRowCount}=${x.icebergRowCount}`)).toEqual(['b0: OK 5=5', 'b1: OK 0=0']);
+    expect(ok[0].windowNote).toMatch(/no unique_key: row counts only/);
+    expect(ok[0].hashColumns).toBeNull();
+    await atBranch(1, `INSERT INTO shelf VALUES (1, 'b1-back', timestamp '2022-01-01')`);
+    const off = await dq(true);
+    expect(off.map((x) => `${x.branch}: ${x.status} ${x.oracleRowCount}=${x.icebergRowCount}`)).toEqual(['b0: OK 5=5', 'b1: MISMATCH 1=0']);
+    expect(off[1].repair).toMatchObject({ status: 'NOT_RUN', reason: expect.stringMatching(/needs a unique_key/) });
   });
 
   it('tables.json: a plain table still needs a unique_key; dedupe: latest needs a key and a cdc_column', () => {

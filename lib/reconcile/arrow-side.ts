@@ -123,7 +123,8 @@ export function arrowSide(opts: ArrowSideOptions): DqSide {
   return {
     async count() {
       let n = 0;
-      const countCols = opts.windowColumns?.length ? opts.windowColumns : [opts.keys[0].name];
+      // any one column gives the row count (a keyless table's has no key column to read)
+      const countCols = opts.windowColumns?.length ? opts.windowColumns : [(opts.keys[0] ?? opts.columns[0]).name];
       for await (const batch of batches(countCols)) {
         const keep = opts.window?.(batch) ?? null;
         if (!keep) { n += batch.numRows; continue; }
