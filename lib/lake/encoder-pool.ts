@@ -240,6 +240,11 @@ export class ParquetEncoderPool {
 
   get inFlight(): number { return this.pending.size; }
 
+  /** Whether a worker has no file now (or one is still to start): a file handed over now starts at once. */
+  get idle(): boolean {
+    return this.workers.length < Math.max(1, this.size) || this.workers.some((x) => x.busy === 0);
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.workers.map((x) => x.w.terminate()));
     this.workers = [];

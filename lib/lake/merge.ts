@@ -405,7 +405,13 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
   const { w } = run;
   const written: string[] = [];
   return guarded(t, async () => [...(await w.settled()).map((f) => f.file_path), ...written], async () => {
-    for (const [pk, p] of parts) await mergePartition(run, pk, p, delParts.get(pk));
+    // Each partition's new rows are encoded while the next partition's files are read (not all
+    // at close) — unless late soft deletes may still write rows into it (one file, not two).
+    const flushEach = !(opts.lateDeleteKeys && run.soft);
+    for (const [pk, p] of parts) {
+      await mergePartition(run, pk, p, delParts.get(pk));
+      if (flushEach) await w.flushPartition(p.partition);
+    }
     const touched = new Set(parts.keys());
     if (opts.lateDeleteKeys) for (const pk of await applyLateDeletes(run, parts, await opts.lateDeleteKeys)) touched.add(pk);
     const files = await w.close();

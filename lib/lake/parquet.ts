@@ -23,6 +23,8 @@ export interface EncodeOptions {
   rowGroupRows?: number;
   /** Key/value metadata for the footer (e.g. `iceberg.schema`). */
   keyValue?: Record<string, string>;
+  /** `encodeParquetFile`: on the calling thread, or on an encoder thread (a small file is encoded here regardless). (Default: an encoder thread when one is idle) */
+  on?: 'caller' | 'encoder';
 }
 
 const CODECS: Codec[] = ['zstd', 'snappy', 'gzip', 'uncompressed'];
@@ -59,8 +61,11 @@ const INLINE_MAX_ROWS = 20_000;
  */
 export async function encodeParquetFile(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Promise<Uint8Array> {
   const rows = batches.reduce((a, b) => a + b.numRows, 0);
-  if (rows <= INLINE_MAX_ROWS) return encodeParquetStreaming(schema, batches, opts);
-  return lakeEncoders().encode(schema, batches, settingsOf(schema, opts), STREAM_PIECE_ROWS);
+  const pool = lakeEncoders();
+  // every encoder busy: this thread encodes the file rather than queue it behind theirs
+  const here = rows <= INLINE_MAX_ROWS || (opts.on ?? (pool.idle ? 'encoder' : 'caller')) === 'caller';
+  if (here) return encodeParquetStreaming(schema, batches.splice(0), opts);
+  return pool.encode(schema, batches, settingsOf(schema, opts), STREAM_PIECE_ROWS);
 }
 
 /**

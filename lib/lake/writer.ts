@@ -13,6 +13,7 @@ import { batchBytes } from './arrow-util';
 import { splitByPartition } from './split';
 import { compareBytes, encodeBound, type ColumnStats } from './bounds';
 import { partitionKey, type DataFileRec } from './manifest';
+import { lakeEncoders } from './encoder-pool';
 import { encodeParquetFile, narrowBatches, scannedByType, statsOf, writtenFileFacts, type Codec } from './parquet';
 import { FIELD_ID, primitiveTypes } from './schema';
 import type { Storage } from './storage';
@@ -34,10 +35,13 @@ export interface WriterOptions {
 interface Pending { partition: Record<string, unknown>; batches: arrow.RecordBatch[]; bytes: number; rows: number }
 
 /**
- * Files encoded at once: a file is encoded on an encoder thread while the writer takes the next
- * rows, so two in flight keep a two-core machine's cores busy; each holds its rows until encoded.
+ * Files cut and not yet written (queued or being encoded) before the writer's caller waits: each
+ * holds its rows until encoded.
  */
 const MAX_IN_FLIGHT = 2;
+
+/** A partition's buffer cut as one file, waiting for an encoder thread or for the writer's own. */
+interface Cut { p: Pending; path: string }
 
 export class DataFileWriter {
   private pending = new Map<string, Pending>();
@@ -45,6 +49,7 @@ export class DataFileWriter {
   private ratio = 4; // Arrow bytes per Parquet byte; refined after each file
   readonly written: DataFileRec[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly queue: Cut[] = [];
   private failure: { error: unknown } | null = null;
   private readonly types: Map<number, string>;
   private readonly prefix = crypto.randomUUID();
@@ -73,25 +78,64 @@ export class DataFileWriter {
     }
   }
 
-  /** Start encoding a partition's buffer as one file, once fewer than MAX_IN_FLIGHT are being encoded. */
+  /**
+   * Cut a partition's buffer as one file. Cut files go to an encoder thread whenever one is idle
+   * (`pump`, also when one finishes); past MAX_IN_FLIGHT the writer's own thread encodes a queued
+   * one rather than wait. Why a queue and not "this thread encodes when every encoder is busy":
+   * on two cores (one encoder) this thread then spent a whole file's encoding while the encoder,
+   * done early, had nothing to take.
+   */
   private async flush(key: string): Promise<void> {
     const p = this.pending.get(key);
     if (!p) return;
     this.pending.delete(key);
     this.buffered -= p.bytes;
-    while (this.inFlight.size >= MAX_IN_FLIGHT) await Promise.race(this.inFlight);
-    if (this.failure) throw this.failure.error;
+    this.throwFailure();
     const path = `${this.o.location}/data/${partitionPath(this.o.spec, p.partition)}${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`;
-    const job: Promise<void> = writeDataFile(this.o, p.partition, p.batches, path, this.types).then((rec) => {
+    this.queue.push({ p, path });
+    this.pump();
+    while (this.queue.length + this.inFlight.size > MAX_IN_FLIGHT) {
+      const next = this.queue.shift();
+      await (next ? this.encode(next, 'caller') : Promise.race(this.inFlight));
+    }
+    this.throwFailure();
+  }
+
+  /** A failed file fails the writer: the next write or close reports it. */
+  private throwFailure(): void {
+    if (this.failure) throw this.failure.error;
+  }
+
+  /** Hand queued files to idle encoder threads. */
+  private pump(): void {
+    while (this.queue.length && lakeEncoders().idle) void this.encode(this.queue.shift()!, 'encoder');
+  }
+
+  /** Encode and store one cut file; its failure is the writer's (reported by the next write or close). */
+  private encode(c: Cut, on: 'caller' | 'encoder'): Promise<void> {
+    const { p, path } = c;
+    const job: Promise<void> = writeDataFile(this.o, p.partition, p.batches, path, this.types, 0, undefined, on).then((rec) => {
       if (Number(rec.file_size_in_bytes) > 0) this.ratio = Math.max(1, Math.min(20, p.bytes / Number(rec.file_size_in_bytes)));
       this.written.push(rec);
-    }, (e) => { this.failure ??= { error: e }; }).finally(() => { this.inFlight.delete(job); });
+    }, (e) => { this.failure ??= { error: e }; }).finally(() => { this.inFlight.delete(job); this.pump(); });
     this.inFlight.add(job);
+    return job;
+  }
+
+  /**
+   * Start encoding one partition's buffered rows now, when the caller is done with that partition
+   * (a merge, partition after partition): its file is encoded while the next partition is read,
+   * instead of every file being encoded at close.
+   */
+  async flushPartition(partition: Record<string, unknown>): Promise<void> {
+    await this.flush(partitionKey(partition, this.o.spec));
   }
 
   /** Flush everything; returns the data files written. */
   async close(): Promise<DataFileRec[]> {
     for (const k of [...this.pending.keys()]) await this.flush(k);
+    // what is still queued: this thread takes one after another while encoder threads take theirs
+    for (let next = this.queue.shift(); next; next = this.queue.shift()) await this.encode(next, 'caller');
     await this.settled();
     if (this.failure) throw this.failure.error;
     return this.written;
@@ -106,6 +150,7 @@ export class DataFileWriter {
   /** Delete every file this writer produced (on a failed operation). */
   async abort(): Promise<void> {
     this.pending.clear();
+    this.queue.length = 0;
     await Promise.all((await this.settled()).map((f) => this.o.storage.delete(f.file_path)));
   }
 }
@@ -123,14 +168,14 @@ export function partitionPath(spec: PartitionSpec, partition: Record<string, unk
 /** Encode one Parquet data file and describe it as a manifest `data_file`. `batches` is consumed (see `encodeParquetFile`). */
 export async function writeDataFile(
   o: Pick<WriterOptions, 'storage' | 'schema' | 'arrowSchema' | 'codec'>, partition: Record<string, unknown>, batches: arrow.RecordBatch[], path: string, types: Map<number, string>,
-  content: 0 | 1 = 0, known?: Map<number, ColumnStats>,
+  content: 0 | 1 = 0, known?: Map<number, ColumnStats>, on?: 'caller' | 'encoder',
 ): Promise<DataFileRec> {
   // `known`: statistics the caller has without scanning the rows (a position-delete file's);
   // otherwise what no footer gives is scanned here, before the rows go to the encoder
   const rows = batches.reduce((s, b) => s + b.numRows, 0);
   const byType = known ? null : scannedByType(o.arrowSchema, types);
   const early = byType && statsOf(byType, narrowBatches(byType, batches), types);
-  const bytes = await encodeParquetFile(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined });
+  const bytes = await encodeParquetFile(o.arrowSchema, batches, { codec: o.codec, keyValue: content === 0 ? { 'iceberg.schema': JSON.stringify(o.schema) } : undefined, on });
   await o.storage.write(path, bytes);
   const facts = await writtenFileFacts(bytes, o.arrowSchema, types, early);
   const ids = new Map(o.arrowSchema.fields.map((f) => [f.name, Number(f.metadata.get(FIELD_ID))]));
