@@ -85,7 +85,7 @@ export class DataFileWriter {
    * on two cores (one encoder) this thread then spent a whole file's encoding while the encoder,
    * done early, had nothing to take.
    */
-  private async flush(key: string): Promise<void> {
+  private async flush(key: string, bounded = true): Promise<void> {
     const p = this.pending.get(key);
     if (!p) return;
     this.pending.delete(key);
@@ -94,7 +94,7 @@ export class DataFileWriter {
     const path = `${this.o.location}/data/${partitionPath(this.o.spec, p.partition)}${this.prefix}-${String(this.seq++).padStart(5, '0')}.parquet`;
     this.queue.push({ p, path });
     this.pump();
-    while (this.queue.length + this.inFlight.size > MAX_IN_FLIGHT) {
+    while (bounded && this.queue.length + this.inFlight.size > MAX_IN_FLIGHT) {
       const next = this.queue.shift();
       await (next ? this.encode(next, 'caller') : Promise.race(this.inFlight));
     }
@@ -123,12 +123,14 @@ export class DataFileWriter {
   }
 
   /**
-   * Start encoding one partition's buffered rows now, when the caller is done with that partition
-   * (a merge, partition after partition): its file is encoded while the next partition is read,
-   * instead of every file being encoded at close.
+   * Cut one partition's buffered rows as a file now, when the caller is done with that partition
+   * (a merge, partition after partition): an idle encoder thread encodes it while the next
+   * partition is read, instead of every file waiting for close. Not bounded by MAX_IN_FLIGHT:
+   * the caller holds these rows anyway (a merge's input is in memory), and its own thread is
+   * better spent on the next partition than on encoding; `close` shares what is still queued.
    */
   async flushPartition(partition: Record<string, unknown>): Promise<void> {
-    await this.flush(partitionKey(partition, this.o.spec));
+    await this.flush(partitionKey(partition, this.o.spec), false);
   }
 
   /** Flush everything; returns the data files written. */
