@@ -46,7 +46,7 @@ function hash(lo: number, hi: number): number {
 export function keyProbe(cols: AnyData[], types: string[], rows: number): KeyProbe {
   const wide = types.length === 1 && INT64_TYPES.has(types[0]);
   const narrow = types.length === 1 && INT32_TYPES.has(types[0]);
-  const hasNull = cols.some((c) => { for (let i = 0; i < rows; i++) if (!isValidAt(c, i)) return true; return false; });
+  const hasNull = cols.some((c) => { if (c.nullCount === 0) return false; for (let i = 0; i < rows; i++) if (!isValidAt(c, i)) return true; return false; });
   if ((wide || narrow) && !hasNull) return intProbe(cols[0], wide, rows);
   const map = new Map<string, number>();
   for (let i = 0; i < rows; i++) map.set(rowKey(cols, i), i);

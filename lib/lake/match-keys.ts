@@ -55,7 +55,9 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
       if (pairs.length < 2 * batch.numRows) pairs = new Int32Array(2 * batch.numRows);
       const found = probe.scan(mc.map((c) => cols[c]), batch.numRows, pairs);
       const eqCols = ec.map((e) => e.map((c) => cols[c]));
-      const take: number[] = [];
+      // the hot loop of a large upsert (a pair per replaced row): rows are collected only when kept columns are read
+      const take: number[] | null = keep.length ? [] : null;
+      let taken = 0;
       let h: { pf: PlannedFile; positions: number[] } | undefined;
       for (let p = 0; p < found; p++) {
         const i = pairs[2 * p], j = pairs[2 * p + 1];
@@ -66,13 +68,13 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
         if (j >= splitAt) hitsFrom++;
         if (oldOf[j] !== -1) continue; // the same key live twice: both rows go, the first one's values are kept
         matched++;
-        oldOf[j] = oldRows + take.length;
-        take.push(i);
+        oldOf[j] = oldRows + taken++;
+        take?.push(i);
       }
-      if (take.length && keep.length) {
+      if (take?.length) {
         oldParts.push(makeBatch(keepSchema, kc.map((c, k) => (constant[k] ? constant[k]!(keepSchema.fields[k].type, take.length) : takeData(cols[c], take))), take.length));
       }
-      oldRows += take.length;
+      oldRows += taken;
     }
   }
   const old = keep.length && oldParts.length ? concatBatches(keepSchema, oldParts) : null;
