@@ -137,7 +137,7 @@ export class DataFileWriter {
   async close(): Promise<DataFileRec[]> {
     for (const k of [...this.pending.keys()]) await this.flush(k);
     // what is still queued: this thread takes one after another while encoder threads take theirs
-    for (let next = this.queue.shift(); next; next = this.queue.shift()) await this.encode(next, 'caller');
+    for (let next = this.queue.shift(); next && !this.failure; next = this.queue.shift()) await this.encode(next, 'caller');
     await this.settled();
     if (this.failure) throw this.failure.error;
     return this.written;
