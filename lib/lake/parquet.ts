@@ -56,8 +56,10 @@ const INLINE_MAX_ROWS = 20_000;
 /**
  * Encode batches into a Parquet file: a large file on one of the process's encoder threads
  * (`lakeEncoders`), so the thread feeding the writer goes on while files are encoded beside it —
- * one thread could only alternate between the two — and a small one here. A large file's
- * `batches` array is consumed (emptied as its rows go to the encoder).
+ * one thread could only alternate between the two — and a small one here. A large file is also
+ * encoded here when the caller says so (`on: 'caller'`: the writer's thread has nothing better to
+ * do) or, unsaid, when every encoder thread is busy. The `batches` array is consumed (emptied as
+ * its rows go to the encoder).
  */
 export async function encodeParquetFile(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Promise<Uint8Array> {
   const rows = batches.reduce((a, b) => a + b.numRows, 0);
