@@ -62,6 +62,20 @@ describe.each(kinds)('storage %s', (_name, make) => {
     expect(await b.text()).toBe('0123456789');
   });
 
+  it('a large blob (read by ranges, not whole) gives back the object byte for byte', async () => {
+    const { storage, root } = make();
+    const u = `${root}/big.bin`;
+    const data = crypto.randomBytes(3 * 1024 * 1024 + 5);
+    await storage.write(u, data);
+    const b = await storage.blob(u);
+    expect(b.size).toBe(data.length);
+    const at = 1024 * 1024 - 3;
+    expect(Buffer.from(await b.slice(at, at + 2 * 1024 * 1024).arrayBuffer()).equals(data.subarray(at, at + 2 * 1024 * 1024))).toBe(true);
+    expect(Buffer.from(await b.slice(-7).slice(1, 4).arrayBuffer()).equals(data.subarray(data.length - 6, data.length - 3))).toBe(true);
+    expect(Buffer.from(await b.arrayBuffer()).equals(data)).toBe(true);
+    expect((await b.slice(5, 5).arrayBuffer()).byteLength).toBe(0);
+  });
+
   it('writeExclusive creates once and refuses an existing object', async () => {
     const { storage, root } = make();
     const u = `${root}/t/metadata/v1.metadata.json`;

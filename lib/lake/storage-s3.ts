@@ -2,6 +2,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
   GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { RangeBlob } from './range-blob';
 import type { Storage, StoredObject } from './storage';
 import { AppError } from '../errors';
 
@@ -44,39 +45,6 @@ const isMissing = (e: unknown) => {
 /** An error whose `code` is ENOENT, as the Storage interface promises for missing objects. */
 function missing(uri: string, cause: unknown): Error {
   return Object.assign(new Error(`lake: no object at ${uri}`, { cause }), { code: 'ENOENT' });
-}
-
-/**
- * A Blob over an S3 object that fetches bytes only when asked: `slice()` is
- * free and `arrayBuffer()` of a slice is one ranged GET, so parquet-wasm and
- * hyparquet (which duck-type `size`, `slice`, `arrayBuffer`) read a footer or a
- * column chunk without downloading the file. It extends Blob so `instanceof
- * Blob` checks hold; the inherited internals (an empty Blob) are never used.
- */
-class S3Blob extends Blob {
-  constructor(private readonly readRange: (start: number, end: number) => Promise<Uint8Array>, private readonly start: number, private readonly end: number, private readonly mime = '') {
-    super([]);
-  }
-  override get size(): number { return this.end - this.start; }
-  override get type(): string { return this.mime; }
-  override slice(start = 0, end = this.size, contentType = ''): Blob {
-    const n = this.size;
-    const rel = (v: number) => (v < 0 ? Math.max(n + v, 0) : Math.min(v, n));
-    const s = rel(start), e = Math.max(rel(end), s);
-    return new S3Blob(this.readRange, this.start + s, this.start + e, contentType);
-  }
-  override async arrayBuffer(): Promise<ArrayBuffer> {
-    const b = await this.bytes();
-    return b.buffer.byteLength === b.byteLength ? b.buffer as ArrayBuffer : b.slice().buffer as ArrayBuffer;
-  }
-  override async bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    if (this.size === 0) return new Uint8Array(0);
-    return await this.readRange(this.start, this.end) as Uint8Array<ArrayBuffer>;
-  }
-  override async text(): Promise<string> { return new TextDecoder().decode(await this.bytes()); }
-  override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
-    return new ReadableStream({ pull: async (c) => { c.enqueue(await this.bytes()); c.close(); } });
-  }
 }
 
 function s3Client(settings: S3Settings): S3Client {
@@ -185,7 +153,7 @@ export function s3Storage(settings: S3Settings = {}): Storage & { close(): void 
       // one HEAD up front, like openAsBlob's stat: a missing object fails here, not on the first slice read
       const size = await head(uri);
       if (size === null) throw missing(uri, undefined);
-      return new S3Blob((s, e) => readRange(uri, s, e), 0, size);
+      return new RangeBlob((s, e) => readRange(uri, s, e), 0, size);
     },
     readRange,
     write: (uri, data) => put(uri, data),

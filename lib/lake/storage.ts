@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import { openAsBlob } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { RangeBlob } from './range-blob';
 import { s3Storage, type S3Settings } from './storage-s3';
 import { normaliseWarehouse } from './warehouse-uri';
 
@@ -60,6 +60,9 @@ export function pathToUri(p: string): string {
   return pathToFileURL(p).href;
 }
 
+/** Files at most this large are read whole by `blob` (one read instead of one per range). */
+const WHOLE_READ_MAX = 1024 * 1024;
+
 /** Storage for `file://` URIs: writes go to a temp file then rename, so readers never see half a file. */
 export function fileStorage(): Storage {
   const tmpName = (p: string) => path.join(path.dirname(p), `.${path.basename(p)}.${crypto.randomBytes(6).toString('hex')}.tmp`);
@@ -69,16 +72,27 @@ export function fileStorage(): Storage {
       return new Uint8Array(await fs.readFile(/*turbopackIgnore: true*/ p));
     },
     async blob(uri) {
-      // openAsBlob stats the file up front: a missing file fails here, not on the first slice read
-      return openAsBlob(uriToPath(uri));
+      // the file is stat'ed up front: a missing file fails here, not on the first slice read
+      const { size } = await fs.stat(/*turbopackIgnore: true*/ uriToPath(uri));
+      if (size > WHOLE_READ_MAX) return new RangeBlob((s, e) => storage.readRange(uri, s, e), 0, size);
+      // a small file (an INCREMENTAL's new rows, a delete file) is read whole, once: a reader asks it for a
+      // footer and a few column chunks, and each ranged read is a file opened and closed
+      const bytes = await storage.read(uri);
+      return new RangeBlob(async (s, e) => bytes.subarray(s, e), 0, bytes.length);
     },
     async readRange(uri, start, end) {
       const p = uriToPath(uri);
       const fh = await fs.open(/*turbopackIgnore: true*/ p, 'r');
       try {
-        const buf = Buffer.alloc(end - start);
-        const { bytesRead } = await fh.read(buf, 0, end - start, start);
-        return new Uint8Array(buf.buffer, buf.byteOffset, bytesRead);
+        // every byte is read into it (a short read, the file cut under us, is returned short)
+        const buf = Buffer.allocUnsafeSlow(end - start);
+        let at = 0;
+        while (at < buf.length) {
+          const { bytesRead } = await fh.read(buf, at, buf.length - at, start + at);
+          if (!bytesRead) break;
+          at += bytesRead;
+        }
+        return new Uint8Array(buf.buffer, buf.byteOffset, at);
       } finally { await fh.close(); }
     },
     async write(uri, data) {
