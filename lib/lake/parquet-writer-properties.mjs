@@ -21,11 +21,14 @@ export function writerProperties(pw, o = {}) {
     .setDictionaryEnabled(o.dictionary !== false)
     .setDictionaryPageSizeLimit(DICTIONARY_PAGE_LIMIT)
     .setMaxRowGroupSize(o.rowGroupRows ?? 262_144);
-  // Integer-like columns (ids, timestamps, dates) past their dictionary go DELTA_BINARY_PACKED, as
-  // Parquet v2 writers (parquet-mr, Spark) do: an increasing key or load time packs to a few bits a
+  // Integer-like columns (ids, timestamps, dates) go DELTA_BINARY_PACKED, as Parquet v2 writers
+  // (parquet-mr, Spark) do past a dictionary: an increasing key or load time packs to a few bits a
   // value — a fraction of plain's size, encoded faster, and decoded several times faster by the
-  // merges that read the key column of every candidate file; random integers lose nothing.
-  for (const c of o.deltaColumns ?? []) b = b.setColumnEncoding(c, pw.Encoding.DELTA_BINARY_PACKED);
+  // merges that read the key column of every candidate file; random integers lose nothing. With no
+  // dictionary tried first: a few distinct values delta-pack about as small as their dictionary
+  // indices, and hashing every value into a dictionary cost ~15% of a file's encoding (measured on
+  // lake-bench rows: 0.93 s → 0.79 s for 714k rows, files 7% smaller, key + timestamp read 25% faster).
+  for (const c of o.deltaColumns ?? []) b = b.setColumnEncoding(c, pw.Encoding.DELTA_BINARY_PACKED).setColumnDictionaryEnabled(c, false);
   if (o.createdBy) b = b.setCreatedBy(o.createdBy);
   if (o.keyValue) b = b.setKeyValueMetadata(new Map(Object.entries(o.keyValue)));
   return b.build();
