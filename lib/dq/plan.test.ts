@@ -48,3 +48,13 @@ describe('planUnit: source columns ↔ lake columns by the table naming', () => 
     expect([p.onlyInSource, p.onlyInLake]).toEqual([['ReturnNote'], ['rating']]);
   });
 });
+
+describe('planUnit: the window note', () => {
+  it('a table without a date column says it is compared in full, whatever its category', () => {
+    for (const category of ['masters', 'transactions']) {
+      const d = parseTablesConfig([{ table: 'PUBLIC.FILM', unique_key: 'film_id', cdc_column: 'last_update', category }])[0];
+      const p = planUnit(d, 'postgres', source, null, lake('film_id', 'ReturnNote', 'last_update'), { since: null, watermark: null });
+      expect([category, p.window.start, p.window.end, p.window.note]).toEqual([category, null, null, 'no date column: compared in full']);
+    }
+  });
+});

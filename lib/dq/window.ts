@@ -80,7 +80,8 @@ export function unitWindow(w: WindowInput): UnitWindow {
     };
   }
   const col = w.spec.dateColumn;
-  if (!col) return { ...none, note: w.category === 'masters' ? null : 'no date column: compared in full' };
+  // said for every table without one (masters too): a note-less result read as if a window had applied
+  if (!col) return { ...none, note: 'no date column: compared in full' };
   const lower = w.since === null ? null : bound(w.since, w.julian);
   let end: string | null = null;
   let upper: number | null = null;
