@@ -74,10 +74,12 @@ export function startFlowScheduler(o: SchedulerOptions): SchedulerHandle {
   let stopped = false;
   let running: Promise<void> | null = null;
 
-  const dropLeaderConn = async () => {
+  /** `stopping`: the worker gives the lead up (an info line); otherwise it lost it (the connection failed: a warning). */
+  const dropLeaderConn = async (stopping = false) => {
     const c = leaderConn;
     leaderConn = null;
-    if (leader) o.logger.warn('flows: scheduler lost leadership');
+    if (leader && stopping) o.logger.info('flows: scheduler leadership released (stopping)');
+    else if (leader) o.logger.warn('flows: scheduler lost leadership');
     leader = false;
     if (c) await c.end().catch(() => {}); // closing: a failing close changes nothing the caller can act on
   };
@@ -130,7 +132,7 @@ export function startFlowScheduler(o: SchedulerOptions): SchedulerHandle {
       clearInterval(timer);
       await running?.catch(() => {}); // the tick loop logs its own errors; here we only wait for it to end
       if (leaderConn && leader) await leaderConn.query('select pg_advisory_unlock($1)', [key]).catch(() => {}); // session-scoped lock: if unlocking fails the connection is gone and the lock with it
-      await dropLeaderConn();
+      await dropLeaderConn(true);
     },
   };
 }

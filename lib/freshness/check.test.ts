@@ -10,7 +10,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { parseEnv } from '../config/env';
-import { silentLogger } from '../log';
+import { createLogger, silentLogger, type LogRecord } from '../log';
 import { createJobRegistry, type JobCatalog, startWorker, type WorkerHandle } from '../jobs';
 import { createConnection } from '../connections';
 import { startTestSmtpServer, type TestSmtpServer } from '../mail/test-smtp-server';
@@ -143,7 +143,8 @@ describe('freshness check', () => {
     let calls = 0;
     const task = freshnessLeaderTask({ pool: db.pool, catalog, logger: silentLogger, everyMs: 0, load: async () => { calls++; return loadFreshnessConfig(sources); } });
     const lockKey = 990_024;
-    const a = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: silentLogger, tickMs: 60_000, lockKey, leaderTasks: [task] });
+    const aLog: LogRecord[] = [];
+    const a = startFlowScheduler({ pool: db.pool, catalog, url: db.url, logger: createLogger((r) => aLog.push(r)), tickMs: 60_000, lockKey, leaderTasks: [task] });
     try {
       await waitFor('a to lead', async () => a.isLeader());
       await a.tick();
@@ -156,5 +157,7 @@ describe('freshness check', () => {
         expect(bCalls).toBe(0);
       } finally { await b.stop(); }
     } finally { await a.stop(); }
+    // a worker that stops gives the lead up: said at info, not warned as a loss
+    expect(aLog.filter((r) => /leadership/.test(r.message)).map((r) => `${r.level} ${r.message}`)).toEqual(['info flows: scheduler leadership released (stopping)']);
   });
 });
