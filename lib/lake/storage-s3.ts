@@ -150,7 +150,7 @@ export function s3Storage(settings: S3Settings = {}): Storage & { close(): void 
       }
     },
     async blob(uri) {
-      // one HEAD up front, like openAsBlob's stat: a missing object fails here, not on the first slice read
+      // one HEAD up front, as file storage stats its file: a missing object fails here, not on the first slice read
       const size = await head(uri);
       if (size === null) throw missing(uri, undefined);
       return new RangeBlob((s, e) => readRange(uri, s, e), 0, size);
