@@ -74,7 +74,7 @@ describe('integer-like columns written DELTA_BINARY_PACKED', () => {
       expect(ch).toEqual(want);
     };
     await check();
-    const changes = [rows[5], rows[20_000], rows[N - 1]].map((x) => ({ ...x, q: 7, s: 9 })).concat([{ id: 5_000_000, r: -3, q: 1, ts: null, d: 19_500, s: null }]);
+    const changes: Row[] = [rows[5], rows[20_000], rows[N - 1]].map((x): Row => ({ ...x, q: 7, s: 9 })).concat([{ id: 5_000_000, r: -3, q: 1, ts: null, d: 19_500, s: null }]);
     const m = await t.merge([toBatch(changes)], { keys: ['id'] });
     expect([m.updated, m.inserted]).toEqual([3, 1]);
     for (const c of changes) model.set(c.id, c);
