@@ -32,6 +32,14 @@ export interface DqResult {
   checkedAt: Date;
 }
 
+/** What `window_note` says of a keyless (query) entry: there is no key to join rows on. */
+export const KEYLESS_NOTE = 'no unique_key: row counts only';
+
+/** A unit compared by its row counts alone (a keyless entry, or `--no-hash`). */
+export function countsOnly(sourceRows: number, lakeRows: number): Pick<DqResult, 'oracleRowCount' | 'icebergRowCount' | 'rowCountDelta' | 'status'> {
+  return { oracleRowCount: sourceRows, icebergRowCount: lakeRows, rowCountDelta: sourceRows - lakeRows, status: sourceRows === lakeRows ? 'OK' : 'MISMATCH' };
+}
+
 /** A new `dq-…` run id: time-ordered and unique. */
 export function newDqRunId(now = new Date()): string {
   const ts = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');

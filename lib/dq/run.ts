@@ -8,7 +8,7 @@ import { HELPER_DATE, renderDescribe, type SourceColumn } from '../sources';
 import type { TableDef } from '../config/tables-json';
 import { compareSides, type HashDiff } from '../reconcile/compare';
 import { repairUnit, type RepairOutcome } from './repair';
-import { newDqRunId, type DqResult, type DqStatus } from './result';
+import { countsOnly, KEYLESS_NOTE, newDqRunId, type DqResult, type DqStatus } from './result';
 import { writeDqResults } from './results';
 import type { DqBranch, DqSource } from './source';
 import { fromClause } from '../reconcile/from-clause';
@@ -134,8 +134,8 @@ export async function runDq(deps: DqDeps, o: DqOptions = {}): Promise<DqRunSumma
     const keyless = !def.uniqueKey.length;
     if (o.hash === false || keyless) {
       const [n, m] = await Promise.all([srcSide.count(), lakeSide.count()]);
-      Object.assign(res, { oracleRowCount: n, icebergRowCount: m, rowCountDelta: n - m, status: n === m ? 'OK' : 'MISMATCH' });
-      if (keyless) res.windowNote = [res.windowNote, 'no unique_key: row counts only (the row-hash check joins rows on the key)'].filter(Boolean).join('; ');
+      Object.assign(res, countsOnly(n, m));
+      if (keyless) res.windowNote = [res.windowNote, `${KEYLESS_NOTE} (the row-hash check joins rows on the key)`].filter(Boolean).join('; ');
       if (o.repair && n !== m) res.repair = { status: 'NOT_RUN', reason: keyless ? 'repair needs a unique_key (it re-reads and merges keys); the next etl run refreshes a keyless table whole' : 'repair needs the row-hash check (drop --no-hash)' };
       return res;
     }
