@@ -35,4 +35,16 @@ describe('takeData', () => {
     const out = takeData(d, [3, 1]);
     expect([...(out.values as Uint32Array)]).toEqual([...words.subarray(12, 16), ...words.subarray(4, 8)]);
   });
+
+  // strings taken in runs (i, i+1, …) are copied as one byte range: runs short and long, broken by
+  // a repeat or a step back, with nulls and empty values, from a slice too
+  test('utf8: runs, repeats and single rows, whole and from a slice', () => {
+    const values = Array.from({ length: 40 }, (_, i) => (i % 7 === 3 ? null : i % 5 === 0 ? '' : `v${i}-${'é'.repeat(i % 4)}${'x'.repeat(i)}`));
+    const d = arrow.vectorFromArray(values, new arrow.Utf8()).data[0];
+    const idx = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 12, 13, 30, 31, 2, 39, 38, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35];
+    expect([...arrow.makeVector(takeData(d, idx))]).toEqual(idx.map((i) => values[i]));
+    const sliced = d.slice(6, 30);
+    const sIdx = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 0, 23, 5, 6];
+    expect([...arrow.makeVector(takeData(sliced, sIdx))]).toEqual(sIdx.map((i) => values[i + 6]));
+  });
 });

@@ -36,6 +36,9 @@ function takeValidity(d: AnyData, idx: ArrayLike<number>): { nullBitmap?: Uint8A
   return { nullBitmap: bm, nullCount: nulls };
 }
 
+/** Bytes up to which `takeData` copies a run of string or binary values byte by byte (no subarray). */
+const SHORT_RUN = 32;
+
 /** Rows `idx` (in that order) of one column's data. */
 export function takeData(d: AnyData, idx: ArrayLike<number>): AnyData {
   const n = idx.length;
@@ -58,10 +61,16 @@ export function takeData(d: AnyData, idx: ArrayLike<number>): AnyData {
       let total = 0;
       for (let k = 0; k < n; k++) { const i = idx[k]; total += offs[i + 1] - offs[i]; newOffs[k + 1] = total; }
       const out = new Uint8Array(total);
-      for (let k = 0; k < n; k++) {
+      // rows taken in a run (i, i+1, …: a filter's survivors, a merge's incoming rows less a few)
+      // are copied as one range — a subarray and a set per row cost ~0.5 µs, more than the bytes
+      for (let k = 0; k < n;) {
         const i = idx[k];
-        const s = offs[i], e = offs[i + 1];
-        if (e > s) out.set(vals.subarray(s, e), newOffs[k]);
+        let r = k + 1;
+        while (r < n && idx[r] === idx[r - 1] + 1) r++;
+        const s = offs[i], e = offs[idx[r - 1] + 1];
+        if (e - s <= SHORT_RUN) for (let b = s, o = newOffs[k]; b < e; b++, o++) out[o] = vals[b];
+        else out.set(vals.subarray(s, e), newOffs[k]);
+        k = r;
       }
       return arrow.makeData({ type: type as arrow.Utf8, length: n, nullCount, nullBitmap, valueOffsets: newOffs, data: out });
     }
