@@ -87,8 +87,27 @@ function ipcChunks(batches: arrow.RecordBatch[]): { chunks: Uint8Array[]; bytes:
   return { chunks: sink.chunks, bytes: sink.bytes };
 }
 
+/** A worker's failure to read a Parquet file (`ParquetEncoderPool.read`), with the stage it failed at. */
+export class WorkerReadError extends Error {
+  constructor(readonly stage: 'open' | 'parse' | 'read' | 'worker', message: string, readonly code?: string) { super(message); }
+}
+
+/** A file being read by a worker: its decoded batches (IPC) as they arrive. */
+interface PendingRead {
+  slot: { w: Worker; busy: number };
+  parts: Uint8Array[];
+  done: boolean;
+  error: Error | null;
+  /** The reader stopped early: what still comes is dropped. */
+  abandoned: boolean;
+  wake: (() => void) | null;
+}
+
 export class ParquetEncoderPool {
   private workers: { w: Worker; busy: number }[] = [];
+  private reads = new Map<number, PendingRead>();
+  /** Files read by a worker (`read`) since the pool was made. */
+  readsServed = 0;
   private pending = new Map<number, { resolve: (n: number, data?: Uint8Array) => void; reject: (e: Error) => void; bytes: number }>();
   private nextId = 1;
   /** Arrow IPC bytes handed to workers and not yet encoded. */
@@ -105,8 +124,10 @@ export class ParquetEncoderPool {
     // tops the pool up: a thread that died (see 'error' below) is replaced by the next large file
     for (let i = this.workers.length; i < Math.max(1, this.size); i++) {
       const w = new Worker(path.join(projectRoot(), 'lib/lake/parquet-worker.mjs'));
-      w.on('message', (m: { id: number; ok: boolean; bytes?: number; parts?: Uint8Array[]; error?: string; taken?: number }) => {
+      w.on('message', (m: { id: number; ok: boolean; bytes?: number; parts?: Uint8Array[]; error?: string; taken?: number; part?: Uint8Array; done?: boolean; stage?: WorkerReadError['stage']; code?: string }) => {
         if (m.taken !== undefined) { this.release(m.taken); return; } // a streamed file's batch went into the encoder
+        const r = this.reads.get(m.id);
+        if (r) { this.onRead(m.id, r, m); return; }
         const p = this.pending.get(m.id);
         if (!p) return;
         this.pending.delete(m.id);
@@ -121,6 +142,7 @@ export class ParquetEncoderPool {
       w.on('error', (e) => {
         this.workers = this.workers.filter((x) => x.w !== w);
         for (const [, p] of this.pending) p.reject(e); this.pending.clear(); this.queuedBytes = 0; for (const x of this.waiters.splice(0)) x();
+        for (const [id, r] of this.reads) if (r.slot.w === w) { this.reads.delete(id); r.error = new WorkerReadError('worker', e.message); r.wake?.(); }
       });
       // A thread holds the process up only while it has files (see `take`): a shared pool
       // (lakeEncoders) is never closed, and a caller awaiting its file must not see the process
@@ -133,6 +155,54 @@ export class ParquetEncoderPool {
   private release(bytes: number): void {
     this.queuedBytes -= bytes;
     for (const w of this.waiters.splice(0)) w();
+  }
+
+  /** A reply to `read`: a decoded batch queued for the reader, or the end (the worker is free of it). */
+  private onRead(id: number, r: PendingRead, m: { ok: boolean; part?: Uint8Array; done?: boolean; stage?: WorkerReadError['stage']; code?: string; error?: string }): void {
+    if (m.part) { if (!r.abandoned) r.parts.push(m.part); r.wake?.(); return; }
+    this.reads.delete(id);
+    if (--r.slot.busy === 0) r.slot.w.unref();
+    if (m.ok) r.done = true; else r.error = new WorkerReadError(m.stage ?? 'read', m.error ?? 'unknown error', m.code);
+    r.wake?.();
+  }
+
+  /**
+   * Columns (by Parquet field id; every column when null) of the local Parquet file at `path`,
+   * decoded by a worker and yielded here batch by batch, in file order. The worker decodes while
+   * this thread works on what it already has (a merge probes one file's keys while the next is
+   * decoded). Failures throw a WorkerReadError naming the stage. A reader that stops early leaves
+   * the worker to finish the file; what it still sends is dropped.
+   */
+  async *read(path: string, fieldIds: number[] | null, batchSize: number): AsyncGenerator<arrow.RecordBatch> {
+    const slot = this.take();
+    const id = this.nextId++;
+    const r: PendingRead = { slot, parts: [], done: false, error: null, abandoned: false, wake: null };
+    this.reads.set(id, r);
+    this.readsServed++;
+    slot.w.postMessage({ type: 'read', id, path, fieldIds, batchSize });
+    try {
+      for (;;) {
+        while (!r.parts.length && !r.done && !r.error) await new Promise<void>((wake) => { r.wake = wake; });
+        r.wake = null;
+        const part = r.parts.shift();
+        if (part) { yield* arrow.tableFromIPC(part).batches; continue; }
+        if (r.error) throw r.error;
+        return;
+      }
+    } finally {
+      r.abandoned = true;
+      r.parts = [];
+    }
+  }
+
+  /** Whether a worker has been started. */
+  get started(): boolean {
+    return this.workers.length > 0;
+  }
+
+  /** Whether a started worker has nothing to do now: work handed over starts at once, with no thread to start. */
+  get idleStarted(): boolean {
+    return this.workers.some((x) => x.busy === 0);
   }
 
   /** The staged files' writer properties (`write`, `stream`). */

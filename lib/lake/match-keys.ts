@@ -50,7 +50,7 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
     const at = (id: number) => sub.fields.findIndex((f) => f.id === id);
     const mc = matchCols.map((c) => at(schema.fields[c].id)), kc = keep.map((c) => at(schema.fields[c].id));
     const ec = eq.map((e) => e.ids.map(at));
-    for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids)) {
+    for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids, true)) {
       const cols = batch.data.children;
       if (pairs.length < 2 * batch.numRows) pairs = new Int32Array(2 * batch.numRows);
       const found = probe.scan(mc.map((c) => cols[c]), batch.numRows, pairs);

@@ -398,6 +398,34 @@ function deleteRowsAt(run: MergeRun, parts: Map<string, Part>, at: NonNullable<L
   return [...deleted.keys()];
 }
 
+/**
+ * A merge of at most this many incoming rows works on two partitions at once: while one waits
+ * for its candidate files (decoded by an encoder worker, or fetched from an object store), the
+ * other's keys are probed — a small change's merge is mostly that reading (the lake bench's 1%
+ * merge took ~25% less time). A larger one is mostly encoding its rows, which a second partition
+ * only holds up, with its rows buffered beside the first's (a 1M-row upsert peaked ~25 MiB
+ * higher and was no faster).
+ */
+const TWO_PARTITIONS_MAX_ROWS = 250_000;
+
+/**
+ * `fn` over `items`, `lanes` at a time. After a failure nothing more starts, and what is under way
+ * finishes before the failure is thrown (so the files it writes are known when the merge's files
+ * are deleted).
+ */
+async function inLanes<T>(items: T[], lanes: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const lane = async () => {
+    while (!failure && next < items.length) {
+      const item = items[next++];
+      try { await fn(item); } catch (error) { failure ??= { error }; }
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+  if (failure) throw (failure as { error: unknown }).error;
+}
+
 export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions): Promise<MergeResult> {
   // awaited below, after the upserts; a failure before that must not leave its rejection unhandled
   opts.lateDeleteKeys?.catch(() => {});
@@ -408,10 +436,11 @@ export async function merge(t: TableHandle, batches: Batches, opts: MergeOptions
     // Each partition's new rows are encoded while the next partition's files are read (not all
     // at close) — unless late soft deletes may still write rows into it (one file, not two).
     const flushEach = !(opts.lateDeleteKeys && run.soft);
-    for (const [pk, p] of parts) {
+    const incoming = [...parts.values()].reduce((n, p) => n + p.batches.reduce((m, b) => m + b.numRows, 0), 0);
+    await inLanes([...parts], incoming <= TWO_PARTITIONS_MAX_ROWS ? 2 : 1, async ([pk, p]) => {
       await mergePartition(run, pk, p, delParts.get(pk));
       if (flushEach) await w.flushPartition(p.partition);
-    }
+    });
     const touched = new Set(parts.keys());
     if (opts.lateDeleteKeys) for (const pk of await applyLateDeletes(run, parts, await opts.lateDeleteKeys)) touched.add(pk);
     const files = await w.close();

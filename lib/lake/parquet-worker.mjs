@@ -2,9 +2,13 @@
 // the thread that decodes source rows or feeds the lake's writer. Plain JS so it
 // runs without a TS loader. A file goes to `path` (the ETL's staging) or, with no
 // path, back to the caller as bytes (the lake's data files, written through its storage).
+// It also decodes columns of a local Parquet file for a merge ('read', readColumns below).
 import { parentPort } from 'node:worker_threads';
 import fs from 'node:fs';
+import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm/node';
+import { columnsForFieldIds } from './parquet-columns.mjs';
+import { RangeBlob, readFileRange } from './range-blob.mjs';
 // The lake's one writer set-up; imported by path because this thread runs without a TS loader
 // (lib/lake's index.ts re-exports the same module for TypeScript callers).
 import { writerProperties } from './parquet-writer-properties.mjs';
@@ -80,8 +84,46 @@ async function pullBatch(s, c) {
   parentPort.postMessage({ id: s.id, taken: m.bytes });
 }
 
+/**
+ * Columns (by field id) of a local Parquet file, decoded here and sent back batch by batch as
+ * Arrow IPC streams (moved, not copied): a merge's thread probes one file's keys while this one
+ * decodes the next file's. Replies `part` per batch, then `done`; a failure replies `error` with
+ * the stage it failed at (`open`: the file could not be opened; `parse`: not a readable Parquet
+ * file; `read`: a column could not be decoded) so the caller words it as its own reader does.
+ */
+async function readColumns(m) {
+  const fail = (stage, e) => parentPort.postMessage({ id: m.id, ok: false, stage, code: e && e.code, error: String(e && e.message ? e.message : e) });
+  let fh;
+  try { fh = await fs.promises.open(m.path, 'r'); } catch (e) { fail('open', e); return; }
+  let pf;
+  try {
+    let columns;
+    try {
+      const { size } = await fh.stat();
+      pf = await pw.ParquetFile.fromFile(new RangeBlob((s, e) => readFileRange(fh, s, e), 0, size));
+      if (m.fieldIds) columns = columnsForFieldIds(arrow.tableFromIPC(pf.schema().intoIPCStream()).schema.fields, new Set(m.fieldIds));
+    } catch (e) { fail('parse', e); return; }
+    try {
+      const groups = pf.metadata().numRowGroups();
+      for (let rg = 0; rg < groups; rg++) {
+        const stream = await pf.stream({ rowGroups: [rg], batchSize: m.batchSize, ...(columns ? { columns } : {}) });
+        for await (const b of stream) {
+          const ipc = b.intoIPCStream();
+          const own = ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength ? ipc : ipc.slice();
+          parentPort.postMessage({ id: m.id, part: own }, [own.buffer]);
+        }
+      }
+    } catch (e) { fail('read', e); return; }
+    parentPort.postMessage({ id: m.id, ok: true, done: true });
+  } finally {
+    pf?.free();
+    await fh.close().catch(() => {}); // read-only: nothing to lose
+  }
+}
+
 parentPort.on('message', (m) => {
   if (m.type === 'open') { openStream(m); return; }
+  if (m.type === 'read') { void readColumns(m); return; }
   if (m.type === 'batch' || m.type === 'close') {
     const s = streams.get(m.id);
     if (!s) return;

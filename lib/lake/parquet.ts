@@ -9,6 +9,7 @@ import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm';
 import { isValidAt } from './arrow-util';
 import { GuardedBlob } from './guarded-blob';
+import { columnsForFieldIds } from './parquet-columns.mjs';
 import { BOUND_TRUNCATE, columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
 import { lakeEncoders } from './encoder-pool';
 import { writerProperties, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
@@ -156,14 +157,7 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
   try {
     pf = await pw.ParquetFile.fromFile(blob ?? new Blob([bytes as Uint8Array<ArrayBuffer>]));
     groups = pf.metadata().numRowGroups();
-    if (opts.fieldIds) {
-      const schema = arrow.tableFromIPC(pf.schema().intoIPCStream()).schema;
-      const withIds = schema.fields.filter((f) => f.metadata.has(FIELD_ID));
-      if (withIds.length === schema.fields.length) {
-        columns = withIds.filter((f) => opts.fieldIds!.has(Number(f.metadata.get(FIELD_ID)))).map((f) => f.name);
-        if (columns.length === 0) columns = [schema.fields[0].name]; // still need the row count
-      }
-    }
+    if (opts.fieldIds) columns = columnsForFieldIds(arrow.tableFromIPC(pf.schema().intoIPCStream()).schema.fields, opts.fieldIds);
   } catch (e) {
     throw readFailure(e) ?? new AppError('fatal', `lake: corrupt Parquet file ${what}: ${(e as Error).message}`, { cause: e });
   }
@@ -200,7 +194,7 @@ export async function* readParquetBatches(bytes: Uint8Array | Blob, what: string
  * only a column or two are read (a merge's key or carried column) — each batch costs an IPC
  * conversion, and a few narrow columns of a group take little room.
  */
-const batchRows = (columns: number) => 65_536 * Math.max(1, Math.min(4, Math.floor(8 / columns)));
+export const batchRows = (columns: number) => 65_536 * Math.max(1, Math.min(4, Math.floor(8 / columns)));
 
 /** hyparquet parsers that keep statistics in their raw comparable form (no Date objects, no string decoding). */
 const RAW_PARSERS = {

@@ -13,6 +13,7 @@ import {
   manifestMayContain, partitionFieldType, partitionKey, partitionValueFromAvro, readManifest, readManifestList,
   type ManifestEntry, type ManifestFile,
 } from './manifest';
+import { offloadPath, readOffloaded } from './offload-read';
 import { readParquetBatches } from './parquet';
 import { arrowSchemaOf, FIELD_ID, primitiveOf } from './schema';
 import type { Storage } from './storage';
@@ -287,12 +288,17 @@ export async function openFile(view: TableView, path: string): Promise<Blob> {
   }
 }
 
-/** Batches of one data file conformed to `schema`, each with the file position of its first row. */
-export async function* readDataFile(view: TableView, pf: PlannedFile, schema: IcebergSchema, target: arrow.Schema, fieldIds?: Set<number>): AsyncGenerator<{ batch: arrow.RecordBatch; rowBase: number }> {
+/**
+ * Batches of one data file conformed to `schema`, each with the file position of its first row.
+ * `offload`: a projected read (`fieldIds`) of a local file may be decoded by an encoder worker
+ * (offload-read.ts) — for a merge's candidate files, read while its thread probes others.
+ */
+export async function* readDataFile(view: TableView, pf: PlannedFile, schema: IcebergSchema, target: arrow.Schema, fieldIds?: Set<number>, offload = false): AsyncGenerator<{ batch: arrow.RecordBatch; rowBase: number }> {
   const path = pf.entry.data_file.file_path;
-  const bytes = await openFile(view, path);
+  const local = offload && fieldIds ? offloadPath(view.storage, view.resolve(path), Number(pf.entry.data_file.record_count)) : null;
+  const raws = local ? readOffloaded(view.ident, path, local, fieldIds!) : readParquetBatches(await openFile(view, path), path, { fieldIds });
   let rowBase = 0;
-  for await (const raw of readParquetBatches(bytes, path, { fieldIds })) {
+  for await (const raw of raws) {
     const batch = projectFileBatch(raw, schema, target, path);
     yield { batch, rowBase };
     rowBase += raw.numRows;

@@ -2,7 +2,7 @@ import {
   AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, DeleteObjectCommand,
   GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException, UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { RangeBlob } from './range-blob';
+import { RangeBlob } from './range-blob.mjs';
 import type { Storage, StoredObject } from './storage';
 import { AppError } from '../errors';
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { RangeBlob } from './range-blob';
+import { RangeBlob, readFileRange } from './range-blob.mjs';
 import { s3Storage, type S3Settings } from './storage-s3';
 import { normaliseWarehouse } from './warehouse-uri';
 
@@ -39,6 +39,8 @@ export interface Storage {
    * On file:// only regular files: a symlink is not a file the lake wrote. Order is unspecified.
    */
   listDetailed(prefix: string): AsyncIterable<StoredObject>;
+  /** The object's path on this machine, when it is a local file: another thread may then read it itself. (Absent: not local) */
+  localPath?(uri: string): string;
 }
 
 /** One object as a listing reports it. */
@@ -80,20 +82,11 @@ export function fileStorage(): Storage {
       const bytes = await storage.read(uri);
       return new RangeBlob(async (s, e) => bytes.subarray(s, e), 0, bytes.length);
     },
+    localPath: (uri) => uriToPath(uri),
     async readRange(uri, start, end) {
       const p = uriToPath(uri);
       const fh = await fs.open(/*turbopackIgnore: true*/ p, 'r');
-      try {
-        // every byte is read into it (a short read, the file cut under us, is returned short)
-        const buf = Buffer.allocUnsafeSlow(end - start);
-        let at = 0;
-        while (at < buf.length) {
-          const { bytesRead } = await fh.read(buf, at, buf.length - at, start + at);
-          if (!bytesRead) break;
-          at += bytesRead;
-        }
-        return new Uint8Array(buf.buffer, buf.byteOffset, at);
-      } finally { await fh.close(); }
+      try { return await readFileRange(fh, start, end); } finally { await fh.close(); }
     },
     async write(uri, data) {
       const p = uriToPath(uri);
