@@ -66,7 +66,7 @@ export async function runSelfTest(deps: { lake: Lake; tables: TableDef[]; branch
         const table = await deps.lake.loadTable(ident);
         const snap = table.currentSnapshotId();
         const batches: arrow.RecordBatch[] = [];
-        // each staged file whole (every column is compared): one read, not Node's file Blob (see lib/lake/range-blob.ts)
+        // each staged file whole (every column is compared): one read, not Node's file Blob (see lib/lake/range-blob.mjs)
         for (const f of staged.files) for await (const b of readParquetBatches(await fs.readFile(f), f)) batches.push(b);
         const stagedFields = batches[0]?.schema.fields ?? [];
         const lakeFields = table.arrowSchema().fields;
