@@ -7,6 +7,7 @@ import { exitCodeFor, isInputError } from '../errors';
 import { executeEtl } from './execute';
 import { EtlRequest, etlSettingsOf } from './request';
 import type { EtlRunSummary } from './run-types';
+import { etlRunWarnings } from './run-warnings';
 import { DEFAULT_SETTINGS, type EtlSettings } from './settings';
 
 /** Exit codes of `tributary etl` for a finished run; a failed one exits with its error's code (`exitCodeFor`). */
@@ -30,7 +31,7 @@ export function settingsFromFlags(flags: Record<string, unknown>): EtlSettings {
 function cliRunOutcome(s: EtlRunSummary): { result: unknown; error: string | null } {
   const units = s.units.map(({ sql, binds, ...u }) => { void sql; void binds; return u; });
   const failed = s.units.filter((u) => (u.status !== 'SUCCESS' && u.status !== 'PLANNED') || (u.status === 'PLANNED' && u.error));
-  const warnings = s.units.length ? [] : ['nothing to do: no branches configured (add connections marked as branches) or no table selected'];
+  const warnings = etlRunWarnings(s);
   return {
     result: { runId: s.runId, mode: s.mode, ok: s.ok && !failed.length, units, drift: s.drift, durationMs: s.durationMs, warnings },
     error: failed.length || !s.ok ? `etl: ${failed.length} of ${s.units.length} units did not succeed (run ${s.runId})` : null,

@@ -3,6 +3,7 @@ import { fanoutWanted } from '../jobs/fanout';
 import type { JobContext } from '../jobs/types';
 import { executeEtl } from './execute';
 import type { EtlRequest } from './request';
+import { etlRunWarnings } from './run-warnings';
 import { AppError } from '../errors';
 
 /** The worker's side of `etl.run`: the CLI's execute, with a job's path policy and progress across phases; fanned out (TRIBUTARY_FANOUT, lib/jobs/fanout.ts) it coordinates `etl.unit` jobs. */
@@ -31,8 +32,7 @@ export async function runEtlJob(ctx: JobContext, p: EtlRequest): Promise<unknown
       result: { runId: summary.runId, ok: false, units, drift: summary.drift, durationMs: summary.durationMs },
     });
   }
-  const warnings: string[] = [];
-  if (!summary.units.length) warnings.push(p.selfTest ? 'nothing to do: no table selected' : 'nothing to do: no branches configured (add connections marked as branches) or no table selected');
+  const warnings = etlRunWarnings(summary, !!p.selfTest);
   for (const w of warnings) ctx.logger.warn(w);
   return { runId: summary.runId, ok: summary.ok, units, drift: summary.drift, durationMs: summary.durationMs, warnings };
 }

@@ -92,7 +92,10 @@ export async function runEtl(deps: RunEtlDeps): Promise<EtlRunSummary> {
   }
   summary.ok = summary.units.every((u) => u.status === 'SUCCESS' || u.status === 'PLANNED') && summary.phases.every((p) => p.ran);
   summary.durationMs = Date.now() - t0;
-  log.info('etl run finished', { ok: summary.ok, units: summary.units.length, failed: summary.units.filter((u) => u.status !== 'SUCCESS' && u.status !== 'PLANNED').length, durationMs: summary.durationMs });
+  const failed = summary.units.filter((u) => u.status !== 'SUCCESS' && u.status !== 'PLANNED').length;
+  // a plan renders each unit's SQL and loads nothing: its end says so, not that a run finished
+  if (deps.plan) log.info('etl plan rendered: nothing was extracted or written', { ok: summary.ok, units: summary.units.length, failed, durationMs: summary.durationMs });
+  else log.info('etl run finished', { ok: summary.ok, units: summary.units.length, failed, durationMs: summary.durationMs });
   return summary;
 }
 
