@@ -51,7 +51,8 @@ export function createLogger(sink: Sink, opts: { level?: Level; fields?: Fields 
 /** Human-readable lines on stderr (CLI, serve). */
 export function consoleSink(stream: NodeJS.WritableStream = process.stderr): Sink {
   return (r) => {
-    const f = Object.entries(r.fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+    // a field given as undefined is absent (as in the JSON lines), not `error=undefined`
+    const f = Object.entries(r.fields).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
     stream.write(`${r.ts.toISOString()} ${r.level.padEnd(5)} ${r.message}${f ? ' ' + f : ''}\n`);
   };
 }
