@@ -32,6 +32,11 @@ test('import, merge, scan, describe; flag errors name the flag', () => {
     { id: 1, branch: 1, name: 'a', amount: 1.5 }, { id: 2, branch: 1, name: 'B', amount: 20 },
   ]);
   const d = JSON.parse(cli('describe', 't', '--namespace', 'sales', '--json').out);
+  // a bare name not in --namespace (default: default) names where it is
+  const elsewhere = cli('describe', 't');
+  expect(elsewhere.code).not.toBe(0);
+  expect(elsewhere.err).toMatch(/table default\.t does not exist \(a bare name is looked up in --namespace, here default; sales\.t exists: name it so\)/);
+  expect(cli('describe', 'nowhere').err).toMatch(/table default\.nowhere does not exist\n/);
   expect(d.partitionSpec).toEqual([{ 'source-id': 2, 'field-id': 1000, name: 'branch', transform: 'identity' }]);
   expect(d.rowsPerPartition.map((r: { rows: number }) => r.rows).sort()).toEqual([2, 2]);
   expect(d.currentSnapshot.summary.operation).toBe('overwrite');

@@ -32,6 +32,24 @@ function identOf(cmd: Command, name: string): string {
   return `${namespace}.${table}`;
 }
 
+/**
+ * The table a command names. A bare name that is not in `--namespace` but is in another namespace
+ * (the ETL writes to `etl`, the default here is `default`) is refused with those names, so the
+ * operator sees what to type.
+ */
+async function loadNamed(ctx: CliContext, cmd: Command, name: string): Promise<LakeTable> {
+  const ident = identOf(cmd, name);
+  try {
+    return await (await lakeOf(ctx)).loadTable(ident);
+  } catch (e) {
+    if (!(e instanceof AppError) || e.code !== 'not_found' || name.includes('.')) throw e;
+    const bare = ident.slice(ident.lastIndexOf('.') + 1);
+    const elsewhere = (await listLakeTables({ pool: ctx.pool, warehouse: ctx.env.warehouse })).filter((x) => x.slice(x.lastIndexOf('.') + 1) === bare);
+    if (!elsewhere.length) throw e;
+    throw new AppError('not_found', `${e.message} (a bare name is looked up in --namespace, here ${ident.slice(0, ident.lastIndexOf('.'))}; ${elsewhere.join(', ')} ${elsewhere.length > 1 ? 'exist' : 'exists'}: name it so)`);
+  }
+}
+
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
 const json = (v: unknown) => out(JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? String(x) : x), 2));
 
@@ -112,7 +130,7 @@ function registerReadCommands(lake: Command, withCli: CliEdge['withCli']): void 
   lake.command('describe').argument('<table>').description('schema, partition spec, properties, current snapshot, files, rows per partition')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const d = await describe(await (await lakeOf(ctx)).loadTable(identOf(cmd, name)));
+      const d = await describe(await loadNamed(ctx, cmd, name));
       const { typeString } = await engine();
       if (o.json) { json(d); return; }
       out(`table ${d.table}\nlocation ${d.location}\nmetadata ${d.metadataLocation}`);
@@ -127,7 +145,7 @@ function registerReadCommands(lake: Command, withCli: CliEdge['withCli']): void 
   lake.command('snapshots').argument('<table>').description('snapshot history')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
+      const t = await loadNamed(ctx, cmd, name);
       const list = t.snapshots().map((s) => ({
         id: String(s['snapshot-id']), parent: s['parent-snapshot-id'] === undefined ? null : String(s['parent-snapshot-id']),
         sequenceNumber: s['sequence-number'], timestamp: new Date(s['timestamp-ms']).toISOString(), operation: s.summary.operation, summary: s.summary,
@@ -143,7 +161,7 @@ function registerReadCommands(lake: Command, withCli: CliEdge['withCli']): void 
     .addOption(new Option('--format <format>', 'csv or json').choices(['csv', 'json']).default('csv'))
     .option('--json', 'same as --format json')
     .action(async (name: string, o: { wherePartition?: string; limit?: number; format: string; json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
+      const t = await loadNamed(ctx, cmd, name);
       const { csvLine, plainRow } = await engine();
       const asJson = o.json || o.format === 'json';
       const rows: Record<string, unknown>[] = [];
@@ -211,7 +229,7 @@ function registerMaintenanceCommands(lake: Command, withCli: CliEdge['withCli'])
     .option('--partition <value>', 'only this partition value')
     .option('--json', 'JSON output')
     .action(async (name: string, o: { partition?: string; json?: boolean }, cmd: Command) => withCli(async (ctx) => {
-      const t = await (await lakeOf(ctx)).loadTable(identOf(cmd, name));
+      const t = await loadNamed(ctx, cmd, name);
       const r = await t.compact({ partition: partitionArg(t, o.partition, '--partition') });
       if (o.json) json(r); else out(r.snapshotId ? `compacted ${t.ident}: ${r.removedFiles} files → ${r.addedDataFiles}` : `nothing to compact in ${t.ident}`);
     }));
