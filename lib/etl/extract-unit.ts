@@ -172,6 +172,7 @@ async function detectUnitDeletes(ctx: ExtractContext, u: Unit, st: TableState, u
   const d = await detectDeletes({ target: ctx.target, schema: st.schema!, log: ulog, signal: ctx.signal }, u);
   u.deleteKeys = d.keys;
   u.deletesAt = d.at;
-  ulog.info('deletes detected', { keys: d.keys.length, sourceKeys: d.sourceKeys, lakeKeys: d.lakeKeys, ms: Date.now() - t });
+  // the keys compared: on the integer road the source's within the lake's key range (a newer key is a new row, not looked at)
+  ulog.info('deletes detected', { keys: d.keys.length, sourceKeysCompared: d.sourceKeys, lakeKeysCompared: d.lakeKeys, ms: Date.now() - t });
   if (!d.complete) ulog.warn('more deleted keys than one pass collects: the rest are deleted by the next run', { collected: d.keys.length });
 }
