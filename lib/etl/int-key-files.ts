@@ -60,11 +60,19 @@ export class IntKeyFileCache {
   }
 
   get(key: string): Entry | undefined { return this.lru.get(key); }
+
+  /** A data file's `column` at its row positions (NaN: null), when held: what a merge matches its incoming keys on without opening the file (MergeOptions.knownKeys). */
+  keysOf(column: string, path: string): Float64Array | undefined {
+    return (this.lru.get(keysEntry(column, path)) as FileKeys | undefined)?.keys;
+  }
   set(key: string, value: Entry): void { this.lru.set(key, value); }
 
   /** Bytes held. */
   get size(): number { return this.lru.bytes; }
 }
+
+/** The cache key of a data file's key column. */
+const keysEntry = (column: string, path: string) => `keys\u0000${column}\u0000${path}`;
 
 const entryBytes = (value: Entry) =>
   value instanceof Map ? [...value.values()].reduce((n, a) => n + a.byteLength + 100, 0) : value.keys.byteLength;
@@ -87,7 +95,7 @@ export async function liveIntKeys(src: IntKeyFiles, column: string, cache: IntKe
   const perFile: (FileKeys & { path: string; gone: Float64Array[] | undefined; mask?: Uint8Array | null })[] = [];
   let total = 0;
   for (const f of data) {
-    const ck = `keys\u0000${column}\u0000${f.path}`;
+    const ck = keysEntry(column, f.path);
     let fk = cache.get(ck) as FileKeys | undefined;
     if (!fk) {
       const keys = await keysOf(src.readKeys(f.path), f.recordCount);

@@ -44,8 +44,11 @@ export interface LakeTarget {
    * partitions (the other branches' rows stay), in one commit.
    */
   replace(table: string, files: StagedFile[], branches?: string[]): Promise<WriteOutcome>;
-  /** Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward; `deletes` go into the same commit (the last one, when the files are merged in groups). */
-  merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number; deletes?: MergeDeletes }): Promise<WriteOutcome>;
+  /**
+   * Merge upsert the staged files on `keys` (+ BRANCH_ID), carrying `insert_at` forward; `deletes` go into the same commit (the last one, when the files are merged in groups).
+   * `keyCache`: the key arrays `deletes: detect` holds for a single integer key — a data file found there is matched without being opened.
+   */
+  merge(table: string, files: StagedFile[], keys: string[], opts: { groupMaxBytes: number; deletes?: MergeDeletes; keyCache?: IntKeyFileCache }): Promise<WriteOutcome>;
   /** The table's rows at its current snapshot, these columns only, in one partition (no rows when the table has no snapshot). */
   scan(table: string, columns: string[], partition: Record<string, unknown>, opts?: { fileCache?: ScanFileCache }): AsyncIterable<arrow.RecordBatch>;
   /**
@@ -158,6 +161,8 @@ async function mergeInGroups(tbl: LakeTable, files: StagedFile[], keys: string[]
     const r = await tbl.merge(batchesOf(group), {
       // each unit checked its keys (key-check.ts): a repeat here is a bug, never a silent collapse
       keys: [...keys, BRANCH_ID], carryForward: [INSERT_AT], duplicateKeys: 'error',
+      // the partition's key column as the last key comparison read it: the merge then opens only newer files
+      ...(o.keyCache && keys.length === 1 ? { knownKeys: (p: string) => o.keyCache!.keysOf(keys[0], p) } : {}),
       ...(del ? { ...(del.late ? { lateDeleteKeys: del.late } : { deleteKeys: del.keys }), softDelete: del.softAt !== undefined ? { column: DELETED_AT, value: del.softAt } : undefined } : {}),
     });
     if (r.snapshotId !== null) snapshotId = String(r.snapshotId);

@@ -6,6 +6,7 @@ import type { LateDeleteKeys } from '../lake';
 import { lakeKeys, trackedColumns } from '../sources';
 import { laterWatermark, writeControl, type ControlRecords, type UnitStatus, type Watermark } from './control';
 import type { RunContext, TableState, Unit } from './run-types';
+import { intKeyFileCache } from './int-key-files';
 
 type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | 'log' | 'stagingRoot' | 'allBranches' | 'summary' | 'loadTime' | 'control'>;
 
@@ -63,7 +64,7 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
       let requested = delKeys.length;
       const lateKeys = !replace && late ? settled.then(() => { const l = lateDeletes(ok.filter((u) => u.status === 'SUCCESS'), keysOf); requested = l.keys.length; return l; }) : undefined;
       const deletes = lateKeys || requested ? { keys: delKeys, late: lateKeys, softAt: def.deletes.soft ? ctx.loadTime : undefined } : undefined;
-      const out = replace ? await ctx.target.replace(def.lakeName, files, whole ? undefined : ok.map((u) => u.branch.key)) : await ctx.target.merge(def.lakeName, files, st.schema ? lakeKeys(def, st.schema.fields.map((f) => f.name)) : def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes, deletes });
+      const out = replace ? await ctx.target.replace(def.lakeName, files, whole ? undefined : ok.map((u) => u.branch.key)) : await ctx.target.merge(def.lakeName, files, st.schema ? lakeKeys(def, st.schema.fields.map((f) => f.name)) : def.uniqueKey, { groupMaxBytes: s.loadGroupMaxBytes, deletes, ...(def.deletes.mode === 'detect' ? { keyCache: intKeyFileCache } : {}) });
       for (const u of ok) u.rowsDeleted = out.deletedByBranch?.[u.branch.key] ?? 0;
       if (requested) tlog.info(def.deletes.soft ? 'soft-deleted rows' : 'deleted rows', { requested, rows: out.deletedByBranch });
       snapshotId = out.snapshotId;

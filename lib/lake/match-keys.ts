@@ -21,15 +21,18 @@ export type Hits = Map<string, { pf: PlannedFile; positions: number[] }>;
  * their positions by file (for position deletes) and, for the `keep`
  * columns, the matched rows' values. Only the key, `keep` and equality-delete
  * columns are read (a lazily read file fetches just those column chunks), and
- * each row costs one probe of `probe` — nothing is allocated per row.
+ * each row costs one probe of `probe` — nothing is allocated per row. A
+ * file whose key column the caller holds (`o.knownKeys`) and whose kept
+ * columns are constant is not opened at all.
  * `oldOf[j]` is the row of `old` holding incoming row j's previous values,
  * or -1 when its key is new.
  */
-export async function matchKeys(t: TableHandle, candidates: PlannedFile[], deletes: PlannedFile[], matchCols: number[], probe: KeyProbe, inputRows: number, keep: number[], splitAt = inputRows): Promise<{
+export async function matchKeys(t: TableHandle, candidates: PlannedFile[], deletes: PlannedFile[], matchCols: number[], probe: KeyProbe, inputRows: number, keep: number[], o: MatchOptions = {}): Promise<{
   hits: Hits; old: arrow.RecordBatch | null; oldOf: Int32Array; matched: number;
   /** Hit rows matched by incoming rows at or after `splitAt` (a merge's delete keys, probed in the same pass as its upserts). */
   hitsFrom: number;
 }> {
+  const splitAt = o.splitAt ?? inputRows;
   const schema = t.schema();
   const view = t.view();
   const idx = deleteIndex(view, deletes);
@@ -44,17 +47,10 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
     const eq = await idx.equality(pf);
     // a kept column the manifest shows constant in this file (one load's insert_at, say) is not read
     const constant = keep.map((c) => (matchCols.includes(c) ? null : constantColumnValue(pf.entry.data_file, schema.fields[c])));
-    const ids = new Set([...matchCols, ...keep.filter((_, k) => !constant[k])].map((c) => schema.fields[c].id));
-    for (const e of eq) for (const id of e.ids) ids.add(id);
-    const sub: IcebergSchema = { ...schema, fields: schema.fields.filter((f) => ids.has(f.id)) };
-    const at = (id: number) => sub.fields.findIndex((f) => f.id === id);
-    const mc = matchCols.map((c) => at(schema.fields[c].id)), kc = keep.map((c) => at(schema.fields[c].id));
-    const ec = eq.map((e) => e.ids.map(at));
-    for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids, true)) {
-      const cols = batch.data.children;
-      if (pairs.length < 2 * batch.numRows) pairs = new Int32Array(2 * batch.numRows);
-      const found = probe.scan(mc.map((c) => cols[c]), batch.numRows, pairs);
-      const eqCols = ec.map((e) => e.map((c) => cols[c]));
+    /** One batch of the file: its match columns, its equality-delete columns, its kept columns (null: constant), from row `rowBase`. */
+    const visit = (keyCols: arrow.Data[], eqCols: arrow.Data[][], kept: (arrow.Data | null)[], numRows: number, rowBase: number) => {
+      if (pairs.length < 2 * numRows) pairs = new Int32Array(2 * numRows);
+      const found = probe.scan(keyCols, numRows, pairs);
       // the hot loop of a large upsert (a pair per replaced row): rows are collected only when kept columns are read
       const take: number[] | null = keep.length ? [] : null;
       let taken = 0;
@@ -72,13 +68,62 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
         take?.push(i);
       }
       if (take?.length) {
-        oldParts.push(makeBatch(keepSchema, kc.map((c, k) => (constant[k] ? constant[k]!(keepSchema.fields[k].type, take.length) : takeData(cols[c], take))), take.length));
+        oldParts.push(makeBatch(keepSchema, kept.map((d, k) => (constant[k] ? constant[k]!(keepSchema.fields[k].type, take.length) : takeData(d!, take))), take.length));
       }
       oldRows += taken;
+    };
+    const known = !eq.length && constant.every((c) => c) ? knownKeyData(o.knownKeys, pf, matchCols, schema) : null;
+    if (known) {
+      visit([known], [], keep.map(() => null), known.length, 0);
+      continue;
+    }
+    const ids = new Set([...matchCols, ...keep.filter((_, k) => !constant[k])].map((c) => schema.fields[c].id));
+    for (const e of eq) for (const id of e.ids) ids.add(id);
+    const sub: IcebergSchema = { ...schema, fields: schema.fields.filter((f) => ids.has(f.id)) };
+    const at = (id: number) => sub.fields.findIndex((f) => f.id === id);
+    const mc = matchCols.map((c) => at(schema.fields[c].id)), kc = keep.map((c) => at(schema.fields[c].id));
+    const ec = eq.map((e) => e.ids.map(at));
+    for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids, true)) {
+      const cols = batch.data.children;
+      visit(mc.map((c) => cols[c]), ec.map((e) => e.map((c) => cols[c])), kc.map((c, k) => (constant[k] ? null : cols[c])), batch.numRows, rowBase);
     }
   }
   const old = keep.length && oldParts.length ? concatBatches(keepSchema, oldParts) : null;
   return { hits, old, oldOf, matched, hitsFrom };
+}
+
+export interface MatchOptions {
+  /** Incoming rows from here on are delete keys (counted in `hitsFrom`). (Default: none) */
+  splitAt?: number;
+  /** MergeOptions.knownKeys. */
+  knownKeys?: (path: string) => Float64Array | undefined;
+}
+
+/**
+ * A candidate file's single integer match column from `knownKeys` as Arrow data of the column's
+ * type (an int64 written as its two 32-bit words: no BigInt per row); null when the file must be
+ * read instead — no entry, not one value per record, a null, or another key shape.
+ */
+function knownKeyData(knownKeys: MatchOptions['knownKeys'], pf: PlannedFile, matchCols: number[], schema: IcebergSchema): arrow.Data | null {
+  if (!knownKeys || matchCols.length !== 1) return null;
+  const type = String(schema.fields[matchCols[0]].type);
+  if (type !== 'long' && type !== 'int') return null;
+  const keys = knownKeys(pf.entry.data_file.file_path);
+  if (!keys || keys.length !== Number(pf.entry.data_file.record_count)) return null;
+  const n = keys.length;
+  if (type === 'int') {
+    const v = new Int32Array(n);
+    for (let i = 0; i < n; i++) { const k = keys[i]; if (k !== k) return null; v[i] = k; }
+    return arrow.makeData({ type: new arrow.Int32(), length: n, nullCount: 0, data: v });
+  }
+  const words = new Int32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    const k = keys[i];
+    if (k !== k) return null;
+    const hi = Math.floor(k / 4294967296);
+    words[2 * i] = k - hi * 4294967296; words[2 * i + 1] = hi;
+  }
+  return arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: new BigInt64Array(words.buffer) });
 }
 
 /** The key columns' [min, max] over a batch: files whose bounds miss them are never opened. */

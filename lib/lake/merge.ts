@@ -232,7 +232,7 @@ async function upsertAndDelete(run: MergeRun, pk: string, partition: Record<stri
   if (probe.size !== both.numRows) return false;
   const { candidates, deletes } = partitionFiles(run, pk, () => keyRanges(run.t, both, run.matchCols), () => run.matchCols.map((c) => both.data.children[c]));
   const keep = run.soft ? run.target.fields.map((_, c) => c) : [...new Set(run.carry)];
-  const m = await matchKeys(run.t, candidates, deletes, run.matchCols, probe, both.numRows, keep, nIn);
+  const m = await matchKeys(run.t, candidates, deletes, run.matchCols, probe, both.numRows, keep, { splitAt: nIn, knownKeys: run.opts.knownKeys });
   addHits(run, m.hits);
   let up = 0;
   for (let j = 0; j < nIn; j++) if (m.oldOf[j] >= 0) up++;
@@ -255,7 +255,7 @@ async function upsertAndDelete(run: MergeRun, pk: string, partition: Record<stri
 async function deleteKeys(run: MergeRun, pk: string, partition: Record<string, unknown>, dels: arrow.RecordBatch, dprobe: KeyProbe): Promise<void> {
   const { candidates, deletes } = partitionFiles(run, pk, () => keyRanges(run.t, dels, run.matchCols), () => run.matchCols.map((c) => dels.data.children[c]));
   const all = run.target.fields.map((_, c) => c);
-  const dm = await matchKeys(run.t, candidates, deletes, run.matchCols, dprobe, dels.numRows, run.soft ? all : []);
+  const dm = await matchKeys(run.t, candidates, deletes, run.matchCols, dprobe, dels.numRows, run.soft ? all : [], { knownKeys: run.opts.knownKeys });
   const n = addHits(run, dm.hits);
   run.deleted += n;
   if (n) run.deletedByPartition.push({ partition, rows: n });
@@ -286,7 +286,7 @@ async function upsert(run: MergeRun, pk: string, input0: arrow.RecordBatch): Pro
   const ranges = keyRanges(t, input, run.matchCols);
   const { candidates, deletes } = partitionFiles(run, pk, () => ranges, () => run.matchCols.map((c) => input.data.children[c]));
   const keep = [...new Set([...run.carry, ...run.prevCols, ...(run.prevCols.length ? run.keyCols : [])])];
-  const m = await matchKeys(t, candidates, deletes, run.matchCols, probe, input.numRows, keep);
+  const m = await matchKeys(t, candidates, deletes, run.matchCols, probe, input.numRows, keep, { knownKeys: opts.knownKeys });
   addHits(run, m.hits);
   run.updated += m.matched; run.inserted += probe.size - m.matched;
   if (m.old) {
@@ -310,7 +310,7 @@ async function plainUpsert(run: MergeRun, pk: string, batches: arrow.RecordBatch
   const ranges = keyColumnRanges(run.t, run.matchCols, keys);
   const { candidates, deletes } = partitionFiles(run, pk, () => ranges, () => keys);
   const keep = [...new Set([...run.prevCols, ...(run.prevCols.length ? run.keyCols : [])])];
-  const m = await matchKeys(run.t, candidates, deletes, run.matchCols, probe, n, keep);
+  const m = await matchKeys(run.t, candidates, deletes, run.matchCols, probe, n, keep, { knownKeys: run.opts.knownKeys });
   addHits(run, m.hits);
   run.updated += m.matched; run.inserted += n - m.matched;
   if (m.old && run.prevCols.length) collectPrevious(run, m.old, keep);

@@ -152,6 +152,15 @@ export interface MergeOptions {
    * `tributary.cdc.lsn`): what a reader of the snapshot alone must know about it. (Default: none)
    */
   summary?: Record<string, string>;
+  /**
+   * A data file's values of the merge's single integer match column, when the caller holds them
+   * already (a worker's key cache: lib/etl/int-key-files.ts), aligned to the file's row positions
+   * (NaN for a null), by file path. A candidate file found here, whose other needed columns the
+   * manifest shows constant, is matched without being opened. Anything else (no entry, a length
+   * other than the file's record count, a null key) is read from the file. (Default: every
+   * candidate file is read)
+   */
+  knownKeys?: (path: string) => Float64Array | undefined;
 }
 
 /** MergeOptions.lateDeleteKeys once known. */
