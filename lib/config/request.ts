@@ -13,9 +13,12 @@ import { readDecimal, readInteger } from './number-text';
 
 const got = (v: unknown) => `got ${JSON.stringify(v)}`;
 
+/** The message for an input of the wrong JSON type (a number where a name belongs): what was expected and what came, or `required` when nothing came. */
+export const typeError = (expected: string) => (iss: { input?: unknown }) => (iss.input === undefined ? `required (${expected})` : `expected ${expected}, ${got(iss.input)}`);
+
 /** An integer in [min, max], from a number or a string of digits. */
 export function intField(min: number, max: number) {
-  return z.union([z.number(), z.string()]).transform((v, ctx) => {
+  return z.union([z.number(), z.string()], { error: typeError(`an integer ≥ ${min} and ≤ ${max}`) }).transform((v, ctx) => {
     const n = readInteger(v);
     if (n === null || n < min || n > max) {
       ctx.addIssue({ code: 'custom', message: `expected an integer ≥ ${min} and ≤ ${max}, ${got(v)}` });
@@ -28,7 +31,7 @@ export function intField(min: number, max: number) {
 
 /** A number in [min, max], from a number or a decimal string. */
 export function numberField(min: number, max: number) {
-  return z.union([z.number(), z.string()]).transform((v, ctx) => {
+  return z.union([z.number(), z.string()], { error: typeError(`a number from ${min} to ${max}`) }).transform((v, ctx) => {
     const n = readDecimal(v);
     if (n === null || n < min || n > max) {
       ctx.addIssue({ code: 'custom', message: `expected a number from ${min} to ${max}, ${got(v)}` });
@@ -41,7 +44,7 @@ export function numberField(min: number, max: number) {
 /** One of `values`, compared case-insensitively, returned in the spelling of `values`. */
 export function enumField<const T extends readonly [string, ...string[]]>(values: T) {
   const list = values.length === 2 ? `${values[0]} or ${values[1]}` : `${values.slice(0, -1).join(', ')} or ${values[values.length - 1]}`;
-  return z.string().transform((v, ctx) => {
+  return z.string({ error: typeError(list) }).transform((v, ctx) => {
     const hit = values.find((x) => x.toLowerCase() === v.trim().toLowerCase());
     if (!hit) { ctx.addIssue({ code: 'custom', message: `expected ${list}, ${got(v)}` }); return z.NEVER; }
     return hit as T[number];
@@ -49,7 +52,7 @@ export function enumField<const T extends readonly [string, ...string[]]>(values
 }
 
 /** A comma-separated string or a list of strings → trimmed, non-empty names (at most 1000, each ≤ 256 characters). */
-export const listField = z.union([z.string(), z.array(z.string())]).transform((v, ctx) => {
+export const listField = z.union([z.string(), z.array(z.string())], { error: typeError('a name, names separated by commas, or a list of names') }).transform((v, ctx) => {
   const items = (Array.isArray(v) ? v : v.split(',')).map((x) => x.trim()).filter(Boolean);
   if (items.length > 1000) { ctx.addIssue({ code: 'custom', message: 'at most 1000 names' }); return z.NEVER; }
   const long = items.find((x) => x.length > 256);

@@ -39,6 +39,12 @@ describe('etl.run / dq.run payload checks', () => {
     ['etl.run', { mode: 'INITIAL', poolSize: 1e9 }, 'params.poolSize', /≤ 64/],
     ['etl.run', { mode: 'INITIAL', maxTableWorkers: 0 }, 'params.maxTableWorkers', /≥ 1/],
     ['etl.run', { mode: 'SOMETIMES' }, 'params.mode', /INITIAL or INCREMENTAL/],
+    // a value of the wrong JSON type says what was expected and what came (not "required", not "Invalid input")
+    ['etl.run', { mode: 7 }, 'params.mode', /^params\.mode: expected INITIAL or INCREMENTAL, got 7$/],
+    ['etl.run', {}, 'params.mode', /^params\.mode: required \(INITIAL or INCREMENTAL\)$/],
+    ['etl.run', { mode: 'INITIAL', branch: 5 }, 'params.branch', /^params\.branch: expected a name, names separated by commas, or a list of names, got 5$/],
+    ['etl.run', { mode: 'INITIAL', maxTableWorkers: true }, 'params.maxTableWorkers', /^params\.maxTableWorkers: expected an integer ≥ 1 and ≤ 64, got true$/],
+    ['etl.run', { mode: 'INITIAL', compression: 5 }, 'params.compression', /^params\.compression: expected snappy, zstd, lz4 or uncompressed, got 5$/],
     ['etl.run', { mode: 'INITIAL', oracleClientLibDir: '/tmp/evil' }, 'params.oracleClientLibDir', /unknown field/],
     ['etl.run', { mode: 'INITIAL', tablesFile: '../secret.key' }, 'params.tablesFile', /under the data folder/],
     ['etl.run', { mode: 'INITIAL', tablesFile: path.join(base, 'secret.key') }, 'params.tablesFile', /under the data folder/],

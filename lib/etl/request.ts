@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationMsField, enumField, intField, listField, namespaceField, numberField } from '../config/request';
+import { durationMsField, enumField, intField, listField, namespaceField, numberField, typeError } from '../config/request';
 import { DEFAULT_SETTINGS as D, type EtlSettings } from './settings';
 
 /**
@@ -9,7 +9,7 @@ import { DEFAULT_SETTINGS as D, type EtlSettings } from './settings';
  * seed's flags in camelCase (`--max-table-workers` ↔ `maxTableWorkers`).
  */
 export const EtlRequest = z.strictObject({
-  mode: z.string({ error: 'required (INITIAL or INCREMENTAL)' }).pipe(enumField(['INITIAL', 'INCREMENTAL'])).meta({ enum: ['INITIAL', 'INCREMENTAL'] }).describe('INITIAL (full or ranged load) or INCREMENTAL (changes since the last watermark).'),
+  mode: z.string({ error: typeError('INITIAL or INCREMENTAL') }).pipe(enumField(['INITIAL', 'INCREMENTAL'])).meta({ enum: ['INITIAL', 'INCREMENTAL'] }).describe('INITIAL (full or ranged load) or INCREMENTAL (changes since the last watermark).'),
   branch: listField.default([]).describe('Branch keys; empty = every configured branch. (Default: all)'),
   tables: listField.default([]).describe('OWNER.TABLE, TABLE, subquery name or lake name; empty = all. (Default: all)'),
   category: enumField(['masters', 'transactions', 'both']).default('both').describe('masters, transactions or both (the masters phase runs first). (Default: both)'),

@@ -31,8 +31,42 @@ export function plainValue(type: arrow.DataType, v: unknown): unknown {
 
 export function plainRow(batch: arrow.RecordBatch, i: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  batch.schema.fields.forEach((f, c) => { out[f.name] = plainValue(f.type, batch.getChildAt(c)!.get(i)); });
+  batch.schema.fields.forEach((f, c) => { out[f.name] = cellValue(batch, c, i, plainValue); });
   return out;
+}
+
+/**
+ * Column c's value at row i through `plain`, except a timestamp: arrow-js hands one over as
+ * milliseconds, a float that cannot hold a microsecond (or nanosecond) value exactly, so it is
+ * read from the column's integers (timestampIso).
+ */
+export function cellValue(batch: arrow.RecordBatch, c: number, i: number, plain: (type: arrow.DataType, v: unknown) => unknown): unknown {
+  const type = batch.schema.fields[c].type;
+  const v = batch.getChildAt(c)!.get(i);
+  if (v === null || v === undefined || type.typeId !== arrow.Type.Timestamp) return plain(type, v);
+  const d = batch.data.children[c];
+  // arrow-js keeps `values` offset to the Data's first element (a slice's too): row i is values[i]
+  return timestampIso(type as arrow.Timestamp, BigInt((d.values as BigInt64Array)[i]));
+}
+
+const PER_MS: Record<number, bigint> = { [arrow.TimeUnit.MICROSECOND]: 1000n, [arrow.TimeUnit.NANOSECOND]: 1_000_000n };
+
+/**
+ * A timestamp (`raw` in the type's unit) as ISO 8601 (with `Z` when the type has a zone): three
+ * fraction digits, six or nine when the value has that much (a microsecond timestamp whose
+ * microseconds are not zero), so no digit the lake holds is lost and whole milliseconds read as before.
+ */
+export function timestampIso(type: arrow.Timestamp, raw: bigint): string {
+  const per = PER_MS[type.unit];
+  let ms = type.unit === arrow.TimeUnit.SECOND ? raw * 1000n : raw;
+  let sub = '';
+  if (per) {
+    ms = raw / per; let rem = raw % per;
+    if (rem < 0n) { ms -= 1n; rem += per; } // floor: the fraction of a time before 1970 counts up from the millisecond below
+    if (rem) sub = String(rem).padStart(per === 1000n ? 3 : 6, '0');
+  }
+  const iso = new Date(Number(ms)).toISOString().replace('Z', `${sub}Z`);
+  return type.timezone ? iso : iso.replace('Z', '');
 }
 
 /**

@@ -26,7 +26,7 @@ export type { OrphanFile, RemoveOrphansOptions, RemoveOrphansResult } from './or
 export type { Catalog, TableIdent } from './catalog';
 export type { TableRequirement, TableUpdate } from './table-update';
 export { parseIdent } from './catalog';
-export { csvCell, csvLine, csvToBatch, plainRow, plainValue } from './format';
+export { cellValue, csvCell, csvLine, csvToBatch, plainRow, plainValue, timestampIso } from './format';
 // row access for engines that check or filter staged batches (lib/etl's duplicate-key check)
 export { takeBatch, valueAt } from './arrow-util';
 export { encodeParquet, readParquetBatches } from './parquet';

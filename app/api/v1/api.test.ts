@@ -145,6 +145,10 @@ describe('bad input → 400 with a field, nothing half-written', () => {
     const extra = await post({ body: { kind: 'system.check', params: { bogus: 1 } } });
     expect(extra.status).toBe(400);
     expect(extra.body.error.field).toMatch(/^params/);
+    // beside kind and params too: a misspelt `parmas` must not start the job with its defaults
+    const beside = await post({ body: { kind: 'system.check', parmas: { holdSeconds: 1 } } });
+    expect(beside.status).toBe(400);
+    expect(beside.body.error).toMatchObject({ code: 'validation', field: 'parmas' });
     expect(await runCount()).toBe(before);
   });
 

@@ -4,7 +4,7 @@ import { BRANCH_ID } from '../../config/lake-columns';
 import { AppError } from '../../errors';
 import type { Lake, LakeTable } from '../../lake';
 import { snapshotRows } from './snapshot-rows';
-import { typeString } from '../../lake';
+import { cellValue, typeString } from '../../lake';
 
 /** One table of the lake list: what the panel's table list shows without opening files. */
 export interface LakeTableSummary {
@@ -173,7 +173,7 @@ export async function previewLakeRows(lake: Lake, ident: string, o: { branch?: s
       const fields = b.schema.fields;
       for (let i = 0; i < b.numRows; i++) {
         const row: Record<string, unknown> = {};
-        fields.forEach((f, c) => { row[f.name] = jsonValue(f.type, b.getChildAt(c)!.get(i)); });
+        fields.forEach((f, c) => { row[f.name] = cellValue(b, c, i, jsonValue); });
         rows.push(row);
       }
     }

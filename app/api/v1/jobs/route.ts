@@ -17,7 +17,7 @@ const ListQuery = z.object({
   before: z.iso.datetime({ offset: true }).optional(),
 });
 
-const StartBody = z.object({
+const StartBody = z.strictObject({
   kind: z.string({ error: 'kind is required (a job kind such as system.check)' }).min(1, 'kind is required'),
   params: z.unknown().optional(),
   /** Accepted as a synonym of `params`. */
