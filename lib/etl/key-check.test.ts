@@ -1,11 +1,13 @@
 import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { exactDuplicates, KeyTracker, olderRows, withoutRows } from './key-check';
+import { duplicatesOf, exactDuplicates, KeyTracker, olderRows, withoutRows } from './key-check';
 
 const batch = (cols: Record<string, arrow.Vector>) => new arrow.Table(cols).batches[0];
 const ids = (xs: (number | null)[]) => arrow.vectorFromArray(xs.map((x) => (x === null ? null : BigInt(x))), new arrow.Int64());
 const ts = (xs: bigint[]) => arrow.makeVector(arrow.makeData({ type: new arrow.TimestampMicrosecond(), length: xs.length, nullCount: 0, data: BigInt64Array.from(xs) }));
 const str = (xs: (string | null)[]) => arrow.vectorFromArray(xs, new arrow.Utf8());
+const big = (xs: bigint[]) => arrow.vectorFromArray(xs, new arrow.Int64());
+const int32 = (xs: number[]) => arrow.vectorFromArray(xs, new arrow.Int32());
 
 async function dups(batches: arrow.RecordBatch[][], keys: string[], order?: string) {
   const t = KeyTracker.forSchema(batches[0][0].schema, keys, 't on branch b');
@@ -37,6 +39,37 @@ describe('KeyTracker + exactDuplicates', () => {
     expect(d.map((g) => g.key)).toEqual(['k-123456']);
   });
 
+  it('one integer key (collected as numbers, checked at the end): dense and sparse spans, int32, negatives, asked for mid-stream', async () => {
+    const keyOf = async (bs: arrow.RecordBatch[]) => (await dups([bs], ['id'])).d.map((g) => [g.key, g.rows.map((r) => r.row)]);
+    // sparse (sorted, not a bitmap): a trillion apart
+    expect(await keyOf([batch({ ID: big([1n, 10n ** 12n, 5n]) }), batch({ ID: big([10n ** 12n, -7n, 1n, 10n ** 12n]) })])).toEqual([['1', [0, 5]], ['1000000000000', [1, 3, 6]]]);
+    // dense, with negatives
+    expect(await keyOf([batch({ ID: big([-3n, -2n, -1n, 0n]) }), batch({ ID: big([-1n, 9n]) })])).toEqual([['-1', [2, 4]]]);
+    expect(await keyOf([batch({ ID: int32([2147483647, -2147483648, 0]) }), batch({ ID: int32([0, 2147483647]) })])).toEqual([['2147483647', [0, 4]], ['0', [2, 3]]]);
+    // asked for between batches (nothing yet), then a later batch repeats an earlier key
+    const t = new KeyTracker([0]);
+    t.add(batch({ ID: big([1n, 2n, 3n]) }));
+    expect(t.suspects.size).toBe(0);
+    t.add(batch({ ID: big([4n, 2n]) }));
+    expect(t.suspects.size).toBe(1);
+    expect((await exactDuplicates(1, async () => [batch({ ID: big([1n, 2n, 3n]) }), batch({ ID: big([4n, 2n]) })], t, null)).map((g) => g.key)).toEqual(['2']);
+  });
+
+  it('an integer key leaves the collecting road for hashing (a key beyond ±2^53, a NULL) and still finds repeats on both sides', async () => {
+    const huge = 2n ** 60n;
+    const f = [batch({ ID: big([1n, 2n, 3n]) }), batch({ ID: big([huge, 2n, 4n]) }), batch({ ID: big([huge + 1n, huge, 3n]) })];
+    expect((await dups([f], ['id'])).d.map((g) => [g.key, g.rows.map((r) => r.row)])).toEqual([['2', [1, 4]], ['3', [2, 8]], ['1152921504606846976', [3, 7]]]);
+    const g = [batch({ ID: ids([5, 6]) }), batch({ ID: ids([null, 6, null]) })];
+    expect((await dups([g], ['id'])).d.map((x) => [x.key, x.rows.map((r) => r.row)])).toEqual([['6', [1, 3]], ['NULL', [2, 4]]]);
+  });
+
+  it('duplicatesOf names each repeated value once, by bitmap or by sort', () => {
+    expect(duplicatesOf(Float64Array.from([3, 1, 3, 2, 3, 1]))).toEqual([3, 1]);
+    expect(duplicatesOf(Float64Array.from([5e12, -5e12, 5e12, 0, 5e12]))).toEqual([5e12]);
+    expect(duplicatesOf(Float64Array.from([7]))).toEqual([]);
+    expect(duplicatesOf(Float64Array.from([1, 2, 2 ** 40]))).toEqual([]);
+  });
+
   it('a key column the extract lacks is named', () => {
     expect(() => KeyTracker.forSchema(batch({ ID: ids([1]) }).schema, ['CAT_ID'], 'category on branch b0'))
       .toThrow('etl: category on branch b0: unique_key column CAT_ID is not a column of the extract (columns: ID)');
@@ -55,7 +88,7 @@ describe('KeyTracker + exactDuplicates', () => {
 });
 
 describe('KeyTracker cost (printed, not asserted)', () => {
-  it('hashes a million int64 keys', () => {
+  it('checks a million int64 keys', () => {
     const n = 1_000_000;
     const b = batch({ ID: arrow.vectorFromArray(BigInt64Array.from({ length: n }, (_, i) => BigInt(i))) });
     const t0 = performance.now();
