@@ -68,14 +68,14 @@ export async function lakeIntKeys(batches: AsyncIterable<arrow.RecordBatch>, key
     const w = vals instanceof BigInt64Array ? new Int32Array(vals.buffer, vals.byteOffset, vals.length * 2) : null;
     let unsafe = false;
     for (let i = 0; i < b.numRows; i++) {
-      const j = d.offset + i;
+      const j = d.offset + i; // the validity bitmap counts from the Data's offset; arrow-js pre-slices `values` (row i is values[i])
       if (bm && (bm[j >> 3] & (1 << (j & 7))) === 0) continue;
       if (keep && !keep(i)) continue;
       if (w) {
-        const hi = w[2 * j + 1];
+        const hi = w[2 * i + 1];
         if (hi > 0x1fffff || hi < -0x200000) unsafe = true;
-        out[n++] = hi * 4294967296 + (w[2 * j] >>> 0);
-      } else out[n++] = vals[j] as number;
+        out[n++] = hi * 4294967296 + (w[2 * i] >>> 0);
+      } else out[n++] = vals[i] as number;
     }
     if (unsafe) return null;
   }

@@ -2,6 +2,7 @@ import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
 import type { DataFileInfo } from '../lake';
 import { IntKeyFileCache, liveIntKeys, type IntKeyFiles, type LiveIntKeys } from './int-key-files';
+import { lakeIntKeys } from './detect-int-keys';
 
 // The lake side of `deletes: detect` by file (int-key-files.ts), on hand-built files: which rows a
 // position delete removes, what makes the road give up (null: the caller scans), and that a cached
@@ -58,6 +59,14 @@ describe('live integer keys by file', () => {
     const next = lakeOf([file('d1', 'data', 5), file('d2', 'data', 2), file('p1', 'position-deletes', 1), file('p2', 'position-deletes', 2), file('d3', 'data', 1)], { ...keys, d3: [int64([7])] }, dels);
     expect(sorted(await liveIntKeys(next.src, 'ID', cache))).toEqual([1, 2, 3, 5, 7]);
     expect(next.reads.sort()).toEqual(['d3', 'p2']);
+  });
+
+  it('a chunk that is a slice of a larger column (values pre-sliced, the validity bitmap at its offset) reads its own rows', async () => {
+    const whole = int64([9, 10, 11, null, 13, 14]);
+    const { src } = lakeOf([file('d1', 'data', 4)], { d1: [whole.slice(1, 4)] }, {});
+    expect(sorted(await liveIntKeys(src, 'ID', new IntKeyFileCache()))).toEqual([10, 11, 13]);
+    const batch = new arrow.Table({ ID: arrow.makeVector(whole) }).batches[0].slice(2, 6); // rows 2–5
+    expect([...(await lakeIntKeys((async function* () { yield batch; })(), 'ID', null))!]).toEqual([11, 13, 14]);
   });
 
   it('gives up (null) on equality deletes, a file without the column, a key beyond ±2^53', async () => {

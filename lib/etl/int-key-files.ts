@@ -155,15 +155,15 @@ async function keysOf(chunks: AsyncIterable<arrow.Data>, rows: number): Promise<
     // an int64 as its two 32-bit halves (little-endian): BigInt → Number a row costs several times more
     const w = vals instanceof BigInt64Array ? new Int32Array(vals.buffer, vals.byteOffset, vals.length * 2) : null;
     for (let i = 0; i < d.length; i++) {
-      const j = d.offset + i;
+      const j = d.offset + i; // the validity bitmap counts from the Data's offset; arrow-js pre-slices `values` (row i is values[i])
       if (bm && (bm[j >> 3] & (1 << (j & 7))) === 0) { out[n++] = NaN; continue; }
       if (w) {
-        const hi = w[2 * j + 1];
+        const hi = w[2 * i + 1];
         if (hi > 0x1fffff || hi < -0x200000) return null;
-        const k = hi * 4294967296 + (w[2 * j] >>> 0);
+        const k = hi * 4294967296 + (w[2 * i] >>> 0);
         if (!Number.isSafeInteger(k)) return null;
         out[n++] = k;
-      } else out[n++] = vals[j] as number;
+      } else out[n++] = vals[i] as number;
     }
   }
   // fewer values than the manifest's record count: the column is missing (or a file is short), positions would not align
