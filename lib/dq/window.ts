@@ -125,23 +125,23 @@ function numberReader(type: arrow.DataType): (d: arrow.Data, i: number) => numbe
   };
   if (type.typeId === arrow.Type.Timestamp) {
     const mul = [1e6, 1e3, 1, 1e-3][(type as arrow.Timestamp).unit];
-    return (d, i) => isNull(d, i) ? null : Number((d.values as BigInt64Array)[d.offset + i]) * mul;
+    return (d, i) => isNull(d, i) ? null : Number((d.values as BigInt64Array)[i]) * mul;
   }
   if (type.typeId === arrow.Type.Date) {
-    if ((type as arrow.Date_).unit === arrow.DateUnit.DAY) return (d, i) => isNull(d, i) ? null : (d.values as Int32Array)[d.offset + i] * 86_400_000_000;
-    return (d, i) => isNull(d, i) ? null : Number((d.values as BigInt64Array)[d.offset + i]) * 1000;
+    if ((type as arrow.Date_).unit === arrow.DateUnit.DAY) return (d, i) => isNull(d, i) ? null : (d.values as Int32Array)[i] * 86_400_000_000;
+    return (d, i) => isNull(d, i) ? null : Number((d.values as BigInt64Array)[i]) * 1000;
   }
   if (type.typeId === arrow.Type.Decimal) {
     const t = type as arrow.Decimal;
     const stride = t.bitWidth / 32;
     return (d, i) => {
       if (isNull(d, i)) return null;
-      const w = d.values as Uint32Array; const b = (d.offset + i) * stride;
+      const w = d.values as Uint32Array; const b = i * stride; // values pre-sliced: row i of a slice is values[i]
       let v = 0n; for (let k = stride - 1; k >= 0; k--) v = (v << 32n) | BigInt(w[b + k]);
       return Number(canonicalScaled(BigInt.asIntN(stride * 32, v), t.scale));
     };
   }
-  return (d, i) => isNull(d, i) ? null : Number((d.values as ArrayLike<number | bigint>)[d.offset + i]);
+  return (d, i) => isNull(d, i) ? null : Number((d.values as ArrayLike<number | bigint>)[i]);
 }
 
 /** The window as a decode-loop predicate over the lake's columns. */

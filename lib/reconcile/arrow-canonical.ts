@@ -61,7 +61,7 @@ export function epochSecondsReader(type: arrow.DataType): ((data: arrow.Data, i:
     const bigDiv = BigInt(div);
     return (data, i) => {
       const vals = data.values as BigInt64Array | Int32Array;
-      const j = data.offset + i;
+      const j = i; // arrow-js pre-slices values: row i of a slice is values[i] (only validity bitmaps count from the offset)
       if (vals instanceof BigInt64Array) {
         const b = vals[j];
         if (div < 1e9 || (b < 9007199254740991n && b > -9007199254740991n)) return Math.floor(Number(b) / div);
@@ -71,10 +71,10 @@ export function epochSecondsReader(type: arrow.DataType): ((data: arrow.Data, i:
     };
   }
   if (type.typeId === arrow.Type.Date) {
-    if ((type as arrow.Date_).unit === arrow.DateUnit.DAY) return (data, i) => (data.values as Int32Array)[data.offset + i] * 86400;
+    if ((type as arrow.Date_).unit === arrow.DateUnit.DAY) return (data, i) => (data.values as Int32Array)[i] * 86400;
     return (data, i) => {
       const vals = data.values as BigInt64Array | Float64Array;
-      const v = vals[data.offset + i];
+      const v = vals[i];
       return Math.floor(Number(v) / 1000);
     };
   }
@@ -89,18 +89,18 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
   switch (type.typeId) {
     case arrow.Type.Int: {
       const t = type as arrow.Int;
-      if (asFloat) return (d, i) => isNull(d, i) ? null : canonicalDouble(Number((d.values as ArrayLike<number | bigint>)[d.offset + i]));
-      if (t.bitWidth === 64) return (d, i) => isNull(d, i) ? null : (d.values as BigInt64Array)[d.offset + i].toString();
-      return (d, i) => isNull(d, i) ? null : String((d.values as Int32Array)[d.offset + i]);
+      if (asFloat) return (d, i) => isNull(d, i) ? null : canonicalDouble(Number((d.values as ArrayLike<number | bigint>)[i]));
+      if (t.bitWidth === 64) return (d, i) => isNull(d, i) ? null : (d.values as BigInt64Array)[i].toString();
+      return (d, i) => isNull(d, i) ? null : String((d.values as Int32Array)[i]);
     }
     case arrow.Type.Float:
-      return (d, i) => isNull(d, i) ? null : canonicalDouble((d.values as Float64Array)[d.offset + i]);
+      return (d, i) => isNull(d, i) ? null : canonicalDouble((d.values as Float64Array)[i]);
     case arrow.Type.Decimal: {
       const t = type as arrow.Decimal;
       const stride = (t.bitWidth ?? 128) / 32;
       return (d, i) => {
         if (isNull(d, i)) return null;
-        const text = canonicalScaled(decimalUnscaled(d.values as Uint32Array, (d.offset + i) * stride, stride), t.scale);
+        const text = canonicalScaled(decimalUnscaled(d.values as Uint32Array, i * stride, stride), t.scale);
         // decimal → double is correctly rounded from the exact text, as numeric::float8 is
         return asFloat ? canonicalDouble(parseFloat(text)) : text;
       };
@@ -118,7 +118,7 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
         if (isNull(d, i)) return null;
         if (cached !== d) { cached = d; const v = d.values as Uint8Array; buf = Buffer.from(v.buffer, v.byteOffset, v.byteLength); }
         const offs = d.valueOffsets as Int32Array | BigInt64Array;
-        const j = d.offset + i;
+        const j = i; // value offsets are pre-sliced too
         return buf.toString('utf8', Number(offs[j]), Number(offs[j + 1]));
       };
     }
@@ -127,7 +127,7 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
         if (isNull(d, i)) return null;
         const offs = d.valueOffsets as Int32Array | BigInt64Array;
         const v = d.values as Uint8Array;
-        const j = d.offset + i;
+        const j = i; // value offsets are pre-sliced too
         return Buffer.from(v.buffer, v.byteOffset + Number(offs[j]), Number(offs[j + 1]) - Number(offs[j])).toString('hex');
       };
     }
@@ -136,7 +136,7 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
       return (d, i) => {
         if (isNull(d, i)) return null;
         const v = d.values as Uint8Array;
-        return Buffer.from(v.buffer, v.byteOffset + (d.offset + i) * w, w).toString('hex');
+        return Buffer.from(v.buffer, v.byteOffset + i * w, w).toString('hex');
       };
     }
     case arrow.Type.Timestamp: {
@@ -151,7 +151,7 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
         const s = sec(d, i);
         if (div === 1) return fmt(s);
         const vals = d.values as BigInt64Array | Int32Array;
-        const j = d.offset + i;
+        const j = i;
         let sub: number;
         if (vals instanceof BigInt64Array) sub = div < 1e9 ? Number(vals[j]) - s * div : Number(vals[j] - BigInt(s) * bigDiv);
         else sub = vals[2 * j + 1] * TWO32 + (vals[2 * j] >>> 0) - s * div;
@@ -172,7 +172,7 @@ export function cellRenderer(type: arrow.DataType, asFloat: boolean): CellRender
         const offs = d.valueOffsets as Int32Array;
         const child = d.children[0];
         const parts: string[] = [];
-        for (let e = offs[d.offset + i]; e < offs[d.offset + i + 1]; e++) parts.push(isNull(child, e) ? 'null' : item(child, e));
+        for (let e = offs[i]; e < offs[i + 1]; e++) parts.push(isNull(child, e) ? 'null' : item(child, e));
         return `[${parts.join(', ')}]`;
       };
     }
@@ -205,7 +205,7 @@ function jsonbElement(type: arrow.DataType): (d: arrow.Data, i: number) => strin
       const t = type as arrow.Decimal;
       const stride = (t.bitWidth ?? 128) / 32;
       return (d, i) => {
-        const u = BigInt(decimalUnscaled(d.values as Uint32Array, (d.offset + i) * stride, stride));
+        const u = BigInt(decimalUnscaled(d.values as Uint32Array, i * stride, stride));
         const neg = u < 0n; const s = (neg ? -u : u).toString().padStart(t.scale + 1, '0');
         return (neg ? '-' : '') + (t.scale ? `${s.slice(0, -t.scale)}.${s.slice(-t.scale)}` : s);
       };
@@ -216,7 +216,7 @@ function jsonbElement(type: arrow.DataType): (d: arrow.Data, i: number) => strin
         const v = arrow.makeVector(d).get(i) as number;
         const iso = new Date(Number(v)).toISOString();
         if (type.typeId === arrow.Type.Date) return JSON.stringify(iso.slice(0, 10));
-        const us = Number(BigInt((d.values as BigInt64Array)[d.offset + i]) % 1_000_000n + 1_000_000n) % 1_000_000;
+        const us = Number(BigInt((d.values as BigInt64Array)[i]) % 1_000_000n + 1_000_000n) % 1_000_000;
         const frac = us ? `.${String(us).padStart(6, '0').replace(/0+$/, '')}` : '';
         return JSON.stringify(`${iso.slice(0, 19)}${frac}${zoned ? '+00:00' : ''}`);
       };
@@ -241,7 +241,7 @@ export function cellWriter(type: arrow.DataType, asFloat: boolean): CellWriter {
     return (d, i, out) => {
       if (isNull(d, i)) { out.byte(NULL_BYTE); return; }
       const offs = d.valueOffsets as Int32Array | BigInt64Array;
-      const j = d.offset + i;
+      const j = i; // value offsets are pre-sliced
       out.bytes(d.values as Uint8Array, Number(offs[j]), Number(offs[j + 1]));
     };
   }

@@ -41,9 +41,9 @@ function low32Reader(d: arrow.Data): (i: number) => number {
   const v = d.values as ArrayLike<number> | BigInt64Array | BigUint64Array;
   if (v instanceof BigInt64Array || v instanceof BigUint64Array) {
     const words = new Int32Array(v.buffer, v.byteOffset, v.length * 2); // little-endian: low word first
-    return (i) => words[2 * (d.offset + i)];
+    return (i) => words[2 * i]; // values are pre-sliced (row i is values[i])
   }
-  return (i) => (v as ArrayLike<number>)[d.offset + i] | 0;
+  return (i) => (v as ArrayLike<number>)[i] | 0;
 }
 
 /**
