@@ -87,6 +87,9 @@ describe('tributary dq', () => {
     expect(bad.stdout).toMatch(/orders\s+br1\s+MISMATCH/);
     expect(bad.stdout).toContain('only in lake:   {"order_id":"44"}');
     expect(bad.stdout).toContain('mismatch:       {"order_id":"33"} [amount]');
+    // the run as recorded (the Runs page, the API): delta is the row-count difference, as the table above prints it
+    const rec = (await db.pool.query(`SELECT result FROM job_runs WHERE kind = 'dq.run' ORDER BY created_at DESC LIMIT 1`)).rows[0].result;
+    expect(rec.units).toEqual([expect.objectContaining({ table: 'orders', branch: 'br1', status: 'MISMATCH', delta: -1, differing: 2 })]);
 
     const fixed = await cli(['--since', '2023-01-01', '--branch', 'br1', '--tables', 'orders', '--repair', '--repair-deletes', '--json']);
     expect(fixed.code).toBe(0);

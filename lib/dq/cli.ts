@@ -6,7 +6,7 @@ import { parseRequest } from '../config/request';
 import { exitCodeFor, isInputError } from '../errors';
 import { executeDq } from './execute';
 import { DQ_FLAG_NAMES, DqRequest } from './request';
-import type { DqResult } from './result';
+import { unitSummary, type DqResult } from './result';
 
 /** Exit codes of `tributary dq` for a finished run; a failed one exits with its error's code (`exitCodeFor`). */
 export const DQ_EXIT = { ok: 0, mismatch: 1 } as const;
@@ -77,7 +77,7 @@ export function registerDqCommands(program: Command, { withCli }: CliEdge): void
           const s = await recordCliRun(ctx.pool, { kind: 'dq.run', params: o, logger: ctx.logger, level: ctx.env.LOG_LEVEL },
             (run) => executeDq({ ...ctx, logger: run.logger, paths: localPaths, style: 'flags', oracleClientLibDir: f.oracleClientLibDir as string | undefined, runId: `dq-${run.runId}`, progress: (d, t) => run.progress(d, t) }, o),
             (x) => ({
-              result: { runId: x.runId, ok: x.ok, csv: x.csvFile ?? null, units: x.results.map((r) => ({ table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.hashTotalDelta, error: r.errorDetails })) },
+              result: { runId: x.runId, ok: x.ok, csv: x.csvFile ?? null, units: x.results.map(unitSummary) },
               error: x.ok ? null : `dq: ${x.results.filter((r) => r.status === 'MISMATCH' || r.status === 'ERROR').length} of ${x.results.length} units MISMATCH or ERROR (run ${x.runId})`,
             }));
           if (f.json) process.stdout.write(JSON.stringify({ runId: s.runId, ok: s.ok, csv: s.csvFile ?? null, results: s.results }, null, 2) + '\n');

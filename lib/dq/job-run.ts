@@ -1,3 +1,4 @@
+import { unitSummary } from './result';
 import { dataDirPaths } from '../config/data-path';
 import type { JobContext } from '../jobs/types';
 import { executeDq } from './execute';
@@ -16,7 +17,7 @@ export async function runDqJob(ctx: JobContext, p: DqRequest): Promise<unknown> 
   const bad = s.results.filter((r) => r.status === 'MISMATCH' || r.status === 'ERROR');
   const result = {
     runId: s.runId, ok: s.ok, csv: s.csvFile ?? null,
-    units: s.results.map((r) => ({ table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.hashTotalDelta, error: r.errorDetails })),
+    units: s.results.map(unitSummary),
   };
   // OpenLineage (when configured): the tables it compared, failed runs included. Lineage never fails a run.
   if (ctx.reportLineage) {

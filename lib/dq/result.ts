@@ -45,3 +45,12 @@ export function newDqRunId(now = new Date()): string {
   const ts = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return `dq-${ts}-${Math.random().toString(36).slice(2, 8)}`;
 }
+
+/**
+ * One unit as a job's result (and `tributary dq --json`) sums it up: `delta` is the row-count
+ * difference (source − lake), as the CLI's table and the panel show it; `differing` the rows the
+ * hash pass found only on one side or different (`hash_total_delta`).
+ */
+export function unitSummary(r: DqResult) {
+  return { table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.rowCountDelta, differing: r.hashTotalDelta, error: r.errorDetails };
+}
