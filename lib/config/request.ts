@@ -11,7 +11,8 @@ import { readDecimal, readInteger } from './number-text';
  * in a job.
  */
 
-const got = (v: unknown) => `got ${JSON.stringify(v)}`;
+/** What came, as JSON, cut to 60 characters: an error quotes a value, never echoes a whole payload. */
+const got = (v: unknown) => { const j = JSON.stringify(v) ?? String(v); return `got ${j.length > 60 ? `${j.slice(0, 60)}…` : j}`; };
 
 /** The message for an input of the wrong JSON type (a number where a name belongs): what was expected and what came, or `required` when nothing came. */
 export const typeError = (expected: string) => (iss: { input?: unknown }) => (iss.input === undefined ? `required (${expected})` : `expected ${expected}, ${got(iss.input)}`);

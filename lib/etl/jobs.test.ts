@@ -45,6 +45,7 @@ describe('etl.run / dq.run payload checks', () => {
     ['etl.run', { mode: 'INITIAL', branch: 5 }, 'params.branch', /^params\.branch: expected a name, names separated by commas, or a list of names, got 5$/],
     ['etl.run', { mode: 'INITIAL', maxTableWorkers: true }, 'params.maxTableWorkers', /^params\.maxTableWorkers: expected an integer ≥ 1 and ≤ 64, got true$/],
     ['etl.run', { mode: 'INITIAL', compression: 5 }, 'params.compression', /^params\.compression: expected snappy, zstd, lz4 or uncompressed, got 5$/],
+    ['etl.run', { mode: 'INITIAL', branch: [1, ...Array(40).fill('x')] }, 'params.branch', /^params\.branch: expected a name, names separated by commas, or a list of names, got \[1,"x","x",.{49}…$/],
     ['etl.run', { mode: 'INITIAL', oracleClientLibDir: '/tmp/evil' }, 'params.oracleClientLibDir', /unknown field/],
     ['etl.run', { mode: 'INITIAL', tablesFile: '../secret.key' }, 'params.tablesFile', /under the data folder/],
     ['etl.run', { mode: 'INITIAL', tablesFile: path.join(base, 'secret.key') }, 'params.tablesFile', /under the data folder/],
