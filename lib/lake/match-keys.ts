@@ -8,7 +8,7 @@ import { columnStats, decodeBound } from './bounds';
 import type { KeyProbe } from './key-probe';
 import type { DataFileRec } from './manifest';
 import { codecOf } from './parquet';
-import { deleteIndex, readDataFile, rowKey, specById, type PlannedFile } from './scan';
+import { deleteIndex, readDataFile, rowKey, specById, visitDataFile, type PlannedFile } from './scan';
 import { arrowSchemaOf, primitiveOf } from './schema';
 import type { TableHandle } from './table-context';
 import type { ColumnRange, IcebergSchema } from './types';
@@ -83,10 +83,14 @@ export async function matchKeys(t: TableHandle, candidates: PlannedFile[], delet
     const at = (id: number) => sub.fields.findIndex((f) => f.id === id);
     const mc = matchCols.map((c) => at(schema.fields[c].id)), kc = keep.map((c) => at(schema.fields[c].id));
     const ec = eq.map((e) => e.ids.map(at));
-    for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids, true)) {
+    const visitBatch = (batch: arrow.RecordBatch, rowBase: number) => {
       const cols = batch.data.children;
       visit(mc.map((c) => cols[c]), ec.map((e) => e.map((c) => cols[c])), kc.map((c, k) => (constant[k] ? null : cols[c])), batch.numRows, rowBase);
-    }
+    };
+    // fixed-width columns (integer keys, timestamps) are probed where the reader decoded them: `visit`
+    // keeps only positions and the values it takes (copies), as visitDataFile asks
+    if (await visitDataFile(view, pf, sub, arrowSchemaOf(sub), ids, visitBatch)) continue;
+    for await (const { batch, rowBase } of readDataFile(view, pf, sub, arrowSchemaOf(sub), ids, true)) visitBatch(batch, rowBase);
   }
   const old = keep.length && oldParts.length ? concatBatches(keepSchema, oldParts) : null;
   return { hits, old, oldOf, matched, hitsFrom };

@@ -24,7 +24,7 @@ export interface EncodeOptions {
   rowGroupRows?: number;
   /** Key/value metadata for the footer (e.g. `iceberg.schema`). */
   keyValue?: Record<string, string>;
-  /** `encodeParquetFile`: on the calling thread, or on an encoder thread (a small file is encoded here regardless). (Default: an encoder thread when one is idle) */
+  /** `encodeParquetFile`: on the calling thread, or on an encoder thread the caller found idle (then only a very small file is encoded here). (Default: an encoder thread when one is idle; a small file here) */
   on?: 'caller' | 'encoder';
 }
 
@@ -53,6 +53,8 @@ export function encodeParquet(schema: arrow.Schema, batches: arrow.RecordBatch[]
 const STREAM_PIECE_ROWS = 65_536;
 /** Files of at most this many rows are encoded on the calling thread: a round trip to a worker costs more. */
 const INLINE_MAX_ROWS = 20_000;
+/** …unless the caller hands them to an idle encoder (`on: 'encoder'`): then only files this small are. */
+const HANDOFF_MIN_ROWS = 2_000;
 
 /**
  * Encode batches into a Parquet file: a large file on one of the process's encoder threads
@@ -65,8 +67,12 @@ const INLINE_MAX_ROWS = 20_000;
 export async function encodeParquetFile(schema: arrow.Schema, batches: arrow.RecordBatch[], opts: EncodeOptions = {}): Promise<Uint8Array> {
   const rows = batches.reduce((a, b) => a + b.numRows, 0);
   const pool = lakeEncoders();
-  // every encoder busy: this thread encodes the file rather than queue it behind theirs
-  const here = rows <= INLINE_MAX_ROWS || (opts.on ?? (pool.idle ? 'encoder' : 'caller')) === 'caller';
+  // every encoder busy: this thread encodes the file rather than queue it behind theirs. A small file
+  // is encoded here too — unless the caller hands it to an encoder it found idle (`on: 'encoder'`):
+  // its thread has other work then (a merge reads and probes the next partition while the last
+  // one's rows are encoded; the lake bench's 1% merge encoded all seven partitions' rows here)
+  const on = opts.on ?? (pool.idle ? 'encoder' : 'caller');
+  const here = on === 'caller' || rows <= (opts.on === 'encoder' ? HANDOFF_MIN_ROWS : INLINE_MAX_ROWS);
   if (here) return encodeParquetStreaming(schema, batches.splice(0), opts);
   return pool.encode(schema, batches, settingsOf(schema, opts), STREAM_PIECE_ROWS);
 }

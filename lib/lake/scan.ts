@@ -15,6 +15,7 @@ import {
 } from './manifest';
 import { offloadPath, readOffloaded } from './offload-read';
 import { readParquetBatches } from './parquet';
+import { viewable, visitParquetColumns } from './parquet-views';
 import { arrowSchemaOf, FIELD_ID, primitiveOf } from './schema';
 import type { Storage } from './storage';
 import type { ColumnRange, IcebergSchema, PartitionSpec, Snapshot, TableMetadata } from './types';
@@ -303,6 +304,21 @@ export async function* readDataFile(view: TableView, pf: PlannedFile, schema: Ic
     yield { batch, rowBase };
     rowBase += raw.numRows;
   }
+}
+
+/**
+ * readDataFile's batches (projected alike) handed to a synchronous visitor over views of the
+ * reader's heap, decoded on this thread with no copy (parquet-views.ts: the visitor keeps nothing
+ * of a batch); false, having visited nothing, when one of the columns is not of a fixed-width type.
+ */
+export async function visitDataFile(view: TableView, pf: PlannedFile, schema: IcebergSchema, target: arrow.Schema, fieldIds: Set<number>, visit: (batch: arrow.RecordBatch, rowBase: number) => void): Promise<boolean> {
+  if (!target.fields.every((f) => viewable(f.type))) return false;
+  const path = pf.entry.data_file.file_path;
+  let rowBase = 0;
+  return visitParquetColumns(await openFile(view, path), path, fieldIds, (raw) => {
+    visit(projectFileBatch(raw, schema, target, path), rowBase);
+    rowBase += raw.numRows;
+  });
 }
 
 /** Row filter on exact values (after file pruning). */
