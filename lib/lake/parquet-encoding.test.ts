@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ParquetEncoderPool } from './encoder-pool';
 import { openLake, type Lake } from './index';
+import { readParquetBatches } from './parquet';
 import { batchOf, chdbQuery, icebirdRows, makeWarehouse, scanRows } from './test-helpers';
 
 // Integer-like columns are written DELTA_BINARY_PACKED with no dictionary tried first
@@ -41,7 +46,43 @@ function toBatch(rs: Row[]): arrow.RecordBatch {
   return batchOf(SCHEMA, rs.map((x) => ({ id: BigInt(x.id), r: x.r === null ? null : BigInt(x.r), q: x.q, ts: x.ts, d: x.d === null ? null : new Date(x.d * 86_400_000), s: x.s })));
 }
 
+/** Each column's encodings over a file's row groups: [name, delta-packed, dictionary]. */
+async function encodingsOf(bytes: Uint8Array): Promise<[string, boolean, boolean][]> {
+  const { parquetMetadata } = await import('hyparquet');
+  const md = parquetMetadata(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  return SCHEMA.fields.map((f) => {
+    const encodings = new Set(md.row_groups.flatMap((g) => g.columns.filter((c) => c.meta_data!.path_in_schema[0] === f.name).flatMap((c) => c.meta_data!.encodings)));
+    return [f.name, encodings.has('DELTA_BINARY_PACKED'), encodings.has('PLAIN_DICTIONARY') || encodings.has('RLE_DICTIONARY')];
+  });
+}
+
 describe('integer-like columns written DELTA_BINARY_PACKED', () => {
+  test('in lib/etl\'s staged files too (they become data files as they are): streamed, written by a worker, or inline', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'staged-delta-'));
+    const pool = new ParquetEncoderPool(1, { compression: 'snappy' });
+    try {
+      const streamed = path.join(dir, 'streamed.parquet');
+      const s = pool.stream(streamed);
+      s.add([toBatch(rows.slice(0, N / 2))]);
+      s.add([toBatch(rows.slice(N / 2))]);
+      await s.finish();
+      const written = path.join(dir, 'written.parquet');
+      await pool.write(written, [toBatch(rows)]); // more than an inline encode's worth: a worker's
+      const inline = path.join(dir, 'inline.parquet');
+      await pool.write(inline, [toBatch(rows.slice(0, 1000))]);
+      for (const [file, n] of [[streamed, N], [written, N], [inline, 1000]] as const) {
+        const bytes = fs.readFileSync(file);
+        expect(await encodingsOf(bytes), file).toEqual(SCHEMA.fields.map((f) => [f.name, true, false]));
+        const ids: number[] = [];
+        for await (const b of readParquetBatches(bytes, file)) ids.push(...Array.from(b.getChild('id')!.toArray() as BigInt64Array, Number));
+        expect(ids).toEqual(rows.slice(0, n).map((r) => r.id));
+      }
+    } finally {
+      await pool.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   let db: TestDatabase;
   let lake: Lake;
   const wh = makeWarehouse();

@@ -77,12 +77,21 @@ function done(id, path, parts) {
 const streams = new Map();
 
 function openStream(m) {
-  const s = { id: m.id, path: m.path, queue: [], closed: false, wake: null, failed: false };
-  streams.set(m.id, s);
+  streams.set(m.id, { id: m.id, path: m.path, settings: m.settings, started: false, queue: [], closed: false, wake: null, failed: false });
+}
+
+/**
+ * The file's encoding starts with its first batch (or its close, for a file of no rows): that
+ * message may name the integer-like columns to write DELTA_BINARY_PACKED (`deltaColumns`), which
+ * a staged file's writer learns only from its first rows.
+ */
+function startStream(s, deltaColumns) {
+  s.started = true;
+  const settings = deltaColumns ? { ...s.settings, deltaColumns } : s.settings;
   // highWaterMark 0: a batch is converted into wasm memory only when the writer asks for it
   const input = new ReadableStream({ pull: (c) => pullBatch(s, c) }, { highWaterMark: 0 });
   (async () => {
-    const out = await pw.transformParquetStream(input, propsOf(m));
+    const out = await pw.transformParquetStream(input, propsOf({ settings }));
     const parts = [];
     let bytes = 0;
     for await (const c of out) parts.push(c);
@@ -161,6 +170,7 @@ parentPort.on('message', (m) => {
       else streams.delete(m.id);
       return;
     }
+    if (!s.started) startStream(s, m.deltaColumns);
     if (m.type === 'batch') s.queue.push(m); else s.closed = true;
     s.wake?.();
     return;

@@ -8,6 +8,7 @@ import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
 import * as pw from 'parquet-wasm';
 import { isValidAt } from './arrow-util';
+import { deltaColumns } from './delta-columns';
 import { GuardedBlob } from './guarded-blob';
 import { columnsForFieldIds } from './parquet-columns.mjs';
 import { BOUND_TRUNCATE, columnStats, emptyStats, mergeStats, type ColumnStats, type Comparable } from './bounds';
@@ -109,12 +110,6 @@ export async function encodeParquetStreaming(schema: arrow.Schema, batches: arro
   let o = 0;
   for (const chunk of chunks) { bytes.set(chunk, o); o += chunk.length; }
   return bytes;
-}
-
-/** Top-level columns stored as INT32/INT64 (integers, dates, times, timestamps; not decimals): see `deltaColumns` of writerProperties. */
-function deltaColumns(schema: arrow.Schema): string[] {
-  const ints = new Set([arrow.Type.Int, arrow.Type.Date, arrow.Type.Time, arrow.Type.Timestamp]);
-  return schema.fields.filter((f) => ints.has(f.type.typeId)).map((f) => f.name);
 }
 
 /** Statistics by field id over batches (which carry `PARQUET:field_id`). */
