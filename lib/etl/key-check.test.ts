@@ -55,6 +55,14 @@ describe('KeyTracker + exactDuplicates', () => {
     expect((await exactDuplicates(1, async () => [batch({ ID: big([1n, 2n, 3n]) }), batch({ ID: big([4n, 2n]) })], t, null)).map((g) => g.key)).toEqual(['2']);
   });
 
+  it('an integer key marked as bits moves to numbers when the keys turn sparse mid-batch, repeats on both sides found', async () => {
+    const dense = Array.from({ length: 5000 }, (_, i) => BigInt(i));
+    const f = [batch({ ID: big([...dense, 7n]) }), batch({ ID: big([10n ** 12n, 3n, 10n ** 12n, 4999n, 2n * 10n ** 12n]) }), batch({ ID: big([7n, 2n * 10n ** 12n]) })];
+    const { t, d } = await dups([f], ['id']);
+    expect(t.suspects.size).toBe(5);
+    expect(d.map((g) => [g.key, g.rows.map((r) => r.row)])).toEqual([['3', [3, 5002]], ['7', [7, 5000, 5006]], ['4999', [4999, 5004]], ['1000000000000', [5001, 5003]], ['2000000000000', [5005, 5007]]]);
+  });
+
   it('an integer key leaves the collecting road for hashing (a key beyond ±2^53, a NULL) and still finds repeats on both sides', async () => {
     const huge = 2n ** 60n;
     const f = [batch({ ID: big([1n, 2n, 3n]) }), batch({ ID: big([huge, 2n, 4n]) }), batch({ ID: big([huge + 1n, huge, 3n]) })];

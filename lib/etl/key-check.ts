@@ -1,6 +1,7 @@
 import * as arrow from 'apache-arrow';
 import { takeBatch, valueAt } from '../lake';
 import { AppError } from '../errors';
+import { IntKeyBits } from './int-key-bits';
 
 /**
  * Duplicate unique_key values in one unit's extract, found before anything is
@@ -8,12 +9,13 @@ import { AppError } from '../errors';
  * adopts every row, so a key that is not unique either loses rows silently or
  * leaves the lake with two rows a later merge replaces by one.
  *
- * The common key, one signed integer column without NULLs, is collected as
- * numbers while the unit streams (8 bytes a row, written in order) and checked
- * when the suspects are asked for: one pass over a bitmap of the keys' span
- * when it is dense enough, else a sort — exact, and a few nanoseconds a row
- * where hashing each row into a table of millions cost a cache miss a row
- * (~0.3 µs: ~0.9 s of an INITIAL's 2.8M rows in bench/etl.ts's profile).
+ * The common key, one signed integer column without NULLs, is marked in a
+ * bitmap over the keys' span while the unit streams, a repeat noted as it
+ * comes (int-key-bits.ts: a bit a key); keys too sparse for that are collected
+ * as numbers (8 bytes a row, written in order) and checked when the suspects
+ * are asked for, by a sort — exact, and a few nanoseconds a row where hashing
+ * each row into a table of millions cost a cache miss a row (~0.3 µs: ~0.9 s
+ * of an INITIAL's 2.8M rows in bench/etl.ts's profile).
  * Any other key (or an integer beyond ±2^53) is hashed to 64 bits into an
  * open-addressing table of typed arrays (11–21 bytes per row, no object or
  * string per row). Either way a suspect is named by its hashes: rows whose
@@ -29,8 +31,10 @@ export class KeyTracker {
   private size = 0;
   /** Hashes (`h1:h2`) seen more than once. */
   private readonly found = new Set<string>();
-  /** The integer road: the keys so far as numbers (null: not, or no longer, this road), how many, how many checked. */
-  private ints: Float64Array | null = new Float64Array(1 << 12);
+  /** The integer road, while the keys are dense: their bits (null: not, or no longer, these bits). */
+  private bits: IntKeyBits | null = new IntKeyBits();
+  /** The integer road past that: the keys so far as numbers (null: not, or no longer, this road), how many, how many checked. */
+  private ints: Float64Array | null = null;
   private nInts = 0;
   private checked = 0;
   /** 32-bit words per integer key (1: int32, 2: int64). */
@@ -50,6 +54,7 @@ export class KeyTracker {
 
   /** Hashes (`h1:h2`) of the keys seen more than once (or colliding): what `exactDuplicates` looks for. */
   get suspects(): Set<string> {
+    for (const k of this.bits?.repeated ?? []) { hashInt(k, this.intWords); this.found.add(`${H[0]}:${H[1]}`); }
     if (this.ints && this.checked !== this.nInts) {
       for (const k of duplicatesOf(this.ints.subarray(0, this.nInts))) { hashInt(k, this.intWords); this.found.add(`${H[0]}:${H[1]}`); }
       this.checked = this.nInts;
@@ -61,7 +66,7 @@ export class KeyTracker {
     const cols = this.keyIdx.map((c) => batch.data.children[c]);
     const views = cols.map(columnBytes);
     const one = views[0];
-    if (this.ints) {
+    if (this.bits || this.ints) {
       const w = views.length === 1 && one.kind === 'words' && !one.nulls ? intWordsOf(cols[0]) : 0;
       if (w && (!this.intWords || w === this.intWords) && this.addInts((one as { words: Int32Array }).words, w, batch.numRows)) return;
       this.leaveInts();
@@ -73,33 +78,49 @@ export class KeyTracker {
     }
   }
 
-  /** The integer road: a batch's keys appended as numbers; false (nothing kept of it) when one is beyond ±2^53. */
+  /**
+   * The integer road: a batch's keys marked in the bits, or appended as numbers once the keys are
+   * too sparse for bits; false (nothing kept of the batch) when one is beyond ±2^53.
+   */
   private addInts(words: Int32Array, width: number, rows: number): boolean {
+    if (width === 2) for (let i = 0; i < rows; i++) { const hi = words[2 * i + 1]; if (hi > 0x1fffff || hi < -0x200000) return false; } // beyond ±2^53: not exact as a number
     this.intWords = width;
-    if (this.nInts + rows > this.ints!.length) {
+    const bits = this.bits;
+    let from = 0;
+    if (bits) {
+      if (width === 1) { for (; from < rows; from++) if (!bits.add(words[from])) break; }
+      else for (; from < rows; from++) if (!bits.add(words[2 * from + 1] * 4294967296 + (words[2 * from] >>> 0))) break;
+      if (from === rows) return true;
+      // too sparse for bits: the keys so far as numbers, the rest of the batch appended to them
+      this.bits = null;
+      this.ints = bits.keys();
+      this.nInts = this.ints.length;
+      for (const k of bits.repeated) { hashInt(k, width); this.found.add(`${H[0]}:${H[1]}`); }
+    }
+    this.appendInts(words, width, from, rows);
+    return true;
+  }
+
+  /** Rows [from, rows) of a batch's integer keys appended as numbers (already checked within ±2^53). */
+  private appendInts(words: Int32Array, width: number, from: number, rows: number): void {
+    if (this.nInts + rows - from > this.ints!.length) {
       const g = new Float64Array(Math.max(this.ints!.length * 2, this.nInts + rows));
       g.set(this.ints!.subarray(0, this.nInts));
       this.ints = g;
     }
     const out = this.ints!;
     let n = this.nInts;
-    if (width === 1) for (let i = 0; i < rows; i++) out[n++] = words[i];
-    else {
-      for (let i = 0; i < rows; i++) {
-        const hi = words[2 * i + 1];
-        if (hi > 0x1fffff || hi < -0x200000) return false; // beyond ±2^53: not exact as a number
-        out[n++] = hi * 4294967296 + (words[2 * i] >>> 0);
-      }
-    }
+    if (width === 1) for (let i = from; i < rows; i++) out[n++] = words[i];
+    else for (let i = from; i < rows; i++) out[n++] = words[2 * i + 1] * 4294967296 + (words[2 * i] >>> 0);
     this.nInts = n;
-    return true;
   }
 
-  /** Off the integer road: the keys collected so far go into the hash table, as the rows after them will. */
+  /** Off the integer road: the keys so far go into the hash table (a repeated one twice), as the rows after them will. */
   private leaveInts(): void {
-    const keys = this.ints!;
+    const keys = this.bits ? this.bits.keys() : this.ints!.subarray(0, this.nInts);
+    this.bits = null;
     this.ints = null;
-    for (let i = 0; i < this.nInts; i++) { hashInt(keys[i], this.intWords); this.insert(H[0], H[1]); }
+    for (let i = 0; i < keys.length; i++) { hashInt(keys[i], this.intWords); this.insert(H[0], H[1]); }
   }
 
   /**
