@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, test } from 'vitest';
 import * as arrow from 'apache-arrow';
-import { lakeEncoders } from './encoder-pool';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { heldBytes, takeBuffer } from '../cache/array-buffers';
+import { lakeEncoders, ParquetEncoderPool } from './encoder-pool';
 import { readParquetBatches } from './parquet';
 
 // The lake's shared encoder pool is never closed: its threads must hold a process up exactly while
@@ -18,6 +22,36 @@ function run(): Promise<{ code: number | null; out: string; err: string }> {
     p.on('exit', (code) => { clearTimeout(timer); resolve({ code, out, err }); });
   });
 }
+
+describe('a streamed file\'s batches', () => {
+  test('come back to the sending thread once encoded (lib/cache/array-buffers.ts), and the file holds their rows', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'recycle-'));
+    const pool = new ParquetEncoderPool(1);
+    try {
+      const n = 100_003; // 800,024 bytes of int64s: a size nothing else here gives back
+      const schema = new arrow.Schema([new arrow.Field('id', new arrow.Int64(), false)]);
+      const ids = BigInt64Array.from({ length: n }, (_, i) => BigInt(i * 3));
+      const batch = new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: n, nullCount: 0, children: [arrow.makeData({ type: new arrow.Int64(), length: n, nullCount: 0, data: ids })] }));
+      const before = heldBytes();
+      const file = path.join(dir, 'f.parquet');
+      const s = pool.stream(file);
+      s.add([batch]);
+      expect(ids.length).toBe(0); // moved to the encoder thread
+      await s.finish();
+      expect(heldBytes()).toBe(before + n * 8);
+      const back = takeBuffer(n * 8);
+      expect(heldBytes()).toBe(before);
+      expect(new Uint8Array(back).every((x) => x === 0)).toBe(true);
+      const got: bigint[] = [];
+      for await (const b of readParquetBatches(fs.readFileSync(file), file)) got.push(...(b.getChild('id')!.toArray() as BigInt64Array));
+      expect(got).toHaveLength(n);
+      expect(got.every((v, i) => v === BigInt(i * 3))).toBe(true);
+    } finally {
+      await pool.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('lakeEncoders', () => {
   test('a process awaiting its files neither exits under the await nor stays up after', async () => {

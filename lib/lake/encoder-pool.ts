@@ -5,6 +5,7 @@ import path from 'node:path';
 import * as arrow from 'apache-arrow';
 import { projectRoot } from '../config/project-root';
 import { AppError } from '../errors';
+import { giveBuffer } from '../cache/array-buffers';
 import { deltaColumns } from './delta-columns';
 import { writerProperties, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
 
@@ -125,8 +126,12 @@ export class ParquetEncoderPool {
     // tops the pool up: a thread that died (see 'error' below) is replaced by the next large file
     for (let i = this.workers.length; i < Math.max(1, this.size); i++) {
       const w = new Worker(path.join(projectRoot(), 'lib/lake/parquet-worker.mjs'));
-      w.on('message', (m: { id: number; ok: boolean; bytes?: number; parts?: Uint8Array[]; error?: string; taken?: number; part?: Uint8Array; done?: boolean; stage?: WorkerReadError['stage']; code?: string }) => {
-        if (m.taken !== undefined) { this.release(m.taken); return; } // a streamed file's batch went into the encoder
+      w.on('message', (m: { id: number; ok: boolean; bytes?: number; parts?: Uint8Array[]; error?: string; taken?: number; buffers?: ArrayBuffer[]; part?: Uint8Array; done?: boolean; stage?: WorkerReadError['stage']; code?: string }) => {
+        if (m.taken !== undefined) { // a streamed file's batch went into the encoder (its buffers come back for reuse)
+          this.release(m.taken);
+          for (const b of m.buffers ?? []) giveBuffer(b);
+          return;
+        }
         const r = this.reads.get(m.id);
         if (r) { this.onRead(m.id, r, m); return; }
         const p = this.pending.get(m.id);
@@ -247,7 +252,8 @@ export class ParquetEncoderPool {
     const id = this.nextId++;
     const done = new Promise<number>((resolve, reject) => { this.pending.set(id, { resolve, reject, bytes: 0 }); });
     done.catch(() => {}); // a failure before finish() is not unhandled: finish() returns it
-    slot.w.postMessage({ type: 'open', id, path, ...this.settings() });
+    // `recycle`: the batches' buffers come back once encoded (the staged rows' builders reuse them)
+    slot.w.postMessage({ type: 'open', id, path, recycle: true, ...this.settings() });
     let first = true;
     return {
       add: (batches) => {

@@ -77,7 +77,7 @@ function done(id, path, parts) {
 const streams = new Map();
 
 function openStream(m) {
-  streams.set(m.id, { id: m.id, path: m.path, settings: m.settings, started: false, queue: [], closed: false, wake: null, failed: false });
+  streams.set(m.id, { id: m.id, path: m.path, settings: m.settings, recycle: !!m.recycle, started: false, queue: [], closed: false, wake: null, failed: false });
 }
 
 /**
@@ -119,8 +119,14 @@ async function pullBatch(s, c) {
   const t = pw.Table.fromIPCStream(joined(m.chunks, m.bytes));
   for (const b of t.recordBatches()) c.enqueue(b);
   t.free();
-  parentPort.postMessage({ id: s.id, taken: m.bytes });
+  // the batch is in the encoder's memory now: its buffers go back for the sender's next batches
+  // (`recycle`: lib/cache/array-buffers.ts), moved, with nothing here referring to them any more
+  const back = s.recycle ? [...new Set(m.chunks.map((x) => x.buffer))].filter((b) => b.byteLength >= RECYCLE_MIN_BYTES) : [];
+  parentPort.postMessage({ id: s.id, taken: m.bytes, ...(back.length ? { buffers: back } : {}) }, back);
 }
+
+/** Buffers smaller than this are not sent back (lib/cache/array-buffers.ts keeps none). */
+const RECYCLE_MIN_BYTES = 64 * 1024;
 
 /**
  * Columns (by field id) of a local Parquet file, decoded here and sent back batch by batch as

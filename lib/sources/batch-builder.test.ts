@@ -1,5 +1,6 @@
 import { describe, expect, it, test } from 'vitest';
 import * as arrow from 'apache-arrow';
+import { giveBuffer, heldBytes } from '../cache/array-buffers';
 import { ColumnBuilder, constantColumn } from './batch-builder';
 import { parsePgArray } from './values';
 import type { ColumnType } from './types';
@@ -49,6 +50,30 @@ describe('ColumnBuilder', () => {
     for (let i = 0; i < 3; i++) { b.prepare(i); b.set(i, BigInt(-i)); }
     expect([...vec(b.finish(3))]).toEqual([0n, -1n, -2n]);
     expect(v.get(1)).toBe(1n); // the first batch's buffers are not reused
+  });
+});
+
+describe('a batch\'s buffers given back by an encoder thread', () => {
+  it('are taken by the next batch of that size, zeroed, and hold its rows', () => {
+    const rows = 70_001; // 560,008 bytes of int64s, 280,008 of offsets: sizes nothing else here gives back
+    const b = new ColumnBuilder({ kind: 'long' }, rows);
+    const s = new ColumnBuilder({ kind: 'string' }, rows);
+    for (let i = 0; i < rows; i++) { b.prepare(i); b.set(i, BigInt(i)); s.prepare(i); s.set(i, `v${i}`); }
+    expect((b.finish(rows).values as BigInt64Array)[rows - 1]).toBe(BigInt(rows - 1));
+    s.finish(rows);
+    const longs = new ArrayBuffer(rows * 8), offsets = new ArrayBuffer((rows + 1) * 4);
+    new Uint8Array(longs).fill(9); new Uint8Array(offsets).fill(9);
+    const before = heldBytes();
+    giveBuffer(longs); giveBuffer(offsets);
+    b.prepare(0); s.prepare(0);
+    expect(heldBytes()).toBe(before);
+    b.set(0, 5n); b.setNull(1); s.set(0, 'x'); s.setNull(1);
+    const d = b.finish(2), t = s.finish(2);
+    expect((d.values as BigInt64Array).buffer).toBe(longs);
+    expect([...arrow.makeVector(d)]).toEqual([5n, null]);
+    expect((t.valueOffsets as Int32Array).buffer).toBe(offsets);
+    expect([...arrow.makeVector(t)]).toEqual(['x', null]);
+    expect(new Uint8Array(longs, 16).every((x) => x === 0)).toBe(true);
   });
 });
 

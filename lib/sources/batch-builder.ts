@@ -3,6 +3,7 @@ import { toArrowType } from './arrow-types';
 import type { ColumnType } from './types';
 import { parsePgArray, parseTimestampMicros, toScaledBigInt, wallClockMicros, writeDecimal128, daysFromMicros, formatMicros, formatDays, scaledToText } from './values';
 import { AppError } from '../errors';
+import { takeBuffer } from '../cache/array-buffers';
 
 const enc = new TextEncoder();
 
@@ -93,22 +94,27 @@ export class ColumnBuilder {
   /** Drop the current rows; buffers are allocated again on the next `prepare`. */
   discard(): void { this.stale = true; this.nulls = 0; this.child?.discard(); }
 
+  /**
+   * Fresh buffers for the next batch (the last ones went to Arrow), taken from the buffers an
+   * encoder thread gave back when there are some of the size (lib/cache/array-buffers.ts: fresh
+   * memory is slow to first touch here, and a batch's buffers are the same sizes batch after batch).
+   */
   reset(): void {
     this.stale = false;
     const n = this.capacity;
     this.validity = new Uint8Array((n + 7) >> 3).fill(0xff);
     this.nulls = 0;
     switch (this.type.kind) {
-      case 'int': case 'date': this.i32 = new Int32Array(n); break;
-      case 'long': case 'timestamp': case 'timestamptz': this.setI64(new BigInt64Array(n)); break;
-      case 'float': this.f32 = new Float32Array(n); break;
-      case 'double': this.f64 = new Float64Array(n); break;
-      case 'decimal': this.words = new Uint32Array(n * 4); break;
+      case 'int': case 'date': this.i32 = new Int32Array(takeBuffer(n * 4)); break;
+      case 'long': case 'timestamp': case 'timestamptz': this.setI64(new BigInt64Array(takeBuffer(n * 8))); break;
+      case 'float': this.f32 = new Float32Array(takeBuffer(n * 4)); break;
+      case 'double': this.f64 = new Float64Array(takeBuffer(n * 8)); break;
+      case 'decimal': this.words = new Uint32Array(takeBuffer(n * 16)); break;
       case 'boolean': this.bits = new Uint8Array((n + 7) >> 3); break;
       case 'string': case 'binary':
-        this.offsets = new Int32Array(n + 1);
+        this.offsets = new Int32Array(takeBuffer((n + 1) * 4));
         if (!this.bytes || this.bytes.length > (1 << 24)) this.bytes = new Uint8Array(Math.max(1024, n * 16));
-        else this.bytes = new Uint8Array(this.bytes.length);
+        else this.bytes = new Uint8Array(takeBuffer(this.bytes.length));
         this.byteLen = 0;
         break;
       case 'list':
