@@ -29,9 +29,10 @@ const propsOf = (m) => writerProperties(pw, m.settings);
 
 /**
  * The chunks written in order, a few hundred per system call, without joining them first: joining
- * copied every file once more into fresh memory, whose first touch made that copy the encoder
- * thread's largest cost after the encoding itself (~1.1 s of an INITIAL of 7M rows, bench/etl.ts).
- * A failure leaves a partial file, as writeFileSync did: the caller deletes what it does not commit.
+ * copied every file once more into fresh memory (1.15 s of the encoder thread in a profile of
+ * bench/etl.ts's 7M-row INITIAL; part of that was the memory's first touch, which the chunks' own
+ * copy out of the WASM heap pays now). A failure leaves a partial file, as writeFileSync did: the
+ * caller deletes what it does not commit.
  */
 function writeParts(path, parts) {
   const fd = fs.openSync(path, 'w');
@@ -40,7 +41,7 @@ function writeParts(path, parts) {
       const group = parts.slice(i, i + 256);
       const want = group.reduce((a, c) => a + c.byteLength, 0);
       const wrote = fs.writevSync(fd, group);
-      // a short write (rare on a regular file): the rest of the group byte by byte range
+      // a short write (rare on a regular file): the rest of the group, chunk by chunk
       if (wrote < want) writeRest(fd, group, wrote);
     }
   } finally { fs.closeSync(fd); }
