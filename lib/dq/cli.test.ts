@@ -94,6 +94,13 @@ describe('tributary dq', () => {
     const fixed = await cli(['--since', '2023-01-01', '--branch', 'br1', '--tables', 'orders', '--repair', '--repair-deletes', '--json']);
     expect(fixed.code).toBe(0);
     expect(JSON.parse(fixed.stdout).results[0]).toMatchObject({ status: 'OK', hashMismatch: 1, hashOnlyInIceberg: 1, repair: { status: 'REPAIRED' } });
+    // the recorded run says the differences were repaired (an OK unit with rows differing is no riddle)
+    const recFixed = (await db.pool.query(`SELECT result FROM job_runs WHERE kind = 'dq.run' ORDER BY created_at DESC LIMIT 1`)).rows[0].result;
+    expect(recFixed.units).toEqual([expect.objectContaining({ table: 'orders', branch: 'br1', status: 'OK', differing: 2, repair: 'REPAIRED' })]);
+    await sql(1, `UPDATE oasis.orders SET amount = amount + 1 WHERE order_id = 35`);
+    const table = await cli(['--since', '2023-01-01', '--branch', 'br1', '--tables', 'orders', '--repair', '--no-write']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^1 unit\(s\): 1 OK \(1 after repair\), 0 MISMATCH/m);
     const again = await cli(['--since', '2023-01-01', '--no-write']);
     expect(again.code).toBe(0);
     const stored = (await db.pool.query(`SELECT status, count(*)::int AS n FROM etl_meta.etl_dq_results GROUP BY 1 ORDER BY 1`)).rows;

@@ -6,7 +6,7 @@ import { parseRequest } from '../config/request';
 import { exitCodeFor, isInputError } from '../errors';
 import { executeDq } from './execute';
 import { DQ_FLAG_NAMES, DqRequest } from './request';
-import { unitSummary, type DqResult } from './result';
+import { repairStatus, unitSummary, type DqResult } from './result';
 
 /** Exit codes of `tributary dq` for a finished run; a failed one exits with its error's code (`exitCodeFor`). */
 export const DQ_EXIT = { ok: 0, mismatch: 1 } as const;
@@ -39,7 +39,8 @@ function printSummary(runId: string, rows: DqResult[], csvFile?: string): void {
     if (r.errorDetails) w(`    ${r.errorDetails.split('\n')[0]}`);
   }
   const bad = rows.filter((r) => r.status === 'MISMATCH' || r.status === 'ERROR').length;
-  w(`${rows.length} unit(s): ${rows.filter((r) => r.status === 'OK').length} OK, ${rows.filter((r) => r.status === 'MISMATCH').length} MISMATCH, ${rows.filter((r) => r.status === 'ERROR').length} ERROR, ${rows.filter((r) => r.status === 'SKIPPED').length} SKIPPED${bad ? '' : ''}`);
+  const repaired = rows.filter((r) => r.status === 'OK' && repairStatus(r.repair) === 'REPAIRED').length;
+  w(`${rows.length} unit(s): ${rows.filter((r) => r.status === 'OK').length} OK${repaired ? ` (${repaired} after repair)` : ''}, ${rows.filter((r) => r.status === 'MISMATCH').length} MISMATCH, ${rows.filter((r) => r.status === 'ERROR').length} ERROR, ${rows.filter((r) => r.status === 'SKIPPED').length} SKIPPED${bad ? '' : ''}`);
   if (csvFile) w(`csv: ${csvFile}`);
 }
 

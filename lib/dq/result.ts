@@ -49,8 +49,20 @@ export function newDqRunId(now = new Date()): string {
 /**
  * One unit as a job's result (and `tributary dq --json`) sums it up: `delta` is the row-count
  * difference (source − lake), as the CLI's table and the panel show it; `differing` the rows the
- * hash pass found only on one side or different (`hash_total_delta`).
+ * hash pass found only on one side or different (`hash_total_delta`), as found before any repair;
+ * `repair` what `--repair` did of them (REPAIRED, PARTIAL, FAILED or NOT_RUN; absent when none ran):
+ * a unit `OK` with rows differing is one whose differences were repaired and re-checked.
  */
 export function unitSummary(r: DqResult) {
-  return { table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.rowCountDelta, differing: r.hashTotalDelta, error: r.errorDetails };
+  const repair = repairStatus(r.repair);
+  return {
+    table: r.table, branch: r.branch, status: r.status, source: r.oracleRowCount, lake: r.icebergRowCount, delta: r.rowCountDelta, differing: r.hashTotalDelta,
+    ...(repair ? { repair } : {}), error: r.errorDetails,
+  };
+}
+
+/** The status of a result's `repair` record (null: no repair was asked for or needed). */
+export function repairStatus(repair: unknown): string | null {
+  const s = (repair as { status?: unknown } | null)?.status;
+  return typeof s === 'string' ? s : null;
 }

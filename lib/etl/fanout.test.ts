@@ -125,6 +125,11 @@ describe('an ETL run fanned out over worker processes', () => {
     await expectLakeRight('three');
     const log = await db.pool.query(`select status, write_disposition, count(*)::int n from etl_meta.etl_run_log where pipeline_run_id = $1 group by 1, 2`, [`etl-${run.id}`]);
     expect(log.rows).toEqual([{ status: 'SUCCESS', write_disposition: 'replace', n: N * tables.length }]);
+    // an INCREMENTAL with no source change (of the CDC-tracked tables: a date watermark re-reads its last day, a
+    // keyless table reloads whole): its units warn in their own jobs, and the run that was started says it did nothing
+    const idle = await runOnWorkers('three', undefined, { ...request('three'), mode: 'INCREMENTAL', tables: 'OASIS.CUSTOMERS,OASIS.PRODUCTS' });
+    expect(idle.run.status).toBe('succeeded');
+    expect((idle.run.result as { warnings: string[] }).warnings).toEqual([`nothing loaded: all ${N * 2} unit(s) extracted no rows and deleted none (no row changed at the sources since their watermarks)`]);
   }, 300_000);
 
   it('kill -9 of a worker mid-run: its units run again elsewhere, the run completes, nothing is doubled', async () => {
