@@ -40,6 +40,11 @@ test('import, merge, scan, describe; flag errors name the flag', () => {
   expect(d.partitionSpec).toEqual([{ 'source-id': 2, 'field-id': 1000, name: 'branch', transform: 'identity' }]);
   expect(d.rowsPerPartition.map((r: { rows: number }) => r.rows).sort()).toEqual([2, 2]);
   expect(d.currentSnapshot.summary.operation).toBe('overwrite');
+  // the history: Iceberg's total-records counts rows a delete file removes, so those are shown beside it
+  const snaps = cli('snapshots', 'sales.t').out.trim().split('\n');
+  expect(snaps).toHaveLength(2);
+  expect(snaps[0]).toMatch(/\tappend\trecords 3$/);
+  expect(snaps[1]).toMatch(/^\* \d+\tseq 2\t.*\toverwrite\trecords 5, 1 deleted by position$/);
   const bad = cli('scan', 'sales.t', '--limit', 'x');
   expect(bad.code).not.toBe(0);
   expect(bad.err).toMatch(/--limit/);

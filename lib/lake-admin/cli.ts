@@ -152,7 +152,12 @@ function registerReadCommands(lake: Command, withCli: CliEdge['withCli']): void 
         current: String(s['snapshot-id']) === String(t.currentSnapshotId()),
       }));
       if (o.json) { json(list); return; }
-      for (const s of list) out(`${s.current ? '*' : ' '} ${s.id}\tseq ${s.sequenceNumber}\t${s.timestamp}\t${s.operation}\trecords ${s.summary['total-records'] ?? '?'}`);
+      // Iceberg's total-records counts the data files' rows, rows a delete file removes included: the deletes are shown beside it
+      const deletes = (s: { summary: Record<string, string> }) => {
+        const pos = Number(s.summary['total-position-deletes'] ?? 0), eq = Number(s.summary['total-equality-deletes'] ?? 0);
+        return `${pos ? `, ${pos} deleted by position` : ''}${eq ? `, ${eq} equality deletes` : ''}`;
+      };
+      for (const s of list) out(`${s.current ? '*' : ' '} ${s.id}\tseq ${s.sequenceNumber}\t${s.timestamp}\t${s.operation}\trecords ${s.summary['total-records'] ?? '?'}${deletes(s)}`);
     }));
 
   lake.command('scan').argument('<table>').description('print rows')
