@@ -47,6 +47,15 @@ describe('live integer keys by file', () => {
     expect(reads.sort()).toEqual(['d1', 'd2']);
   });
 
+  it('delete rows read by their bytes: paths of equal length differing in one byte, a path met again later, a dictionary-encoded path column', async () => {
+    const keys = { 'f/a1': [int64([1, 2, 3])], 'f/a2': [int64([4, 5, 6])], 'f/b1': [int64([7, 8])] };
+    const files = [file('f/a1', 'data', 3), file('f/a2', 'data', 3), file('f/b1', 'data', 2), file('p1', 'position-deletes', 4), file('p2', 'position-deletes', 2)];
+    const dict = arrow.vectorFromArray(['f/b1', 'f/a1'], new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32()));
+    const p2 = new arrow.Table({ file_path: dict, pos: arrow.vectorFromArray([1n, 2n], new arrow.Int64()) }).batches;
+    const { src } = lakeOf(files, keys, { p1: positions([['f/a1', 0], ['f/a2', 2], ['f/a2', 0], ['f/a1', 2]]), p2 });
+    expect(sorted(await liveIntKeys(src, 'ID', new IntKeyFileCache()))).toEqual([2, 5, 7]);
+  });
+
   it('after a merge commit only the files it wrote are read: its data file and its delete file (naming rows of an older, cached file)', async () => {
     // what an INCREMENTAL with `deletes: detect` meets each run: the INITIAL file unchanged, one new
     // data file (the updated rows) and one new position-delete file (the replaced and deleted rows)
