@@ -34,7 +34,12 @@ export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>,
   if (inferred.length) {
     const q = renderUnit({ ...u, columns: cols }, ctx.settings.mode);
     const prof = await src.profileNumeric({ ...q, table: u.def.source }, inferred, ctx.signal);
-    cols = cols.map((c) => (c.inferred ? { ...c, type: inferNumeric(prof[c.name] ?? { intDigits: 0, scale: 0 }), inferred: false } : c));
+    // the digits go along to the union: an inferred type alone would be taken for a declared one (schema-union.ts unionProfiled)
+    cols = cols.map((c) => {
+      if (!c.inferred) return c;
+      const need = { intDigits: Number(prof[c.name]?.intDigits) || 0, scale: Number(prof[c.name]?.scale) || 0 };
+      return { ...c, type: inferNumeric(need), inferred: false, need };
+    });
   }
   return cols;
 }
@@ -44,7 +49,7 @@ export async function describeUnit(ctx: Pick<RunContext, 'settings' | 'signal'>,
  * CDC / date projections are for the watermark only).
  */
 export function dataColumns(cols: SourceColumn[], def: Pick<TableDef, 'naming'> = { naming: DEFAULT_NAMING }): UnionColumn[] {
-  return cols.filter((c) => c.name !== HELPER_CDC && c.name !== HELPER_DATE).map((c) => ({ name: namedColumn(def, c), type: c.type }));
+  return cols.filter((c) => c.name !== HELPER_CDC && c.name !== HELPER_DATE).map((c) => ({ name: namedColumn(def, c), type: c.type, ...(c.need ? { need: c.need } : {}) }));
 }
 
 /** Union the described branches (and the lake's columns) and create/evolve the lake table. Serialised per table. */

@@ -171,6 +171,21 @@ function withValues(d: AnyData, type: arrow.DataType, values: ArrayBufferView): 
   return new arrow.Data(type, d.offset, d.length, d.nullCount, [undefined, values, d.nullBitmap] as never) as AnyData;
 }
 
+/** Every valid value (unscaled, at `t`'s scale) within `t`'s precision, else a validation error naming the column and the value. */
+function checkDigits(d: AnyData, vals: bigint[], t: arrow.Decimal, column: string): void {
+  const limit = 10n ** BigInt(t.precision);
+  const bm = d.nullCount ? d.nullBitmap : null;
+  for (let i = 0; i < vals.length; i++) {
+    const j = d.offset + i;
+    if (bm && (bm[j >> 3] & (1 << (j & 7))) === 0) continue;
+    const v = vals[i];
+    if (v < limit && v > -limit) continue;
+    const a = (v < 0n ? -v : v).toString().padStart(t.scale + 1, '0');
+    const text = `${v < 0n ? '-' : ''}${t.scale ? `${a.slice(0, -t.scale)}.${a.slice(-t.scale)}` : a}`;
+    throw new AppError('validation', `lake: the value ${text} of column ${column} does not fit ${String(t)} (more integer digits than its precision leaves)`, { field: column });
+  }
+}
+
 function decimalToBigInts(d: AnyData): bigint[] {
   const w = d.values as Uint32Array;
   const stride = d.stride;
@@ -248,16 +263,21 @@ export function castData(d: AnyData, to: arrow.DataType, column: string): AnyDat
       const t = to as arrow.Decimal;
       if (from.typeId === arrow.Type.Decimal) {
         const f = from as arrow.Decimal;
-        if (f.scale > t.scale || f.precision - f.scale > t.precision - t.scale) return fail();
-        if (f.scale === t.scale && f.bitWidth === t.bitWidth) return retype(d, to);
+        if (f.scale > t.scale) return fail();
+        // fewer integer digits than the source type's (a scale raised within precision 38): each value is checked
+        const narrower = f.precision - f.scale > t.precision - t.scale;
+        if (!narrower && f.scale === t.scale && f.bitWidth === t.bitWidth) return retype(d, to);
         const mul = 10n ** BigInt(t.scale - f.scale);
-        return withValues(d, to, bigIntsToDecimal(decimalToBigInts(d).map((v) => v * mul)));
+        const vals = decimalToBigInts(d).map((v) => v * mul);
+        if (narrower) checkDigits(d, vals, t, column);
+        return withValues(d, to, bigIntsToDecimal(vals));
       }
       if (from.typeId === arrow.Type.Int) {
         const mul = 10n ** BigInt(t.scale);
         const src = d.values as unknown as ArrayLike<number | bigint>;
         const vals: bigint[] = new Array(d.length);
         for (let i = 0; i < d.length; i++) vals[i] = BigInt(src[i]) * mul;
+        if ((from as arrow.Int).bitWidth > 32 ? t.precision - t.scale < 19 : t.precision - t.scale < 10) checkDigits(d, vals, t, column);
         return withValues(d, to, bigIntsToDecimal(vals));
       }
       return fail();

@@ -12,11 +12,11 @@ import { AppError } from '../errors';
 import { conformBatch, makeBatch, nullData } from './arrow-util';
 import { commitWithRetry, CommitConflict } from './commit';
 import { planFiles, snapshotById, specById } from './scan';
-import { arrowSchemaOf, icebergTypeOf, isLegalPromotion, isListType, nameMapping, typeString, widenType } from './schema';
+import { arrowSchemaOf, icebergTypeOf, isLegalPromotion, isListType, nameMapping, parseDecimal, typeString, widenType } from './schema';
 import { commitChange } from './snapshot-producer';
 import { guarded, type TableHandle } from './table-context';
 import { schemaUpdates } from './table-update';
-import type { IcebergSchema } from './types';
+import type { IcebergSchema, IcebergType } from './types';
 
 export async function evolveSchema(t: TableHandle, target: arrow.Schema): Promise<{ changes: string[]; rewritten: boolean }> {
   const meta = t.metadata();
@@ -39,7 +39,9 @@ export async function evolveSchema(t: TableHandle, target: arrow.Schema): Promis
     const f = fields[i];
     if (tf.nullable && f.required) { f.required = false; changes.push(`make ${f.name} optional`); }
     if (typeString(f.type) === typeString(want)) continue;
-    const widened = widenType(f.type, want);
+    // a decimal whose scale grows beyond what precision 38 leaves the old integer digits (decimal(38,2) → decimal(38,10),
+    // asked for by an unconstrained source numeric whose rows need it): the rewrite below checks each stored value
+    const widened = widenType(f.type, want) ?? (rescales(f.type, want) ? want : null);
     if (!widened) throw new AppError('validation', `lake: cannot evolve column ${f.name} of ${t.ident} from ${typeString(f.type)} to ${typeString(want)}`, { field: f.name });
     if (typeString(widened) === typeString(f.type)) continue; // incoming narrower type: writes are cast up
     if (isLegalPromotion(f.type, widened)) {
@@ -93,4 +95,13 @@ export async function evolveSchema(t: TableHandle, target: arrow.Schema): Promis
   });
   t.ctx.logger.warn('lake schema evolved by rewriting the table', { table: t.ident, changes });
   return { changes, rewritten: true };
+}
+
+/** A decimal (or integer) column asked for a decimal of larger scale: a rewrite whose cast checks that every value still fits. */
+function rescales(from: IcebergType, to: IcebergType): boolean {
+  const t = typeof to === 'string' ? parseDecimal(to) : null;
+  if (!t) return false;
+  if (from === 'int' || from === 'long') return t.scale > 0;
+  const f = typeof from === 'string' ? parseDecimal(from) : null;
+  return !!f && t.scale > f.scale;
 }

@@ -145,7 +145,7 @@ export class CopyDecoder {
           b.f64[row] = F64[0];
           break;
         }
-        case NUMERIC: if (!decodeNumeric(buf, p, this.scales[j], b.words, row)) b.setNull(row); break;
+        case NUMERIC: { const r = decodeNumeric(buf, p, this.scales[j], b.words, row); if (r !== NUMERIC_OK) this.numericNotOk(r, j, row); break; }
         default: decodeValue(this.cols[j].type, b, buf, p, len, row);
       }
       p += len;
@@ -153,6 +153,13 @@ export class CopyDecoder {
     this.row++;
     this.stats.rows++;
     return p;
+  }
+
+  /** A numeric that is NaN/infinity (null) or would be rounded to the column's scale (refused, naming the column). */
+  private numericNotOk(r: number, j: number, row: number): void {
+    if (r === NUMERIC_NULL) { this.builders[j].setNull(row); return; }
+    const c = this.cols[j];
+    throw inexactNumeric(this.scales[j], c.targetIndex >= 0 ? this.target.fields[c.targetIndex].name : c.track);
   }
 
   /** Offer the batch's largest value of each tracked column (one BigInt per batch, not per row). */
@@ -255,7 +262,7 @@ function decodeValue(t: ColumnType, b: ColumnBuilder, buf: Buffer, p: number, le
       break;
     }
     case 'string': case 'binary': b.setBytes(row, buf, p, p + len); break;
-    case 'decimal': if (!decodeNumeric(buf, p, t.scale, b.words, row)) b.setNull(row); break;
+    case 'decimal': { const r = decodeNumeric(buf, p, t.scale, b.words, row); if (r === NUMERIC_NULL) b.setNull(row); else if (r === NUMERIC_INEXACT) throw inexactNumeric(t.scale, null); break; }
     case 'list': decodeArray(t.element, b, buf, p, row); break;
   }
 }
@@ -283,20 +290,31 @@ function decodeArray(element: ColumnType, b: ColumnBuilder, buf: Buffer, p: numb
   b.endList(row);
 }
 
+/** A value with more fraction digits than its lake column's scale: loading it would round it, so the unit fails. */
+function inexactNumeric(scale: number, column: string | null): AppError {
+  return new AppError('validation', `sources: a numeric value${column ? ` of column ${column}` : ''} has more fraction digits than the lake column's scale ${scale}, and would be rounded: `
+    + 'the next load widens an unconstrained numeric column to the scale its rows need; a declared numeric(p,s) source column is never rounded', column ? { field: column } : undefined);
+}
+
+/** decodeNumeric's outcomes. */
+export const NUMERIC_OK = 1, NUMERIC_NULL = 0, NUMERIC_INEXACT = -1;
+
 /** 10^0 … 10^15, exact as doubles. */
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 
 /**
  * Postgres numeric send format: int16 ndigits, int16 weight, uint16 sign,
  * int16 dscale, then ndigits base-10000 digits. Writes the value scaled to
- * `scale` as a 128-bit integer; false for NaN/infinity.
+ * `scale` as a 128-bit integer: NUMERIC_OK; NUMERIC_NULL for NaN/infinity;
+ * NUMERIC_INEXACT for a value with non-zero digits beyond `scale` (it would
+ * be rounded: the caller refuses it, naming the column).
  */
-export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint32Array, row: number): boolean {
+export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint32Array, row: number): number {
   // int16/uint16 fields read by hand (see decodeTuple); a numeric running past its message is refused by the caller
   const nd = ((buf[p] << 24) >> 16) | buf[p + 1];
   const weight = ((buf[p + 2] << 24) >> 16) | buf[p + 3];
   const sign = (buf[p + 4] << 8) | buf[p + 5];
-  if (sign === 0xc000 || sign === 0xd000 || sign === 0xf000) return false;
+  if (sign === 0xc000 || sign === 0xd000 || sign === 0xf000) return NUMERIC_NULL;
   let accN = 0;
   let big: bigint | null = null;
   let q = p + 8;
@@ -319,7 +337,7 @@ export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint
       // more fraction digits than the scale (base-10000 groups are zero-padded): round half away from zero
       const div = POW10[-shift];
       v = Math.floor(accN / div);
-      if ((accN - v * div) * 2 >= div) v++;
+      if (accN - v * div !== 0) return NUMERIC_INEXACT;
     }
     if (v <= Number.MAX_SAFE_INTEGER) {
       const lo = v % TWO32;
@@ -332,16 +350,15 @@ export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint
       } else {
         words[o] = lo; words[o + 1] = hi; words[o + 2] = 0; words[o + 3] = 0;
       }
-      return true;
+      return NUMERIC_OK;
     }
   }
   let acc = big ?? BigInt(accN);
   if (shift >= 0) acc *= 10n ** BigInt(shift);
   else {
     const div = 10n ** BigInt(-shift);
-    const r = acc % div;
+    if (acc % div !== 0n) return NUMERIC_INEXACT;
     acc /= div;
-    if (r * 2n >= div) acc += 1n;
   }
   if (sign === 0x4000) acc = -acc;
   const u = BigInt.asUintN(128, acc);
@@ -349,5 +366,5 @@ export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint
   words[o + 1] = Number((u >> 32n) & 0xffffffffn);
   words[o + 2] = Number((u >> 64n) & 0xffffffffn);
   words[o + 3] = Number((u >> 96n) & 0xffffffffn);
-  return true;
+  return NUMERIC_OK;
 }

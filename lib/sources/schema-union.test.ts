@@ -60,3 +60,34 @@ describe('lists and names (issue 21)', () => {
     expect(r.columns).toEqual([{ name: 'FILM_ID', type: { kind: 'long' } }, { name: 'title', type: { kind: 'string' } }]);
   });
 });
+
+// An unconstrained numeric's type is inferred from each load's rows: the union goes by the rows'
+// digits, so a scale change, an empty load or integer values never stop a table (smoke test, session 20).
+describe('unconstrained numerics by their rows\' digits', () => {
+  const dec = (precision: number, scale: number) => ({ kind: 'decimal' as const, precision, scale });
+  const col = (need: { intDigits: number; scale: number }) => ({ name: 'price', type: inferNumeric(need), need });
+  it('keeps the lake\'s type when it holds the rows: an empty load, integer values, fewer digits; no drift', () => {
+    for (const need of [{ intDigits: 0, scale: 0 }, { intDigits: 12, scale: 0 }, { intDigits: 15, scale: 21 }]) {
+      const u = unionSchemas({ A: [col(need)] }, [{ name: 'price', type: dec(38, 21) }]);
+      expect(u.columns).toEqual([{ name: 'price', type: dec(38, 21) }]);
+      expect(u.drift).toEqual([]);
+    }
+    expect(unionSchemas({ A: [col({ intDigits: 3, scale: 0 })] }, [{ name: 'price', type: { kind: 'long' } }]).columns[0].type).toEqual({ kind: 'long' });
+  });
+  it('a larger scale: decimal(38, that scale), which the lake reaches by a checked rewrite; branches with different scales join', () => {
+    expect(unionSchemas({ A: [col({ intDigits: 1, scale: 10 })] }, [{ name: 'price', type: dec(38, 2) }]).columns[0].type).toEqual(dec(38, 10));
+    expect(unionSchemas({ A: [col({ intDigits: 1, scale: 3 })] }, [{ name: 'price', type: { kind: 'long' } }]).columns[0].type).toEqual(dec(38, 3));
+    expect(unionSchemas({ A: [col({ intDigits: 15, scale: 21 })], B: [col({ intDigits: 3, scale: 2 })] }).columns[0].type).toEqual(dec(38, 21));
+    expect(unionSchemas({ A: [col({ intDigits: 5, scale: 0 })], B: [col({ intDigits: 18, scale: 0 })] }).columns[0].type).toEqual({ kind: 'long' });
+    // more integer digits at the lake's scale: a precision promotion
+    expect(unionSchemas({ A: [col({ intDigits: 14, scale: 2 })] }, [{ name: 'price', type: dec(12, 2) }]).columns[0].type).toEqual(dec(16, 2));
+  });
+  it('declared branches count with their declared digits; rows beyond precision 38 are refused naming the column', () => {
+    expect(unionSchemas({ A: [col({ intDigits: 2, scale: 6 })], B: [{ name: 'price', type: dec(12, 2) }] }).columns[0].type).toEqual(dec(38, 6));
+    expect(() => unionSchemas({ A: [col({ intDigits: 2, scale: 21 })], B: [{ name: 'price', type: dec(30, 0) }] })).toThrow(/column price: its rows need 30 integer and 21 fraction digits, beyond the maximum precision 38/);
+    // a branch where the column is text: the general rule (string, reported as drift)
+    const u = unionSchemas({ A: [col({ intDigits: 2, scale: 2 })], B: [{ name: 'price', type: { kind: 'string' } }] });
+    expect(u.columns[0].type).toEqual({ kind: 'string' });
+    expect(u.drift[0]).toMatchObject({ kind: 'to_string' });
+  });
+});

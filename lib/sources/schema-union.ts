@@ -12,7 +12,15 @@ import { AppError } from '../errors';
  *   anything else with no common widening (a number in one branch, text in another) → string, reported as drift.
  * Columns missing in a branch become nullable (every data column is nullable).
  */
-export interface UnionColumn { name: string; type: ColumnType }
+export interface UnionColumn {
+  name: string;
+  type: ColumnType;
+  /** An unconstrained numeric's digits as profiled from this load's rows (`type` was inferred from them): see unionProfiled. */
+  need?: NumericNeed;
+}
+
+/** The integer and fraction digits an unconstrained numeric's rows need (profileNumeric). */
+export interface NumericNeed { intDigits: number; scale: number }
 
 export interface Drift {
   column: string;
@@ -82,17 +90,26 @@ export function unionSchemas(branches: Record<string, UnionColumn[]>, base?: Uni
     if (!types.has(name)) { types.set(name, {}); order.push(name); }
     types.get(name)![who] = c.type;
   };
+  const needs = new Map<string, Record<string, NumericNeed>>();
   for (const c of base ?? []) add('lake', c);
   const names = Object.keys(branches).sort();
-  for (const b of names) for (const c of branches[b]) add(b, c);
+  for (const b of names) {
+    for (const c of branches[b]) {
+      add(b, c);
+      if (c.need) { const n = spelling.get(c.name.toLowerCase())!; needs.set(n, { ...needs.get(n), [b]: c.need }); }
+    }
+  }
   const drift: Drift[] = [];
   const columns: UnionColumn[] = [];
   for (const name of order) {
     const per = types.get(name)!;
+    const profiled = needs.get(name) ? unionProfiled(per, needs.get(name)!, name) : null;
+    // a profiled branch whose rows the result holds is no drift: its inferred type only reflects this load's rows
+    if (profiled) for (const b of Object.keys(needs.get(name)!)) if (holds(profiled, needs.get(name)![b])) per[b] = profiled;
     const entries = Object.entries(per);
-    let t: ColumnType | null = entries[0][1];
+    let t: ColumnType | null = profiled ?? entries[0][1];
     let toString = false;
-    for (const [, x] of entries.slice(1)) {
+    for (const [, x] of profiled ? [] : entries.slice(1)) {
       const w: ColumnType | null = t ? widen(t, x, name) : null;
       if (!w) { toString = true; t = null; break; }
       t = w;
@@ -107,6 +124,48 @@ export function unionSchemas(branches: Record<string, UnionColumn[]>, base?: Uni
     columns.push({ name, type: resolved });
   }
   return { columns, drift };
+}
+
+const isExactNumber = (t: ColumnType) => t.kind === 'int' || t.kind === 'long' || t.kind === 'decimal';
+
+/** Whether a column of type `t` holds every value of `n` exactly. */
+function holds(t: ColumnType, n: NumericNeed): boolean {
+  if (t.kind === 'int') return n.scale === 0 && n.intDigits <= 9;
+  if (t.kind === 'long') return n.scale === 0 && n.intDigits <= 18;
+  return t.kind === 'decimal' && n.scale <= t.scale && n.intDigits <= t.precision - t.scale;
+}
+
+/**
+ * The union of a column some branch projects as an unconstrained numeric (PostgreSQL `numeric`,
+ * Oracle `NUMBER`), whose type each load infers from its own rows. The type widen() gives those
+ * inferred types is a claim about digits nobody declared — decimal(38,s) claims 38−s integer
+ * digits, long 19 — so unioning them as declared types fails on a mere scale change (decimal(38,2) ∪
+ * decimal(38,10) "needs" 46 digits) or on a load with no row at all (long ∪ decimal(38,21)), and a
+ * table stops loading. Here the rows' needs decide: the lake's type when it holds them (nothing
+ * changes); else decimal(38, the largest scale) — the headroom inferNumeric gives a new column — or
+ * long for integers. Declared branches count with their declared digits; the lake's own integer
+ * digits are a bound, not a need (the rewrite a scale change takes casts each stored value and fails
+ * on one that does not fit). Null when a participant is not an exact number (the general rule).
+ */
+function unionProfiled(per: Record<string, ColumnType>, needs: Record<string, NumericNeed>, column: string): ColumnType | null {
+  if (!Object.values(per).every(isExactNumber)) return null;
+  const digits = (t: ColumnType) => (t.kind === 'decimal' ? { intDigits: t.precision - t.scale, scale: t.scale } : { intDigits: INT_DIGITS[t.kind], scale: 0 });
+  let scale = 0, intDigits = 0;
+  for (const [who, t] of Object.entries(per)) {
+    const n = needs[who] ?? digits(t);
+    scale = Math.max(scale, n.scale);
+    if (who !== 'lake') intDigits = Math.max(intDigits, n.intDigits);
+  }
+  if (intDigits + scale > 38) {
+    throw new SchemaUnionError(`etl: column ${column}: its rows need ${intDigits} integer and ${scale} fraction digits, beyond the maximum precision 38 (declare the column's type at the source, or cast it in a query entry)`);
+  }
+  const lake = per.lake;
+  if (lake && holds(lake, { intDigits, scale })) return lake;
+  if (lake?.kind === 'decimal' && lake.scale === scale) {
+    // more integer digits at the same scale: a legal promotion (metadata only)
+    return { kind: 'decimal', precision: Math.min(38, Math.max(lake.precision, intDigits + scale)), scale };
+  }
+  return scale === 0 && intDigits <= 18 && (!lake || lake.kind !== 'decimal') ? { kind: 'long' } : { kind: 'decimal', precision: 38, scale };
 }
 
 /** Type of an unconstrained numeric inferred from the data's max integer digits and scale. */

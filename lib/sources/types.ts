@@ -28,6 +28,8 @@ export interface SourceColumn {
   sourceType: string;
   /** Unconstrained numeric whose precision/scale must be inferred from the data. */
   inferred?: boolean;
+  /** An unconstrained numeric's digits as profiled from the load's rows (its `type` was inferred from them). */
+  need?: { intDigits: number; scale: number };
   /** Postgres type OID (binary COPY decoding). */
   oid?: number;
 }
