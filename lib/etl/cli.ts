@@ -46,6 +46,8 @@ function printSummary(s: EtlRunSummary): void {
     w(`${u.phase.padEnd(12)} ${u.table.padEnd(28)} ${u.branch.padEnd(14)} ${u.status.padEnd(8)} rows=${u.rows}${u.droppedDuplicates ? ` dropped_duplicates=${u.droppedDuplicates}` : ''}${u.rowsDeleted !== undefined ? ` deleted=${u.rowsDeleted}` : ''} attempts=${u.attempts}${u.writeDisposition ? ` ${u.writeDisposition}` : ''}${u.error ? `  ${u.error.split('\n')[0]}` : ''}`);
   }
   for (const [t, d] of Object.entries(s.drift)) w(`schema drift in ${t}: ${JSON.stringify(d)}`);
+  // what the recorded run's result says of a run that did nothing (the Runs page's badge)
+  for (const x of etlRunWarnings(s)) w(`warning: ${x}`);
 }
 
 function printPlan(s: EtlRunSummary, json: boolean): void {
@@ -102,7 +104,7 @@ export function registerEtlCommands(program: Command, { withCli }: CliEdge): voi
           const summary = await recordCliRun(ctx.pool, { kind: 'etl.run', params: request, logger: ctx.logger, level: ctx.env.LOG_LEVEL }, (run) =>
             executeEtl({ ...ctx, logger: run.logger, paths: localPaths, style: 'flags', oracleClientLibDir: o.oracleClientLibDir as string | undefined, runId: `etl-${run.runId}`, progress: (d, t) => run.progress(d, t) }, request), cliRunOutcome);
           if (request.plan) printPlan(summary, !!o.json);
-          else if (o.json) process.stdout.write(JSON.stringify(summary, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n');
+          else if (o.json) process.stdout.write(JSON.stringify({ ...summary, warnings: etlRunWarnings(summary) }, (_, v) => (typeof v === 'bigint' ? v.toString() : v), 2) + '\n');
           else printSummary(summary);
           process.exitCode = summary.ok ? EXIT.ok : EXIT.unitsFailed;
         } catch (e) {

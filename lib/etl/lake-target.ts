@@ -195,6 +195,25 @@ function snapshotFiles(): (t: string, tbl: LakeTable, snap: bigint) => Promise<D
   };
 }
 
+/**
+ * A merge by `keys` into a table whose identifier fields (BRANCH_ID and the `unique_key` it was
+ * created with) are others: refused before anything is written. Merged by fewer columns, rows
+ * the table keeps apart would fold into one (found by an independent smoke test: a composite key
+ * narrowed in tables.json lost a row with the run reporting SUCCESS); by more, every row would be
+ * added beside its old version. A table created without identifier fields is not checked.
+ */
+function sameKeyAsTable(tbl: LakeTable, keys: string[]): void {
+  const meta = tbl.metadata();
+  const schema = meta.schemas.find((x) => x['schema-id'] === meta['current-schema-id']);
+  const ids = schema?.['identifier-field-ids'];
+  if (!schema || !ids?.length) return;
+  const names = ids.map((id) => schema.fields.find((f) => f.id === id)?.name ?? String(id)).filter((n) => n !== BRANCH_ID);
+  const norm = (xs: string[]) => [...new Set(xs.map((x) => x.toLowerCase()))].sort().join(',');
+  if (norm(names) === norm(keys)) return;
+  throw new AppError('validation', `etl: ${tbl.ident}: unique_key (${keys.join(', ')}) is not the lake table's key (${names.join(', ')}): a merge by another key would ${keys.length < names.length ? 'fold rows the table keeps apart into one' : 'add rows beside the ones they replace'}. `
+    + 'Give the entry the table\'s key, or load it whole again under the new key (--mode INITIAL of every branch replaces the table).', { field: 'unique_key' });
+}
+
 /** LakeTarget.intKeyRange from a snapshot's files (their manifest entries: no data file opened). */
 function keyRangeOf(files: DataFileInfo[], column: string, partition: Record<string, unknown>): { rows: number; min: bigint; max: bigint } | null {
   const want = Object.entries(partition);
@@ -290,6 +309,7 @@ export function lakeTarget(lake: Lake, opts: { namespace: string; keepStaging?: 
     },
     async merge(t, files, keys, o) {
       const tbl = await load(t);
+      sameKeyAsTable(tbl, keys);
       const r = await mergeInGroups(tbl, files, keys, o, batchesOf);
       // a merge re-encodes what it loads: uploaded unit files are referenced by no snapshot now
       if (!opts.keepStaging) for (const f of files) if (isRemoteStaged(f)) await lake.storage.delete(f.path);

@@ -209,7 +209,7 @@ async function setBinds(c: pg.PoolClient, q: RenderedQuery): Promise<string> {
   const read = (n: string, t: string) => `current_setting('tributary.b${n}')::${t}`;
   const isWatermark = (n: string) => q.binds[Number(n) - 1]?.name.endsWith('_watermark');
   return q.sql
-    .replace(/([A-Za-z_][\w$#]*\.[A-Za-z_][\w$#]*) (>=|>) \$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (all, col, op, n, t) =>
+    .replace(/([A-Za-z_][\w$#]*\.(?:[A-Za-z_][\w$#]*|"(?:[^"]|"")+")) (>=|>) \$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (all, col, op, n, t) =>
       (isWatermark(n) ? `(${col} ${op} (SELECT ${read(n, t)}) AND ${col} ${op} ${read(n, t)})` : all))
     .replace(/\$(\d+)::(timestamptz|timestamp|date|numeric|text)\b/g, (_, n, t) => `(SELECT ${read(n, t)})`)
     .replace(/\$(\d+)::/g, (_, n) => `current_setting('tributary.b${n}')::`);
