@@ -102,22 +102,24 @@ afterAll(async () => {
 });
 
 describe('failure handling', () => {
-  it('a branch refusing connections: others load, FAILED with attempts = retries + 1, its rows survive, INITIAL falls back to merge', async () => {
+  it('a branch refusing connections: others load, FAILED with attempts = retries + 1, its rows survive; the INITIAL replaces only the branches it read', async () => {
     const healthy = scratch.map((s, i) => pgBranch(`b${i}`, s.url));
     const first = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: healthy, tables, settings: settings({ mode: 'INITIAL', tables: ['customers'] }), logger: silentLogger, stagingRoot: staging });
     expect(first.ok).toBe(true);
+    // a row deleted at b0 since: the INITIAL of b0 (a replace of its partition) does not keep it
+    await queryBranch(scratch[0].url, `DELETE FROM oasis.customers WHERE customer_id = (SELECT min(customer_id) FROM oasis.customers)`);
     const dead = pgBranch('b2', `postgres://postgres@127.0.0.1:${await closedPort()}/nope`);
     const r = await runEtl({ pool: db.pool, target: lakeTarget(lake, { namespace: 'etl' }), branches: [healthy[0], healthy[1], dead], tables, settings: settings({ mode: 'INITIAL', tables: ['customers'] }), logger: silentLogger, stagingRoot: staging });
     expect(r.ok).toBe(false);
     const log = await db.pool.query(`SELECT branch_id, status, attempts, write_disposition FROM etl_meta.etl_run_log WHERE pipeline_run_id = $1 ORDER BY branch_id`, [r.runId]);
     expect(log.rows).toEqual([
-      { branch_id: 'b0', status: 'SUCCESS', attempts: 1, write_disposition: 'merge' },
-      { branch_id: 'b1', status: 'SUCCESS', attempts: 1, write_disposition: 'merge' },
-      { branch_id: 'b2', status: 'FAILED', attempts: 3, write_disposition: 'merge' },
+      { branch_id: 'b0', status: 'SUCCESS', attempts: 1, write_disposition: 'replace' },
+      { branch_id: 'b1', status: 'SUCCESS', attempts: 1, write_disposition: 'replace' },
+      { branch_id: 'b2', status: 'FAILED', attempts: 3, write_disposition: 'replace' },
     ]);
     const t = await lake.loadTable('etl.customers');
     const per = chdbRows(t, (f) => `SELECT BRANCH_ID AS b, count() AS n FROM ${f} GROUP BY b ORDER BY b`);
-    expect(per.map((x) => Number(x.n))).toEqual([20, 20, 20]);
+    expect(per.map((x) => Number(x.n))).toEqual([19, 20, 20]);
     const ctl = await db.pool.query(`SELECT status FROM etl_meta.etl_control WHERE table_name = 'customers' AND branch_id = 'b2'`);
     expect(ctl.rows[0].status).toBe('FAILED');
   });

@@ -211,7 +211,7 @@ function sameKeyAsTable(tbl: LakeTable, keys: string[]): void {
   const norm = (xs: string[]) => [...new Set(xs.map((x) => x.toLowerCase()))].sort().join(',');
   if (norm(names) === norm(keys)) return;
   throw new AppError('validation', `etl: ${tbl.ident}: unique_key (${keys.join(', ')}) is not the lake table's key (${names.join(', ')}): a merge by another key would ${keys.length < names.length ? 'fold rows the table keeps apart into one' : 'add rows beside the ones they replace'}. `
-    + 'Give the entry the table\'s key, or load it whole again under the new key (--mode INITIAL of every branch replaces the table).', { field: 'unique_key' });
+    + `Give the entry the table's key, or drop the table (tributary lake drop ${tbl.ident}) and load it again (--mode INITIAL): a table's key is set when it is created.`, { field: 'unique_key' });
 }
 
 /** LakeTarget.intKeyRange from a snapshot's files (their manifest entries: no data file opened). */

@@ -12,8 +12,9 @@ type LoadContext = Pick<RunContext, 'runId' | 'settings' | 'pool' | 'target' | '
 
 /**
  * Load and record one table once all its units are extracted: one lake
- * commit for the units that succeeded (a full replace when an INITIAL has
- * every branch, else a merge on the unique key), then per unit the control
+ * commit for the units that succeeded (an INITIAL replaces the partitions of
+ * the branches it read, the whole table when it read every one; an INCREMENTAL
+ * merges on the unique key), then per unit the control
  * state (watermarks advance only after the commit), etl_control and a run
  * log row, and the units' results in the summary. After a merge, partitions
  * full of position deletes are compacted and old snapshots expired (their
@@ -38,11 +39,12 @@ export async function loadTable(ctx: LoadContext, st: TableState): Promise<void>
   // comparisons still running are awaited once: by the merge, after its upserts, and before the records
   const late = ok.some((u) => u.deletesPending);
   const settled = settleDeletes(ok, tlog);
-  // An INITIAL over every branch replaces the whole table. A keyless (query) entry has nothing to merge
-  // on: every run refreshes it whole (read as an INITIAL reads it, render-unit.ts), replacing the table
-  // when every branch was read, else only the partitions of the branches that were (the others keep theirs).
+  // An INITIAL replaces what it read: the whole table when every branch was read, else only the
+  // partitions of the branches that were (`--branch`, or a branch that failed: the others keep their
+  // rows) — so a branch loaded again INITIAL keeps no row its source no longer has. A keyless (query)
+  // entry has nothing to merge on: every run refreshes it so (read as an INITIAL reads it, render-unit.ts).
   const whole = ctx.allBranches && bad.length === 0;
-  const replace = !def.uniqueKey.length || (s.mode === 'INITIAL' && whole);
+  const replace = !def.uniqueKey.length || s.mode === 'INITIAL';
   let disposition: string | null = replace ? 'replace' : 'merge';
   let snapshotId: string | null = null;
   let loadError: string | null = null;
