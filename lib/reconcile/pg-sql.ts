@@ -53,6 +53,8 @@ export function pgCanonicalExpr(ref: string, col: Pick<SqlColumn, 'sourceType' |
     default:
       // char(n): text casts drop the padding the driver (and so the lake) keeps; format() keeps it
       if (/^(character\(|char\(|bpchar|character$)/.test(t)) return `CASE WHEN ${ref} IS NULL THEN NULL ELSE format('%s', ${ref}) END`;
+      // inet as the loader projects it (its output form: no /32 on a host address)
+      if (t === 'inet') return `abbrev(${ref})`;
       return t === 'text' || t.startsWith('character varying') || t.startsWith('varchar') ? ref : `${ref}::text`;
   }
 }

@@ -4,7 +4,7 @@ import type { ColumnType, PrimitiveType } from './types';
 export const OID = {
   bool: 16, bytea: 17, char: 18, name: 19, int8: 20, int2: 21, int4: 23, text: 25, oid: 26, json: 114, xml: 142,
   float4: 700, float8: 701, bpchar: 1042, varchar: 1043, date: 1082, time: 1083, timestamp: 1114, timestamptz: 1184,
-  interval: 1186, numeric: 1700, uuid: 2950, jsonb: 3802,
+  interval: 1186, numeric: 1700, uuid: 2950, jsonb: 3802, inet: 869,
 } as const;
 
 const NAMES: Record<number, string> = Object.fromEntries(Object.entries(OID).map(([k, v]) => [v, k]));

@@ -243,8 +243,14 @@ export function copyProjection(columns: SourceColumn[], target: ReadTarget): { p
   return { projection: parts.length ? parts.join(', ') : 'NULL::int4', cols: parts.length ? cols : [{ type: { kind: 'int' }, targetIndex: -1, track: null }] };
 }
 
+/** pg_type oid of `inet`. */
+const INET_OID = OID.inet;
+
 function projectAs(src: SourceColumn, t: SourceColumn['type']): string {
   const ref = `q.${quoteIdent(src.sourceName ?? src.name)}`;
+  // inet's cast to text always appends the netmask (10.0.4.4/32); abbrev() is its output form (10.0.4.4),
+  // what psql, pg_dump and every driver show
+  if (t.kind === 'string' && src.oid === INET_OID) return `abbrev(${ref})`;
   const wire = pgWireType(t);
   const exact = sameType(src.type, t) && !src.inferred && (
     src.oid === wire.oid || (t.kind === 'string' && TEXT_OIDS.has(src.oid ?? -1)) || (t.kind === 'int' && src.oid === OID.int4)
