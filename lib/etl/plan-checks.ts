@@ -38,9 +38,12 @@ export function watermarkTypeProblem(def: TableDef, columns: SourceColumn[]): st
 
 /** Every unique_key column must be one the source projects (names compared without regard to case), or null. */
 export function keyColumnProblem(def: TableDef, columns: SourceColumn[]): string | null {
-  const missing = def.uniqueKey.filter((k) => !columns.some((c) => c.name.toUpperCase() === k.toUpperCase()));
+  // named as tables.json writes them, beside the source's columns as the source spells them
+  const written = [def.entry?.unique_key ?? []].flat() as string[];
+  const missing = def.uniqueKey.filter((k) => !columns.some((c) => c.name.toUpperCase() === k.toUpperCase()))
+    .map((k) => written.find((w) => w.toUpperCase() === k.toUpperCase()) ?? k);
   if (!missing.length) return null;
-  return `etl: tables.json entry '${def.lakeName}': unique_key column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are not columns' : 'is not a column'} of the source (it has ${columns.map((c) => c.name).join(', ')})`;
+  return `etl: tables.json entry '${def.lakeName}': unique_key column${missing.length > 1 ? 's' : ''} ${missing.join(', ')} ${missing.length > 1 ? 'are not columns' : 'is not a column'} of the source (it has ${columns.map((c) => c.sourceName ?? c.name).join(', ')})`;
 }
 
 /** What refuses a described unit at planning: its key columns, then its watermark columns. */
