@@ -145,7 +145,7 @@ describe('failure handling', () => {
     const u = r.units.find((x) => x.table === 'no_such_table')!;
     expect(u.status).toBe('FAILED');
     expect(u.attempts).toBe(1);
-    expect(u.error).toMatch(/does not exist/);
+    expect(u.error).toMatch(/^etl: tables.json entry 'no_such_table' \(OASIS.NO_SUCH_TABLE\) on branch b0: .*does not exist/);
     expect(r.units.find((x) => x.table === 'customers')!.status).toBe('SUCCESS');
     expect(r.phases).toEqual([{ phase: 'masters', ran: true, ok: false }, { phase: 'transactions', ran: false, ok: false }]);
     expect(r.ok).toBe(false);

@@ -40,7 +40,8 @@ export async function extractUnit(ctx: ExtractContext, u: Unit, st: TableState):
     const transient = retryable(err);
     u.status = 'FAILED';
     u.fatal = !transient;
-    u.error = err.message;
+    // a source's own error (`relation "shop.order" does not exist`) says which entry and branch it came from
+    u.error = err.message.startsWith('etl:') ? err.message : `etl: tables.json entry '${u.def.lakeName}' (${u.def.source}) on branch ${u.branch.key}: ${err.message}`;
     u.finishedAt = new Date();
     ulog.error(transient ? 'failed after retries' : 'failed (not retried)', { attempts: u.attempts, error: err.message });
   }
