@@ -58,14 +58,18 @@ describe('loadTable', () => {
     await expect(fs.access(path.join(staging, 'etl-test', 'customers'))).rejects.toThrow(/ENOENT/);
   });
 
-  it('a failed branch: the others merge, the failed unit is recorded and its watermark stays', async () => {
+  it('a failed branch: the INITIAL replaces the partitions of the others only, the failed unit is recorded and its watermark stays', async () => {
     const { ctx, st } = await extracted({ failB1: true });
+    let replaced: string[] | undefined;
+    const replace = ctx.target.replace.bind(ctx.target);
+    ctx.target.replace = async (t, files, branches) => { replaced = branches; return replace(t, files, branches); };
     await loadTable(ctx, st);
-    expect(ctx.target.writes).toEqual([{ table: 'customers', disposition: 'merge', rows: 10 }]);
+    expect(ctx.target.writes).toEqual([{ table: 'customers', disposition: 'replace', rows: 10 }]);
+    expect(replaced).toEqual(['b0']);
     expect((await control()).map((r) => r.branch_id)).toEqual(['b0']);
     expect(await runLog()).toEqual([
-      { branch_id: 'b0', status: 'SUCCESS', rows: 10, attempts: 1, write_disposition: 'merge', error_details: null },
-      { branch_id: 'b1', status: 'FAILED', rows: 0, attempts: 3, write_disposition: 'merge', error_details: 'connect ECONNREFUSED' },
+      { branch_id: 'b0', status: 'SUCCESS', rows: 10, attempts: 1, write_disposition: 'replace', error_details: null },
+      { branch_id: 'b1', status: 'FAILED', rows: 0, attempts: 3, write_disposition: 'replace', error_details: 'connect ECONNREFUSED' },
     ]);
     const ctl = await db.pool.query(`SELECT branch_id, status FROM etl_meta.etl_control ORDER BY branch_id`);
     expect(ctl.rows).toEqual([{ branch_id: 'b0', status: 'SUCCESS' }, { branch_id: 'b1', status: 'FAILED' }]);
