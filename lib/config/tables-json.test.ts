@@ -22,6 +22,8 @@ describe('tables.json validation', () => {
     expect(bad({ ...ok, table: '(SELECT t.ID FROM S.T t)' })).toThrow(/a subquery entry needs a name/);
     expect(bad({ ...ok, cdc_column: 'AMEND-DATE' })).toThrow(/field cdc_column: must be an identifier/);
     expect(bad({ ...ok, table: 'OASIS.APPT;DROP' })).toThrow(/field table: must be OWNER\.TABLE/);
+    // a quoted (mixed-case) table name: the message says how to read it (a subquery entry)
+    expect(bad({ ...ok, table: 'shop."MixedCase"' })).toThrow(/field table: must be OWNER\.TABLE .*read through a subquery entry: "table": "\(SELECT \* FROM shop\.\\"MixedCase\\"\)", "name": "mixed_case"/);
     expect(bad({ ...ok, unique_key: ['ID', 'A B'] })).toThrow(/field unique_key/);
     expect(bad({ ...ok, where_operator: 'LIKE' })).toThrow(/field where_operator: must be one of/);
     expect(bad({ ...ok, cdc_column: null, where_date_column: null, helper: { table: 'OASIS.H', join: [], cdc_column: 'C' } })).toThrow(/field helper\.join: needs at least one/);

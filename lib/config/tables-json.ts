@@ -144,7 +144,9 @@ export function parseTablesConfig(raw: unknown, file = 'tables.json'): TableDef[
       if (why) local.push(`field table: ${why}`);
       if (!e.name) local.push('field name: a subquery entry needs a name (its lake table name)');
     } else {
-      if (!isQualifiedName(e.table)) local.push('field table: must be OWNER.TABLE of [A-Za-z0-9_$#] or a parenthesised subquery');
+      if (!isQualifiedName(e.table)) {
+        local.push(`field table: must be OWNER.TABLE of [A-Za-z0-9_$#] or a parenthesised subquery${e.table.includes('"') ? ' (a table whose name needs quotes is read through a subquery entry: "table": "(SELECT * FROM shop.\\"MixedCase\\")", "name": "mixed_case")' : ''}`);
+      }
       if (e.name !== undefined) local.push('field name: only allowed on subquery entries (a plain table derives its name from OWNER.TABLE)');
     }
     if (e.name !== undefined && !/^[A-Za-z0-9_ -]+$/.test(e.name)) local.push('field name: letters, digits, "_", "-" and spaces only');
