@@ -293,7 +293,7 @@ function decodeArray(element: ColumnType, b: ColumnBuilder, buf: Buffer, p: numb
 /** A value with more fraction digits than its lake column's scale: loading it would round it, so the unit fails. */
 function inexactNumeric(scale: number, column: string | null): AppError {
   return new AppError('validation', `sources: a numeric value${column ? ` of column ${column}` : ''} has more fraction digits than the lake column's scale ${scale}, and would be rounded: `
-    + 'the next load widens an unconstrained numeric column to the scale its rows need; a declared numeric(p,s) source column is never rounded', column ? { field: column } : undefined);
+    + 'an ETL load widens an unconstrained numeric column to the scale the rows it reads need (a row that no INCREMENTAL will read again: an INITIAL of its branch)', column ? { field: column } : undefined);
 }
 
 /** decodeNumeric's outcomes. */
