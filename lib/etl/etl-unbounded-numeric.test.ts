@@ -4,6 +4,9 @@ import { parseTablesConfig } from '../config/tables-json';
 import { branchSql, etlRunner, useEtlLake } from '../testing/etl-lake-fixture';
 import { queryBranch } from '../testing/branch-fixtures';
 import { chdbRows, loadChdb, norm } from './test-lake-readers';
+import { silentLogger } from '../log';
+import { runDq } from '../dq/run';
+import { openPostgresDqSource } from '../dq/source';
 
 // A PostgreSQL `numeric` without precision or scale: the lake column's type is inferred from the
 // rows, so each load's rows decide, and a later load may bring more fraction digits, none at all,
@@ -55,5 +58,15 @@ describe('an unconstrained numeric column over loads with other digits', () => {
     const ints = await run('INCREMENTAL');
     expect(ints.units.map((u) => [u.status, u.error])).toEqual([['SUCCESS', null], ['SUCCESS', null]]);
     expect(await expectLakeEqualsSources()).toBe('Decimal[38e+10]');
+  });
+  it('a quiet change needing more fraction digits than the column holds: DQ finds it, and its repair says why it cannot write it, rounding nothing', async () => {
+    await sql(0, `UPDATE num.prices SET price = 1.000000000001 WHERE id = 7`); // the CDC column not moved
+    const dq = (repair: boolean) => runDq({ pool: fx.db.pool, lake, tables, branches: [{ key: 'b0', open: () => openPostgresDqSource({ branch: 'b0', connectionString: fx.scratch[0].url }) }], logger: silentLogger }, { namespace: 'num', write: false, repair });
+    const r = (await dq(true)).results[0];
+    expect(r.status).toBe('MISMATCH');
+    expect(r.repair).toMatchObject({ status: 'FAILED' });
+    expect(JSON.stringify(r.repair)).toMatch(/column price has more fraction digits than the lake column's scale 10, and would be rounded/);
+    const t = await lake.loadTable('num.prices');
+    expect(chdbRows(t, (from) => `SELECT toString(price) p FROM ${from} WHERE BRANCH_ID = 'b0' AND id = 7`)).toEqual([{ p: String(Math.round((7 * 1.25 + 123456789012) * 100) / 100) }]);
   });
 });

@@ -1,6 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { CopyDecoder, NUMERIC_INEXACT, NUMERIC_OK, decodeNumeric } from './pg-copy-decoder';
+import { CopyDecoder, NUMERIC_INEXACT, NUMERIC_OK, NUMERIC_OVERFLOW, decodeNumeric } from './pg-copy-decoder';
 import { parseTimestampMicros, formatMicros, toScaledBigInt, scaledToText } from './values';
 
 function numericBytes(text: string): Buffer {
@@ -36,6 +36,16 @@ describe('binary numeric decoding', () => {
   // a value the column's scale would round is refused (the unit fails naming the column), never rounded quietly
   it.each([['1.005', 2], ['-1.005', 2], ['-0.005', 2], ['0.0049', 2], ['123456789012.3456', 2], ['0.0000000001', 2], ['98765432109876543210.12345', 4]])('%s at scale %i: inexact', (text, scale) => {
     expect(decodeNumeric(numericBytes(text), 0, Number(scale), new Uint32Array(4), 0)).toBe(NUMERIC_INEXACT);
+  });
+  it('a value of more digits than the column\'s precision is refused (overflow), on the Number and the BigInt road', () => {
+    const w = new Uint32Array(4);
+    expect(decodeNumeric(numericBytes('99999.99'), 0, 2, w, 0, 7)).toBe(NUMERIC_OK);
+    expect(read(w)).toBe(9999999n);
+    expect(decodeNumeric(numericBytes('100000.00'), 0, 2, w, 0, 7)).toBe(NUMERIC_OVERFLOW);
+    expect(decodeNumeric(numericBytes('-100000'), 0, 2, w, 0, 7)).toBe(NUMERIC_OVERFLOW);
+    expect(decodeNumeric(numericBytes('12345678901234567890'), 0, 0, w, 0, 20)).toBe(NUMERIC_OK);
+    expect(decodeNumeric(numericBytes('123456789012345678901'), 0, 0, w, 0, 20)).toBe(NUMERIC_OVERFLOW);
+    expect(decodeNumeric(numericBytes('-123456789012345678901'), 0, 0, w, 0, 20)).toBe(NUMERIC_OVERFLOW);
   });
   it('agrees with exact BigInt arithmetic on many values and scales; digits beyond the scale are refused, zeros aside', () => {
     let seed = 12345;

@@ -66,6 +66,7 @@ export class CopyDecoder {
   private readonly codes: Uint8Array;
   /** Each decimal column's scale (0 for the others). */
   private readonly scales: Int32Array;
+  private readonly precisions: Int32Array;
   private headerDone = false;
   private row = 0;
   done = false;
@@ -79,6 +80,7 @@ export class CopyDecoder {
     this.maxCmp = cols.map(() => null);
     this.codes = Uint8Array.from(cols, (c) => codeOf(c.type));
     this.scales = Int32Array.from(cols, (c) => (c.type.kind === 'decimal' ? c.type.scale : 0));
+    this.precisions = Int32Array.from(cols, (c) => (c.type.kind === 'decimal' ? c.type.precision : 38));
   }
 
   /**
@@ -145,7 +147,7 @@ export class CopyDecoder {
           b.f64[row] = F64[0];
           break;
         }
-        case NUMERIC: { const r = decodeNumeric(buf, p, this.scales[j], b.words, row); if (r !== NUMERIC_OK) this.numericNotOk(r, j, row); break; }
+        case NUMERIC: { const r = decodeNumeric(buf, p, this.scales[j], b.words, row, this.precisions[j]); if (r !== NUMERIC_OK) this.numericNotOk(r, j, row); break; }
         default: decodeValue(this.cols[j].type, b, buf, p, len, row);
       }
       p += len;
@@ -159,7 +161,7 @@ export class CopyDecoder {
   private numericNotOk(r: number, j: number, row: number): void {
     if (r === NUMERIC_NULL) { this.builders[j].setNull(row); return; }
     const c = this.cols[j];
-    throw inexactNumeric(this.scales[j], c.targetIndex >= 0 ? this.target.fields[c.targetIndex].name : c.track);
+    throw numericRefused(r, this.precisions[j], this.scales[j], c.targetIndex >= 0 ? this.target.fields[c.targetIndex].name : c.track);
   }
 
   /** Offer the batch's largest value of each tracked column (one BigInt per batch, not per row). */
@@ -262,7 +264,7 @@ function decodeValue(t: ColumnType, b: ColumnBuilder, buf: Buffer, p: number, le
       break;
     }
     case 'string': case 'binary': b.setBytes(row, buf, p, p + len); break;
-    case 'decimal': { const r = decodeNumeric(buf, p, t.scale, b.words, row); if (r === NUMERIC_NULL) b.setNull(row); else if (r === NUMERIC_INEXACT) throw inexactNumeric(t.scale, null); break; }
+    case 'decimal': { const r = decodeNumeric(buf, p, t.scale, b.words, row, t.precision); if (r === NUMERIC_NULL) b.setNull(row); else if (r !== NUMERIC_OK) throw numericRefused(r, t.precision, t.scale, null); break; }
     case 'list': decodeArray(t.element, b, buf, p, row); break;
   }
 }
@@ -290,14 +292,23 @@ function decodeArray(element: ColumnType, b: ColumnBuilder, buf: Buffer, p: numb
   b.endList(row);
 }
 
-/** A value with more fraction digits than its lake column's scale: loading it would round it, so the unit fails. */
-function inexactNumeric(scale: number, column: string | null): AppError {
+/**
+ * A value with more fraction digits than its lake column's scale (loading it would round it) or
+ * more digits than its precision: the unit fails, naming the column.
+ */
+function numericRefused(r: number, precision: number, scale: number, column: string | null): AppError {
+  if (r === NUMERIC_OVERFLOW) {
+    return new AppError('validation', `sources: a numeric value${column ? ` of column ${column}` : ''} does not fit the lake column's decimal(${precision},${scale})`, column ? { field: column } : undefined);
+  }
   return new AppError('validation', `sources: a numeric value${column ? ` of column ${column}` : ''} has more fraction digits than the lake column's scale ${scale}, and would be rounded: `
     + 'an ETL load widens an unconstrained numeric column to the scale the rows it reads need (a row that no INCREMENTAL will read again: an INITIAL of its branch)', column ? { field: column } : undefined);
 }
 
 /** decodeNumeric's outcomes. */
-export const NUMERIC_OK = 1, NUMERIC_NULL = 0, NUMERIC_INEXACT = -1;
+export const NUMERIC_OK = 1, NUMERIC_NULL = 0, NUMERIC_INEXACT = -1, NUMERIC_OVERFLOW = -2;
+
+/** 10^p as BigInt, p = 0…38 (a decimal's bound). */
+const BIG_POW10 = Array.from({ length: 39 }, (_, i) => 10n ** BigInt(i));
 
 /** 10^0 … 10^15, exact as doubles. */
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
@@ -307,9 +318,10 @@ const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
  * int16 dscale, then ndigits base-10000 digits. Writes the value scaled to
  * `scale` as a 128-bit integer: NUMERIC_OK; NUMERIC_NULL for NaN/infinity;
  * NUMERIC_INEXACT for a value with non-zero digits beyond `scale` (it would
- * be rounded: the caller refuses it, naming the column).
+ * be rounded), NUMERIC_OVERFLOW for one of more than `precision` digits at
+ * that scale: the caller refuses those, naming the column.
  */
-export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint32Array, row: number): number {
+export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint32Array, row: number, precision = 38): number {
   // int16/uint16 fields read by hand (see decodeTuple); a numeric running past its message is refused by the caller
   const nd = ((buf[p] << 24) >> 16) | buf[p + 1];
   const weight = ((buf[p + 2] << 24) >> 16) | buf[p + 3];
@@ -340,6 +352,7 @@ export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint
       if (accN - v * div !== 0) return NUMERIC_INEXACT;
     }
     if (v <= Number.MAX_SAFE_INTEGER) {
+      if (precision < 16 && v >= POW10[precision]) return NUMERIC_OVERFLOW;
       const lo = v % TWO32;
       const hi = Math.floor(v / TWO32);
       if (sign === 0x4000 && v !== 0) {
@@ -360,6 +373,7 @@ export function decodeNumeric(buf: Buffer, p: number, scale: number, words: Uint
     if (acc % div !== 0n) return NUMERIC_INEXACT;
     acc /= div;
   }
+  if (acc >= BIG_POW10[Math.min(38, precision)]) return NUMERIC_OVERFLOW;
   if (sign === 0x4000) acc = -acc;
   const u = BigInt.asUintN(128, acc);
   words[o] = Number(u & 0xffffffffn);

@@ -251,6 +251,9 @@ function projectAs(src: SourceColumn, t: SourceColumn['type']): string {
   // inet's cast to text always appends the netmask (10.0.4.4/32); abbrev() is its output form (10.0.4.4),
   // what psql, pg_dump and every driver show
   if (t.kind === 'string' && src.oid === INET_OID) return `abbrev(${ref})`;
+  // a numeric into a decimal goes as it is: a cast to numeric(p,s) would round extra fraction digits
+  // quietly at the source; the decoder refuses such a value instead, naming the column (pg-copy-decoder.ts)
+  if (t.kind === 'decimal' && src.oid === OID.numeric) return ref;
   const wire = pgWireType(t);
   const exact = sameType(src.type, t) && !src.inferred && (
     src.oid === wire.oid || (t.kind === 'string' && TEXT_OIDS.has(src.oid ?? -1)) || (t.kind === 'int' && src.oid === OID.int4)
