@@ -94,10 +94,12 @@ describe('the CLI keeps the embedded PostgreSQL for the next commands', () => {
     expect((await cli(d, ['db', 'stop'])).out).toContain('not running');
   }, 300_000);
 
-  it('two first commands at once start one server, and it stops by itself when idle', async () => {
-    const d = folder();
+  it('two first commands at once, on a data folder not made yet, start one server, and it stops by itself when idle', async () => {
+    const parent = folder();
+    fs.chmodSync(parent, 0o711); // as a home or /var/lib is: the server's own user (root runs it as postgres) passes through
+    const d = path.join(parent, 'not-made-yet');
     const idle = { TRIBUTARY_DB_IDLE_SECONDS: '3' };
-    const [a, b] = await Promise.all([cli(d, ['users', 'list'], idle), cli(d, ['tokens', 'list'], idle)]);
+    const [a, b] = await Promise.all([cli(d, ['db', 'start'], idle), cli(d, ['tokens', 'list'], idle)]);
     expect(a.code, a.err).toBe(0);
     expect(b.code, b.err).toBe(0);
     const keeper = readOwner(d)!;

@@ -30,6 +30,8 @@ export const isKeeper = (o: OwnerRecord | null): boolean => o?.command === KEEPE
  * @param timeoutMs how long to wait; a first start runs initdb (Default: 180000 ms)
  */
 export async function spawnKeeper(dataDir: string, env: NodeJS.ProcessEnv, timeoutMs = 180_000): Promise<void> {
+  // a first command on a folder not made yet (`db start` included) makes it, as the server's initdb would
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const log = fs.openSync(keeperLog(dataDir), 'a', 0o600);
   const child = spawn(process.execPath, [path.join(projectRoot(), 'bin/tributary.mjs'), 'db', 'keep'], {
     cwd: projectRoot(), detached: true, stdio: ['ignore', log, log],
