@@ -13,7 +13,7 @@ let lake: Lake;
 const fx = useEtlLake({
   name: 'mix', count: 1,
   seed: (url) => queryBranch(url, `CREATE SCHEMA mix; CREATE TABLE mix.cols ("Id" int PRIMARY KEY, "ReturnNote" text, "Updated_At" timestamp);
-    CREATE INDEX ON mix.cols ("Updated_At");
+    CREATE INDEX ON mix.cols ("Updated_At"); CREATE TABLE mix."MixedCase" ("Id" int PRIMARY KEY, "Updated_At" timestamp);
     INSERT INTO mix.cols SELECT g, 'n' || g, timestamp '2024-01-01' + g * interval '1 minute' FROM generate_series(1, 50) g`),
 });
 const run = etlRunner(fx, { namespace: 'mix', tables, settings: { namespace: 'mix' } });
@@ -37,5 +37,11 @@ describe('mixed-case source columns named in any case in tables.json', () => {
     expect(rows.filter((x) => x.return_note === 'changed').map((x) => x.id)).toEqual([3, 4]);
     const idle = await run('INCREMENTAL');
     expect(idle.units.map((u) => [u.status, u.rows])).toEqual([['SUCCESS', 0]]);
+  });
+  it('a table created quoted in mixed case, named unquoted: the failure says PostgreSQL folded the name and how to read it', async () => {
+    const named = parseTablesConfig([{ table: 'mix.MixedCase', unique_key: 'Id', cdc_column: 'Updated_At', category: 'masters' }]);
+    const r = await etlRunner(fx, { namespace: 'mix', tables: named, settings: { namespace: 'mix' } })('INITIAL');
+    expect(r.units[0].status).toBe('FAILED');
+    expect(r.units[0].error).toContain(`etl: tables.json entry 'mixed_case' (mix.MixedCase) on branch b0: relation "mix.mixedcase" does not exist (PostgreSQL folds the unquoted mix.MixedCase to mix.mixedcase: a table created quoted in mixed case is read through a subquery entry, "table": "(SELECT * FROM \\"mix\\".\\"MixedCase\\")"`);
   });
 });

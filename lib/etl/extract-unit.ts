@@ -41,10 +41,17 @@ export async function extractUnit(ctx: ExtractContext, u: Unit, st: TableState):
     u.status = 'FAILED';
     u.fatal = !transient;
     // a source's own error (`relation "shop.order" does not exist`) says which entry and branch it came from
-    u.error = err.message.startsWith('etl:') ? err.message : `etl: tables.json entry '${u.def.lakeName}' (${u.def.source}) on branch ${u.branch.key}: ${err.message}`;
+    u.error = err.message.startsWith('etl:') ? err.message : `etl: tables.json entry '${u.def.lakeName}' (${u.def.source}) on branch ${u.branch.key}: ${err.message}${foldHint(u, err.message)}`;
     u.finishedAt = new Date();
     ulog.error(transient ? 'failed after retries' : 'failed (not retried)', { attempts: u.attempts, error: err.message });
   }
+}
+
+/** PostgreSQL folds an unquoted name to lower case: a mixed-case table it cannot find was perhaps created quoted. */
+function foldHint(u: Unit, message: string): string {
+  const m = /relation "([^"]+)" does not exist/.exec(message);
+  if (!m || u.branch.source.dialect !== 'postgres' || m[1] === u.def.source || !/[a-z]/.test(u.def.source) || !/[A-Z]/.test(u.def.source)) return '';
+  return ` (PostgreSQL folds the unquoted ${u.def.source} to ${m[1]}: a table created quoted in mixed case is read through a subquery entry, "table": "(SELECT * FROM ${u.def.source.split('.').map((x) => `\\"${x}\\"`).join('.')})", "name": "…")`;
 }
 
 /** One attempt: (re)describe when needed, widen the table when the unit brings new columns, stream the rows into staging. */
