@@ -70,7 +70,7 @@ describe('extractUnit', () => {
   it('transient errors past the retries fail the unit (not fatal) after retries + 1 attempts', async () => {
     const { ctx, u, st } = await setup(failing(5, reset), { retries: 2 });
     await extractUnit(ctx, u, st);
-    expect([u.status, u.attempts, u.fatal, u.error]).toEqual(['FAILED', 3, false, 'read ECONNRESET']);
+    expect([u.status, u.attempts, u.fatal, u.error]).toEqual(['FAILED', 3, false, "etl: tables.json entry 'customers' (SELFTEST.CUSTOMERS) on branch b0: read ECONNRESET"]);
   });
 
   it('a non-transient error fails the unit at once as fatal', async () => {
