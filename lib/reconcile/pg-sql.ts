@@ -38,7 +38,8 @@ export function pgCanonicalExpr(ref: string, col: Pick<SqlColumn, 'sourceType' |
   }
   switch (kind) {
     case 'integer': return `${ref}::text`;
-    case 'decimal': return `trim_scale(${ref})::text`;
+    // NaN and ±Infinity, which no decimal holds, are loaded as NULL (pg-copy-decoder.ts): compared so
+    case 'decimal': return `nullif(nullif(nullif(trim_scale(${ref})::text, 'NaN'), 'Infinity'), '-Infinity')`;
     case 'float': return `trim_scale(${ref}::float8::numeric)::text`;
     case 'boolean': return `${ref}::text`;
     // timestamp::text is ISO `YYYY-MM-DD HH:MM:SS[.ffffff]` under DateStyle ISO (the default; the
