@@ -1,4 +1,6 @@
 import { renderQuery, trackedColumns, type RenderedQuery } from '../sources';
+import { oraIdent } from '../reconcile/oracle-sql';
+import { pgIdent } from '../reconcile/pg-sql';
 import type { EtlSettings } from './settings';
 import type { Unit } from './run-types';
 import type { TableDef } from '../config/tables-json';
@@ -36,5 +38,5 @@ function asSpelled(u: Pick<Unit, 'columns'>, name: string | null | undefined, di
   const own = c ? c.sourceName ?? c.name : null;
   if (!own) return name;
   const folded = dialect === 'postgres' ? own.toLowerCase() : own.toUpperCase();
-  return own === folded && /^[A-Za-z_][A-Za-z0-9_$#]*$/.test(own) ? name : `"${own.replace(/"/g, '""')}"`;
+  return own === folded && /^[A-Za-z_][A-Za-z0-9_$#]*$/.test(own) ? name : (dialect === 'postgres' ? pgIdent : oraIdent)(own);
 }

@@ -171,18 +171,20 @@ function withValues(d: AnyData, type: arrow.DataType, values: ArrayBufferView): 
   return new arrow.Data(type, d.offset, d.length, d.nullCount, [undefined, values, d.nullBitmap] as never) as AnyData;
 }
 
+/** An unscaled decimal value at `scale` as exact text (`-12.50`). */
+export function decimalText(v: bigint, scale: number): string {
+  const neg = v < 0n;
+  const a = (neg ? -v : v).toString().padStart(scale + 1, '0');
+  return (neg ? '-' : '') + (scale ? `${a.slice(0, -scale)}.${a.slice(-scale)}` : a);
+}
+
 /** Every valid value (unscaled, at `t`'s scale) within `t`'s precision, else a validation error naming the column and the value. */
 function checkDigits(d: AnyData, vals: bigint[], t: arrow.Decimal, column: string): void {
   const limit = 10n ** BigInt(t.precision);
-  const bm = d.nullCount ? d.nullBitmap : null;
   for (let i = 0; i < vals.length; i++) {
-    const j = d.offset + i;
-    if (bm && (bm[j >> 3] & (1 << (j & 7))) === 0) continue;
     const v = vals[i];
-    if (v < limit && v > -limit) continue;
-    const a = (v < 0n ? -v : v).toString().padStart(t.scale + 1, '0');
-    const text = `${v < 0n ? '-' : ''}${t.scale ? `${a.slice(0, -t.scale)}.${a.slice(-t.scale)}` : a}`;
-    throw new AppError('validation', `lake: the value ${text} of column ${column} does not fit ${String(t)} (more integer digits than its precision leaves)`, { field: column });
+    if ((v < limit && v > -limit) || !isValidAt(d, i)) continue;
+    throw new AppError('validation', `lake: the value ${decimalText(v, t.scale)} of column ${column} does not fit ${String(t)} (more integer digits than its precision leaves)`, { field: column });
   }
 }
 

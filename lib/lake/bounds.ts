@@ -8,7 +8,7 @@
  */
 import { AppError } from '../errors';
 import * as arrow from 'apache-arrow';
-import { isValidAt } from './arrow-util';
+import { decimalText, isValidAt } from './arrow-util';
 import { parseDecimal } from './schema';
 
 export type Comparable = number | bigint | Uint8Array | boolean;
@@ -332,10 +332,7 @@ export function fromComparable(type: string, v: Comparable | null): unknown {
     }
     default: {
       const d = parseDecimal(type);
-      if (d) {
-        const u = v as bigint; const neg = u < 0n; const a = (neg ? -u : u).toString().padStart(d.scale + 1, '0');
-        return (neg ? '-' : '') + (d.scale ? `${a.slice(0, -d.scale)}.${a.slice(-d.scale)}` : a);
-      }
+      if (d) return decimalText(v as bigint, d.scale);
       if (v instanceof Uint8Array) return Buffer.from(v).toString('hex');
       return v;
     }

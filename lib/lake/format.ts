@@ -1,5 +1,6 @@
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
+import { decimalText } from './arrow-util';
 import { decimalUnscaled } from './bounds';
 
 /** One Arrow value as a plain JSON-safe value: decimals as exact strings, times as ISO strings, bytes as hex. */
@@ -7,10 +8,7 @@ export function plainValue(type: arrow.DataType, v: unknown): unknown {
   if (v === null || v === undefined) return null;
   switch (type.typeId) {
     case arrow.Type.Decimal: {
-      const scale = (type as arrow.Decimal).scale;
-      const u = BigInt(String(v)); const neg = u < 0n;
-      const s = (neg ? -u : u).toString().padStart(scale + 1, '0');
-      return (neg ? '-' : '') + (scale ? `${s.slice(0, -scale)}.${s.slice(-scale)}` : s);
+      return decimalText(BigInt(String(v)), (type as arrow.Decimal).scale);
     }
     case arrow.Type.Int: return typeof v === 'bigint' ? (v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : String(v)) : v;
     case arrow.Type.Timestamp: {

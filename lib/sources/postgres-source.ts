@@ -243,14 +243,11 @@ export function copyProjection(columns: SourceColumn[], target: ReadTarget): { p
   return { projection: parts.length ? parts.join(', ') : 'NULL::int4', cols: parts.length ? cols : [{ type: { kind: 'int' }, targetIndex: -1, track: null }] };
 }
 
-/** pg_type oid of `inet`. */
-const INET_OID = OID.inet;
-
 function projectAs(src: SourceColumn, t: SourceColumn['type']): string {
   const ref = `q.${quoteIdent(src.sourceName ?? src.name)}`;
   // inet's cast to text always appends the netmask (10.0.4.4/32); abbrev() is its output form (10.0.4.4),
   // what psql, pg_dump and every driver show
-  if (t.kind === 'string' && src.oid === INET_OID) return `abbrev(${ref})`;
+  if (t.kind === 'string' && src.oid === OID.inet) return `abbrev(${ref})`;
   // a numeric into a decimal goes as it is: a cast to numeric(p,s) would round extra fraction digits
   // quietly at the source; the decoder refuses such a value instead, naming the column (pg-copy-decoder.ts)
   if (t.kind === 'decimal' && src.oid === OID.numeric) return ref;
