@@ -19,7 +19,8 @@
  * Prints rows/s, the ratio to raw COPY, INCREMENTAL/INITIAL time, the deletes ratio, the no-op figures and peak RSS.
  *
  *   npx tsx bench/etl.ts [--rows 500000] [--branches 7] [--encoder-threads 1] [--compression snappy] [--rows-per-file N] [--delete-rounds 1] [--verbose]
- *                        [--noop-only] [--deletes-only] [--initial-only] [--noop-rows 1000] [--noop-tables 16] [--profile-noop] [--profile-deletes] [--profile-initial]
+ *                        [--noop-only] [--deletes-only] [--initial-only] [--noop-rows 1000] [--noop-tables 16] [--shared-buffers 1GB]
+ *                        [--profile-noop] [--profile-deletes] [--profile-initial]
  *
  * `--noop-only` runs step 5 alone (steps 1–4 skipped); `--deletes-only` runs steps 2 and 4 (the INITIAL, then the
  * deletes rounds); `--initial-only` steps 1 and 2 (raw COPY and the INITIAL: issue #23's ≥ 0.60 goal); `--profile-noop` writes a CPU profile of the no-op run;
@@ -66,6 +67,13 @@ const TABLES = [
 ];
 
 const CDC_INDEX = !process.argv.includes('--no-cdc-index');
+/**
+ * --shared-buffers 1GB: the bench's one PostgreSQL server holds every branch database, where a deployment
+ * has one server (and one buffer pool) per branch; this gives the one server a larger pool. Default: the
+ * embedded server's own (128MB).
+ */
+const SHARED_BUFFERS = arg('shared-buffers', '');
+if (SHARED_BUFFERS && !/^\d+(kB|MB|GB)$/.test(SHARED_BUFFERS)) throw new Error(`--shared-buffers: expected a size such as 1GB or 512MB, got ${SHARED_BUFFERS}`);
 const DELETE_ROUNDS = Math.max(1, Number(arg('delete-rounds', '1')));
 const NOOP_ONLY = process.argv.includes('--noop-only');
 const DELETES_ONLY = process.argv.includes('--deletes-only');
@@ -190,7 +198,17 @@ async function cpuMeter(pgDir: string) {
 
 async function main() {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'bench-etl-'));
-  const server = await ensureEmbeddedPostgres(dir, { database: 'postgres' });
+  let server = await ensureEmbeddedPostgres(dir, { database: 'postgres' });
+  if (SHARED_BUFFERS) {
+    // set before any data exists, then restarted: the server reads shared_buffers only at start
+    const c = new pg.Client({ connectionString: server.url });
+    await c.connect();
+    await c.query(`ALTER SYSTEM SET shared_buffers = '${SHARED_BUFFERS}'`);
+    await c.end();
+    await server.stop();
+    server = await ensureEmbeddedPostgres(dir, { database: 'postgres' });
+  }
+  { const c = new pg.Client({ connectionString: server.url }); await c.connect(); console.log(`source server: shared_buffers ${(await c.query('SHOW shared_buffers')).rows[0].shared_buffers} for ${BRANCHES} branch databases`); await c.end(); }
   const admin = server.url;
   const dbUrl = (n: string) => admin.replace(/\/postgres$/, `/${n}`);
   try {

@@ -1,5 +1,5 @@
 import type * as arrow from 'apache-arrow';
-import type { DataFileInfo } from '../lake';
+import { addPositions, type DataFileInfo } from '../lake';
 import { Lru } from '../cache/lru';
 
 /**
@@ -173,37 +173,6 @@ async function keysOf(chunks: AsyncIterable<arrow.Data>, rows: number): Promise<
 /** A position-delete file as deleted positions by data file path. */
 async function positionsOf(batches: AsyncIterable<arrow.RecordBatch>): Promise<Map<string, Float64Array>> {
   const lists = new Map<string, number[]>();
-  for await (const b of batches) {
-    const fp = b.getChild('file_path')!.data[0], pos = b.getChild('pos')!.data[0];
-    const offsets = fp.valueOffsets as Int32Array | undefined, bytes = fp.values as Uint8Array | undefined;
-    const p64 = pos.values instanceof BigInt64Array ? new Int32Array(pos.values.buffer, pos.values.byteOffset, pos.values.length * 2) : null;
-    // a delete file is sorted by path: each row's path compared as bytes with the run's first, decoded
-    // once a run (a TextDecoder call a row was most of reading one); positions from the int64's halves
-    const plain = offsets instanceof Int32Array && bytes instanceof Uint8Array && p64 !== null && !fp.nullCount && !pos.nullCount;
-    let l: number[] = [], from = -1, to = -1;
-    for (let i = 0; i < b.numRows; i++) {
-      if (plain) {
-        const a = offsets[i], z = offsets[i + 1];
-        if (!sameBytes(bytes, a, z, from, to)) {
-          from = a; to = z;
-          const path = Buffer.from(bytes.buffer, bytes.byteOffset + a, z - a).toString('utf8');
-          let x = lists.get(path); if (!x) lists.set(path, (x = [])); l = x;
-        }
-        l.push(p64[2 * i + 1] * 4294967296 + (p64[2 * i] >>> 0));
-      } else {
-        const path = b.getChild('file_path')!.get(i) as string;
-        let x = lists.get(path); if (!x) lists.set(path, (x = []));
-        x.push(Number(b.getChild('pos')!.get(i)));
-      }
-    }
-  }
+  for await (const b of batches) addPositions(b, lists);
   return new Map([...lists].map(([p, l]) => [p, Float64Array.from(l)]));
-}
-
-/** Whether bytes[a, z) equal bytes[from, to). */
-function sameBytes(bytes: Uint8Array, a: number, z: number, from: number, to: number): boolean {
-  if (z - a !== to - from) return false;
-  // from the end: paths of one table share their folder, and differ in the file name
-  for (let k = z - a - 1; k >= 0; k--) if (bytes[a + k] !== bytes[from + k]) return false;
-  return true;
 }

@@ -30,6 +30,8 @@ export { cellValue, csvCell, csvLine, csvToBatch, plainRow, plainValue, timestam
 // row access for engines that check or filter staged batches (lib/etl's duplicate-key check)
 export { takeBatch, valueAt } from './arrow-util';
 export { encodeParquet, readParquetBatches } from './parquet';
+// a position-delete file's rows by data file (lib/etl's `deletes: detect` reads them beside the scan)
+export { addPositions } from './position-deletes';
 export { lakeEncoders, ParquetEncoderPool, STREAM_MIN_ROWS, type EncodeOptions, type EncodingStream } from './encoder-pool';
 export { DICTIONARY_PAGE_LIMIT, writerProperties, type ParquetCompression, type WriterPropertiesOptions } from './parquet-writer-properties.mjs';
 export { FIELD_ID, typeString } from './schema';

@@ -16,6 +16,7 @@ import {
 import { offloadPath, readOffloaded } from './offload-read';
 import { readParquetBatches } from './parquet';
 import { viewable, visitParquetColumns } from './parquet-views';
+import { addPositions } from './position-deletes';
 import { arrowSchemaOf, FIELD_ID, primitiveOf } from './schema';
 import type { Storage } from './storage';
 import type { ColumnRange, IcebergSchema, PartitionSpec, Snapshot, TableMetadata } from './types';
@@ -199,13 +200,7 @@ export function deleteIndex(view: TableView, deletes: PlannedFile[]): DeleteInde
       r = (async () => {
         const out = new Map<string, number[]>();
         const bytes = await openFile(view, p);
-        for await (const b of readParquetBatches(bytes, p)) {
-          const fpCol = b.getChild('file_path')!, posCol = b.getChild('pos')!;
-          for (let i = 0; i < b.numRows; i++) {
-            const fp = fpCol.get(i) as string; const pos = Number(posCol.get(i));
-            let l = out.get(fp); if (!l) out.set(fp, (l = [])); l.push(pos);
-          }
-        }
+        for await (const b of readParquetBatches(bytes, p)) addPositions(b, out);
         return out;
       })();
       loadedPos.set(p, r);
