@@ -104,3 +104,27 @@ test('expire: --max-snapshot-age-ms and --min-snapshots-to-keep reach the expiry
   expect(JSON.parse(r.out)).toMatchObject({ expiredSnapshots: 2 });
   expect(JSON.parse(cli('snapshots', 'ops.e', '--json').out)).toHaveLength(1);
 });
+
+test('import: a null partition value lands; a merge key is required; a value its column cannot hold names the file, row and column, and a failed first import leaves no table', () => {
+  const p = path.join(wh.dir, 'p.csv'), k = path.join(wh.dir, 'k.csv'), bad = path.join(wh.dir, 'bad.csv');
+  fs.writeFileSync(p, 'id,region,amount\n1,,1\n2,us,2\n');
+  expect(cli('import', 'imp.p', p, '--mode', 'append', '--partition-by', 'region')).toMatchObject({ code: 0 });
+  const rows = JSON.parse(cli('scan', 'imp.p', '--format', 'json').out).sort((x: { id: number }, y: { id: number }) => x.id - y.id);
+  expect(rows).toEqual([{ id: 1, region: null, amount: 1 }, { id: 2, region: 'us', amount: 2 }]);
+  const pd = JSON.parse(cli('describe', 'imp.p', '--json').out);
+  expect(pd.schema.find((f: { name: string }) => f.name === 'region').required).toBe(false);
+  // a table made by a merge import is keyed: its key is required
+  fs.writeFileSync(k, 'id,name\n1,a\n');
+  expect(cli('import', 'imp.k', k, '--mode', 'merge', '--key', 'id')).toMatchObject({ code: 0 });
+  expect(JSON.parse(cli('describe', 'imp.k', '--json').out).schema.find((f: { name: string }) => f.name === 'id').required).toBe(true);
+  // a long column meets 10.5: refused by name (was "Cannot convert 10.5 to a BigInt"), the table unchanged
+  fs.writeFileSync(bad, 'id,region,amount\n3,eu,3\n4,eu,10.5\n');
+  const r = cli('import', 'imp.p', bad, '--mode', 'append');
+  expect(r.code).not.toBe(0);
+  expect(r.err).toContain(`import: ${bad}: CSV row 2, column amount: '10.5' is not an integer (64-bit) (the column is long)`);
+  expect(JSON.parse(cli('scan', 'imp.p', '--format', 'json').out)).toHaveLength(2);
+  // the first import of a new table fails at its second file: no empty table is left behind
+  const r2 = cli('import', 'imp.new', p, bad, '--mode', 'append');
+  expect(r2.code).not.toBe(0);
+  expect(cli('describe', 'imp.new').err).toMatch(/table imp\.new does not exist/);
+});

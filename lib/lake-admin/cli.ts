@@ -93,7 +93,13 @@ async function* fileBatches(file: string, tableSchema?: arrow.Schema): AsyncGene
       yield new arrow.RecordBatch(new arrow.Schema(fields), b.data);
     }
   } else if (lower.endsWith('.csv')) {
-    yield csvToBatch(fs.readFileSync(file, 'utf8'), tableSchema);
+    try {
+      yield csvToBatch(fs.readFileSync(file, 'utf8'), tableSchema);
+    } catch (e) {
+      // the row and column are in the message; the file is the import's to name
+      if (e instanceof AppError) throw new AppError(e.code, `import: ${file}: ${e.message.replace(/^lake: /, '')}`, { field: e.field, cause: e });
+      throw e;
+    }
   } else throw new AppError('usage', `import: ${file}: only .parquet and .csv files can be imported`);
 }
 
@@ -200,18 +206,30 @@ function registerImportCommand(lake: Command, withCli: CliEdge['withCli']): void
         const arrow = await import('apache-arrow');
         const ident = identOf(cmd, name);
         let t: LakeTable;
-        if (await l.tableExists(ident)) t = await l.loadTable(ident);
+        const created = !(await l.tableExists(ident));
+        if (!created) t = await l.loadTable(ident);
         else {
           const first = await fileBatches(path.resolve(files[0])).next();
           if (first.done) throw new AppError('validation', `import: ${files[0]} has no rows to infer a schema from`);
           const schema = first.value.schema;
           if (o.partitionBy && !schema.fields.some((f) => f.name === o.partitionBy)) throw new AppError('usage', `--partition-by: column ${o.partitionBy} is not in ${files[0]}`);
-          const fields = schema.fields.map((f) => (keys?.includes(f.name) || f.name === o.partitionBy ? new arrow.Field(f.name, f.type, false) : f));
-          t = await l.createTable(ident, { schema: new arrow.Schema(fields), partitionBy: o.partitionBy ? [o.partitionBy] : [] });
+          const missing = keys?.find((k) => !schema.fields.some((f) => f.name === k));
+          if (missing) throw new AppError('usage', `--key: column ${missing} is not in ${files[0]}`);
+          // merge keys are the table's identifier fields (required, as Iceberg asks of them); an identity
+          // partition column stays optional: a row with no value lands in the null partition
+          const fields = schema.fields.map((f) => (keys?.includes(f.name) ? new arrow.Field(f.name, f.type, false) : f));
+          t = await l.createTable(ident, { schema: new arrow.Schema(fields), partitionBy: o.partitionBy ? [o.partitionBy] : [], ...(keys?.length ? { identifierColumns: keys } : {}) });
         }
         const tableSchema = t.arrowSchema();
         const all = async function* () { for (const f of files) yield* fileBatches(path.resolve(f), tableSchema); };
-        const res = o.mode === 'append' ? await t.append(all()) : o.mode === 'overwrite' ? await t.overwrite(all()) : await t.merge(all(), { keys: keys! });
+        let res: Awaited<ReturnType<LakeTable['append']>> | Awaited<ReturnType<LakeTable['merge']>>;
+        try {
+          res = o.mode === 'append' ? await t.append(all()) : o.mode === 'overwrite' ? await t.overwrite(all()) : await t.merge(all(), { keys: keys! });
+        } catch (e) {
+          // a failed first write leaves no table behind (an empty one would shadow the next attempt's inferred schema)
+          if (created) await l.dropTable(ident, { purge: true }).catch(() => {});
+          throw e;
+        }
         if (o.json) json(res); else out(`${o.mode}: ${ident} snapshot ${res.snapshotId ?? '(none)'}${'inserted' in res ? `, ${(res as unknown as { inserted: number }).inserted} inserted, ${(res as unknown as { updated: number }).updated} updated` : `, ${res.addedRecords} rows`}`);
       });
     });

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { createTestDatabase, type TestDatabase } from '../testing/pg';
 import { readAvroFile } from './avro';
-import { fromText, plainRow } from './format';
+import { plainRow } from './format';
+import { textColumn, textValue } from './text-values';
 import { openLake, openTableFolder, type Lake, type LakeTable } from './index';
 import { arrowTypeOf } from './schema';
 import { makeWarehouse } from './test-helpers';
@@ -23,7 +24,7 @@ interface Col { name: string; type: string; nullable: boolean }
 const schemaOf = (cols: Col[]) => new arrow.Schema(cols.map((c) => new arrow.Field(c.name, arrowTypeOf(c.type, c.name), c.nullable)));
 
 function batchOf(schema: arrow.Schema, rows: Record<string, unknown>[]): arrow.RecordBatch {
-  const children = schema.fields.map((f) => arrow.vectorFromArray(rows.map((r) => (r[f.name] === null || r[f.name] === undefined ? null : fromText(f.type, String(r[f.name])))), f.type).data[0]);
+  const children = schema.fields.map((f) => textColumn(f.type, rows.map((r) => (r[f.name] === null || r[f.name] === undefined ? null : textValue(f.type, String(r[f.name]))))));
   return new arrow.RecordBatch(schema, arrow.makeData({ type: new arrow.Struct(schema.fields), length: rows.length, nullCount: 0, children }));
 }
 

@@ -1,7 +1,8 @@
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
 import { decimalText } from './arrow-util';
-import { decimalUnscaled } from './bounds';
+import { textColumn, textValue, TextValueError } from './text-values';
+import { icebergTypeOf, typeString } from './schema';
 
 /** One Arrow value as a plain JSON-safe value: decimals as exact strings, times as ISO strings, bytes as hex. */
 export function plainValue(type: arrow.DataType, v: unknown): unknown {
@@ -115,27 +116,17 @@ export function csvToBatch(text: string, schema?: arrow.Schema): arrow.RecordBat
         : vals.length && vals.every((v) => /^(true|false)$/i.test(v)) ? new arrow.Bool() : new arrow.Utf8();
     return new arrow.Field(name, type, true);
   });
-  const children = fields.map((f, c) => arrow.vectorFromArray(rows.map((r) => fromText(f.type, r[c])), f.type).data[0]);
+  const children = fields.map((f, c) => textColumn(f.type, rows.map((r, i) => cell(f, r[c], i))));
   const s = new arrow.Schema(fields);
   return new arrow.RecordBatch(s, arrow.makeData({ type: new arrow.Struct(fields), length: rows.length, nullCount: 0, children }));
 }
 
-export function fromText(type: arrow.DataType, v: string | undefined): unknown {
-  if (v === undefined || v === '') return null;
-  switch (type.typeId) {
-    case arrow.Type.Int: return (type as arrow.Int).bitWidth === 64 ? BigInt(v) : Number(v);
-    case arrow.Type.Float: return Number(v);
-    case arrow.Type.Bool: return /^(true|1|t|yes)$/i.test(v);
-    case arrow.Type.Decimal: return decimalWords(v, (type as arrow.Decimal).scale);
-    case arrow.Type.Date: return new Date(v.length === 10 ? `${v}T00:00:00Z` : v);
-    case arrow.Type.Timestamp: return Date.parse((type as arrow.Timestamp).timezone || /[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`);
-    default: return v;
+/** One CSV field as its column's value; a value the column's type cannot hold names its row (after the header) and column. */
+function cell(f: arrow.Field, v: string | undefined, i: number): unknown {
+  try {
+    return textValue(f.type, v);
+  } catch (e) {
+    if (!(e instanceof TextValueError)) throw e;
+    throw new AppError('validation', `lake: CSV row ${i + 1}, column ${f.name}: ${e.message} (the column is ${typeString(icebergTypeOf(f))})`, { field: f.name });
   }
-}
-
-/** Decimal text (`-12.5`) as the four little-endian 32-bit words of its unscaled 128-bit value at `scale` (extra digits are cut). */
-export function decimalWords(text: string, scale: number): Uint32Array {
-  const out = new Uint32Array(4); let x = BigInt.asUintN(128, decimalUnscaled(text, scale));
-  for (let k = 0; k < 4; k++) { out[k] = Number(x & 0xffffffffn); x >>= 32n; }
-  return out;
 }

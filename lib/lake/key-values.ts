@@ -8,7 +8,7 @@
 import * as arrow from 'apache-arrow';
 import { AppError } from '../errors';
 import { makeBatch } from './arrow-util';
-import { decimalWords } from './format';
+import { decimalValue } from './text-values';
 
 const TS = /^(-?\d{4,})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 
@@ -86,7 +86,7 @@ export function keyColumn(f: arrow.Field, values: unknown[]): arrow.Data {
       case arrow.Type.Int: return (t as arrow.Int).bitWidth === 64 ? BigInt(String(v)) : Number(v);
       case arrow.Type.Float: return Number(v);
       case arrow.Type.Utf8: case arrow.Type.LargeUtf8: return String(v);
-      case arrow.Type.Decimal: return decimalWords(String(v), (t as arrow.Decimal).scale);
+      case arrow.Type.Decimal: return decimalValue(t as arrow.Decimal, String(v).trim());
       case arrow.Type.Date: return new Date(dateDays(v, f.name) * 86_400_000);
       case arrow.Type.Bool: return v === true || v === 'true' || v === 't' || v === 1;
       case arrow.Type.Binary: case arrow.Type.LargeBinary: return bytesOf(v);
