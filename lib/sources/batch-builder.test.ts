@@ -93,3 +93,22 @@ describe('list columns from text (PostgreSQL array syntax)', () => {
     expect([...v].map((x) => (x ? [...(x as arrow.Vector)] : x))).toEqual([[1, null, -3], null, [4, 5]]);
   });
 });
+
+describe('a string column whose last batch went to another thread', () => {
+  // an encoder thread takes a batch's buffers by transfer: the builder's own view of the bytes is then
+  // detached (length 0), and the next batch used to size its bytes by it — ensure() doubled 0 for ever
+  // and the worker spun at full CPU (found by a fault test: PostgreSQL killed mid-extract, the retry hung)
+  it.each(['string', 'binary'] as const)('%s: the next batches fill, long and short values alike', (kind) => {
+    const b = new ColumnBuilder({ kind }, 8);
+    const row = (i: number) => Buffer.from(`value ${i} `.repeat(i % 3 === 0 ? 40 : 1));
+    for (let batch = 0; batch < 3; batch++) {
+      for (let i = 0; i < 8; i++) { b.prepare(i); const v = row(batch * 8 + i); b.setBytes(i, v, 0, v.length); }
+      const d = b.finish(8);
+      const got = [...vec(d).toArray()].map((x) => Buffer.from(x as Uint8Array | string).toString());
+      expect(got).toEqual(Array.from({ length: 8 }, (_, i) => row(batch * 8 + i).toString()));
+      // what the encoder pool does with a batch's buffers
+      structuredClone(d.values.buffer, { transfer: [d.values.buffer as ArrayBuffer] });
+      expect(b.bytes.length).toBe(0);
+    }
+  }, 5000);
+});

@@ -32,6 +32,8 @@ export class ColumnBuilder {
   bits!: Uint8Array;
   offsets!: Int32Array;
   bytes!: Uint8Array;
+  /** bytes' size, kept when the buffer itself goes to another thread (reset sizes the next one by it). */
+  private bytesCap = 0;
   byteLen = 0;
   /** A list column's elements (one builder for all rows' elements; `offsets` index into it). */
   readonly child: ColumnBuilder | null = null;
@@ -113,8 +115,11 @@ export class ColumnBuilder {
       case 'boolean': this.bits = new Uint8Array((n + 7) >> 3); break;
       case 'string': case 'binary':
         this.offsets = new Int32Array(takeBuffer((n + 1) * 4));
-        if (!this.bytes || this.bytes.length > (1 << 24)) this.bytes = new Uint8Array(Math.max(1024, n * 16));
-        else this.bytes = new Uint8Array(takeBuffer(this.bytes.length));
+        // the last batch's bytes were handed to an encoder thread and are detached now (length 0): size
+        // the next by the remembered length (an empty buffer here made ensure() double 0 for ever)
+        if (!this.bytesCap || this.bytesCap > (1 << 24)) this.bytes = new Uint8Array(Math.max(1024, n * 16));
+        else this.bytes = new Uint8Array(takeBuffer(this.bytesCap));
+        this.bytesCap = this.bytes.length;
         this.byteLen = 0;
         break;
       case 'list':
@@ -152,11 +157,12 @@ export class ColumnBuilder {
 
   private ensure(extra: number): void {
     if (this.byteLen + extra <= this.bytes.length) return;
-    let cap = this.bytes.length * 2;
+    let cap = Math.max(1024, this.bytes.length * 2);
     while (cap < this.byteLen + extra) cap *= 2;
     const nb = new Uint8Array(cap);
     nb.set(this.bytes.subarray(0, this.byteLen));
     this.bytes = nb;
+    this.bytesCap = cap;
   }
 
   setBool(i: number, v: boolean): void {
