@@ -38,7 +38,7 @@ describe('job paths', () => {
     await expect(policy('params.f', p, 'read')).rejects.toThrow(refused);
   });
 
-  it.each(['secret.key', 'pg.json', 'pg.owner.json', 'pg/postmaster.pid'])('refuse the folder\'s own state: %s', async (p) => {
+  it.each(['secret.key', 'pg.json', 'pg.owner.json', 'pg/postmaster.pid', 'pg-app.password', 'models/tables.yml', 'models/seeds', 'chdb/status', 'chdb/../pg-app.password'])('refuse the folder\'s own state and the models project: %s', async (p) => {
     await expect(policy('params.f', p, 'read')).rejects.toThrow(refused);
     await expect(policy('params.f', p, 'write')).rejects.toThrow(refused);
   });

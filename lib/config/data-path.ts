@@ -16,9 +16,12 @@ export const localPaths: PathPolicy = async (_field, p) => p;
 const isInside = (root: string, p: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
 
 // The data folder's own state: the secret key and the embedded Postgres (its files, its
-// password record and its owner record) are never a job's to read or overwrite, and the
-// warehouse is written only through the lake's commits.
-const PRIVATE = new Set(['secret.key', 'pg', 'pg.json', 'pg.owner.json']);
+// password record, its owner record and the application role's password) are never a job's to
+// read or overwrite, and the warehouse is written only through the lake's commits. Nor is the
+// models project (default <data>/models: files any operator edits through the panel — read as a
+// job's tables file they would let an operator's text run as an admin's tables.json, and a file
+// written there becomes a seed or a model) or the embedded ClickHouse's state.
+const PRIVATE = new Set(['secret.key', 'pg', 'pg.json', 'pg.owner.json', 'pg-app.password', 'models', 'chdb']);
 const NO_WRITE = new Set(['warehouse']);
 
 function allowed(root: string, p: string, use: 'read' | 'write'): boolean {
@@ -38,7 +41,7 @@ function allowed(root: string, p: string, use: 'read' | 'write'): boolean {
 export function dataDirPaths(dataDir: string): PathPolicy {
   return async (field, p, use) => {
     // The caller's own value is echoed (it is in the payload anyway); nothing about the file system is.
-    const refuse = () => new AppError('validation', `${field}: ${JSON.stringify(String(p).slice(0, 200))} must be a path under the data folder (relative to it, or absolute under it; not its secret key or database)`, { field });
+    const refuse = () => new AppError('validation', `${field}: ${JSON.stringify(String(p).slice(0, 200))} must be a path under the data folder (relative to it, or absolute under it; not its secret key, database or models project)`, { field });
     if (typeof p !== 'string' || !p.trim() || p.includes('\0') || p.length > 4096) throw refuse();
     const root = await fs.realpath(dataDir).catch(() => path.resolve(dataDir));
     const wanted = path.resolve(root, p);

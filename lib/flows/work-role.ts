@@ -23,8 +23,10 @@ const MAX_DEPTH = 8;
  */
 export async function roleOfWork(db: Db, catalog: JobCatalog, kind: string, params: unknown, depth = 0): Promise<Role> {
   if (depth > MAX_DEPTH) return 'admin';
-  const own = catalog.jobs.roleOf(kind);
   const p = (params && typeof params === 'object' ? params : {}) as Record<string, unknown>;
+  // An inline tables.json chooses what every branch runs with its stored credentials (any table the
+  // login reads, or a subquery): the power of editing tables.json itself (PUT /api/v1/tables), admin's.
+  const own = p.tablesJson !== undefined ? maxRole(catalog.jobs.roleOf(kind), 'admin') : catalog.jobs.roleOf(kind);
   if (kind === 'pipelines.run' && typeof p.pipeline === 'string') {
     return maxRole(own, await roleOfPipeline(db, catalog, p.pipeline, depth + 1));
   }

@@ -148,3 +148,27 @@ describe('a flow has the highest role of its nodes', () => {
     expect((await callRoute(pipelineRun.POST, 'POST', '/api/v1/pipelines/probe/run', { token: tok.operator, params: { id: 'probe' } })).status).toBe(403);
   });
 });
+
+describe('an inline tables.json (tablesJson) is an admin\'s', () => {
+  // found by an attack: an operator's etl.run with a subquery entry ran any SELECT at every branch with
+  // its stored credentials (the power PUT /api/v1/tables keeps for admins), and a viewer read the result
+  const SUB = { table: '(SELECT 1 AS id, current_user AS u)', name: 'who', unique_key: 'id' };
+  const ETL = { kind: 'etl.run', params: { mode: 'INITIAL', namespace: 'pwn', tablesJson: [SUB] } };
+  it('an operator may not start, save or put in a flow such a job; an admin may start it', async () => {
+    const job = await callRoute(jobs.POST, 'POST', '/api/v1/jobs', { token: tok.operator, body: ETL });
+    expect(job.status).toBe(403);
+    expect(job.body.error.message).toMatch(/starting etl\.run needs the admin role; you are operator/);
+    const dq = await callRoute(jobs.POST, 'POST', '/api/v1/jobs', { token: tok.operator, body: { kind: 'dq.run', params: { tablesJson: [{ table: 'PUBLIC.T', unique_key: 'ID' }] } } });
+    expect(dq.status).toBe(403);
+    const pl = await callRoute(pipelines.POST, 'POST', '/api/v1/pipelines', { token: tok.operator, body: { name: 'pwn', ...ETL } });
+    expect(pl.status).toBe(403);
+    const fl = await callRoute(flows.POST, 'POST', '/api/v1/flows', { token: tok.operator, body: { name: 'pwn', nodes: [{ id: 'e', ...ETL }] } });
+    expect(fl.status).toBe(403);
+    expect(await stored('pwn')).toBeUndefined();
+    // the configured tables.json (no tablesJson) stays an operator's
+    const plain = await callRoute(jobs.POST, 'POST', '/api/v1/jobs', { token: tok.operator, body: { kind: 'etl.run', params: { mode: 'INITIAL', plan: true } } });
+    expect(plain.status).not.toBe(403);
+    const admin = await callRoute(jobs.POST, 'POST', '/api/v1/jobs', { token: tok.admin, body: ETL });
+    expect(admin.status).toBe(202);
+  });
+});
