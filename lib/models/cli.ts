@@ -10,7 +10,7 @@ import { recordCliRun } from '../jobs/record-cli-run';
 import { exitCodeFor } from '../errors';
 import { csvLine } from '../lake';
 import { buildGraph } from './graph';
-import { selectNodes } from './selector';
+import { NO_NODES_SELECTED, selectNodes } from './selector';
 import { compileModels, loadModelsProject, queryModels, runModelsCommand, type ModelsDeps } from './service';
 import type { Command as ModelsCommand, NodeResult } from './types';
 
@@ -27,7 +27,7 @@ function parseVars(v: string): Record<string, unknown> {
 
 function common(c: Command): Command {
   return c
-    .option('-s, --select <selector...>', 'dbt selectors: name, +name, name+, tag:x, path:dir, a,b (intersection); several = union')
+    .option('-s, --select <selector...>', 'dbt selectors: name, +name, name+, @name, tag:x, path:dir, fqn/file/package/config.<key>/test_name/source:…, a,b (intersection); several = union')
     .option('--exclude <selector...>', 'selectors to leave out')
     .option('--project <dir>', 'model project folder (Default: $TRIBUTARY_MODELS_DIR or <data>/models)')
     .option('--target <name>', 'a clickhouse connection, or embedded (Default: embedded)')
@@ -112,9 +112,11 @@ export function registerModelsCommands(program: Command, cli: CliEdge): void {
       try {
         const p = await loadModelsProject(deps(ctx), { project: f.project, vars: f.vars });
         for (const e of p.errors) process.stderr.write(`error: ${e.message}\n`);
-        if (!f.json) printWarnings(p.warnings);
         const g = buildGraph(p);
-        const chosen = selectNodes(p, g, f.select ?? [], f.exclude ?? []);
+        const warnings = [...p.warnings];
+        const chosen = selectNodes(p, g, f.select ?? [], f.exclude ?? [], (message) => warnings.push({ path: '', message }));
+        if (chosen.size === 0) warnings.push({ path: '', message: NO_NODES_SELECTED });
+        if (!f.json) printWarnings(warnings);
         const items = [
           ...g.order.filter((id) => chosen.has(id)).map((id) => {
             if (id.startsWith('seed:')) { const sd = p.seeds.get(id.slice(5))!; return { kind: 'seed', name: sd.name, path: sd.path, materialized: 'seed', tags: sd.config.tags, refs: [] as string[], sources: [] as string[] }; }
@@ -122,7 +124,7 @@ export function registerModelsCommands(program: Command, cli: CliEdge): void {
           }),
           ...[...p.tests.values()].filter((t) => chosen.has(`test:${t.name}`)).map((t) => ({ kind: 'test', name: t.name, path: t.path, severity: t.severity, refs: t.refs })),
         ];
-        if (f.json) out(JSON.stringify({ project: p.root, nodes: items, errors: p.errors, warnings: p.warnings }, null, 2));
+        if (f.json) out(JSON.stringify({ project: p.root, nodes: items, errors: p.errors, warnings }, null, 2));
         else for (const i of items) out(`${i.kind.padEnd(5)} ${i.name}${'materialized' in i ? ` [${i.materialized}]` : ''}  ${i.path}${i.refs.length ? `  ← ${i.refs.join(', ')}` : ''}`);
         if (p.errors.length) process.exitCode = 2;
       } catch (e) { process.exitCode = exitCodeFor(e); throw e; }

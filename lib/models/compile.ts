@@ -1,7 +1,7 @@
 import { buildGraph } from './graph';
 import { assertParsed } from './project';
 import { renderModel, renderTest } from './render';
-import { selectNodes } from './selector';
+import { NOTHING_TO_DO, selectNodes } from './selector';
 import { renderSource, type LakeAccess } from './source-sql';
 import type { Node, Project } from './types';
 
@@ -23,15 +23,18 @@ export interface CompiledNode { name: string; kind: 'model' | 'test'; path: stri
  */
 export async function compileProject(p: Project & { errors?: { path: string; message: string }[] }, o: {
   database: string; lake: LakeAccess; select?: string[]; exclude?: string[]; resolveSource(ident: string): Promise<string>;
+  /** What the selection warns of, as dbt does: a criterion matching nothing, nothing to do. (Default: not told) */
+  onWarning?(message: string): void;
 }): Promise<CompiledNode[]> {
   if (p.errors) assertParsed({ errors: p.errors });
   const g = buildGraph(p);
-  const chosen = selectNodes(p, g, o.select ?? [], o.exclude ?? []);
+  const chosen = selectNodes(p, g, o.select ?? [], o.exclude ?? [], o.onWarning);
   const resolved = new Map<string, string>();
   const env = { database: o.database, source: (id: string) => resolved.get(id)! };
   const out: CompiledNode[] = [];
   // seeds have nothing to render: their CSV is loaded as it is
   const ids = [...g.order.filter((id) => id.startsWith('model:')), ...[...p.tests.keys()].sort().map((n) => `test:${n}`)].filter((id) => chosen.has(id));
+  if (ids.length === 0) o.onWarning?.(NOTHING_TO_DO);
   for (const id of ids) {
     const isModel = id.startsWith('model:');
     const node = isModel ? p.models.get(id.slice(6))! : p.tests.get(id.slice(5))!;

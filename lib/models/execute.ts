@@ -5,7 +5,7 @@ import { loadSeed } from './seed-load';
 import { sessionSettings, settingsClause } from './session-settings';
 import { assertParsed } from './project';
 import { renderModel, renderTest, type RenderEnv } from './render';
-import { selectNodes } from './selector';
+import { NOTHING_TO_DO, selectNodes } from './selector';
 import { renderSource } from './source-sql';
 import { checkModelConfig, checkSql, lakeRoots, type SqlPolicy } from './sql-guard';
 import type { Target } from './target';
@@ -32,6 +32,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Called as each node finishes. */
   onResult?(r: NodeResult, done: number, total: number): void;
+  /** What the selection warns of, as dbt does: a criterion matching nothing, nothing to do. (Default: not told) */
+  onWarning?(message: string): void;
 }
 
 const FAILING_ROWS = 100;
@@ -71,9 +73,10 @@ export async function executeProject(p: Project & { errors?: { path: string; mes
  * order, a test ranked with the model it tests.
  */
 function planRun(p: Project, g: Graph, o: ExecuteOptions): { ids: string[]; deps: Map<string, string[]>; rank: (id: string) => number } {
-  const chosen = selectNodes(p, g, o.select ?? [], o.exclude ?? []);
+  const chosen = selectNodes(p, g, o.select ?? [], o.exclude ?? [], o.onWarning);
   const only = { run: 'model:', test: 'test:', seed: 'seed:', build: '' }[o.command];
   const ids = [...chosen].filter((id) => id.startsWith(only));
+  if (ids.length === 0) o.onWarning?.(NOTHING_TO_DO);
   const inSet = new Set(ids);
   // What each node waits for, within the chosen set.
   const deps = new Map<string, string[]>();

@@ -187,6 +187,7 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
   const target = await spec.open();
   // Stored one after the other, in the order the nodes finished.
   let saves: Promise<unknown> = Promise.resolve();
+  const selection = selectionWarnings(d);
   try {
     const summary = await executeProject(project, target, {
       command: i.command, select: i.select, exclude: i.exclude, fullRefresh: i.fullRefresh, threads: d.env.TRIBUTARY_MODELS_THREADS, warehouse: d.env.warehouse,
@@ -196,6 +197,7 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
         saves = saves.then(() => saveResult(d.pool, i.runId, i.command, spec.name, r)).catch((e) => d.logger?.warn(`models: could not record ${r.name}: ${(e as Error).message}`));
         i.onResult?.(r, done, total);
       },
+      onWarning: selection.add,
     });
     writeRunArtifacts(d, project, summary, { database: spec.database, invocationId: i.runId, startedAt }, { ...i, threads: d.env.TRIBUTARY_MODELS_THREADS, target: spec.name });
     if (i.onLineage) {
@@ -203,11 +205,20 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
       await modelsLineage(project, summary.results, target, spec.address, (ident) => lake.loadTable(ident).then((t) => t.location))
         .then(i.onLineage, (e) => d.logger?.warn(`openlineage: could not describe the models' datasets: ${(e as Error).message}`));
     }
-    return { ...summary, target: spec.name, warnings: project.warnings };
+    return { ...summary, target: spec.name, warnings: [...project.warnings, ...selection.list] };
   } finally {
     await saves;
     await target.close();
   }
+}
+
+/**
+ * What a command's selection warns of (a criterion matching nothing, nothing
+ * to do): logged, and returned with the project's warnings. They name no file.
+ */
+function selectionWarnings(d: ModelsDeps): { list: { path: string; message: string }[]; add(message: string): void } {
+  const list: { path: string; message: string }[] = [];
+  return { list, add: (message) => { list.push({ path: '', message }); d.logger?.warn(`models: ${message}`); } };
 }
 
 /**
@@ -231,8 +242,9 @@ export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclu
   const project = await loadModelsProject(d, { project: i.project, vars: i.vars, overrides: i.overrides });
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
+  const selection = selectionWarnings(d);
   const nodes = await compileProject(project, {
-    database: spec.database, lake: spec.lake, select: i.select, exclude: i.exclude,
+    database: spec.database, lake: spec.lake, select: i.select, exclude: i.exclude, onWarning: selection.add,
     resolveSource: async (ident) => (await lake.loadTable(ident)).location,
   });
   const written = i.write === false ? [] : writeCompiled(project.root, nodes.filter((n) => n.sql !== undefined).map((n) => ({ path: n.path, sql: n.sql! })));
@@ -240,7 +252,7 @@ export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclu
     const compiled = new Map(nodes.filter((n) => n.sql !== undefined).map((n) => [`${n.kind}:${n.name}`, n.sql!]));
     written.push(writeArtifact(project.root, 'manifest.json', buildManifest(project, { database: spec.database, invocationId: crypto.randomUUID(), startedAt }, { compiled })));
   }
-  return { nodes, written, warnings: project.warnings };
+  return { nodes, written, warnings: [...project.warnings, ...selection.list] };
 }
 
 /**
