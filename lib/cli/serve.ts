@@ -9,6 +9,7 @@ import { countUsers, ensureAdminUser } from '../auth/users';
 import { collapseRepeats, consoleSink, createLogger } from '../log';
 import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
 import { buildCli, freshCliEntry } from './cli-build.mjs';
+import { ALIVE_MS } from './serve-child.mjs';
 
 /**
  * `tributary serve` (what `npm start` runs): database (embedded unless
@@ -77,10 +78,23 @@ export async function serve(opts: { settings: Env; build?: boolean; worker?: boo
     resolveDone();
   };
 
+  // A worker whose main thread has not said it is alive for this long is stuck (a job spinning at full
+  // CPU): it is killed and started again, and the next worker fails its runs as stale (serve-child.mjs).
+  const stuckMs = Math.max(60_000, 2 * env.TRIBUTARY_JOB_STALE_SECONDS * 1000);
   const start = (name: string, args: string[], restart: boolean) => {
-    const c = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'inherit', 'inherit'] });
+    // an IPC channel: the child stops when serve is gone, and says it is alive (serve-child.mjs)
+    const c = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.add(c);
+    let alive = Date.now();
+    c.on('message', () => { alive = Date.now(); });
+    const watch = restart ? setInterval(() => {
+      if (Date.now() - alive <= stuckMs || c.exitCode !== null || c.signalCode !== null) return;
+      logger.error(`${name} has not answered for ${Math.round((Date.now() - alive) / 1000)} s (its main thread is stuck); killing it`, { pid: c.pid });
+      c.kill('SIGKILL');
+    }, ALIVE_MS) : null;
+    watch?.unref();
     c.once('exit', (code, sig) => {
+      if (watch) clearInterval(watch);
       children.delete(c);
       if (stopping) return;
       if (restart) {
@@ -94,7 +108,7 @@ export async function serve(opts: { settings: Env; build?: boolean; worker?: boo
     return c;
   };
 
-  start('web', [path.join(PROJECT_ROOT, 'node_modules/next/dist/bin/next'), 'start', '-p', String(env.PORT), '-H', env.HOST], false);
+  start('web', [path.join(PROJECT_ROOT, 'lib/cli/web-child.mjs'), 'start', '-p', String(env.PORT), '-H', env.HOST], false);
   if (opts.worker !== false) start('worker', [path.join(PROJECT_ROOT, 'bin/tributary.mjs'), 'worker'], true);
   logger.info(`Tributary is up: ${listenUrl(env)}/login`);
   process.once('SIGINT', () => void shutdown(0));

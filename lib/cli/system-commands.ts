@@ -8,6 +8,7 @@ import { createUser, listUsers } from '../auth/users';
 import { createApiToken, listApiTokens, revokeApiToken } from '../auth/tokens';
 import { ROLES, type Role } from '../auth/roles';
 import { promptPassword, readPasswordFromStdin } from './read-password';
+import { followServe } from './serve-child.mjs';
 
 const positiveInt = (flag: string) => (v: string) => {
   if (!/^\d+$/.test(v) || Number(v) < 1) throw new InvalidArgumentError(`${flag} must be a positive integer (got '${v}')`);
@@ -34,6 +35,7 @@ export function registerSystemCommands(program: Command, { settings, runWorker, 
     .description('Run a worker alone (start several, on several machines, against one database)')
     .option('--concurrency <n>', 'jobs run at once (default: TRIBUTARY_WORKER_CONCURRENCY or 2)', positiveInt('--concurrency'))
     .action(async (o) => {
+      followServe(); // started by `tributary serve`: stop with it, and say it is alive
       await runWorker({ concurrency: o.concurrency, settings });
       process.exit(process.exitCode ?? 0);
     });
