@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { compiledPath } from './compile';
 import { relationName } from './project';
 import { testHash } from './test-names';
+import { DEFAULT_CONDITION, DEFAULT_FAIL_CALC } from './test-status';
 import type { Command, ModelNode, NodeResult, Project, SeedNode, TestNode } from './types';
 
 /**
@@ -158,6 +159,8 @@ function genericRaw(t: TestNode): string {
   if (t.severity === 'warn') cfg.push('severity="warn"');
   if (t.where) cfg.push(`where=${JSON.stringify(t.where)}`);
   if (t.alias && t.alias !== t.name) cfg.push(`alias="${t.alias}"`);
+  for (const k of ['fail_calc', 'warn_if', 'error_if'] as const) if (t[k] !== undefined) cfg.push(`${k}=${JSON.stringify(t[k])}`);
+  if (t.limit !== undefined) cfg.push(`limit=${t.limit}`);
   return `{{ test_${t.generic!.type}(**_dbt_generic_test_kwargs) }}${cfg.length ? `{{ config(${cfg.join(',')}) }}` : ''}`;
 }
 
@@ -197,7 +200,7 @@ function testConfig(t: TestNode): Json {
   return {
     enabled: t.enabled !== false, alias: t.alias && t.alias !== t.name ? t.alias : null, schema: 'dbt_test__audit', database: null, tags: t.tags, meta: {}, group: null,
     materialized: 'test', severity: t.severity.toUpperCase(), store_failures: null, store_failures_as: null, where: t.where ?? null,
-    limit: null, fail_calc: 'count(*)', warn_if: '!= 0', error_if: '!= 0',
+    limit: t.limit ?? null, fail_calc: t.fail_calc ?? DEFAULT_FAIL_CALC, warn_if: t.warn_if ?? DEFAULT_CONDITION, error_if: t.error_if ?? DEFAULT_CONDITION,
   };
 }
 
@@ -335,7 +338,8 @@ function addTestNodes(parts: ManifestParts, p: Project, database: string, resolv
     }, { name: p.name, database });
     const full = generic ? {
       // file_key_name: the yml section the test was written in (`models.orders`, `seeds.raw_orders`)
-      ...node, column_name: generic.column, file_key_name: `${t.model && !p.models.has(t.model) && p.seeds?.has(t.model) ? 'seeds' : 'models'}.${t.model}`,
+      // a model-level test's column_name is an argument only (test_metadata), as in dbt
+      ...node, column_name: generic.modelLevel ? null : generic.column, file_key_name: `${t.model && !p.models.has(t.model) && p.seeds?.has(t.model) ? 'seeds' : 'models'}.${t.model}`,
       attached_node: t.model ? resolve.refUid(t.model) ?? null : null,
       test_metadata: testMetadata(t),
     } : node;
@@ -416,8 +420,9 @@ export function buildRunResults(p: Pick<Project, 'name' | 'tests'>, results: Nod
       const timing = r.startedAt ? [{ name: 'compile', started_at: r.startedAt, completed_at: r.startedAt }, { name: 'execute', started_at: r.startedAt, completed_at: completed }] : [];
       return {
         status: r.status, timing, thread_id: `Thread-${r.thread ?? 1}`, execution_time: r.durationMs / 1000,
-        adapter_response: r.status === 'skipped' ? {} : { _message: messageOf(r) ?? '', code: r.kind === 'model' ? r.materialized ?? 'view' : r.kind === 'seed' ? 'INSERT' : 'SELECT', rows_affected: r.rows ?? -1 },
-        message: messageOf(r), failures: r.kind === 'test' && r.rows !== null ? r.rows : null,
+        adapter_response: r.status === 'skipped' ? {} : { _message: messageOf(r, p.tests.get(r.name)) ?? '', code: r.kind === 'model' ? r.materialized ?? 'view' : r.kind === 'seed' ? 'INSERT' : 'SELECT', rows_affected: r.rows ?? -1 },
+        // dbt reports a passing test's failures as 0, whatever its fail_calc gave
+        message: messageOf(r, p.tests.get(r.name)), failures: r.kind === 'test' && r.rows !== null ? (r.status === 'pass' ? 0 : r.rows) : null,
         // a seed has no compiled code in dbt (its statements load a file)
         unique_id: resultUid(p, r), compiled: r.kind === 'seed' ? null : r.sql !== undefined, compiled_code: r.kind === 'seed' ? null : r.sql ?? null,
         relation_name: null, batch_results: null,
@@ -431,11 +436,11 @@ export function buildRunResults(p: Pick<Project, 'name' | 'tests'>, results: Nod
   };
 }
 
-/** dbt's result message: the error, a test's `Got n results, configured to fail if != 0`, a model's `OK`. */
-function messageOf(r: NodeResult): string | null {
+/** dbt's result message: the error, a test's `Got n results, configured to fail if != 0` (its error_if, or warn_if when it warned), a model's `OK`. */
+function messageOf(r: NodeResult, t: TestNode | undefined): string | null {
   if (r.status === 'error') return r.error ?? 'error';
   if (r.status === 'skipped') return r.skippedBecause ? `skipped: upstream ${r.skippedBecause} failed` : null;
-  if (r.kind === 'test') return r.status === 'pass' ? null : `Got ${r.rows} result${r.rows === 1 ? '' : 's'}, configured to ${r.status === 'warn' ? 'warn' : 'fail'} if != 0`;
+  if (r.kind === 'test') return r.status === 'pass' ? null : `Got ${r.rows} result${r.rows === 1 ? '' : 's'}, configured to ${r.status === 'warn' ? `warn if ${t?.warn_if ?? DEFAULT_CONDITION}` : `fail if ${t?.error_if ?? DEFAULT_CONDITION}`}`;
   if (r.kind === 'seed') return `INSERT ${r.rows ?? 0}`;
   return r.rows === null ? 'OK' : `OK ${r.rows}`;
 }

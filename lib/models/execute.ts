@@ -8,6 +8,7 @@ import { renderModel, renderTest, type RenderEnv } from './render';
 import { NOTHING_TO_DO, selectNodes } from './selector';
 import { renderSource } from './source-sql';
 import { checkModelConfig, checkSql, lakeRoots, type SqlPolicy } from './sql-guard';
+import { failingRowsSql, failuresSql, failuresValue, testStatus } from './test-status';
 import type { Target } from './target';
 import type { Command, ModelNode, NodeResult, Project, RunSummary, SeedNode, TestNode } from './types';
 import { silentLogger, type Logger } from '../log';
@@ -162,22 +163,29 @@ async function runModel({ p, target, o, prepare, policy, check, env }: NodeRun, 
   }
 }
 
-/** Run a test's query: no rows pass; otherwise it fails (or warns, by its severity) with the first failing rows. */
+/**
+ * Run a test as dbt's test materialization does: its failures value is
+ * `fail_calc` (count(*)) over its failing rows (at most `limit`), its status
+ * error_if / warn_if on that value (test-status.ts); the first failing rows
+ * are kept with the result.
+ */
 async function runTest({ p, target, o, prepare, check, env }: NodeRun, t: TestNode, start: number): Promise<NodeResult> {
   let sql: string | undefined;
   try {
     await prepare(t.sources);
     sql = renderTest(p, t, env);
     await check(sql);
+    const failures = failuresSql(sql, t);
+    // fail_calc is the user's SQL too
+    if (t.fail_calc !== undefined) await check(failures);
     // A test's own joins follow SQL's NULL semantics as models' do.
     const clause = settingsClause(sessionSettings());
     const [cnt, rows] = await Promise.all([
-      target.query(`SELECT count() AS n FROM (\n${sql}\n)${clause}`, o.signal),
-      target.query(`SELECT * FROM (\n${sql}\n) LIMIT ${FAILING_ROWS}${clause}`, o.signal),
+      target.query(`${failures}${clause}`, o.signal),
+      target.query(`SELECT * FROM (\n${failingRowsSql(sql, t.limit)}\n) LIMIT ${FAILING_ROWS}${clause}`, o.signal),
     ]);
-    const n = Number(cnt.rows[0]?.n ?? 0);
-    const status = n === 0 ? 'pass' : t.severity === 'warn' ? 'warn' : 'fail';
-    return { name: t.name, kind: 'test', status, rows: n, durationMs: Date.now() - start, sql, failingRows: n ? rows.rows : [] };
+    const n = failuresValue(cnt.rows[0]?.failures ?? null, t.fail_calc);
+    return { name: t.name, kind: 'test', status: testStatus(t, n), rows: n, durationMs: Date.now() - start, sql, failingRows: rows.rows };
   } catch (e) {
     return { name: t.name, kind: 'test', status: 'error', rows: null, durationMs: Date.now() - start, sql, error: t.raw === undefined ? (e as Error).message : located((e as Error).message, t.path, t.raw, sql) };
   }

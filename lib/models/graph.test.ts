@@ -71,7 +71,7 @@ describe('graph', () => {
       'models/schema.yml': 'models:\n  - name: a\n    columns:\n      - name: id\n        tests: [bogus]\n',
     });
     expect(p.errors.map((e) => e.message)).toEqual([
-      'models: models/schema.yml: a.id: unknown test "bogus" (known: not_null, unique, accepted_values, relationships)',
+      'models: models/schema.yml: a.id: unknown test "bogus" — custom generic tests ({% test %} blocks in macros/) and package tests (dbt_utils.…) are not supported; Tributary runs dbt\'s built-in not_null, unique, accepted_values, relationships',
       'models: two models named a: models/a.sql and models/x/a.sql',
       'models: a refs nope, which is no model or seed',
     ]);

@@ -16,7 +16,7 @@ export interface Warning { path: string; message: string }
 export const APPLIED: Record<ResourceType, readonly string[]> = {
   models: ['materialized', 'engine', 'order_by', 'partition_by', 'unique_key', 'tags', 'enabled', 'query_settings'],
   seeds: ['column_types', 'quote_columns', 'delimiter', 'tags', 'enabled'],
-  tests: ['severity', 'tags', 'enabled', 'where'],
+  tests: ['severity', 'tags', 'enabled', 'where', 'fail_calc', 'warn_if', 'error_if', 'limit'],
 };
 
 const SCHEMA_NOTE = 'Tributary builds every node in the target\'s one database (the SQL allow-list reads only that one)';
@@ -32,7 +32,7 @@ export const NOT_APPLIED: Record<string, string> = {
   settings: 'table SETTINGS are not applied; session settings go in query_settings', primary_key: 'use order_by', ttl: 'not applied',
   event_time: 'not applied', batch_size: 'not applied', lookback: 'not applied', begin: 'not applied', concurrent_batches: 'not applied',
   store_failures: 'failing rows are kept in the results instead', store_failures_as: 'failing rows are kept in the results instead',
-  limit: 'not applied', warn_if: 'not applied', error_if: 'not applied', fail_calc: 'not applied', materialized: 'not applied',
+  limit: 'only tests have it', warn_if: 'only tests have it', error_if: 'only tests have it', fail_calc: 'only tests have it', materialized: 'not applied',
   column_types: 'only seeds have column types', quote_columns: 'only seeds have it', delimiter: 'only seeds have it',
   severity: 'only tests have a severity', where: 'only tests have it', engine: 'only models have it', order_by: 'only models have it',
   partition_by: 'only models have it', unique_key: 'only models have it', query_settings: 'only models have it',

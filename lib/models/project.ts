@@ -219,7 +219,7 @@ function testFolder(ctx: ParseContext, path: string, tname: string): ReturnType<
 /**
  * The generic tests of the properties yml (models', then seeds'): a name
  * taken gets a `_2`, `_3` … suffix; a test inherits its owner's tags; its own
- * severity, where and enabled win over the folder's.
+ * severity, where, enabled, fail_calc, warn_if, error_if and limit win over the folder's.
  */
 function addYmlTests(ctx: ParseContext, tests: Map<string, TestNode>, yml: Map<string, Props<ModelConfig>>, seedYml: Map<string, Props<SeedConfig>>, models: Map<string, ModelNode>, seeds: Map<string, SeedNode>): void {
   for (const [owner, y, kind] of [...[...yml].map(([n, y]) => [n, y, 'model'] as const), ...[...seedYml].map(([n, y]) => [n, y, 'seed'] as const)]) {
@@ -234,6 +234,7 @@ function addYmlTests(ctx: ParseContext, tests: Map<string, TestNode>, yml: Map<s
       tests.set(n, {
         ...node, name: n, alias: n === t.name ? t.alias : n, severity: severitySet ? t.severity : f.severity ?? t.severity, where: t.where ?? f.where,
         enabled: t.enabled ?? f.enabled, tags: [...new Set([...(f.tags ?? []), ...t.tags, ...ownerTags])],
+        fail_calc: t.fail_calc ?? f.fail_calc, warn_if: t.warn_if ?? f.warn_if, error_if: t.error_if ?? f.error_if, limit: t.limit ?? f.limit,
       });
     }
   }
@@ -253,6 +254,7 @@ function addSingularTests(ctx: ParseContext, tests: Map<string, TestNode>): void
         kind: 'test', name: tname, path: p, raw: ctx.files[p], refs: rec.refs, sources: rec.sources, model: rec.refs[0],
         severity: own.severity ?? f.severity ?? 'error', tags: [...new Set([...(f.tags ?? []), ...(own.tags ?? [])])],
         where: own.where ?? f.where, enabled: own.enabled ?? f.enabled,
+        fail_calc: own.fail_calc ?? f.fail_calc, warn_if: own.warn_if ?? f.warn_if, error_if: own.error_if ?? f.error_if, limit: own.limit ?? f.limit,
       });
     } catch (e) { ctx.errors.push({ path: p, message: (e as Error).message }); }
   }

@@ -3,6 +3,7 @@ import { AppError } from '../errors';
 import { configKeyWarnings, type Warning } from './project-config';
 import { checkQuerySettings } from './session-settings';
 import { synthesizeTestNames, TEST_CONFIG_ARGS } from './test-names';
+import { thresholdsOf } from './test-status';
 import type { ColumnDoc, GenericTestType, ModelConfig, SeedConfig, TestNode } from './types';
 
 /** A generic test as its yml gives it; severitySet: the yml named a severity (it then wins over dbt_project.yml's tests:). */
@@ -65,9 +66,12 @@ function seedConfigOf(raw: Record<string, unknown>, where: string): Partial<Seed
   return out;
 }
 
-/** A test's own configs from dbt_project.yml's tests: (severity, where, tags, enabled). */
-export function testConfigOf(raw: Record<string, unknown>, where: string): { severity?: 'error' | 'warn'; where?: string; tags?: string[]; enabled?: boolean } {
-  const out: { severity?: 'error' | 'warn'; where?: string; tags?: string[]; enabled?: boolean } = {};
+/** A test's configs that Tributary applies, checked. */
+export type TestConfig = { severity?: 'error' | 'warn'; where?: string; tags?: string[]; enabled?: boolean } & ReturnType<typeof thresholdsOf>;
+
+/** A test's own configs from dbt_project.yml's tests: or a singular test's config() (severity, where, tags, enabled, fail_calc, warn_if, error_if, limit). */
+export function testConfigOf(raw: Record<string, unknown>, where: string): TestConfig {
+  const out: TestConfig = thresholdsOf(raw, where);
   for (const [k, v] of Object.entries(raw)) {
     const key = k.replace(/^\+/, '');
     if (key === 'severity') {
@@ -81,9 +85,20 @@ export function testConfigOf(raw: Record<string, unknown>, where: string): { sev
   return out;
 }
 
-/** One generic test entry of a column (`- unique`, `- accepted_values: {values: [...]}`) → a test node, named as dbt names it (test-names.ts). */
-function genericTest(entry: unknown, model: string, column: string, file: string): YmlTest {
-  const where = `${file}: ${model}.${column}`;
+/** A test name that is none of the built-in generic tests: reported once per file with what Tributary runs. */
+class UnknownTest extends AppError {}
+
+const NOT_SUPPORTED = `custom generic tests ({% test %} blocks in macros/) and package tests (dbt_utils.…) are not supported; Tributary runs dbt's built-in ${GENERIC.join(', ')}`;
+
+/**
+ * One generic test entry (`- unique`, `- accepted_values: {values: [...]}`)
+ * → a test node, named as dbt names it (test-names.ts). Under a column, it
+ * tests that column; under the model itself (`column` undefined), the column
+ * comes from its `column_name:` argument, which may be an SQL expression as
+ * dbt allows, and is part of its arguments (and so of its name).
+ */
+function genericTest(entry: unknown, model: string, column: string | undefined, file: string, warnings: Warning[]): YmlTest {
+  const where = column === undefined ? `${file}: ${model}` : `${file}: ${model}.${column}`;
   let type: string; let raw: Record<string, unknown> = {};
   if (typeof entry === 'string') type = entry;
   else {
@@ -92,17 +107,21 @@ function genericTest(entry: unknown, model: string, column: string, file: string
     if (keys.length !== 1) throw new AppError('validation', `models: ${where}: a test is a name or a one-key mapping, got ${JSON.stringify(entry)}`);
     type = keys[0]; raw = asObject(o[type], `${where}.${type}`);
   }
-  if (!GENERIC.includes(type as GenericTestType)) throw new AppError('validation', `models: ${where}: unknown test ${JSON.stringify(type)} (known: ${GENERIC.join(', ')})`);
+  if (!GENERIC.includes(type as GenericTestType)) throw new UnknownTest('validation', `models: ${where}: unknown test ${JSON.stringify(type)}`);
   // dbt 1.10's `arguments:` holds the test's arguments apart from its configs
   const { arguments: argBlock, config: cfgBlock, name: customName, description, ...rest } = { ...raw, ...asObject(raw.arguments, `${where}.${type}.arguments`) } as Record<string, unknown>;
   void argBlock;
   const cfg: Record<string, unknown> = { ...asObject(cfgBlock, `${where}.${type}.config`) };
   const args: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(rest)) if (TEST_CONFIG_ARGS.includes(k)) cfg[k] = v; else args[k] = v;
+  warnings.push(...configKeyWarnings('tests', cfg, file, `${where}: ${type}`));
   const severity = String(cfg.severity ?? 'error').toLowerCase();
   if (severity !== 'error' && severity !== 'warn') throw new AppError('validation', `models: ${where}: severity must be error or warn`);
+  const thresholds = thresholdsOf(cfg, `${where}: ${type}`);
   const t = type as GenericTestType;
-  args.column_name = column;
+  if (column !== undefined) args.column_name = column;
+  else if (typeof args.column_name !== 'string' || !args.column_name.trim()) throw new AppError('validation', `models: ${where}: ${type} at model level needs column_name: (a column or an expression)`);
+  const col = String(args.column_name);
   const names = synthesizeTestNames(t, model, args);
   const name = customName === undefined ? names.full : String(customName);
   const node: YmlTest = {
@@ -110,7 +129,7 @@ function genericTest(entry: unknown, model: string, column: string, file: string
     kind: 'test', name, alias: customName === undefined ? names.short : name, path: file, model, refs: [model], sources: [],
     severity, where: cfg.where === undefined ? undefined : String(cfg.where), enabled: cfg.enabled === undefined ? undefined : cfg.enabled !== false,
     tags: (Array.isArray(cfg.tags) ? cfg.tags : cfg.tags ? [cfg.tags] : []).map(String),
-    generic: { type: t, column }, args,
+    generic: { type: t, column: col, ...(column === undefined ? { modelLevel: true } : {}) }, args, ...thresholds,
     description: description === undefined ? undefined : String(description),
   };
   if (t === 'accepted_values') {
@@ -127,12 +146,17 @@ function genericTest(entry: unknown, model: string, column: string, file: string
   return node;
 }
 
-/** Parse one schema.yml (dbt version 2 layout: models / seeds → columns → tests / data_tests). */
+/** Parse one schema.yml (dbt version 2 layout: models / seeds → tests / data_tests, and columns → tests / data_tests). */
 export function parseSchemaYml(text: string, file: string): SchemaYml {
   let doc: unknown;
   try { doc = YAML.parse(text); } catch (e) { throw new AppError('validation', `models: ${file}: ${(e as Error).message.split('\n')[0]}`); }
   const root = asObject(doc, file);
   const warnings: Warning[] = [];
+  // every test of the file is read, and all that cannot be (unknown ones above all) reported together
+  const problems: AppError[] = [];
+  const collect = (read: () => void) => {
+    try { read(); } catch (e) { if (e instanceof AppError) problems.push(e); else throw e; }
+  };
   const entries = (key: 'models' | 'seeds') => {
     const list = root[key] ?? [];
     if (!Array.isArray(list)) throw new AppError('validation', `models: ${file}: ${key} must be a list`);
@@ -143,13 +167,17 @@ export function parseSchemaYml(text: string, file: string): SchemaYml {
       const tests: YmlTest[] = []; const columns: ColumnDoc[] = [];
       const cols = o.columns ?? [];
       if (!Array.isArray(cols)) throw new AppError('validation', `models: ${file}: ${name}.columns must be a list`);
+      // the model's own tests (dbt: model-level data_tests), then its columns'
+      const own = o.data_tests ?? o.tests ?? [];
+      if (!Array.isArray(own)) throw new AppError('validation', `models: ${file}: ${name}.tests must be a list`);
+      for (const t of own) collect(() => tests.push(genericTest(t, name, undefined, file, warnings)));
       for (const c of cols) {
         const co = asObject(c, `${file}: ${name}.columns`);
         const col = String(co.name ?? '');
         if (!col) throw new AppError('validation', `models: ${file}: a column of ${name} has no name`);
         const list = co.data_tests ?? co.tests ?? [];
         if (!Array.isArray(list)) throw new AppError('validation', `models: ${file}: ${name}.${col}.tests must be a list`);
-        for (const t of list) tests.push(genericTest(t, name, col, file));
+        for (const t of list) collect(() => tests.push(genericTest(t, name, col, file, warnings)));
         columns.push({ name: col, description: co.description === undefined || co.description === null ? undefined : String(co.description), data_type: co.data_type === undefined || co.data_type === null ? undefined : String(co.data_type) });
       }
       const config = asObject(o.config, `${file}: ${name}.config`);
@@ -159,6 +187,10 @@ export function parseSchemaYml(text: string, file: string): SchemaYml {
   };
   const models = entries('models').map((m) => ({ ...m, config: configOf(m.config, `${file}: ${m.name}`) }));
   const seeds = entries('seeds').map((m) => ({ ...m, config: seedConfigOf(m.config, `${file}: ${m.name}`) }));
+  if (problems.length) {
+    const unknown = problems.some((e) => e instanceof UnknownTest);
+    throw new AppError('validation', `${problems.map((e) => e.message).join('; ')}${unknown ? ` — ${NOT_SUPPORTED}` : ''}`);
+  }
   return { models, seeds, warnings };
 }
 

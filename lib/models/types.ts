@@ -87,7 +87,20 @@ export interface TestNode {
   tags: string[];
   /** false leaves the test out of every command (folder config `tests: +enabled`). (Default: true) */
   enabled?: boolean;
-  generic?: { type: GenericTestType; column: string; values?: unknown[]; quote?: boolean; to?: string; field?: string };
+  /**
+   * A built-in generic test: `column` is the column (or, from a model-level
+   * test's `column_name:`, an SQL expression) it tests; `modelLevel` when it
+   * sits under the model's own `tests:` (dbt's column_name is then null).
+   */
+  generic?: { type: GenericTestType; column: string; modelLevel?: boolean; values?: unknown[]; quote?: boolean; to?: string; field?: string };
+  /** SQL over the failing rows giving the failures value, dbt's `fail_calc`. (Default: count(*)) */
+  fail_calc?: string;
+  /** dbt's `warn_if`: a comparison the failures value is checked with (test-status.ts). (Default: != 0) */
+  warn_if?: string;
+  /** dbt's `error_if`, checked before warn_if when the severity is error. (Default: != 0) */
+  error_if?: string;
+  /** dbt's `limit`: at most this many failing rows count. (Default: none) */
+  limit?: number;
   /**
    * dbt's short name of a generic test: its name, or when that is 64
    * characters or longer, a prefix and the name's md5 (test-names.ts). Names
@@ -127,7 +140,7 @@ export interface NodeResult {
   kind: 'model' | 'test' | 'seed';
   status: NodeStatus;
   materialized?: Materialization | 'seed';
-  /** Rows written (table/incremental, seeds), or failing rows (tests). Null for views. */
+  /** Rows written (table/incremental, seeds), or a test's failures value (its `fail_calc`, by default the failing rows). Null for views. */
   rows: number | null;
   durationMs: number;
   sql?: string;
