@@ -22,3 +22,19 @@ export function followServe(proc = process) {
   });
   setInterval(() => { if (proc.connected) proc.send({ alive: Date.now() }); }, ALIVE_MS).unref();
 }
+
+/**
+ * serve's side: calls onStuck once when `child` (started with an IPC channel, following serve) has sent
+ * no sign of life for stuckMs while still running. Returns a function that stops watching.
+ */
+export function watchChild(child, stuckMs, onStuck, everyMs = ALIVE_MS) {
+  let alive = Date.now();
+  child.on('message', () => { alive = Date.now(); });
+  const t = setInterval(() => {
+    if (Date.now() - alive <= stuckMs || child.exitCode !== null || child.signalCode !== null) return;
+    clearInterval(t);
+    onStuck(Date.now() - alive);
+  }, everyMs);
+  t.unref();
+  return () => clearInterval(t);
+}

@@ -9,7 +9,7 @@ import { countUsers, ensureAdminUser } from '../auth/users';
 import { collapseRepeats, consoleSink, createLogger } from '../log';
 import { buildPanelIfNeeded, PROJECT_ROOT } from './panel-build';
 import { buildCli, freshCliEntry } from './cli-build.mjs';
-import { ALIVE_MS } from './serve-child.mjs';
+import { watchChild } from './serve-child.mjs';
 
 /**
  * `tributary serve` (what `npm start` runs): database (embedded unless
@@ -85,16 +85,12 @@ export async function serve(opts: { settings: Env; build?: boolean; worker?: boo
     // an IPC channel: the child stops when serve is gone, and says it is alive (serve-child.mjs)
     const c = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     children.add(c);
-    let alive = Date.now();
-    c.on('message', () => { alive = Date.now(); });
-    const watch = restart ? setInterval(() => {
-      if (Date.now() - alive <= stuckMs || c.exitCode !== null || c.signalCode !== null) return;
-      logger.error(`${name} has not answered for ${Math.round((Date.now() - alive) / 1000)} s (its main thread is stuck); killing it`, { pid: c.pid });
+    const unwatch = restart ? watchChild(c, stuckMs, (ms) => {
+      logger.error(`${name} has not answered for ${Math.round(ms / 1000)} s (its main thread is stuck); killing it`, { pid: c.pid });
       c.kill('SIGKILL');
-    }, ALIVE_MS) : null;
-    watch?.unref();
+    }) : null;
     c.once('exit', (code, sig) => {
-      if (watch) clearInterval(watch);
+      unwatch?.();
       children.delete(c);
       if (stopping) return;
       if (restart) {
