@@ -18,6 +18,16 @@ describe('cron validation', () => {
     expect(isValidTimeZone('America/New_York')).toBe(true);
     expect(isValidTimeZone('EST5EDTX')).toBe(false);
   });
+  it("refuses Quartz's extensions a crontab does not read (croner alone accepts them), naming the field; keeps names and steps", () => {
+    expect(checkSchedule('0 0 L * *', 'UTC')).toMatchObject({ field: 'cron', message: expect.stringMatching(/^day-of-month field: 'L' is not cron syntax/) });
+    expect(checkSchedule('0 0 ? * *', 'UTC')).toMatchObject({ field: 'cron', message: expect.stringMatching(/day-of-month field: '\?'/) });
+    expect(checkSchedule('0 0 1W * *', 'UTC')).toMatchObject({ field: 'cron', message: expect.stringMatching(/day-of-month field: '1W'/) });
+    expect(checkSchedule('0 0 * * 5#3', 'UTC')).toMatchObject({ field: 'cron', message: expect.stringMatching(/day-of-week field: '5#3'/) });
+    expect(checkSchedule('0 0 * * 5L', 'UTC')).toMatchObject({ field: 'cron', message: expect.stringMatching(/day-of-week field/) });
+    expect(checkSchedule('mon * * * *', 'UTC')).toMatchObject({ field: 'cron', message: expect.stringMatching(/^minute field: 'mon'/) });
+    expect(checkSchedule('0,30 */2 1-15/3 jan-mar,DEC mon-fri', 'UTC')).toBeNull();
+    expect(checkSchedule('0 0 * * 7', 'UTC')).toBeNull();
+  });
   it('explains a schedule in words', () => {
     expect(describeCron('30 2 * * 1-5')).toMatch(/02:30.*Monday through Friday/);
     expect(describeCron('*/5 * * * *')).toMatch(/Every 5 minutes/);

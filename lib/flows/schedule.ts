@@ -28,6 +28,22 @@ function compile(cron: string, timezone: string): Cron {
   return new Cron(cron.trim(), { timezone, paused: true, mode: '5-part', legacyMode: true });
 }
 
+const FIELDS = ['minute', 'hour', 'day-of-month', 'month', 'day-of-week'];
+const NUMBER_ITEM = /^(\*|\d+(-\d+)?)(\/\d+)?$/;
+const NAMED_ITEM = /^(\*|(\d+|[A-Za-z]{3})(-(\d+|[A-Za-z]{3}))?)(\/\d+)?$/;
+
+/**
+ * A field's syntax beyond Vixie cron's (numbers, `a-b` ranges, `a,b` lists, `/n` steps, `*`, and
+ * three-letter names in month and day-of-week): croner also reads Quartz's `L`, `W`, `#` and `?`,
+ * which a crontab refuses, so a schedule that means something else elsewhere is refused here.
+ */
+function vixieProblem(field: string, i: number): string | null {
+  const item = i >= 3 ? NAMED_ITEM : NUMBER_ITEM;
+  const tok = field.split(',').find((t) => !item.test(t));
+  return tok === undefined ? null
+    : `${FIELDS[i]} field: '${tok}' is not cron syntax (numbers, ranges a-b, lists a,b, steps */n${i >= 3 ? ', three-letter names' : ''}; Quartz's L, W, # and ? are not supported)`;
+}
+
 /** The first problem with a cron expression and zone, or null. */
 export function checkSchedule(cron: string, timezone: string): ScheduleProblem | null {
   const expr = (cron ?? '').trim();
@@ -36,6 +52,8 @@ export function checkSchedule(cron: string, timezone: string): ScheduleProblem |
   if (parts.length !== 5) {
     return { field: 'cron', message: `expected 5 fields (minute hour day-of-month month day-of-week), got ${parts.length}` };
   }
+  const bad = parts.map((p, i) => vixieProblem(p, i)).find(Boolean);
+  if (bad) return { field: 'cron', message: bad };
   if (!isValidTimeZone(timezone)) return { field: 'timezone', message: `unknown time zone '${timezone}' (use an IANA name such as Europe/Berlin or UTC)` };
   try {
     const c = compile(expr, timezone);
