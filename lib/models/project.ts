@@ -54,7 +54,7 @@ interface ParseContext {
   folderConfig(type: ResourceType, path: string, nodeName: string): Record<string, unknown>;
 }
 
-/** A model's or seed's entry in properties yml files, merged over every file naming it. */
+/** A model's or seed's entry in the properties yml files (one per name: a second is an error). */
 type Props<C> = { description?: string; columns: ColumnDoc[]; config: Partial<C>; tests: YmlTest[]; path: string };
 
 /**
