@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, test } from 'vitest';
 import { parseEnv } from './env';
 
 const parse = (e: Record<string, string>) => parseEnv(e as unknown as NodeJS.ProcessEnv);
@@ -36,5 +36,12 @@ describe('env: TRIBUTARY_CDC_LAG_ALERT_BYTES', () => {
   it('names the variable of a bad value', () => {
     expect(() => parse({ TRIBUTARY_CDC_LAG_ALERT_BYTES: '10 gigs' })).toThrow(/TRIBUTARY_CDC_LAG_ALERT_BYTES must be a size in bytes.*got '10 gigs'/);
     expect(() => parse({ TRIBUTARY_CDC_LAG_ALERT_BYTES: '-5' })).toThrow(/TRIBUTARY_CDC_LAG_ALERT_BYTES/);
+  });
+});
+
+describe('env: the variables a models project\'s env_var() reads', () => {
+  test('DBT_… names only; DBT_ENV_SECRET_…, Tributary\'s own settings and secrets never', () => {
+    const env = parseEnv({ DATABASE_URL: 'postgres://u:p@localhost/x', TRIBUTARY_SECRET: 's'.repeat(32), AWS_SECRET_ACCESS_KEY: 'k', HOME: '/root', DBT_TARGET_SCHEMA: 'raw', DBT_ENV_SECRET_TOKEN: 't', DBT_ENV_CUSTOM_ENV_team: 'data' } as unknown as NodeJS.ProcessEnv);
+    expect(env.dbtEnv).toEqual({ DBT_TARGET_SCHEMA: 'raw', DBT_ENV_CUSTOM_ENV_team: 'data' });
   });
 });

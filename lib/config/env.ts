@@ -270,7 +270,20 @@ const EnvSchema = z.object({
 /** Object-store settings of an s3:// warehouse, handed to the lake as they are (the lake's `S3Settings`). */
 export interface EnvS3 { region?: string; accessKeyId?: string; secretAccessKey?: string; endpoint?: string; forcePathStyle: boolean }
 
-export type Env = z.infer<typeof EnvSchema> & { dataDir: string; warehouse: string; s3: EnvS3 };
+/**
+ * The environment variables dbt's `env_var()` may read in a models project:
+ * names starting `DBT_`, as dbt's docs name them (`DBT_ENV_SECRET_` ones
+ * excepted: dbt itself refuses those outside profiles and packages). Nothing
+ * else is readable, so a project can never print Tributary's own settings and
+ * secrets (`DATABASE_URL`, `TRIBUTARY_SECRET`, `AWS_*`, connection passwords).
+ */
+export const DBT_ENV_VAR = /^DBT_(?!ENV_SECRET_)[A-Za-z0-9_]*$/;
+
+export type Env = z.infer<typeof EnvSchema> & {
+  dataDir: string; warehouse: string; s3: EnvS3;
+  /** The variables a models project's `env_var()` reads (DBT_ENV_VAR's names only). (Default: none) */
+  dbtEnv: Record<string, string>;
+};
 
 /**
  * The raw process environment, for the two things that need all of it: the
@@ -303,5 +316,6 @@ export function parseEnv(source: Readonly<Record<string, string | undefined>> = 
     region: r.data.AWS_REGION, accessKeyId: r.data.AWS_ACCESS_KEY_ID, secretAccessKey: r.data.AWS_SECRET_ACCESS_KEY,
     endpoint: r.data.TRIBUTARY_S3_ENDPOINT, forcePathStyle: r.data.TRIBUTARY_S3_FORCE_PATH_STYLE ?? false,
   };
-  return { ...r.data, dataDir, warehouse, s3 };
+  const dbtEnv = Object.fromEntries(Object.entries(cleaned).filter((e): e is [string, string] => DBT_ENV_VAR.test(e[0]) && typeof e[1] === 'string'));
+  return { ...r.data, dataDir, warehouse, s3, dbtEnv };
 }

@@ -8,7 +8,7 @@ import { useShopModels } from '../testing/shop-models';
 import { buildManifest, buildRunResults, type ResourceInput } from './artifacts';
 import { parseProject } from './project';
 import { compileModels, runModelsCommand, type ModelsDeps } from './service';
-import { writeProject } from './test-project';
+import { SHOP_PROJECT, writeProject } from './test-project';
 
 // target/manifest.json and target/run_results.json after real runs on the
 // embedded ClickHouse, validated against dbt's published JSON schemas
@@ -32,11 +32,19 @@ models:
         tests: [unique]
       - name: orders
         description: How many orders
+      - name: total
+        tests:
+          - not_null:
+              config:
+                severity: warn
+                where: "orders > 0"
   - name: broken
     columns:
       - name: x
         tests: [not_null]
 `,
+    // a model is described in one properties entry (dbt fails on two): customer_orders' moves to marts.yml
+    'models/schema.yml': SHOP_PROJECT['models/schema.yml'].replace(/ {2}- name: customer_orders\n[\s\S]*$/, ''),
     'models/marts/broken.sql': "SELECT nope AS x FROM {{ ref('stg_orders') }}\n",
     'models/marts/after_broken.sql': "SELECT * FROM {{ ref('broken') }}\n",
     'tests/some_open_orders.sql': "{{ config(severity='warn') }}\nSELECT * FROM {{ ref('stg_orders') }} WHERE status = 'open'\n",

@@ -9,6 +9,7 @@ import type { CliContext, CliEdge } from '../cli/context';
 import { recordCliRun } from '../jobs/record-cli-run';
 import { exitCodeFor } from '../errors';
 import { csvLine } from '../lake';
+import { parseCliVars } from './cli-vars';
 import { buildGraph } from './graph';
 import { NO_NODES_SELECTED, selectNodes } from './selector';
 import { compileModels, loadModelsProject, queryModels, runModelsCommand, type ModelsDeps } from './service';
@@ -18,11 +19,9 @@ interface Flags { select?: string[]; exclude?: string[]; project?: string; targe
 
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
 
+/** dbt's `--vars`: a YAML mapping (cli-vars.ts). */
 function parseVars(v: string): Record<string, unknown> {
-  let o: unknown;
-  try { o = JSON.parse(v); } catch { throw new InvalidArgumentError('--vars must be a JSON object, e.g. \'{"days": 7}\''); }
-  if (!o || typeof o !== 'object' || Array.isArray(o)) throw new InvalidArgumentError('--vars must be a JSON object');
-  return o as Record<string, unknown>;
+  try { return parseCliVars(v); } catch (e) { throw new InvalidArgumentError((e as Error).message.replace(/^models: /, '')); }
 }
 
 function common(c: Command): Command {
@@ -31,7 +30,7 @@ function common(c: Command): Command {
     .option('--exclude <selector...>', 'selectors to leave out')
     .option('--project <dir>', 'model project folder (Default: $TRIBUTARY_MODELS_DIR or <data>/models)')
     .option('--target <name>', 'a clickhouse connection, or embedded (Default: embedded)')
-    .option('--vars <json>', 'values for var(), a JSON object', parseVars)
+    .option('--vars <yaml>', "values for var(), a YAML mapping: '{days: 7}' or 'days: 7' (JSON works too)", parseVars)
     .option('--json', 'print JSON');
 }
 

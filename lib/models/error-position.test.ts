@@ -47,6 +47,26 @@ describe('ClickHouse errors in the model\'s own lines and columns', () => {
     expect("-- a comment line\nSELECT n FROM {{ ref('base') }} WHERE n >> 1".split('\n')[1].slice(41)).toBe('> 1');
   });
 
+  test("jaffle_shop's customers.sql with a stray comma: ClickHouse's own line and column, not the last 'orders' in the file", async () => {
+    const raw = [
+      'with orders as (', // 1
+      "    select * from {{ ref('orders_src') }}",
+      '),',
+      'customer_orders as (',
+      '    select',
+      '        customer_id,',
+      '        count(order_id) as number_of_orders,,', // 7
+      '    from orders', // 8
+      '    group by customer_id',
+      ')',
+      'select * from customer_orders',
+      'left join orders using (customer_id)', // 12
+      '',
+    ].join('\n');
+    const e = await errors({ 'models/orders_src.sql': 'SELECT number AS order_id, number % 3 AS customer_id FROM numbers(5)\n', 'models/customers.sql': raw });
+    expect(e.customers).toMatch(/^models: models\/customers\.sql: line 8, col 10: ClickHouse: .*Syntax error: failed at 'orders'/);
+  });
+
   test('an unknown identifier points at its first use in the file', async () => {
     const e = await errors({ 'models/unknown.sql': "{{ config(materialized='view') }}\nSELECT number AS n\nFROM numbers(3)\nWHERE nope > 1\n" });
     expect(e.unknown).toMatch(/^models: models\/unknown\.sql: line 4, col 7: ClickHouse: .*`nope`/);
@@ -73,6 +93,20 @@ describe('mapping rendered lines back to the template', () => {
     expect(renderedToSource(raw, rendered, 2, 6)).toEqual({ line: 3, col: 3 });
     expect(renderedToSource(raw, rendered, 2, 12)).toEqual({ line: 3, col: 18 }); // the A of AS
   });
+  test("ClickHouse's (line, col) is used; the quoted text decides only where it is absent or does not match there", () => {
+    const sql = 'SELECT a\nFROM t\nWHERE x = 1 AND a\nFROM t';
+    const raw = sql;
+    const at = (msg: string) => pointAtSource(msg, raw, sql).position;
+    // 'FROM t' twice: the place ClickHouse gives wins over the last occurrence
+    expect(at('Code: 62. DB::Exception: Syntax error: failed at position 10 (FROM) (line 2, col 1): FROM t\nWHERE x = 1 AND a\nFROM t. Expected one of: …')).toEqual({ line: 2, col: 1 });
+    expect(at('Code: 62. DB::Exception: Syntax error: failed at position 36 (FROM) (line 4, col 1): FROM t. Expected one of: …')).toEqual({ line: 4, col: 1 });
+    // a position alone (1-based, in bytes: the é counts two)
+    const q = "SELECT 'é' AS a FROM t FROM t";
+    expect(pointAtSource('Syntax error: failed at position 18 (FROM): FROM t. Expected end of query', q, q).position).toEqual({ line: 1, col: 17 });
+    // a place that does not hold the quoted text (a statement wrapping the SQL): the first occurrence at or after it
+    expect(at('Syntax error: failed at position 12 (FROM) (line 2, col 3): FROM t. Expected end of query')).toEqual({ line: 4, col: 1 });
+  });
+
   test('a message without a place is left as it was', () => {
     expect(pointAtSource('ClickHouse: Code: 241. Memory limit exceeded', 'SELECT 1', 'SELECT 1')).toEqual({ message: 'ClickHouse: Code: 241. Memory limit exceeded' });
   });

@@ -3,8 +3,9 @@
  * model's rendered SQL wrapped in DDL (`CREATE VIEW … AS\n…`), or in the
  * guard's `formatQuerySingleLine('…')`, after the template ran. Users edit
  * the template. This maps such an error back to a line and column of the
- * model's own file: the error's place in the rendered SQL is found by the
- * query text ClickHouse quotes from that place on, then the rendered line is
+ * model's own file: the error's place in the rendered SQL is ClickHouse's own
+ * (line, col) — checked against the query text it quotes from that place
+ * on, which is searched for when they disagree —, then the rendered line is
  * matched to the template line whose literal text (everything outside
  * `{{ }}`, `{% %}`, `{# #}`) it holds, nearest first. An error naming an
  * unknown identifier points at its first use in the file.
@@ -15,12 +16,47 @@ export interface SourcePosition { line: number; col: number }
 const SYNTAX = /failed at position (\d+)(?: \((.*?)\))?(?: \(line (\d+), col (\d+)\))?: ?/;
 const IDENT = /(?:Unknown (?:expression or function )?identifier|Unknown column|Missing columns?:?|There's no column) [`'"]?([A-Za-z_][A-Za-z0-9_.]*)[`'"]?/;
 
-/** Where in `sql` (0-based offset) the error's quoted rest-of-query begins. */
+/** The index in `text` of the character `bytes` UTF-8 bytes after `from` (ClickHouse counts bytes), or undefined past the end. */
+function advanceBytes(text: string, from: number, bytes: number): number | undefined {
+  let i = from;
+  for (let n = 0; n < bytes; i++) {
+    if (i >= text.length) return undefined;
+    const c = text.codePointAt(i)!;
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+    if (c >= 0x10000) i++;
+  }
+  return i;
+}
+
+/** Where ClickHouse says the error is in `sql`: its `(line N, col M)`, else its `position P` (both 1-based, in bytes). */
+function reportedOffset(m: RegExpExecArray, sql: string): number | undefined {
+  if (m[3] !== undefined) {
+    const lines = sql.split('\n');
+    const line = Number(m[3]);
+    if (line < 1 || line > lines.length) return undefined;
+    const start = lines.slice(0, line - 1).reduce((n, l) => n + l.length + 1, 0);
+    const at = advanceBytes(sql, start, Number(m[4]) - 1);
+    return at !== undefined && at <= start + lines[line - 1].length ? at : undefined;
+  }
+  return advanceBytes(sql, 0, Number(m[1]) - 1);
+}
+
+/**
+ * Where in `sql` (0-based offset) the error is. ClickHouse gives the place in
+ * the statement it parsed (the guard parses the rendered SQL itself) and
+ * quotes the query from there on: the place is taken when the quoted text
+ * (or the failing token) is found there. Otherwise (a statement that wrapped
+ * the SQL in DDL shifts the place) the quoted text is searched for: the first
+ * occurrence at or after the reported place, else the last one before it.
+ */
 function offsetInRendered(message: string, sql: string): number | undefined {
   const m = SYNTAX.exec(message);
   if (!m) return undefined;
+  const reported = reportedOffset(m, sql);
   // ClickHouse quotes the query from the failing token on, up to its end or a cut-off, then `. Expected …` or the end
   let rest = message.slice(m.index + m[0].length);
+  const head = (m[2] ?? rest.split(/\s/)[0]).slice(0, 40);
+  if (reported !== undefined && head && sql.startsWith(head, reported)) return reported;
   const candidates: number[] = [];
   for (const cut of [rest.indexOf('. Expected'), rest.lastIndexOf('. '), rest.length]) {
     if (cut < 0) continue;
@@ -32,11 +68,12 @@ function offsetInRendered(message: string, sql: string): number | undefined {
   if (!candidates.length) {
     // the token alone, `(>)`
     const tok = m[2];
-    if (!tok) return undefined;
+    if (!tok) return reported;
     for (let i = sql.indexOf(tok); i >= 0; i = sql.indexOf(tok, i + 1)) candidates.push(i);
   }
-  if (!candidates.length) return undefined;
-  // the rest of the query runs to its end: prefer the occurrence that does
+  if (!candidates.length) return reported;
+  if (reported !== undefined) return candidates.find((i) => i >= reported) ?? candidates[candidates.length - 1];
+  // no place given: the rest of the query runs to its end, so prefer the occurrence that does
   const tail = candidates.filter((i) => sql.slice(i).replace(/\s+$/, '') === rest);
   return (tail.length ? tail : candidates)[tail.length ? tail.length - 1 : candidates.length - 1];
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineJob, type JobContext } from '../jobs/types';
 import type { Command } from './types';
 import { AppError } from '../errors';
+import { parseCliVars } from './cli-vars';
 
 const list = z.union([z.string(), z.array(z.string())]).optional()
   .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]).flatMap((s) => s.split(/\s+/)).filter(Boolean));
@@ -11,7 +12,13 @@ export const ModelsPayload = z.strictObject({
   select: list.describe('dbt selectors (`name`, `+name`, `name+`, `tag:x`, `path:dir`); a string may hold several. (Default: everything)'),
   exclude: list.describe('dbt selectors to leave out (same syntax as select). (Default: none)'),
   fullRefresh: z.boolean().default(false).describe('Rebuild incremental models from scratch. (Default: false)'),
-  vars: z.record(z.string(), z.unknown()).default({}).describe("Values for var('name'), over dbt_project.yml's vars."),
+  vars: z.union([z.string(), z.record(z.string(), z.unknown())]).default({})
+    .transform((v, ctx) => {
+      if (typeof v !== 'string') return v;
+      // a string is what the CLI's --vars takes: dbt's YAML mapping
+      try { return parseCliVars(v); } catch (e) { ctx.addIssue({ code: 'custom', message: (e as Error).message }); return z.NEVER; }
+    })
+    .describe("Values for var('name'), over dbt_project.yml's vars: an object, or a YAML mapping as dbt's --vars takes it (`{days: 7}`)."),
   target: z.string().min(1).max(100).optional().describe("A `clickhouse` connection's name, or `embedded`. (Default: embedded)"),
 });
 

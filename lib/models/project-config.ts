@@ -131,7 +131,9 @@ export function mergeLevels(levels: Record<string, unknown>[]): Record<string, u
 
 const TOP_LEVEL = new Set(['name', 'version', 'config-version', 'profile', 'vars', 'models', 'seeds', 'tests', 'data_tests', 'model-paths', 'seed-paths', 'test-paths', 'macro-paths',
   'analysis-paths', 'snapshot-paths', 'docs-paths', 'asset-paths', 'target-path', 'log-path', 'packages-install-path', 'clean-targets', 'require-dbt-version', 'quoting',
-  'on-run-start', 'on-run-end', 'dispatch', 'flags', 'snapshots', 'sources', 'metrics', 'semantic-models', 'saved-queries', 'exposures', 'query-comment', 'restrict-access', 'unit_tests']);
+  'on-run-start', 'on-run-end', 'dispatch', 'flags', 'snapshots', 'sources', 'metrics', 'semantic-models', 'saved-queries', 'exposures', 'query-comment', 'restrict-access', 'unit_tests',
+  // dbt Cloud's project id: read by dbt Cloud's CLI, no effect on a run (in dbt either)
+  'dbt-cloud']);
 const PATHS: Record<string, string> = { 'model-paths': 'models', 'seed-paths': 'seeds', 'test-paths': 'tests', 'macro-paths': 'macros' };
 
 /** Top-level keys of dbt_project.yml that Tributary does not know or does not apply. */
@@ -139,7 +141,11 @@ export function projectWarnings(doc: Record<string, unknown>, file = 'dbt_projec
   const out: Warning[] = [];
   for (const [k, v] of Object.entries(doc)) {
     if (!TOP_LEVEL.has(k)) out.push({ path: file, message: `models: ${file}: unknown key ${k}` });
-    else if (PATHS[k] && !(Array.isArray(v) && v.length === 1 && String(v[0]).replace(/\/+$/, '') === PATHS[k])) out.push({ path: file, message: `models: ${file}: ${k} is not applied: Tributary reads ${PATHS[k]}/ only` });
+    else if (PATHS[k] && !(Array.isArray(v) && v.length === 1 && String(v[0]).replace(/\/+$/, '') === PATHS[k])) {
+      // the loader, the editor, selection by path: and the artifacts all know a node by its path below the default folder
+      const other = (Array.isArray(v) ? v : [v]).map((x) => String(x).replace(/\/+$/, '')).filter((x) => x !== PATHS[k]);
+      out.push({ path: file, message: `models: ${file}: ${k} is not applied: Tributary reads ${PATHS[k]}/ only${other.length ? `; the files under ${other.map((x) => `${x}/`).join(', ')} are not read` : ''}` });
+    }
     else if (k === 'on-run-start' || k === 'on-run-end') out.push({ path: file, message: `models: ${file}: ${k} is not applied (hooks are not run)` });
   }
   return out;
@@ -153,5 +159,28 @@ export function configKeyWarnings(type: ResourceType, raw: Record<string, unknow
     if ((APPLIED[type] as readonly string[]).includes(k)) continue;
     out.push({ path, message: NOT_APPLIED[k] ? `models: ${where}: config ${k} is not applied (${NOT_APPLIED[k]})` : `models: ${where}: unknown config key ${k} (${type} take ${APPLIED[type].join(', ')})` });
   }
+  return out;
+}
+
+/**
+ * packages.yml / dependencies.yml: Tributary installs no dbt packages, so
+ * each file that lists some is a warning naming them (a call to one of
+ * their macros then fails as undefined); dependencies.yml's `projects:`
+ * (cross-project refs) are named too.
+ */
+export function packagesWarnings(doc: unknown, file: string): Warning[] {
+  if (!isMapping(doc)) return [];
+  const names: string[] = [];
+  for (const p of Array.isArray(doc.packages) ? doc.packages : []) {
+    if (!isMapping(p)) continue;
+    const what = p.package ?? p.git ?? p.local ?? p.tarball ?? p.private ?? p.name;
+    if (what === undefined) continue;
+    const version = p.version ?? p.revision;
+    names.push(`${String(what)}${version === undefined ? '' : ` ${Array.isArray(version) ? version.join(', ') : String(version)}`}`);
+  }
+  const projects = (Array.isArray(doc.projects) ? doc.projects : []).filter(isMapping).map((p) => String(p.name));
+  const out: Warning[] = [];
+  if (names.length) out.push({ path: file, message: `models: ${file}: packages are not installed: ${names.join('; ')}; their macros are undefined here (a call such as dbt_utils.star() fails as undefined)` });
+  if (projects.length) out.push({ path: file, message: `models: ${file}: projects are not read: ${projects.join(', ')} (a cross-project ref() fails)` });
   return out;
 }

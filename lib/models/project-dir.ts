@@ -9,7 +9,7 @@ import type { ProjectFiles } from './project';
  * (the panel's editor) are checked to stay inside the project.
  */
 
-const EDITABLE = /^(models\/[A-Za-z0-9_\-/]+\.(sql|ya?ml|md)|seeds\/[A-Za-z0-9_\-/]+\.(csv|ya?ml)|tests\/[A-Za-z0-9_\-/]+\.sql|macros\/[A-Za-z0-9_\-/]+\.(sql|md)|dbt_project\.yml)$/;
+const EDITABLE = /^(models\/[A-Za-z0-9_\-/]+\.(sql|ya?ml|md)|seeds\/[A-Za-z0-9_\-/]+\.(csv|ya?ml)|tests\/[A-Za-z0-9_\-/]+\.sql|macros\/[A-Za-z0-9_\-/]+\.(sql|md)|dbt_project\.yml|packages\.yml|dependencies\.yml)$/;
 
 export function readProjectFiles(root: string): ProjectFiles {
   const out: ProjectFiles = {};
@@ -30,7 +30,7 @@ export function readProjectFiles(root: string): ProjectFiles {
 export function checkProjectPath(rel: string): string {
   const norm = path.posix.normalize(rel.replace(/\\/g, '/'));
   if (norm !== rel || !EDITABLE.test(norm) || norm.split('/').some((s) => s === '..' || s === '')) {
-    throw new AppError('validation', `models: ${JSON.stringify(rel)} is not a project file path (models/….sql|yml|md, seeds/….csv|yml, tests/….sql, macros/….sql|md, dbt_project.yml)`, { field: 'path' });
+    throw new AppError('validation', `models: ${JSON.stringify(rel)} is not a project file path (models/….sql|yml|md, seeds/….csv|yml, tests/….sql, macros/….sql|md, dbt_project.yml, packages.yml, dependencies.yml)`, { field: 'path' });
   }
   return norm;
 }

@@ -1,10 +1,13 @@
 import { AppError } from '../errors';
-import { configKeyWarnings, mergeLevels, projectWarnings, resourceConfigs, type ResourceType, type Warning } from './project-config';
+import YAML from 'yaml';
+import { configKeyWarnings, mergeLevels, packagesWarnings, projectWarnings, resourceConfigs, type ResourceType, type Warning } from './project-config';
 import { configOf, parseProjectYml, parseSchemaYml, seedConfigOf, testConfigOf, type YmlTest } from './schema-yml';
 import { renderTemplate, type TemplateContext } from './template';
 import { parseDocBlocks } from './docs-blocks';
 import type { ColumnDoc, DocBlock, ModelConfig, ModelNode, Project, SeedConfig, SeedNode, TestNode } from './types';
 import { TemplateError } from './template-values';
+import { lookupVar, projectVars as scopedVars } from './project-vars';
+import { renderProjectYml } from './project-render';
 
 /** A project as files: path relative to the root → text. */
 export type ProjectFiles = Record<string, string>;
@@ -26,12 +29,7 @@ export function sourceIdent(a: string, b?: string): string {
   return ident;
 }
 
-/** Look up a var: command-line vars over project vars over the default. */
-export function lookupVar(vars: Record<string, unknown>, name: string, fallback: unknown, hasFallback: boolean): unknown {
-  if (Object.prototype.hasOwnProperty.call(vars, name)) return vars[name];
-  if (hasFallback) return fallback;
-  throw new TemplateError(`var(${JSON.stringify(name)}) is not set and has no default (pass --vars '{"${name}": …}' or add it under vars: in dbt_project.yml)`, 'var');
-}
+export { lookupVar } from './project-vars';
 
 /** A file that could not be parsed, and why. */
 interface ParseError { path: string; message: string }
@@ -56,7 +54,7 @@ interface ParseContext {
   folderConfig(type: ResourceType, path: string, nodeName: string): Record<string, unknown>;
 }
 
-/** A model's or seed's entry in properties yml files, merged over every file naming it. */
+/** A model's or seed's entry in the properties yml files (one per name: a second is an error). */
 type Props<C> = { description?: string; columns: ColumnDoc[]; config: Partial<C>; tests: YmlTest[]; path: string };
 
 /**
@@ -70,17 +68,18 @@ type Props<C> = { description?: string; columns: ColumnDoc[]; config: Partial<C>
  * `errors`, not thrown, so the panel can still show the rest; keys read but
  * not applied are `warnings`.
  */
-export function parseProject(root: string, files: ProjectFiles, vars: Record<string, unknown> = {}): Project & { errors: ParseError[] } {
+export function parseProject(root: string, files: ProjectFiles, vars: Record<string, unknown> = {}, opts: ParseOptions = {}): Project & { errors: ParseError[] } {
   const errors: ParseError[] = [];
   const warnings: Warning[] = [];
   const paths = Object.keys(files).sort();
-  const { name, projectVars, doc } = readProjectYml(files, errors, warnings);
+  const { name, projectVars, doc } = readProjectYml(files, errors, warnings, { cliVars: vars, env: opts.env });
+  readPackages(files, errors, warnings);
   const folders = resourceConfigs(doc, name);
   const folderConfig = (type: ResourceType, path: string, nodeName: string) => {
     const parts = path.split('/').slice(1, -1);
     try { return mergeLevels(folders.levels(type, [...parts, nodeName]).map((l) => l.config)); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); return {}; }
   };
-  const allVars = { ...projectVars, ...vars };
+  const allVars = scopedVars(projectVars, name, vars);
   // Each macro file is preceded by a marker comment, so an error in the joined text can name its file and line.
   const macros = paths.filter((p) => p.startsWith('macros/') && p.endsWith('.sql')).map((p) => `${macroFileMarker(p)}\n${files[p]}`).join('\n');
   // docs blocks first: descriptions below may name them with doc()
@@ -101,13 +100,53 @@ export function parseProject(root: string, files: ProjectFiles, vars: Record<str
   return { root, name, models, tests, seeds, macros, vars: allVars, docs: [...docs.values()].sort((a, b) => a.name.localeCompare(b.name)), errors, warnings };
 }
 
-/** dbt_project.yml's name, vars and document; a project without one (or a broken one) is named `tributary`. */
-function readProjectYml(files: ProjectFiles, errors: ParseError[], warnings: Warning[]): { name: string; projectVars: Record<string, unknown>; doc: Record<string, unknown> } {
+/** What parseProject reads besides the files and the command line's vars. */
+export interface ParseOptions {
+  /** Environment variables dbt_project.yml's env_var() may read (config/env.ts's `dbtEnv`: DBT_… names only). (Default: none) */
+  env?: Record<string, string>;
+}
+
+/**
+ * dbt_project.yml's name, vars (unrendered: dbt renders them when a node
+ * reads them) and document, its values rendered as dbt renders them
+ * (project-render.ts); a project without one (or a broken one) is named
+ * `tributary`.
+ */
+function readProjectYml(files: ProjectFiles, errors: ParseError[], warnings: Warning[], render: { cliVars: Record<string, unknown>; env?: Record<string, string> }): { name: string; projectVars: Record<string, unknown>; doc: Record<string, unknown> } {
   let name = 'tributary'; let projectVars: Record<string, unknown> = {}; let doc: Record<string, unknown> = {};
   if (files['dbt_project.yml'] !== undefined) {
-    try { const p = parseProjectYml(files['dbt_project.yml'], 'dbt_project.yml'); name = p.name ?? name; projectVars = p.vars; doc = p.doc; warnings.push(...projectWarnings(doc)); } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
+    try {
+      const p = parseProjectYml(files['dbt_project.yml'], 'dbt_project.yml');
+      projectVars = p.vars;
+      doc = renderProjectYml(p.doc, render);
+      name = doc.name === undefined || doc.name === null ? name : String(doc.name);
+      warnings.push(...projectWarnings(doc));
+    } catch (e) { errors.push({ path: 'dbt_project.yml', message: (e as Error).message }); }
   }
   return { name, projectVars, doc };
+}
+
+/** packages.yml and dependencies.yml: what they list is not installed (a warning naming it). */
+function readPackages(files: ProjectFiles, errors: ParseError[], warnings: Warning[]): void {
+  for (const f of ['packages.yml', 'dependencies.yml']) {
+    if (files[f] === undefined) continue;
+    try { warnings.push(...packagesWarnings(YAML.parse(files[f]), f)); } catch (e) { errors.push({ path: f, message: `models: ${f}: ${(e as Error).message.split('\n')[0]}` }); }
+  }
+}
+
+/**
+ * A properties yml's `sources:`: not read. source('a', 'b') reads the lake
+ * table a.b (namespace, table) whatever a yml says, so a yml source whose
+ * `schema` or `identifier` differs from its names would read another table
+ * than in dbt; the warning names the lake tables source() reads instead.
+ */
+function sourcesWarning(text: string, path: string): Warning[] {
+  let doc: unknown;
+  try { doc = YAML.parse(text); } catch { return []; } // parseSchemaYml reports it
+  const list = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>).sources : undefined;
+  if (!Array.isArray(list) || !list.length) return [];
+  const names = list.map((s) => (s !== null && typeof s === 'object' ? String((s as Record<string, unknown>).name ?? '?') : '?'));
+  return [{ path, message: `models: ${path}: sources: ${names.join(', ')} are not read: source('${names[0]}', 'tbl') reads the lake table ${names[0]}.tbl (namespace ${names[0]}); a yml source's schema, identifier, tests and freshness are not applied` }];
 }
 
 /** The docs blocks of the .md files under models/ and macros/; a name defined twice is an error. */
@@ -126,9 +165,9 @@ function parseDocs(files: ProjectFiles, paths: string[], errors: ParseError[]): 
 }
 
 /**
- * The properties yml files under models/ and seeds/, by model and seed name:
- * a name described in several files keeps its first file as its path, the
- * last description, and every file's columns, config keys and tests.
+ * The properties yml files under models/ and seeds/, by model and seed name.
+ * A name described twice (in two files, or twice in one) is an error naming
+ * both places, as dbt fails on it; the first entry is kept.
  */
 function parseProperties(ctx: ParseContext): { models: Map<string, Props<ModelConfig>>; seeds: Map<string, Props<SeedConfig>> } {
   const yml = new Map<string, Props<ModelConfig>>();
@@ -136,11 +175,13 @@ function parseProperties(ctx: ParseContext): { models: Map<string, Props<ModelCo
   for (const p of ctx.paths.filter((x) => (x.startsWith('models/') || x.startsWith('seeds/')) && /\.ya?ml$/.test(x))) {
     try {
       const parsed = parseSchemaYml(ctx.files[p], p);
-      ctx.warnings.push(...parsed.warnings);
+      ctx.warnings.push(...parsed.warnings, ...sourcesWarning(ctx.files[p], p));
       for (const [list, into] of [[parsed.models, yml], [parsed.seeds, seedYml]] as const) {
         for (const m of list) {
           const prev = into.get(m.name) as Props<object> | undefined;
-          (into as Map<string, Props<object>>).set(m.name, { path: prev?.path ?? p, description: m.description ?? prev?.description, columns: [...(prev?.columns ?? []), ...m.columns], config: { ...prev?.config, ...m.config }, tests: [...(prev?.tests ?? []), ...m.tests] });
+          const kind = into === yml ? 'model' : 'seed';
+          if (prev) { ctx.errors.push({ path: p, message: `models: ${kind} ${m.name} is described twice: in ${prev.path} and ${p} (dbt takes one properties entry per ${kind}; remove one)` }); continue; }
+          (into as Map<string, Props<object>>).set(m.name, { path: p, description: m.description, columns: m.columns, config: m.config, tests: m.tests });
         }
       }
     } catch (e) { ctx.errors.push({ path: p, message: (e as Error).message }); }
@@ -224,7 +265,11 @@ function testFolder(ctx: ParseContext, path: string, tname: string): ReturnType<
 function addYmlTests(ctx: ParseContext, tests: Map<string, TestNode>, yml: Map<string, Props<ModelConfig>>, seedYml: Map<string, Props<SeedConfig>>, models: Map<string, ModelNode>, seeds: Map<string, SeedNode>): void {
   for (const [owner, y, kind] of [...[...yml].map(([n, y]) => [n, y, 'model'] as const), ...[...seedYml].map(([n, y]) => [n, y, 'seed'] as const)]) {
     const ownerNode = kind === 'model' ? models.get(owner) : seeds.get(owner);
-    if (!ownerNode) { ctx.errors.push({ path: y.path, message: `models: ${y.path} describes ${kind} ${owner}, which is no ${kind} file` }); continue; }
+    if (!ownerNode) {
+      // dbt warns and leaves the entry (and the tests on it) out
+      ctx.warnings.push({ path: y.path, message: `models: Did not find matching node for patch with name '${owner}' in the '${kind}s' section of file '${y.path}'${y.tests.length ? ` (its ${y.tests.length} test(s) are left out)` : ''}` });
+      continue;
+    }
     const ownerTags = kind === 'model' ? (ownerNode as ModelNode).config.tags : (ownerNode as SeedNode).config.tags;
     for (const t of y.tests) {
       let n = t.name; let k = 2;

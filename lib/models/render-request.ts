@@ -9,13 +9,14 @@ import type { DocBlock, ModelNode, Project, SeedNode, TestNode } from './types';
  * JSON: parse a project (which renders every template once, dbt's parse
  * phase) or compile a selection. It is handed the files and everything the
  * templates may need, and reaches nothing else: no database, no lake, no
- * environment. A lake table's location is asked of the parent
+ * environment (dbt_project.yml's env_var() reads the `DBT_…` variables the
+ * parent hands it in `env`). A lake table's location is asked of the parent
  * (`resolveSource`), which reads the catalog.
  */
 export type RenderRequest =
-  | { op: 'parse'; root: string; files: ProjectFiles; vars: Record<string, unknown> }
+  | { op: 'parse'; root: string; files: ProjectFiles; vars: Record<string, unknown>; env?: Record<string, string> }
   | {
-    op: 'compile'; root: string; files: ProjectFiles; vars: Record<string, unknown>;
+    op: 'compile'; root: string; files: ProjectFiles; vars: Record<string, unknown>; env?: Record<string, string>;
     database: string; lake: LakeAccess; select?: string[]; exclude?: string[];
   };
 
@@ -41,7 +42,7 @@ export function fromParsed(p: ParsedProject): Project & { errors: { path: string
 
 /** Run one request; what the child process does with its stdin. */
 export async function handleRenderRequest(req: RenderRequest, resolveSource: (ident: string) => Promise<string>): Promise<RenderResult> {
-  const project = parseProject(req.root, req.files, req.vars);
+  const project = parseProject(req.root, req.files, req.vars, { env: req.env });
   if (req.op === 'parse') return toParsed(project);
   if (req.op !== 'compile') throw new AppError('bad_request', `models: unknown render request ${(req as { op: string }).op}`);
   return compileProject(project, {

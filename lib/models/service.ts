@@ -68,7 +68,7 @@ export async function loadModelsProject(d: ModelsDeps, o: { project?: string; va
   const root = projectDir(d.env, o.project);
   if (!o.project) await writeStarterIfMissing(d, root);
   // overrides: unsaved editor buffers, for a compile preview
-  return parseProject(root, { ...readProjectFiles(root), ...o.overrides }, o.vars ?? {});
+  return parseProject(root, { ...readProjectFiles(root), ...o.overrides }, o.vars ?? {}, { env: d.env.dbtEnv });
 }
 
 /** The default project's folder, with the starter written first when it does not exist yet (renders nothing). */
@@ -82,10 +82,11 @@ export async function ensureModelsProject(d: ModelsDeps): Promise<string> {
 // Parses by content: the Models page asks again on every load, the child runs only when a file or var changed.
 const parsedCache = new Lru<string, Promise<ParsedProject>>({ max: 8 });
 function parseConfined(d: ModelsDeps, root: string, files: Record<string, string>, vars: Record<string, unknown>): Promise<ParsedProject> {
-  const key = crypto.createHash('sha256').update(JSON.stringify([root, files, vars])).digest('hex');
+  const env = d.env.dbtEnv;
+  const key = crypto.createHash('sha256').update(JSON.stringify([root, files, vars, env])).digest('hex');
   let p = parsedCache.get(key);
   if (!p) {
-    p = renderInChild<ParsedProject>({ op: 'parse', root, files, vars }, d.render);
+    p = renderInChild<ParsedProject>({ op: 'parse', root, files, vars, env }, d.render);
     p.catch(() => parsedCache.delete(key));
     parsedCache.set(key, p);
   }
@@ -112,7 +113,7 @@ export async function compileModelsConfined(d: ModelsDeps, i: { select?: string[
   const vars = i.vars ?? {};
   const spec = await resolveTarget(d, i.target);
   const lake = lakeOf(d);
-  const nodes = await renderInChild<CompiledNode[]>({ op: 'compile', root, files, vars, database: spec.database, lake: spec.lake, select: i.select, exclude: i.exclude }, d.render,
+  const nodes = await renderInChild<CompiledNode[]>({ op: 'compile', root, files, vars, env: d.env.dbtEnv, database: spec.database, lake: spec.lake, select: i.select, exclude: i.exclude }, d.render,
     async (ident) => (await lake.loadTable(ident)).location);
   return { nodes };
 }

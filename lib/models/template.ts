@@ -27,6 +27,8 @@ export interface TemplateContext {
   this: string;
   /** dbt's doc('name'): a docs block's text. Only descriptions have it. (Default: undefined, as in models) */
   doc?(name: string): string;
+  /** dbt's env_var('NAME', default): only dbt_project.yml has it (project-render.ts says which names). (Default: undefined) */
+  env_var?(name: string, fallback?: string): string;
 }
 
 type Program = { type: 'Program'; body: unknown[] };
@@ -148,6 +150,14 @@ function contextScope(it: Interpreter, ctx: TemplateContext): Scope {
   s.set('is_incremental', hostFn('is_incremental', () => ctx.is_incremental()));
   s.set('this', ctx.this);
   if (ctx.doc) { const doc = ctx.doc; s.set('doc', hostFn('doc', (a) => doc(stringArg(a[a.length - 1], 'doc', 'a docs block name')))); }
+  if (ctx.env_var) {
+    const envVar = ctx.env_var;
+    s.set('env_var', hostFn('env_var', (a, kw) => {
+      const dflt = a.length > 1 ? a[1] : kw.get('default');
+      // dbt's env_var takes its default as given and returns a string; a none default counts as none given
+      return envVar(stringArg(a[0], 'env_var', 'a variable name'), dflt === undefined || dflt === null ? undefined : str(dflt, it.budget));
+    }));
+  }
   return s;
 }
 
