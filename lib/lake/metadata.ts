@@ -5,6 +5,7 @@
 import { unreadable } from './unreadable';
 import crypto from 'node:crypto';
 import { AppError } from '../errors';
+import { parseMetadataJson, stringifyJson } from './metadata-json';
 import { icebergSchemaFromArrow, maxFieldId, nameMapping } from './schema';
 import type { Storage } from './storage';
 import type { PartitionSpec, TableMetadata } from './types';
@@ -16,12 +17,20 @@ export async function readMetadata(storage: Storage, loc: string, ident: string)
     throw new AppError('internal', unreadable(ident, 'metadata file', loc, e), { cause: e });
   }
   let meta: TableMetadata;
-  try { meta = JSON.parse(new TextDecoder().decode(bytes)); } catch (e) {
+  // Not JSON.parse: snapshot ids above 2^53 must stay exact (metadata-json.ts).
+  try { meta = parseMetadataJson(new TextDecoder().decode(bytes)) as TableMetadata; } catch (e) {
     throw new AppError('fatal', `lake: table ${ident}: corrupt metadata file ${loc}: ${(e as Error).message}`, { cause: e });
   }
   if (!meta || typeof meta !== 'object' || !Array.isArray(meta.schemas) || !meta.location) throw new AppError('fatal', `lake: table ${ident}: corrupt metadata file ${loc}: not Iceberg table metadata`);
   if (meta['format-version'] !== 2) throw new AppError('fatal', `lake: table ${ident}: metadata file ${loc} has format-version ${meta['format-version']}; only v2 is written`);
   meta.snapshots ??= []; meta['snapshot-log'] ??= []; meta['metadata-log'] ??= []; meta.refs ??= {};
+  // No current snapshot: Java writes -1, older Tributary wrote null, a minimal writer may omit it.
+  // In memory it is null; serialiseMetadata writes -1.
+  const cur = meta['current-snapshot-id'] as bigint | null | undefined;
+  if (cur === undefined || cur === null || cur === -1n) meta['current-snapshot-id'] = null;
+  // Sequence numbers stay numbers (Tributary adds to them); one a double cannot hold is refused, never rounded.
+  const seqs = [meta['last-sequence-number'], ...meta.snapshots.map((s) => s['sequence-number'])];
+  if (seqs.some((n) => n !== undefined && typeof n !== 'number')) throw new AppError('fatal', `lake: table ${ident}: metadata file ${loc} has a sequence number above 2^53, which Tributary cannot commit on`);
   return meta;
 }
 
@@ -43,8 +52,14 @@ export function withMetadataLog(meta: TableMetadata, previous: { file: string; t
   return { ...meta, 'metadata-log': log.slice(Math.max(0, log.length - max)) };
 }
 
+/**
+ * The metadata file's bytes: ids as exact digits (metadata-json.ts) and no current snapshot as -1,
+ * as Java writes it: the REST spec types `current-snapshot-id` a non-null long, and Iceberg Java
+ * before 1.4 fails on null.
+ */
 export function serialiseMetadata(meta: TableMetadata): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify(meta, null, 2));
+  const cur = meta['current-snapshot-id'];
+  return new TextEncoder().encode(stringifyJson({ ...meta, 'current-snapshot-id': cur === null || cur === undefined ? -1n : cur }, 2));
 }
 
 /** The metadata of a new, empty table at `location` (no snapshot yet). */

@@ -50,9 +50,9 @@ export function currentSchema(m: TableMetadata): IcebergSchema {
   return m.schemas.find((s) => s['schema-id'] === m['current-schema-id'])!;
 }
 
-export function snapshotById(m: TableMetadata, id: bigint | number | null | undefined): Snapshot | null {
-  if (id === null || id === undefined || id === -1) return null;
-  const s = m.snapshots.find((x) => BigInt(x['snapshot-id']) === BigInt(id));
+export function snapshotById(m: TableMetadata, id: bigint | null | undefined): Snapshot | null {
+  if (id === null || id === undefined || id === -1n) return null;
+  const s = m.snapshots.find((x) => x['snapshot-id'] === id);
   if (!s) throw new AppError('not_found', `lake: snapshot ${id} not found`, { field: 'snapshotId' });
   return s;
 }

@@ -39,7 +39,8 @@ export interface Change {
 }
 
 function newSnapshotId(): bigint {
-  // Positive and below 2^53 so the id survives JSON readers that use doubles.
+  // Positive and below 2^53 so the id survives JSON readers that use doubles (Tributary reads any
+  // 64-bit id exactly: metadata-json.ts).
   return BigInt(crypto.randomInt(1, 2 ** 47)) * 64n + BigInt(crypto.randomInt(0, 64));
 }
 
@@ -79,7 +80,7 @@ async function changedSince(view: TableView, base: TableMetadata): Promise<{ par
   for (const s of view.metadata.snapshots) {
     if (s['sequence-number'] <= baseSeq) continue;
     count++;
-    const id = BigInt(s['snapshot-id']);
+    const id = s['snapshot-id'];
     for (const mf of await loadManifestList(view, s)) {
       if (mf.added_snapshot_id !== id) continue;
       const spec = specById(view.metadata, mf.partition_spec_id);
@@ -207,12 +208,12 @@ export async function buildSnapshot(view: TableView, base: TableMetadata, change
   summary['total-equality-deletes'] = String(t('total-equality-deletes') + recs(ae) - recs(re));
 
   const listPath = `${location}/metadata/snap-${snapshotId}-${attempt}-${uuid()}.avro`;
-  await view.storage.write(listPath, writeManifestList(out, snapshotId, parent ? BigInt(parent['snapshot-id']) : null, seq));
+  await view.storage.write(listPath, writeManifestList(out, snapshotId, parent ? parent['snapshot-id'] : null, seq));
   written.push(listPath);
 
   const snapshot: Snapshot = {
-    'snapshot-id': Number(snapshotId),
-    ...(parent ? { 'parent-snapshot-id': Number(parent['snapshot-id']) } : {}),
+    'snapshot-id': snapshotId,
+    ...(parent ? { 'parent-snapshot-id': parent['snapshot-id'] } : {}),
     'sequence-number': Number(seq),
     'timestamp-ms': Math.max(Date.now(), base['last-updated-ms'] + 1),
     'manifest-list': listPath,

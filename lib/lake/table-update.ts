@@ -11,13 +11,13 @@ import { AppError } from '../errors';
 export type TableRequirement =
   | { type: 'assert-table-uuid'; uuid: string }
   /** The ref points at this snapshot (null: the ref does not exist yet, i.e. no snapshot). */
-  | { type: 'assert-ref-snapshot-id'; ref: string; 'snapshot-id': number | bigint | null }
+  | { type: 'assert-ref-snapshot-id'; ref: string; 'snapshot-id': bigint | null }
   | { type: 'assert-current-schema-id'; 'current-schema-id': number };
 
 export type TableUpdate =
   | { action: 'add-snapshot'; snapshot: Snapshot }
-  | { action: 'set-snapshot-ref'; 'ref-name': string; type: 'branch' | 'tag'; 'snapshot-id': number | bigint }
-  | { action: 'remove-snapshots'; 'snapshot-ids': (number | bigint)[] }
+  | { action: 'set-snapshot-ref'; 'ref-name': string; type: 'branch' | 'tag'; 'snapshot-id': bigint }
+  | { action: 'remove-snapshots'; 'snapshot-ids': bigint[] }
   | { action: 'add-schema'; schema: IcebergSchema }
   | { action: 'set-current-schema'; 'schema-id': number }
   | { action: 'set-properties'; updates: Record<string, string> };
@@ -33,7 +33,7 @@ export class CommitFailed extends AppError {
 /** The snapshot a ref points at (for `main`, the current snapshot of tables written without refs). */
 export function refSnapshotId(m: TableMetadata, ref: string): string | null {
   const r = m.refs?.[ref]?.['snapshot-id'] ?? (ref === 'main' ? m['current-snapshot-id'] : null);
-  return r === null || r === undefined || Number(r) === -1 ? null : String(r);
+  return r === null || r === undefined || r === -1n ? null : String(r);
 }
 
 /** `base`'s table uuid and main snapshot, as requirements: the commit was built on exactly this table state. */

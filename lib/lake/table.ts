@@ -43,8 +43,8 @@ export class LakeTableImpl implements LakeTable, TableHandle {
   schema(): IcebergSchema { return currentSchema(this.meta); }
   arrowSchema(): arrow.Schema { return arrowSchemaOf(this.schema()); }
   currentSnapshotId(): bigint | null {
-    const id = this.meta['current-snapshot-id'];
-    return id === null || id === undefined || Number(id) === -1 ? null : BigInt(id);
+    // readMetadata turns -1, null and an absent id alike into null
+    return this.meta['current-snapshot-id'];
   }
   snapshots(): Snapshot[] { return this.meta.snapshots; }
 

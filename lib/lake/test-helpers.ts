@@ -6,7 +6,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as arrow from 'apache-arrow';
+import type pg from 'pg';
+import { readAvroFile, writeAvroFile } from './avro';
 import type { LakeTable } from './index';
 
 export function makeWarehouse(): { dir: string; uri: string; remove(): void } {
@@ -80,3 +83,37 @@ export const branchRows = (branch: number, from: number, to: number, salt = ''):
 export const branchBatch = (rs: BranchRow[]) => batchOf(BRANCH_SCHEMA, rs.map((r) => ({ ...r, id: BigInt(r.id) })));
 /** One comparable string per row, whichever reader produced it. */
 export const branchCanon = (r: Record<string, unknown>) => `${Number(r.BRANCH_ID)}|${Number(r.id)}|${r.name ?? null}`;
+
+/** Swap each id in `map` (Tributary's id → a 64-bit one) in any bigint or string of an Avro record. */
+function swapIds(v: unknown, map: Map<string, string>): unknown {
+  if (typeof v === 'bigint') return map.has(String(v)) ? BigInt(map.get(String(v))!) : v;
+  if (Array.isArray(v)) return v.map((x) => swapIds(x, map));
+  if (v && typeof v === 'object' && !Buffer.isBuffer(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, swapIds(x, map)]));
+  return v;
+}
+
+/**
+ * Give the table's snapshots the ids in `map` everywhere a foreign writer would have put them:
+ * the metadata JSON (ids and manifest-list names), the manifest lists (header and
+ * added_snapshot_id) and the manifests (entries' snapshot_id); then commit that metadata as a
+ * new version in the catalog, as another writer's commit (a file:// table, catalog in `pool`).
+ */
+export async function giveSnapshotIds(t: LakeTable, pool: pg.Pool, map: Map<string, string>): Promise<void> {
+  const dir = fileURLToPath(`${t.location}/metadata`);
+  const swapText = (s: string) => { for (const [a, b] of map) s = s.split(a).join(b); return s; };
+  for (const name of fs.readdirSync(dir).filter((n) => n.endsWith('.avro'))) {
+    const f = readAvroFile(fs.readFileSync(path.join(dir, name)), name);
+    const meta = Object.fromEntries(Object.entries(f.meta).filter(([k]) => !k.startsWith('avro.')).map(([k, v]) => [k, swapText(v)]));
+    const bytes = writeAvroFile(f.schema, f.records.map((r) => swapIds(r, map)), meta);
+    fs.rmSync(path.join(dir, name));
+    fs.writeFileSync(path.join(dir, swapText(name)), bytes);
+  }
+  const v = Number(/v(\d+)\.metadata\.json$/.exec(t.metadataLocation())![1]) + 1;
+  const loc = `${t.location}/metadata/v${v}.metadata.json`;
+  fs.writeFileSync(fileURLToPath(loc), swapText(fs.readFileSync(fileURLToPath(t.metadataLocation()), 'utf8')));
+  fs.writeFileSync(path.join(dir, 'version-hint.text'), String(v));
+  const [ns, name] = t.ident.split('.');
+  const r = await pool.query('update iceberg_tables set metadata_location = $1, previous_metadata_location = $2 where table_namespace = $3 and table_name = $4', [loc, t.metadataLocation(), ns, name]);
+  if (r.rowCount !== 1) throw new Error(`giveSnapshotIds: ${t.ident} is not in the catalog`);
+  await t.refresh();
+}

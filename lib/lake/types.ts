@@ -31,9 +31,13 @@ export interface IcebergSchema {
 export interface PartitionField { 'source-id': number; 'field-id': number; name: string; transform: string }
 export interface PartitionSpec { 'spec-id': number; fields: PartitionField[] }
 
+/**
+ * Snapshot ids are bigints everywhere: other writers draw them from the whole 64-bit range, above
+ * what a double holds exactly (metadata files are parsed and written by metadata-json.ts).
+ */
 export interface Snapshot {
-  'snapshot-id': number | bigint;
-  'parent-snapshot-id'?: number | bigint;
+  'snapshot-id': bigint;
+  'parent-snapshot-id'?: bigint;
   'sequence-number': number;
   'timestamp-ms': number;
   'manifest-list': string;
@@ -57,11 +61,12 @@ export interface TableMetadata {
   'default-sort-order-id': number;
   'sort-orders': { 'order-id': number; fields: unknown[] }[];
   properties: Record<string, string>;
-  'current-snapshot-id': number | bigint | null;
+  /** Null when the table has no snapshot (read from -1, null or absent; written as -1). */
+  'current-snapshot-id': bigint | null;
   snapshots: Snapshot[];
-  'snapshot-log': { 'snapshot-id': number | bigint; 'timestamp-ms': number }[];
+  'snapshot-log': { 'snapshot-id': bigint; 'timestamp-ms': number }[];
   'metadata-log': { 'metadata-file': string; 'timestamp-ms': number }[];
-  refs: Record<string, { 'snapshot-id': number | bigint; type: 'branch' | 'tag' }>;
+  refs: Record<string, { 'snapshot-id': bigint; type: 'branch' | 'tag' }>;
   statistics?: unknown[];
 }
 
