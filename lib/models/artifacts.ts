@@ -162,11 +162,11 @@ function genericRaw(t: TestNode): string {
 }
 
 function modelConfig(m: ModelNode): Json {
-  const { materialized, tags, enabled, unique_key, ...rest } = m.config;
+  const { materialized, tags, enabled, unique_key, on_schema_change, ...rest } = m.config;
   return {
     enabled, alias: null, schema: null, database: null, tags, meta: {}, group: null, materialized,
     incremental_strategy: null, persist_docs: {}, 'post-hook': [], 'pre-hook': [], quoting: {}, column_types: {},
-    full_refresh: null, unique_key: unique_key ?? null, on_schema_change: 'ignore', on_configuration_change: 'apply', grants: {}, packages: [],
+    full_refresh: null, unique_key: unique_key ?? null, on_schema_change: on_schema_change ?? 'ignore', on_configuration_change: 'apply', grants: {}, packages: [],
     docs: docsOf(), contract: { enforced: false, alias_types: true }, access: 'protected',
     // ClickHouse's own settings (engine, order_by, partition_by), as dbt-clickhouse keeps them
     ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
