@@ -73,6 +73,9 @@ describe('dbt artifacts', () => {
     expect(co.columns.customer_id.description).toBe("The customer's id in the branch system.");
     expect(co.columns.orders.description).toBe('How many orders');
     expect(co.compiled_code).toContain('FROM `models`.`stg_customers` AS c');
+    // dbt's layout, and the file is there after a build as after dbt run
+    expect(co.compiled_path).toBe('target/compiled/shop/models/marts/customer_orders.sql');
+    expect(fs.readFileSync(path.join(fx.proj.root, co.compiled_path), 'utf8')).toBe(co.compiled_code + '\n');
     expect(co.raw_code).toContain("{{ ref('stg_customers') }}");
     expect(m.nodes['model.shop.stg_orders'].depends_on).toEqual({ nodes: ['source.shop.shop.orders'], macros: ['macro.shop.money'] });
     expect(m.nodes['model.shop.stg_orders'].sources).toEqual([['shop', 'orders']]);
@@ -127,7 +130,8 @@ describe('dbt artifacts', () => {
     expect(r.written).toContain('target/manifest.json');
     const m = read('manifest.json');
     expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
-    expect(m.nodes['model.shop.stg_customers']).toMatchObject({ compiled: true, compiled_path: 'target/compiled/models/staging/stg_customers.sql' });
+    expect(m.nodes['model.shop.stg_customers']).toMatchObject({ compiled: true, compiled_path: 'target/compiled/shop/models/staging/stg_customers.sql' });
+    expect(fs.readFileSync(path.join(fx.proj.root, m.nodes['model.shop.stg_customers'].compiled_path), 'utf8')).toBe(m.nodes['model.shop.stg_customers'].compiled_code + '\n');
     expect(m.nodes['model.shop.stg_customers'].compiled_code).toMatch(/^SELECT id AS customer_id, name FROM icebergLocal\(/);
     expect(m.nodes['model.shop.customer_orders'].compiled).toBe(false);
     expect(fs.existsSync(path.join(fx.proj.root, r.written.find((w) => w.includes('unique_stg_customers_customer_id'))!))).toBe(true);

@@ -304,7 +304,7 @@ function addModelNodes(parts: ManifestParts, p: Project, database: string, resol
       resourceType: 'model', name: m.name, originalFilePath: m.path, uniqueId: uid, fqn: fqnOf(p.name, m.path, m.name),
       path: m.path.replace(/^models\//, ''), alias: m.name, raw: m.raw, config: modelConfig(m), tags: m.config.tags,
       description: m.description, columns: m.columns, dependsOn: { nodes: deps, macros: resolve.macrosOf(m.raw) },
-      refs: m.refs, sources: m.sources.map(sourceParts), compiled: compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${compiledPath(m)}`,
+      refs: m.refs, sources: m.sources.map(sourceParts), compiled: compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${p.name}/${compiledPath(m)}`,
       relationName: relationName(database, m.name),
     }, { name: p.name, database });
     if (!m.config.enabled) { parts.disabled[uid] = [node]; parts.off.add(uid); continue; }
@@ -331,7 +331,7 @@ function addTestNodes(parts: ManifestParts, p: Project, database: string, resolv
       raw: generic ? genericRaw(t) : t.raw ?? '',
       config: testConfig(t), tags: t.tags, description: t.description,
       dependsOn: { nodes: deps, macros: macrosUsed }, refs: generic ? [...t.refs].sort() : t.refs, sources: t.sources.map(sourceParts),
-      compiled: compiled?.get(`test:${t.name}`), compiledPath: `target/compiled/${compiledPath(t)}`, relationName: null,
+      compiled: compiled?.get(`test:${t.name}`), compiledPath: `target/compiled/${p.name}/${compiledPath(t)}`, relationName: null,
     }, { name: p.name, database });
     const full = generic ? {
       // file_key_name: the yml section the test was written in (`models.orders`, `seeds.raw_orders`)
