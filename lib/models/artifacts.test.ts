@@ -79,6 +79,11 @@ describe('dbt artifacts', () => {
     expect(co.raw_code).toContain("{{ ref('stg_customers') }}");
     expect(m.nodes['model.shop.stg_orders'].depends_on).toEqual({ nodes: ['source.shop.shop.orders'], macros: ['macro.shop.money'] });
     expect(m.nodes['model.shop.stg_orders'].sources).toEqual([['shop', 'orders']]);
+    // patch_path: the yml describing a node, as dbt writes it (`<project>://<path>`); none for a node no yml names
+    expect(m.nodes['model.shop.stg_orders'].patch_path).toBe('shop://models/schema.yml');
+    expect(co.patch_path).toBe('shop://models/marts/marts.yml');
+    expect(m.nodes['model.shop.after_broken'].patch_path).toBeNull();
+    expect(m.nodes[Object.keys(m.nodes).find((k) => k.startsWith('test.shop.unique_stg_orders_order_id.'))!].patch_path).toBeNull();
     // orders_inc was not run: in the manifest, not compiled
     expect(m.nodes['model.shop.orders_inc']).toMatchObject({ compiled: false, compiled_code: null });
     expect(m.sources['source.shop.shop.orders']).toMatchObject({ resource_type: 'source', source_name: 'shop', name: 'orders', identifier: 'orders' });
@@ -117,6 +122,11 @@ describe('dbt artifacts', () => {
     expect(Object.keys(by)).toEqual(expect.arrayContaining(Object.keys(m.nodes).filter((k) => k !== 'model.shop.orders_inc')));
     expect(by['model.shop.customer_orders']).toMatchObject({ status: 'success', failures: null, compiled: true, thread_id: expect.stringMatching(/^Thread-\d+$/) });
     expect(by['model.shop.customer_orders'].compiled_code).toBe(co.compiled_code);
+    // relation_name as dbt gives it: a model's relation, in the adapter's quoting (also when it failed or was skipped); none for a test
+    expect(by['model.shop.customer_orders'].relation_name).toBe('`models`.`customer_orders`');
+    expect(by['model.shop.customer_orders'].relation_name).toBe(co.relation_name);
+    expect(by['model.shop.after_broken'].relation_name).toBe('`models`.`after_broken`');
+    expect(by['test.shop.some_open_orders'].relation_name).toBeNull();
     expect(by['model.shop.customer_orders'].timing.map((t: { name: string }) => t.name)).toEqual(['compile', 'execute']);
     expect(by['model.shop.broken']).toMatchObject({ status: 'error', message: expect.stringContaining('nope') });
     expect(by['model.shop.after_broken']).toMatchObject({ status: 'skipped', timing: [] });
@@ -195,7 +205,9 @@ seeds:
         fqn: ['jaffle', 'raw_customers'], alias: 'raw_customers', schema: 'models', relation_name: expect.stringContaining('`raw_customers`'),
         checksum: { name: 'sha256', checksum: crypto.createHash('sha256').update('id,first_name\n1,Ann\n2,Bob\n3,Cy\n').digest('hex') },
         config: { materialized: 'seed', enabled: true, tags: ['raw'], column_types: { id: 'integer' }, delimiter: ',', quote_columns: true },
-        tags: ['raw'], description: 'Customers as the shop exported them.',
+        tags: ['raw'], description: 'Customers as the shop exported them.', patch_path: 'jaffle://seeds/seeds.yml',
+        // dbt's seed parser reads no contents: raw_code is empty, the checksum is of the file
+        raw_code: '',
         columns: { id: expect.objectContaining({ name: 'id', description: "The customer's id" }) },
       });
       // a disabled seed, and the test on it, are listed under disabled
@@ -211,7 +223,9 @@ seeds:
       rr = readSp('run_results.json');
       expect(validateRunResults(rr), errorsOf(validateRunResults).join('\n')).toBe(true);
       const by = Object.fromEntries(rr.results.map((r: { unique_id: string }) => [r.unique_id, r]));
-      expect(by['seed.jaffle.raw_customers']).toMatchObject({ status: 'success', message: 'INSERT 3' });
+      // a seed is no compiled node in dbt: no compiled code, no relation_name in its result
+      expect(by['seed.jaffle.raw_customers']).toMatchObject({ status: 'success', message: 'INSERT 3', relation_name: null });
+      expect(by['model.jaffle.customers']).toMatchObject({ relation_name: '`models`.`customers`' });
       expect(by['model.jaffle.customers']).toMatchObject({ status: 'success' });
       expect(by[uq]).toMatchObject({ status: 'pass', failures: 0 });
       expect(Object.keys(by).sort()).toEqual(Object.keys(m.nodes).sort());

@@ -52,6 +52,10 @@ export interface ResourceInput {
   path: string;
   alias: string;
   raw: string;
+  /** The text dbt's checksum is of. (Default: raw; a seed's is its CSV, its raw_code empty) */
+  checksumOf?: string;
+  /** The properties yml describing it, from the project root: patch_path `<project>://<path>`. (Default: none) */
+  ymlPath?: string;
   config: Json;
   tags: string[];
   description?: string;
@@ -76,9 +80,9 @@ export function resourceNode(r: ResourceInput, p: { name: string; database: stri
   const common: Json = {
     database: null, schema: p.database, name: r.name, resource_type: r.resourceType, package_name: p.name,
     path: r.path, original_file_path: r.originalFilePath, unique_id: r.uniqueId, fqn: r.fqn, alias: r.alias,
-    checksum: { name: 'sha256', checksum: sha256(r.raw) },
+    checksum: { name: 'sha256', checksum: sha256(r.checksumOf ?? r.raw) },
     config: r.config, tags: r.tags, description: r.description ?? '', columns, meta: {}, group: null, docs: docsOf(),
-    patch_path: null, build_path: null, unrendered_config: {}, created_at: 0, config_call_dict: {}, unrendered_config_call_dict: {},
+    patch_path: r.ymlPath ? `${p.name}://${r.ymlPath}` : null, build_path: null, unrendered_config: {}, created_at: 0, config_call_dict: {}, unrendered_config_call_dict: {},
     relation_name: r.relationName ?? null, raw_code: r.raw, doc_blocks: [],
   };
   if (r.resourceType === 'seed') return { ...common, root_path: null, depends_on: { macros: r.dependsOn.macros }, defer_relation: null };
@@ -184,11 +188,11 @@ function seedConfig(s: SeedNode): Json {
   };
 }
 
-/** A seed as a manifest input: `seed.<project>.<name>`, its CSV as raw code (dbt's checksum is of the file). */
+/** A seed as a manifest input: `seed.<project>.<name>`; dbt's checksum is of the CSV file, its raw_code empty (dbt's seed parser reads no contents). */
 function seedInput(projectName: string, database: string, s: SeedNode): ResourceInput {
   return {
     resourceType: 'seed', name: s.name, originalFilePath: s.path, uniqueId: seedUid(projectName, s.name), fqn: fqnOf(projectName, s.path, s.name),
-    path: s.path.replace(/^seeds\//, ''), alias: s.name, raw: s.csv, config: seedConfig(s), tags: s.config.tags,
+    path: s.path.replace(/^seeds\//, ''), alias: s.name, raw: '', checksumOf: s.csv, ymlPath: s.ymlPath, config: seedConfig(s), tags: s.config.tags,
     description: s.description, columns: s.columns, dependsOn: { nodes: [], macros: [] }, relationName: relationName(database, s.name),
   };
 }
@@ -305,7 +309,7 @@ function addModelNodes(parts: ManifestParts, p: Project, database: string, resol
       path: m.path.replace(/^models\//, ''), alias: m.name, raw: m.raw, config: modelConfig(m), tags: m.config.tags,
       description: m.description, columns: m.columns, dependsOn: { nodes: deps, macros: resolve.macrosOf(m.raw) },
       refs: m.refs, sources: m.sources.map(sourceParts), compiled: compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${p.name}/${compiledPath(m)}`,
-      relationName: relationName(database, m.name),
+      relationName: relationName(database, m.name), ymlPath: m.ymlPath,
     }, { name: p.name, database });
     if (!m.config.enabled) { parts.disabled[uid] = [node]; parts.off.add(uid); continue; }
     parts.nodes[uid] = node; parts.parents.set(uid, deps);
@@ -420,7 +424,8 @@ export function buildRunResults(p: Pick<Project, 'name' | 'tests'>, results: Nod
         message: messageOf(r), failures: r.kind === 'test' && r.rows !== null ? r.rows : null,
         // a seed has no compiled code in dbt (its statements load a file)
         unique_id: resultUid(p, r), compiled: r.kind === 'seed' ? null : r.sql !== undefined, compiled_code: r.kind === 'seed' ? null : r.sql ?? null,
-        relation_name: null, batch_results: null,
+        // as dbt: a model's relation (quoted as the adapter quotes it); tests (no stored failures) and seeds have none
+        relation_name: r.kind === 'model' ? relationName(ctx.database, r.name) : null, batch_results: null,
       };
     }),
     elapsed_time: elapsedMs / 1000,

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { openChdbTarget } from './chdb-target';
+import { buildManifest } from './artifacts';
 import { executeProject } from './execute';
 import { parseProject } from './project';
 import type { Target } from './target';
@@ -147,6 +148,9 @@ describe('incremental on_schema_change', () => {
     expect(p.errors).toEqual([]);
     expect(p.warnings).toEqual([]);
     expect(Object.fromEntries([...p.models].map(([n, m]) => [n, m.config.on_schema_change]))).toEqual({ a: 'append_new_columns', b: 'fail', c: 'sync_all_columns', d: 'ignore' });
+    // and the manifest's config says it, as dbt's does
+    const nodes = buildManifest(p, { database: 'models', invocationId: 'i', startedAt: new Date().toISOString() }).nodes as Record<string, { config: { on_schema_change: string } }>;
+    expect(nodes['model.osc.c'].config.on_schema_change).toBe('sync_all_columns');
     const bad = parseProject('/tmp/osc', { ...files, 'models/a.sql': "{{ config(materialized='incremental', on_schema_change='sync') }}\nSELECT 1 AS x\n" });
     expect(bad.errors.map((e) => e.message)).toEqual([expect.stringMatching(/on_schema_change must be ignore, fail, append_new_columns, sync_all_columns, got "sync"/)]);
   });

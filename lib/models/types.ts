@@ -53,6 +53,8 @@ export interface SeedNode {
   description?: string;
   /** Columns its properties yml describes, descriptions rendered (`{{ doc('…') }}` resolved). */
   columns?: ColumnDoc[];
+  /** The properties yml that describes it (the first, if several do): dbt's patch_path. (Default: none) */
+  ymlPath?: string;
 }
 
 export interface ModelNode {
@@ -69,6 +71,8 @@ export interface ModelNode {
   description?: string;
   /** Columns schema.yml describes, descriptions rendered (`{{ doc('…') }}` resolved). */
   columns?: ColumnDoc[];
+  /** The properties yml that describes it (the first, if several do): dbt's patch_path. (Default: none) */
+  ymlPath?: string;
 }
 
 export interface ColumnDoc { name: string; description?: string; data_type?: string }
