@@ -218,13 +218,13 @@ export async function runModelsCommand(d: ModelsDeps, i: ModelsCommandInput): Pr
 function writeRunArtifacts(d: ModelsDeps, project: Project, summary: RunSummary, ctx: ArtifactContext, args: RunArgs): void {
   try {
     const compiled = new Map(summary.results.filter((r) => r.sql !== undefined).map((r) => [`${r.kind}:${r.name}`, r.sql!]));
-    // as dbt run does: each node's compiled SQL at the manifest's compiled_path
-    const node = (r: NodeResult) => (r.kind === 'model' ? project.models.get(r.name) : r.kind === 'test' ? project.tests.get(r.name) : undefined);
-    writeCompiled(project.root, project.name, summary.results.flatMap((r) => { const n = node(r); return n && r.sql !== undefined ? [{ path: compiledPath(n), sql: r.sql }] : []; }));
     writeArtifact(project.root, 'manifest.json', buildManifest(project, ctx, { compiled }));
     writeArtifact(project.root, 'run_results.json', buildRunResults(project, summary.results, summary.durationMs, ctx, args));
+    // as dbt run does: each node's compiled SQL at the manifest's compiled_path (last: a project name that is refused costs only these)
+    const node = (r: NodeResult) => (r.kind === 'model' ? project.models.get(r.name) : r.kind === 'test' ? project.tests.get(r.name) : undefined);
+    writeCompiled(project.root, project.name, summary.results.flatMap((r) => { const n = node(r); return n && r.sql !== undefined ? [{ path: compiledPath(n), sql: r.sql }] : []; }));
   } catch (e) {
-    d.logger?.warn(`models: could not write target/compiled/, manifest.json or run_results.json: ${(e as Error).message}`);
+    d.logger?.warn(`models: could not write target/manifest.json, run_results.json or target/compiled/: ${(e as Error).message}`);
   }
 }
 
