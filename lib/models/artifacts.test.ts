@@ -81,9 +81,17 @@ describe('dbt artifacts', () => {
     expect(co.columns.customer_id.description).toBe("The customer's id in the branch system.");
     expect(co.columns.orders.description).toBe('How many orders');
     expect(co.compiled_code).toContain('FROM `models`.`stg_customers` AS c');
+    // dbt's layout, and the file is there after a build as after dbt run
+    expect(co.compiled_path).toBe('target/compiled/shop/models/marts/customer_orders.sql');
+    expect(fs.readFileSync(path.join(fx.proj.root, co.compiled_path), 'utf8')).toBe(co.compiled_code + '\n');
     expect(co.raw_code).toContain("{{ ref('stg_customers') }}");
     expect(m.nodes['model.shop.stg_orders'].depends_on).toEqual({ nodes: ['source.shop.shop.orders'], macros: ['macro.shop.money'] });
     expect(m.nodes['model.shop.stg_orders'].sources).toEqual([['shop', 'orders']]);
+    // patch_path: the yml describing a node, as dbt writes it (`<project>://<path>`); none for a node no yml names
+    expect(m.nodes['model.shop.stg_orders'].patch_path).toBe('shop://models/schema.yml');
+    expect(co.patch_path).toBe('shop://models/marts/marts.yml');
+    expect(m.nodes['model.shop.after_broken'].patch_path).toBeNull();
+    expect(m.nodes[Object.keys(m.nodes).find((k) => k.startsWith('test.shop.unique_stg_orders_order_id.'))!].patch_path).toBeNull();
     // orders_inc was not run: in the manifest, not compiled
     expect(m.nodes['model.shop.orders_inc']).toMatchObject({ compiled: false, compiled_code: null });
     expect(m.sources['source.shop.shop.orders']).toMatchObject({ resource_type: 'source', source_name: 'shop', name: 'orders', identifier: 'orders' });
@@ -122,6 +130,11 @@ describe('dbt artifacts', () => {
     expect(Object.keys(by)).toEqual(expect.arrayContaining(Object.keys(m.nodes).filter((k) => k !== 'model.shop.orders_inc')));
     expect(by['model.shop.customer_orders']).toMatchObject({ status: 'success', failures: null, compiled: true, thread_id: expect.stringMatching(/^Thread-\d+$/) });
     expect(by['model.shop.customer_orders'].compiled_code).toBe(co.compiled_code);
+    // relation_name as dbt gives it: a model's relation, in the adapter's quoting (also when it failed or was skipped); none for a test
+    expect(by['model.shop.customer_orders'].relation_name).toBe('`models`.`customer_orders`');
+    expect(by['model.shop.customer_orders'].relation_name).toBe(co.relation_name);
+    expect(by['model.shop.after_broken'].relation_name).toBe('`models`.`after_broken`');
+    expect(by['test.shop.some_open_orders'].relation_name).toBeNull();
     expect(by['model.shop.customer_orders'].timing.map((t: { name: string }) => t.name)).toEqual(['compile', 'execute']);
     expect(by['model.shop.broken']).toMatchObject({ status: 'error', message: expect.stringContaining('nope') });
     expect(by['model.shop.after_broken']).toMatchObject({ status: 'skipped', timing: [] });
@@ -135,7 +148,8 @@ describe('dbt artifacts', () => {
     expect(r.written).toContain('target/manifest.json');
     const m = read('manifest.json');
     expect(validateManifest(m), errorsOf(validateManifest).join('\n')).toBe(true);
-    expect(m.nodes['model.shop.stg_customers']).toMatchObject({ compiled: true, compiled_path: 'target/compiled/models/staging/stg_customers.sql' });
+    expect(m.nodes['model.shop.stg_customers']).toMatchObject({ compiled: true, compiled_path: 'target/compiled/shop/models/staging/stg_customers.sql' });
+    expect(fs.readFileSync(path.join(fx.proj.root, m.nodes['model.shop.stg_customers'].compiled_path), 'utf8')).toBe(m.nodes['model.shop.stg_customers'].compiled_code + '\n');
     expect(m.nodes['model.shop.stg_customers'].compiled_code).toMatch(/^SELECT id AS customer_id, name FROM icebergLocal\(/);
     expect(m.nodes['model.shop.customer_orders'].compiled).toBe(false);
     expect(fs.existsSync(path.join(fx.proj.root, r.written.find((w) => w.includes('unique_stg_customers_customer_id'))!))).toBe(true);
@@ -199,7 +213,9 @@ seeds:
         fqn: ['jaffle', 'raw_customers'], alias: 'raw_customers', schema: 'models', relation_name: expect.stringContaining('`raw_customers`'),
         checksum: { name: 'sha256', checksum: crypto.createHash('sha256').update('id,first_name\n1,Ann\n2,Bob\n3,Cy\n').digest('hex') },
         config: { materialized: 'seed', enabled: true, tags: ['raw'], column_types: { id: 'integer' }, delimiter: ',', quote_columns: true },
-        tags: ['raw'], description: 'Customers as the shop exported them.',
+        tags: ['raw'], description: 'Customers as the shop exported them.', patch_path: 'jaffle://seeds/seeds.yml',
+        // dbt's seed parser reads no contents: raw_code is empty, the checksum is of the file
+        raw_code: '',
         columns: { id: expect.objectContaining({ name: 'id', description: "The customer's id" }) },
       });
       // a disabled seed, and the test on it, are listed under disabled
@@ -215,7 +231,9 @@ seeds:
       rr = readSp('run_results.json');
       expect(validateRunResults(rr), errorsOf(validateRunResults).join('\n')).toBe(true);
       const by = Object.fromEntries(rr.results.map((r: { unique_id: string }) => [r.unique_id, r]));
-      expect(by['seed.jaffle.raw_customers']).toMatchObject({ status: 'success', message: 'INSERT 3' });
+      // a seed is no compiled node in dbt: no compiled code, no relation_name in its result
+      expect(by['seed.jaffle.raw_customers']).toMatchObject({ status: 'success', message: 'INSERT 3', relation_name: null });
+      expect(by['model.jaffle.customers']).toMatchObject({ relation_name: '`models`.`customers`' });
       expect(by['model.jaffle.customers']).toMatchObject({ status: 'success' });
       expect(by[uq]).toMatchObject({ status: 'pass', failures: 0 });
       expect(Object.keys(by).sort()).toEqual(Object.keys(m.nodes).sort());

@@ -53,6 +53,10 @@ export interface ResourceInput {
   path: string;
   alias: string;
   raw: string;
+  /** The text dbt's checksum is of. (Default: raw; a seed's is its CSV, its raw_code empty) */
+  checksumOf?: string;
+  /** The properties yml describing it, from the project root: patch_path `<project>://<path>`. (Default: none) */
+  ymlPath?: string;
   config: Json;
   tags: string[];
   description?: string;
@@ -77,9 +81,9 @@ export function resourceNode(r: ResourceInput, p: { name: string; database: stri
   const common: Json = {
     database: null, schema: p.database, name: r.name, resource_type: r.resourceType, package_name: p.name,
     path: r.path, original_file_path: r.originalFilePath, unique_id: r.uniqueId, fqn: r.fqn, alias: r.alias,
-    checksum: { name: 'sha256', checksum: sha256(r.raw) },
+    checksum: { name: 'sha256', checksum: sha256(r.checksumOf ?? r.raw) },
     config: r.config, tags: r.tags, description: r.description ?? '', columns, meta: {}, group: null, docs: docsOf(),
-    patch_path: null, build_path: null, unrendered_config: {}, created_at: 0, config_call_dict: {}, unrendered_config_call_dict: {},
+    patch_path: r.ymlPath ? `${p.name}://${r.ymlPath}` : null, build_path: null, unrendered_config: {}, created_at: 0, config_call_dict: {}, unrendered_config_call_dict: {},
     relation_name: r.relationName ?? null, raw_code: r.raw, doc_blocks: [],
   };
   if (r.resourceType === 'seed') return { ...common, root_path: null, depends_on: { macros: r.dependsOn.macros }, defer_relation: null };
@@ -165,11 +169,11 @@ function genericRaw(t: TestNode): string {
 }
 
 function modelConfig(m: ModelNode): Json {
-  const { materialized, tags, enabled, unique_key, ...rest } = m.config;
+  const { materialized, tags, enabled, unique_key, on_schema_change, ...rest } = m.config;
   return {
     enabled, alias: null, schema: null, database: null, tags, meta: {}, group: null, materialized,
     incremental_strategy: null, persist_docs: {}, 'post-hook': [], 'pre-hook': [], quoting: {}, column_types: {},
-    full_refresh: null, unique_key: unique_key ?? null, on_schema_change: 'ignore', on_configuration_change: 'apply', grants: {}, packages: [],
+    full_refresh: null, unique_key: unique_key ?? null, on_schema_change: on_schema_change ?? 'ignore', on_configuration_change: 'apply', grants: {}, packages: [],
     docs: docsOf(), contract: { enforced: false, alias_types: true }, access: 'protected',
     // ClickHouse's own settings (engine, order_by, partition_by), as dbt-clickhouse keeps them
     ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)),
@@ -187,11 +191,11 @@ function seedConfig(s: SeedNode): Json {
   };
 }
 
-/** A seed as a manifest input: `seed.<project>.<name>`, its CSV as raw code (dbt's checksum is of the file). */
+/** A seed as a manifest input: `seed.<project>.<name>`; dbt's checksum is of the CSV file, its raw_code empty (dbt's seed parser reads no contents). */
 function seedInput(projectName: string, database: string, s: SeedNode): ResourceInput {
   return {
     resourceType: 'seed', name: s.name, originalFilePath: s.path, uniqueId: seedUid(projectName, s.name), fqn: fqnOf(projectName, s.path, s.name),
-    path: s.path.replace(/^seeds\//, ''), alias: s.name, raw: s.csv, config: seedConfig(s), tags: s.config.tags,
+    path: s.path.replace(/^seeds\//, ''), alias: s.name, raw: '', checksumOf: s.csv, ymlPath: s.ymlPath, config: seedConfig(s), tags: s.config.tags,
     description: s.description, columns: s.columns, dependsOn: { nodes: [], macros: [] }, relationName: relationName(database, s.name),
   };
 }
@@ -307,8 +311,8 @@ function addModelNodes(parts: ManifestParts, p: Project, database: string, resol
       resourceType: 'model', name: m.name, originalFilePath: m.path, uniqueId: uid, fqn: fqnOf(p.name, m.path, m.name),
       path: m.path.replace(/^models\//, ''), alias: m.name, raw: m.raw, config: modelConfig(m), tags: m.config.tags,
       description: m.description, columns: m.columns, dependsOn: { nodes: deps, macros: resolve.macrosOf(m.raw) },
-      refs: m.refs, sources: m.sources.map(sourceParts), compiled: compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${compiledPath(m)}`,
-      relationName: relationName(database, m.name),
+      refs: m.refs, sources: m.sources.map(sourceParts), compiled: compiled?.get(`model:${m.name}`), compiledPath: `target/compiled/${p.name}/${compiledPath(m)}`,
+      relationName: relationName(database, m.name), ymlPath: m.ymlPath,
     }, { name: p.name, database });
     if (!m.config.enabled) { parts.disabled[uid] = [node]; parts.off.add(uid); continue; }
     parts.nodes[uid] = node; parts.parents.set(uid, deps);
@@ -334,7 +338,7 @@ function addTestNodes(parts: ManifestParts, p: Project, database: string, resolv
       raw: generic ? genericRaw(t) : t.raw ?? '',
       config: testConfig(t), tags: t.tags, description: t.description,
       dependsOn: { nodes: deps, macros: macrosUsed }, refs: generic ? [...t.refs].sort() : t.refs, sources: t.sources.map(sourceParts),
-      compiled: compiled?.get(`test:${t.name}`), compiledPath: `target/compiled/${compiledPath(t)}`, relationName: null,
+      compiled: compiled?.get(`test:${t.name}`), compiledPath: `target/compiled/${p.name}/${compiledPath(t)}`, relationName: null,
     }, { name: p.name, database });
     const full = generic ? {
       // file_key_name: the yml section the test was written in (`models.orders`, `seeds.raw_orders`)
@@ -425,7 +429,8 @@ export function buildRunResults(p: Pick<Project, 'name' | 'tests'>, results: Nod
         message: messageOf(r, p.tests.get(r.name)), failures: r.kind === 'test' && r.rows !== null ? (r.status === 'pass' ? 0 : r.rows) : null,
         // a seed has no compiled code in dbt (its statements load a file)
         unique_id: resultUid(p, r), compiled: r.kind === 'seed' ? null : r.sql !== undefined, compiled_code: r.kind === 'seed' ? null : r.sql ?? null,
-        relation_name: null, batch_results: null,
+        // as dbt: a model's relation (quoted as the adapter quotes it); tests (no stored failures) and seeds have none
+        relation_name: r.kind === 'model' ? relationName(ctx.database, r.name) : null, batch_results: null,
       };
     }),
     elapsed_time: elapsedMs / 1000,

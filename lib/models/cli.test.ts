@@ -61,7 +61,7 @@ describe('tributary models', () => {
   test('compile writes target/compiled; list shows the selection; bad flags name the flag', async () => {
     const c = await cli('compile', '--project', fx.proj.root, '--select', 'stg_orders', '--vars', '{min_amount: 5}');
     expect(c.code).toBe(0);
-    expect(fs.readFileSync(path.join(fx.proj.root, 'target/compiled/models/staging/stg_orders.sql'), 'utf8')).toMatch(new RegExp(`FROM icebergLocal\\('${fx.wh.dir}/shop/orders'\\)\nWHERE amount >= 5\n$`));
+    expect(fs.readFileSync(path.join(fx.proj.root, 'target/compiled/shop/models/staging/stg_orders.sql'), 'utf8')).toMatch(new RegExp(`FROM icebergLocal\\('${fx.wh.dir}/shop/orders'\\)\nWHERE amount >= 5\n$`));
     const l = await cli('list', '--project', fx.proj.root, '--select', '+customer_orders', '--json');
     expect(JSON.parse(l.out).nodes.filter((n: { kind: string }) => n.kind === 'model').map((n: { name: string }) => n.name)).toEqual(['stg_customers', 'stg_orders', 'customer_orders']);
     const bad = await cli('run', '--project', fx.proj.root, '--vars', 'nope');

@@ -39,12 +39,15 @@ describe('compile', () => {
     expect(sql.relationships_stg_orders_customer_id__customer_id__ref_stg_customers_).toBe('SELECT customer_id AS from_field\nFROM `models`.`stg_orders` AS t\nWHERE customer_id IS NOT NULL\n  AND customer_id NOT IN (SELECT customer_id FROM `models`.`stg_customers` WHERE customer_id IS NOT NULL)');
     expect(sql.not_null_customer_orders_total).toBe('SELECT *\nFROM (SELECT * FROM `models`.`customer_orders` WHERE orders > 0) AS t\nWHERE total IS NULL');
     expect(sql.no_negative_totals).toBe('SELECT * FROM `models`.`customer_orders` WHERE total < 0');
-    const written = writeCompiled(proj.root, nodes.map((n) => ({ path: n.path, sql: n.sql! })));
-    expect(written).toContain('target/compiled/models/staging/stg_orders.sql');
-    // generic tests below their schema.yml, by dbt's alias (a hash past 63 characters)
-    expect(written).toContain('target/compiled/models/schema.yml/unique_stg_orders_order_id.sql');
-    expect(written).toContain(`target/compiled/models/schema.yml/relationships_stg_orders_${crypto.createHash('md5').update('relationships_stg_orders_customer_id__customer_id__ref_stg_customers_').digest('hex')}.sql`);
-    expect(fs.readFileSync(path.join(proj.root, 'target/compiled/models/marts/customer_orders.sql'), 'utf8')).toBe(sql.customer_orders + '\n');
+    const written = writeCompiled(proj.root, p.name, nodes.map((n) => ({ path: n.path, sql: n.sql! })));
+    expect(written).toContain('target/compiled/shop/models/staging/stg_orders.sql');
+    // dbt's layout: below the project's name; generic tests below their schema.yml, by dbt's alias (a hash past 63 characters)
+    expect(written).toContain('target/compiled/shop/models/schema.yml/unique_stg_orders_order_id.sql');
+    expect(written).toContain(`target/compiled/shop/models/schema.yml/relationships_stg_orders_${crypto.createHash('md5').update('relationships_stg_orders_customer_id__customer_id__ref_stg_customers_').digest('hex')}.sql`);
+    expect(fs.readFileSync(path.join(proj.root, 'target/compiled/shop/models/marts/customer_orders.sql'), 'utf8')).toBe(sql.customer_orders + '\n');
+    // the project's name is part of the path: one that leads outside target/compiled/ is refused
+    expect(() => writeCompiled(proj.root, '../..', [{ path: 'escape.sql', sql: 'SELECT 1' }])).toThrow(/not a path below target\/compiled\//);
+    expect(fs.existsSync(path.join(proj.root, 'escape.sql'))).toBe(false);
   });
 
   test('a selection compiles only what it selects; a missing var is an error naming it', async () => {

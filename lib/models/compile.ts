@@ -6,14 +6,15 @@ import { renderSource, type LakeAccess } from './source-sql';
 import type { Node, Project } from './types';
 
 /**
- * Where a node's compiled SQL goes under target/compiled/: its own path, or
- * for a generic test, as dbt puts it, below its schema.yml by its alias
- * (`models/schema.yml/unique_orders_order_id.sql`).
+ * Where a node's compiled SQL goes below `target/compiled/<project>/`, as
+ * dbt lays it out: its own path, or for a generic test, below its schema.yml
+ * by its alias (`models/schema.yml/unique_orders_order_id.sql`).
  */
 export function compiledPath(node: Node): string {
   return node.kind === 'test' && node.generic ? `${node.path}/${node.alias ?? node.name}.sql` : node.path;
 }
 
+/** A rendered node; `path` is below target/compiled/<project>/ (compiledPath). */
 export interface CompiledNode { name: string; kind: 'model' | 'test'; path: string; sql?: string; error?: string }
 
 /**

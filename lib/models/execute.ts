@@ -156,6 +156,8 @@ async function runModel({ p, target, o, prepare, policy, check, env }: NodeRun, 
       render: (inc) => (sql = renderModel(p, m, env, inc)),
       check,
       onStatement: (s) => statements.push(s),
+      // what on_schema_change did to the table goes to the run's log, as dbt logs it
+      onSchemaChange: (note) => o.logger?.info(`models: model ${m.name}: ${note}`),
     });
     return { name: m.name, kind: 'model', status: 'success', materialized: m.config.materialized, rows: out.rows, durationMs: Date.now() - start, sql: out.sql };
   } catch (e) {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { AppError } from '../errors';
 import { quoteIdent, relationName } from './project';
+import { planSchemaChange } from './schema-change';
 import { sessionSettings, settingsClause, type SettingValue } from './session-settings';
 import type { Target } from './target';
 import type { ModelConfig, ModelNode } from './types';
@@ -113,6 +114,8 @@ export interface MaterializeOptions {
   check?(sql: string): Promise<void>;
   /** Every statement sent, for the result's SQL and the log. */
   onStatement?(sql: string): void;
+  /** An incremental run met changed columns: what changed and what on_schema_change did (schema-change.ts). (Default: none) */
+  onSchemaChange?(note: string): void;
 }
 
 /** Build one model in the target; returns rows written (null for views) and the rendered select. */
@@ -146,37 +149,30 @@ export async function materialize(target: Target, m: ModelNode, o: MaterializeOp
       await putInPlace(target, tmp, m.name, now, o.signal, run);
       return { rows, sql };
     }
-    // Incremental: the new rows into a side table first, so a schema change is caught before anything moves.
+    // Incremental: the new rows into a side table first, so a schema change is seen before anything moves.
     await run(`CREATE TABLE ${tmpRel} ENGINE = MergeTree() ORDER BY tuple() AS\n${select}`);
-    const [have, got] = [await columns(target, m.name), await columns(target, tmp)];
-    const diff = schemaDiff(have, got);
-    if (diff.length) throw new AppError('validation', `models: ${m.name}: the incremental model's columns changed (${diff.join('; ')}); rerun with --full-refresh to rebuild it`);
+    const change = planSchemaChange(m.name, await columns(target, m.name), await columns(target, tmp), c.on_schema_change ?? 'ignore');
+    if (change.note) o.onSchemaChange?.(change.note);
     const rows = await count(target, tmpRel);
     const key = c.unique_key === undefined ? [] : Array.isArray(c.unique_key) ? c.unique_key : c.unique_key.split(',').map((s) => s.trim()).filter(Boolean);
-    if (!key.length) {
-      await run(`INSERT INTO ${rel} SELECT * FROM ${tmpRel}`);
+    const cols = (names: string[]) => names.map(quoteIdent).join(', ');
+    if (!key.length && !change.alter.length) {
+      await run(`INSERT INTO ${rel} (${cols(change.insert)}) SELECT ${cols(change.insert)} FROM ${tmpRel}`);
       return { rows, sql };
     }
-    // Replace by key: old rows whose key is not in the new rows, plus the new rows, built aside and exchanged.
+    // Built aside and exchanged: the table's definition, its columns altered as on_schema_change says, the old rows
+    // (with unique_key, those whose key is not among the new rows'), then the new rows.
     const next = `${m.name}__new_${suffix}`;
     const nextRel = relationName(db, next);
     const k = key.length === 1 ? key[0] : `(${key.join(', ')})`;
     try {
       await run(`CREATE TABLE ${nextRel} AS ${rel}`);
-      await run(`INSERT INTO ${nextRel} SELECT * FROM ${rel} WHERE ${k} NOT IN (SELECT ${key.join(', ')} FROM ${tmpRel}) SETTINGS transform_null_in = 1`);
-      await run(`INSERT INTO ${nextRel} SELECT * FROM ${tmpRel}`);
+      for (const a of change.alter) await run(`ALTER TABLE ${nextRel} ${a}`);
+      const notReplaced = key.length ? ` WHERE ${k} NOT IN (SELECT ${key.join(', ')} FROM ${tmpRel}) SETTINGS transform_null_in = 1` : '';
+      await run(`INSERT INTO ${nextRel} (${cols(change.keep)}) SELECT ${cols(change.keep)} FROM ${rel}${notReplaced}`);
+      await run(`INSERT INTO ${nextRel} (${cols(change.insert)}) SELECT ${cols(change.insert)} FROM ${tmpRel}`);
       await swapIn(target, next, m.name, o.signal);
     } finally { await cleanup(next); }
     return { rows, sql };
   } finally { await cleanup(tmp); }
-}
-
-/** What changed between the table's columns and the new rows' (empty: same). */
-export function schemaDiff(have: { name: string; type: string }[], got: { name: string; type: string }[]): string[] {
-  const out: string[] = [];
-  const h = new Map(have.map((c) => [c.name, c.type])); const g = new Map(got.map((c) => [c.name, c.type]));
-  for (const [n, t] of g) if (!h.has(n)) out.push(`added ${n} ${t}`); else if (h.get(n) !== t) out.push(`${n} ${h.get(n)} → ${t}`);
-  for (const n of h.keys()) if (!g.has(n)) out.push(`removed ${n}`);
-  if (!out.length && have.map((c) => c.name).join() !== got.map((c) => c.name).join()) out.push('column order changed');
-  return out;
 }

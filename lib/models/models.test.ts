@@ -96,9 +96,13 @@ describe('models on chdb', () => {
     expect(await rows(`SELECT order_id, customer_id, amount, status FROM ${rel('orders_inc')} ORDER BY order_id`)).toEqual(inc);
   });
 
-  test('incremental schema change fails with a message, --full-refresh rebuilds', async () => {
+  test('incremental schema change: ignored by default (dbt\'s), fails under on_schema_change fail, --full-refresh rebuilds', async () => {
     const files = readProjectFiles(proj.root);
     files['models/marts/orders_inc.sql'] = files['models/marts/orders_inc.sql'].replace('SELECT order_id,', 'SELECT order_id, 1 AS extra,');
+    const ignored = await exec('run', { select: ['orders_inc'], files });
+    expect(ignored.ok).toBe(true);
+    expect((await rows(`SELECT name FROM system.columns WHERE database = '${target.database}' AND table = 'orders_inc' AND name = 'extra'`))).toEqual([]);
+    files['models/marts/orders_inc.sql'] = files['models/marts/orders_inc.sql'].replace("order_by='order_id'", "order_by='order_id', on_schema_change='fail'");
     const s = await exec('run', { select: ['orders_inc'], files });
     expect(s.ok).toBe(false);
     expect(s.results[0].error).toMatch(/orders_inc: the incremental model's columns changed \(added extra UInt8\); rerun with --full-refresh/);

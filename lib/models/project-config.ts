@@ -14,7 +14,7 @@ export interface Warning { path: string; message: string }
 
 /** Configs Tributary applies, per resource type. */
 export const APPLIED: Record<ResourceType, readonly string[]> = {
-  models: ['materialized', 'engine', 'order_by', 'partition_by', 'unique_key', 'tags', 'enabled', 'query_settings'],
+  models: ['materialized', 'engine', 'order_by', 'partition_by', 'unique_key', 'on_schema_change', 'tags', 'enabled', 'query_settings'],
   seeds: ['column_types', 'quote_columns', 'delimiter', 'tags', 'enabled'],
   tests: ['severity', 'tags', 'enabled', 'where', 'fail_calc', 'warn_if', 'error_if', 'limit'],
 };
@@ -27,7 +27,7 @@ export const NOT_APPLIED: Record<string, string> = {
   docs: 'not applied', persist_docs: 'column and table comments are not written', meta: 'not applied',
   'pre-hook': 'hooks are not run', 'post-hook': 'hooks are not run', pre_hook: 'hooks are not run', post_hook: 'hooks are not run',
   grants: 'grants are not issued', contract: 'contracts are not enforced', full_refresh: 'use --full-refresh',
-  on_schema_change: 'a changed incremental model fails and asks for --full-refresh', incremental_strategy: 'Tributary appends, or replaces by unique_key',
+  incremental_strategy: 'Tributary appends, or replaces by unique_key',
   sql_header: 'not applied', quoting: 'names are always quoted', group: 'not applied', access: 'not applied', labels: 'not applied',
   settings: 'table SETTINGS are not applied; session settings go in query_settings', primary_key: 'use order_by', ttl: 'not applied',
   event_time: 'not applied', batch_size: 'not applied', lookback: 'not applied', begin: 'not applied', concurrent_batches: 'not applied',
@@ -35,7 +35,7 @@ export const NOT_APPLIED: Record<string, string> = {
   limit: 'only tests have it', warn_if: 'only tests have it', error_if: 'only tests have it', fail_calc: 'only tests have it', materialized: 'not applied',
   column_types: 'only seeds have column types', quote_columns: 'only seeds have it', delimiter: 'only seeds have it',
   severity: 'only tests have a severity', where: 'only tests have it', engine: 'only models have it', order_by: 'only models have it',
-  partition_by: 'only models have it', unique_key: 'only models have it', query_settings: 'only models have it',
+  partition_by: 'only models have it', unique_key: 'only models have it', query_settings: 'only models have it', on_schema_change: 'only models have it',
 };
 
 const KNOWN = new Set([...Object.values(APPLIED).flat(), ...Object.keys(NOT_APPLIED)]);

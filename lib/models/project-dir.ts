@@ -50,11 +50,17 @@ export function deleteProjectFile(root: string, rel: string): void {
   fs.rmSync(p);
 }
 
-/** Compiled SQL under `target/compiled/`, mirroring the project's paths. */
-export function writeCompiled(root: string, files: { path: string; sql: string }[]): string[] {
+/**
+ * Compiled SQL in dbt's layout, `target/compiled/<project>/<path>` (compile.ts's
+ * compiledPath). The project's name comes from dbt_project.yml: one that
+ * would lead outside `target/compiled/` is refused.
+ */
+export function writeCompiled(root: string, project: string, files: { path: string; sql: string }[]): string[] {
   const out: string[] = [];
+  const base = path.join(root, 'target', 'compiled');
   for (const f of files) {
-    const p = path.join(root, 'target', 'compiled', f.path);
+    const p = path.resolve(base, project, f.path);
+    if (!p.startsWith(base + path.sep)) throw new AppError('validation', `models: ${project}/${f.path} is not a path below target/compiled/ (is dbt_project.yml's name a plain name?)`);
     fs.mkdirSync(path.dirname(p), { recursive: true });
     fs.writeFileSync(p, f.sql.endsWith('\n') ? f.sql : f.sql + '\n');
     out.push(path.relative(root, p));

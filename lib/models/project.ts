@@ -198,6 +198,7 @@ function describeFromYml(ctx: ParseContext, node: ModelNode | SeedNode, fromYml:
   const render = (text: string | undefined, what: string) => {
     try { return renderDescription(text, fromYml.path, what, ctx.docs, ctx.vars); } catch (e) { ctx.errors.push({ path: fromYml.path, message: (e as Error).message }); return text; }
   };
+  node.ymlPath = fromYml.path;
   node.description = render(fromYml.description, `${node.name}.description`);
   if (fromYml.columns.length) node.columns = fromYml.columns.map((c) => ({ ...c, description: render(c.description, `${node.name}.columns.${c.name}.description`) }));
 }

@@ -4,7 +4,7 @@ import { configKeyWarnings, type Warning } from './project-config';
 import { checkQuerySettings } from './session-settings';
 import { synthesizeTestNames, TEST_CONFIG_ARGS } from './test-names';
 import { thresholdsOf } from './test-status';
-import type { ColumnDoc, GenericTestType, ModelConfig, SeedConfig, TestNode } from './types';
+import { ON_SCHEMA_CHANGE, type ColumnDoc, type GenericTestType, type ModelConfig, type OnSchemaChange, type SeedConfig, type TestNode } from './types';
 
 /** A generic test as its yml gives it; severitySet: the yml named a severity (it then wins over dbt_project.yml's tests:). */
 export type YmlTest = TestNode & { severitySet: boolean };
@@ -46,6 +46,10 @@ function configOf(raw: Record<string, unknown>, where: string): Partial<ModelCon
     else if (key === 'engine' || key === 'partition_by') out[key] = String(v);
     else if (key === 'order_by' || key === 'unique_key') out[key] = Array.isArray(v) ? v.map(String) : String(v);
     else if (key === 'query_settings') out.query_settings = checkQuerySettings(v, where);
+    else if (key === 'on_schema_change') {
+      if (!ON_SCHEMA_CHANGE.includes(v as OnSchemaChange)) throw new AppError('validation', `models: ${where}: on_schema_change must be ${ON_SCHEMA_CHANGE.join(', ')}, got ${JSON.stringify(v)}`, { field: 'on_schema_change' });
+      out.on_schema_change = v as OnSchemaChange;
+    }
   }
   return out;
 }

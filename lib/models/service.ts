@@ -10,7 +10,7 @@ import { openLake, type Lake } from '../lake';
 import type { Logger } from '../log';
 import { chdbLakeAccess, chdbReadRoot, openChdbTarget } from './chdb-target';
 import { openClickHouseTarget, serverLakeAccess } from './clickhouse-target';
-import { compileProject, type CompiledNode } from './compile';
+import { compiledPath, compileProject, type CompiledNode } from './compile';
 import { executeProject } from './execute';
 import { parseProject } from './project';
 import { readProjectFiles, writeArtifact, writeCompiled } from './project-dir';
@@ -232,8 +232,11 @@ function writeRunArtifacts(d: ModelsDeps, project: Project, summary: RunSummary,
     const compiled = new Map(summary.results.filter((r) => r.sql !== undefined).map((r) => [`${r.kind}:${r.name}`, r.sql!]));
     writeArtifact(project.root, 'manifest.json', buildManifest(project, ctx, { compiled }));
     writeArtifact(project.root, 'run_results.json', buildRunResults(project, summary.results, summary.durationMs, ctx, args));
+    // as dbt run does: each node's compiled SQL at the manifest's compiled_path (last: a project name that is refused costs only these)
+    const node = (r: NodeResult) => (r.kind === 'model' ? project.models.get(r.name) : r.kind === 'test' ? project.tests.get(r.name) : undefined);
+    writeCompiled(project.root, project.name, summary.results.flatMap((r) => { const n = node(r); return n && r.sql !== undefined ? [{ path: compiledPath(n), sql: r.sql }] : []; }));
   } catch (e) {
-    d.logger?.warn(`models: could not write target/manifest.json or run_results.json: ${(e as Error).message}`);
+    d.logger?.warn(`models: could not write target/manifest.json, run_results.json or target/compiled/: ${(e as Error).message}`);
   }
 }
 
@@ -248,7 +251,7 @@ export async function compileModels(d: ModelsDeps, i: { select?: string[]; exclu
     database: spec.database, lake: spec.lake, select: i.select, exclude: i.exclude, onWarning: selection.add,
     resolveSource: async (ident) => (await lake.loadTable(ident)).location,
   });
-  const written = i.write === false ? [] : writeCompiled(project.root, nodes.filter((n) => n.sql !== undefined).map((n) => ({ path: n.path, sql: n.sql! })));
+  const written = i.write === false ? [] : writeCompiled(project.root, project.name, nodes.filter((n) => n.sql !== undefined).map((n) => ({ path: n.path, sql: n.sql! })));
   if (i.write !== false) {
     const compiled = new Map(nodes.filter((n) => n.sql !== undefined).map((n) => [`${n.kind}:${n.name}`, n.sql!]));
     written.push(writeArtifact(project.root, 'manifest.json', buildManifest(project, { database: spec.database, invocationId: crypto.randomUUID(), startedAt }, { compiled })));

@@ -2,6 +2,10 @@
 
 export type Materialization = 'view' | 'table' | 'incremental';
 
+/** dbt's `on_schema_change` of an incremental model (what each does: schema-change.ts). */
+export type OnSchemaChange = 'ignore' | 'fail' | 'append_new_columns' | 'sync_all_columns';
+export const ON_SCHEMA_CHANGE: readonly OnSchemaChange[] = ['ignore', 'fail', 'append_new_columns', 'sync_all_columns'];
+
 export interface ModelConfig {
   /** (Default: view, as in dbt) */
   materialized: Materialization;
@@ -12,6 +16,8 @@ export interface ModelConfig {
   partition_by?: string;
   /** Key whose rows an incremental run replaces; without it new rows are appended. */
   unique_key?: string | string[];
+  /** What an incremental run does when the model's columns differ from the table's. (Default: ignore, as in dbt) */
+  on_schema_change?: OnSchemaChange;
   tags: string[];
   /** false leaves the model out of every command. (Default: true) */
   enabled: boolean;
@@ -47,6 +53,8 @@ export interface SeedNode {
   description?: string;
   /** Columns its properties yml describes, descriptions rendered (`{{ doc('…') }}` resolved). */
   columns?: ColumnDoc[];
+  /** The properties yml that describes it (the first, if several do): dbt's patch_path. (Default: none) */
+  ymlPath?: string;
 }
 
 export interface ModelNode {
@@ -63,6 +71,8 @@ export interface ModelNode {
   description?: string;
   /** Columns schema.yml describes, descriptions rendered (`{{ doc('…') }}` resolved). */
   columns?: ColumnDoc[];
+  /** The properties yml that describes it (the first, if several do): dbt's patch_path. (Default: none) */
+  ymlPath?: string;
 }
 
 export interface ColumnDoc { name: string; description?: string; data_type?: string }
