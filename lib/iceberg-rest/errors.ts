@@ -8,7 +8,7 @@ export type IcebergErrorType =
   | 'BadRequestException' | 'NotAuthorizedException' | 'ForbiddenException' | 'NoSuchNamespaceException'
   | 'NoSuchTableException' | 'NoSuchViewException' | 'NoSuchFunctionException' | 'NoSuchPlanIdException'
   | 'NoSuchPlanTaskException' | 'NotFoundException' | 'MethodNotAllowedException' | 'UnsupportedOperationException'
-  | 'ServiceUnavailableException' | 'InternalServerError';
+  | 'ServiceUnavailableException' | 'InternalServerError' | 'AlreadyExistsException' | 'NamespaceNotEmptyException';
 
 export function icebergError(code: number, type: IcebergErrorType, message: string, headers: Record<string, string> = {}): Response {
   return Response.json({ error: { message: `iceberg-rest: ${message}`, type, code } }, { status: code, headers });

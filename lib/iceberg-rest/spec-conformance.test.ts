@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { batchOf } from '../lake/test-helpers';
@@ -24,6 +26,7 @@ const fx = useServedCatalog({
     await fill('sales.orders', 3);
     await fill('peerns.sub.events', 5);
     await fill('peerns.sub.deep.logs', 2);
+    await lake.createTable('sales.empty', { schema });
     await lake.createNamespace('ops', { owner: 'data-team' });
   },
 });
@@ -34,7 +37,7 @@ async function call(method: string, path: string, o: { body?: unknown; token?: s
   const res = await fetch(`${fx.url}/v1${path}`, {
     method,
     headers: { ...(tk ? { authorization: `Bearer ${tk}` } : {}), ...(o.body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: o.body === undefined ? undefined : JSON.stringify(o.body),
+    body: o.body === undefined ? undefined : typeof o.body === 'string' ? o.body : JSON.stringify(o.body),
   });
   const text = await res.text();
   const pathname = new URL(`${fx.url}/v1${path}`).pathname;
@@ -115,6 +118,12 @@ describe('every operation answers a status the spec declares for it', () => {
     const c = await call('GET', '/config?warehouse=tributary');
     expect(c.status).toBe(200);
     expect(c.json.endpoints).toContain('GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials');
+    // every operation served with data is announced, and only operations the vendored spec defines
+    for (const e of ['GET /v1/{prefix}/namespaces/{namespace}/functions', 'GET /v1/{prefix}/namespaces/{namespace}/functions/{function}', 'POST /v1/{prefix}/namespaces', 'POST /v1/{prefix}/namespaces/{namespace}/tables']) expect(c.json.endpoints).toContain(e);
+    for (const e of c.json.endpoints as string[]) {
+      const [m, t] = e.split(' ');
+      expect(spec.operations.some((o) => o.method === m && o.template === t), e).toBe(true);
+    }
     const o = await call('POST', '/oauth/tokens', { token: null });
     expect(o.status).toBe(400);
     expect(o.json.error).toBe('unsupported_grant_type');
@@ -140,34 +149,87 @@ describe('every operation answers a status the spec declares for it', () => {
     noProblems();
   });
 
-  it('writes: 406 where the spec declares it, 403 elsewhere, in the spec error model; nothing changes', async () => {
+  it('writes: 400, 404 and 409 as for any catalog; a real write gets 406 where the spec declares it, 403 elsewhere; nothing changes', async () => {
     const schema = { type: 'struct', fields: [{ id: 1, name: 'x', type: 'long', required: false }] };
-    const cases: [string, string, unknown, 403 | 406][] = [
-      ['POST', '/namespaces', { namespace: ['x'] }, 406],
-      ['POST', '/namespaces/ops/properties', { updates: { a: 'b' } }, 406],
-      ['DELETE', '/namespaces/ops', undefined, 403],
-      ['DELETE', '/namespaces/peerns%1Fsub', undefined, 403],
-      ['POST', '/namespaces/sales/tables', { name: 't2', schema }, 403],
-      ['POST', '/namespaces/sales/register', { name: 't3', 'metadata-location': 'file:///x/v1.metadata.json' }, 403],
-      ['POST', '/namespaces/sales/tables/orders', { requirements: [], updates: [] }, 403],
-      ['DELETE', '/namespaces/sales/tables/orders', undefined, 403],
-      ['POST', '/namespaces/sales/tables/orders/unregister', undefined, 403],
-      ['POST', '/namespaces/sales/tables/orders/sign', { region: 'r', uri: 'u', method: 'GET', headers: {} }, 403],
-      ['POST', '/tables/rename', { source: { namespace: ['sales'], name: 'orders' }, destination: { namespace: ['sales'], name: 'o2' } }, 406],
-      ['POST', '/transactions/commit', { 'table-changes': [] }, 403],
-      ['POST', '/namespaces/sales/views', { name: 'v' }, 403],
-      ['POST', '/namespaces/sales/views/v', { requirements: [], updates: [] }, 403],
-      ['DELETE', '/namespaces/sales/views/v', undefined, 403],
-      ['POST', '/views/rename', { source: { namespace: ['sales'], name: 'v' }, destination: { namespace: ['sales'], name: 'w' } }, 406],
-      ['POST', '/namespaces/sales/register-view', { name: 'v', 'metadata-location': 'file:///x' }, 403],
+    const ident = (ns: string[], name: string) => ({ namespace: ns, name });
+    const rename = (from: [string[], string], to: [string[], string]) => ({ source: ident(...from), destination: ident(...to) });
+    const commit = { requirements: [], updates: [] };
+    const E = { unsupported: 'UnsupportedOperationException', forbidden: 'ForbiddenException', noNs: 'NoSuchNamespaceException', noTable: 'NoSuchTableException', exists: 'AlreadyExistsException', noView: 'NoSuchViewException', bad: 'BadRequestException' };
+    const cases: [string, string, unknown, number, string][] = [
+      ['POST', '/namespaces', { namespace: ['x'] }, 406, E.unsupported],
+      ['POST', '/namespaces', { namespace: ['ops'] }, 409, E.exists],
+      ['POST', '/namespaces', { namespace: ['peerns', 'sub'] }, 409, E.exists],
+      ['POST', '/namespaces', { namespace: 'ops' }, 400, E.bad],
+      ['POST', '/namespaces/ops/properties', { updates: { a: 'b' } }, 406, E.unsupported],
+      ['POST', '/namespaces/nope/properties', { updates: { a: 'b' } }, 404, E.noNs],
+      ['DELETE', '/namespaces/ops', undefined, 403, E.forbidden],
+      ['DELETE', '/namespaces/nope', undefined, 404, E.noNs],
+      ['DELETE', '/namespaces/peerns%1Fsub', undefined, 409, 'NamespaceNotEmptyException'],
+      ['POST', '/namespaces/sales/tables', { name: 't2', schema }, 403, E.forbidden],
+      ['POST', '/namespaces/sales/tables', { name: 'orders', schema }, 409, E.exists],
+      ['POST', '/namespaces/nope/tables', { name: 't2', schema }, 404, E.noNs],
+      ['POST', '/namespaces/sales/tables', { schema }, 400, E.bad],
+      ['POST', '/namespaces/sales/register', { name: 't3', 'metadata-location': 'file:///x/v1.metadata.json' }, 403, E.forbidden],
+      ['POST', '/namespaces/sales/register', { name: 'orders', 'metadata-location': 'file:///x/v1.metadata.json' }, 409, E.exists],
+      ['POST', '/namespaces/nope/register', { name: 't3', 'metadata-location': 'file:///x/v1.metadata.json' }, 404, E.noNs],
+      ['POST', '/namespaces/sales/tables/orders', commit, 403, E.forbidden],
+      ['POST', '/namespaces/sales/tables/nope', commit, 404, E.noTable],
+      ['POST', '/namespaces/sales/tables/orders', '{"requirements": [', 400, E.bad],
+      ['DELETE', '/namespaces/sales/tables/orders', undefined, 403, E.forbidden],
+      ['DELETE', '/namespaces/sales/tables/nope', undefined, 404, E.noTable],
+      ['POST', '/namespaces/sales/tables/orders/unregister', undefined, 403, E.forbidden],
+      ['POST', '/namespaces/sales/tables/nope/unregister', undefined, 404, E.noTable],
+      ['POST', '/namespaces/sales/tables/orders/sign', { region: 'r', uri: 'u', method: 'GET', headers: {} }, 403, E.forbidden],
+      ['POST', '/namespaces/sales/tables/nope/plan', {}, 404, E.noTable],
+      ['POST', '/tables/rename', rename([['sales'], 'orders'], [['sales'], 'o2']), 406, E.unsupported],
+      ['POST', '/tables/rename', rename([['sales'], 'nope'], [['sales'], 'o2']), 404, E.noTable],
+      ['POST', '/tables/rename', rename([['sales'], 'orders'], [['nope'], 'o2']), 404, E.noNs],
+      ['POST', '/tables/rename', rename([['sales'], 'orders'], [['sales'], 'empty']), 409, E.exists],
+      ['POST', '/tables/rename', 'not json', 400, E.bad],
+      ['POST', '/transactions/commit', { 'table-changes': [] }, 403, E.forbidden],
+      ['POST', '/transactions/commit', { 'table-changes': [{ identifier: ident(['sales'], 'nope'), ...commit }] }, 404, E.noTable],
+      ['POST', '/transactions/commit', {}, 400, E.bad],
+      ['POST', '/namespaces/sales/views', { name: 'v' }, 403, E.forbidden],
+      ['POST', '/namespaces/sales/views', { name: 'orders' }, 409, E.exists],
+      ['POST', '/namespaces/nope/views', { name: 'v' }, 404, E.noNs],
+      ['POST', '/namespaces/sales/views/v', commit, 404, E.noView],
+      ['DELETE', '/namespaces/sales/views/v', undefined, 404, E.noView],
+      ['POST', '/views/rename', rename([['sales'], 'v'], [['sales'], 'w']), 404, E.noView],
+      ['POST', '/namespaces/sales/register-view', { name: 'v', 'metadata-location': 'file:///x' }, 403, E.forbidden],
+      ['POST', '/namespaces/sales/register-view', { name: 'orders', 'metadata-location': 'file:///x' }, 409, E.exists],
+      ['POST', '/namespaces/nope/register-view', { name: 'v', 'metadata-location': 'file:///x' }, 404, E.noNs],
     ];
-    for (const [m, p, body, status] of cases) {
+    for (const [m, p, body, status, type] of cases) {
       const r = await call(m, p, { body });
-      expect(r.status, `${m} ${p}`).toBe(status);
-      expect(r.json.error, `${m} ${p}`).toMatchObject({ type: status === 406 ? 'UnsupportedOperationException' : 'ForbiddenException', code: status });
+      expect(r.status, `${m} ${p} ${JSON.stringify(body)}`).toBe(status);
+      expect(r.json.error, `${m} ${p} ${JSON.stringify(body)}`).toMatchObject({ type, code: status });
     }
-    expect((await fx.lake.listTables()).sort()).toEqual(['peerns.sub.deep.logs', 'peerns.sub.events', 'sales.orders']);
+    expect((await fx.lake.listTables()).sort()).toEqual(['peerns.sub.deep.logs', 'peerns.sub.events', 'sales.empty', 'sales.orders']);
     expect(await fx.lake.namespaceProperties('ops')).toMatchObject({ owner: 'data-team' });
+    noProblems();
+  });
+
+  it('a namespace level or table name holding a dot names nothing (only %1F separates levels)', async () => {
+    // `peerns.sub` exists as the two levels peerns%1Fsub; one level called "peerns.sub" cannot exist in the lake.
+    for (const p of ['/namespaces/peerns.sub', '/namespaces/peerns.sub/tables', '/namespaces?parent=peerns.sub', '/namespaces/peerns%1Fsub.deep']) {
+      const r = await call('GET', p);
+      expect(r.status, p).toBe(404);
+      expect(r.json.error.type, p).toBe('NoSuchNamespaceException');
+    }
+    expect((await call('HEAD', '/namespaces/peerns.sub')).status).toBe(404);
+    expect((await call('GET', '/namespaces/peerns.sub/tables/events')).json.error.type).toBe('NoSuchTableException');
+    expect((await call('HEAD', '/namespaces/peerns.sub/tables/events')).status).toBe(404);
+    // table `sub.events` in namespace `peerns` is not table `events` in `peerns.sub`
+    expect((await call('GET', '/namespaces/peerns/tables/sub.events')).json.error.type).toBe('NoSuchTableException');
+    expect((await call('HEAD', '/namespaces/peerns/tables/sub.events')).status).toBe(404);
+    noProblems();
+  });
+
+  it('a table with no snapshot loads and validates', async () => {
+    const t = await call('GET', '/namespaces/sales/tables/empty');
+    expect(t.status).toBe(200);
+    expect(t.json.metadata['current-snapshot-id']).toBe(-1);
+    expect(t.json.metadata.snapshots ?? []).toEqual([]);
     noProblems();
   });
 
@@ -189,10 +251,19 @@ describe('every operation answers a status the spec declares for it', () => {
   });
 
   it('a method the spec defines no operation for: 405 with Allow, in the error model', async () => {
-    const r = await fetch(`${fx.url}/v1/namespaces/sales`, { method: 'PUT', headers: { authorization: `Bearer ${fx.token}` } });
-    expect(r.status).toBe(405);
-    expect(r.headers.get('allow')).toBe('GET, HEAD, DELETE');
-    expect((await r.json()).error).toMatchObject({ type: 'MethodNotAllowedException', code: 405 });
+    for (const method of ['PUT', 'PATCH']) {
+      const r = await fetch(`${fx.url}/v1/namespaces/sales`, { method, headers: { authorization: `Bearer ${fx.token}` } });
+      expect(r.status, method).toBe(405);
+      expect(r.headers.get('allow'), method).toBe('GET, HEAD, DELETE');
+      expect((await r.json()).error, method).toMatchObject({ type: 'MethodNotAllowedException', code: 405 });
+    }
+  });
+
+  it('the Next route hands every method Next routes to the catalog (else Next answers a bare 405 itself)', () => {
+    // Next answers a method the route file does not export with an empty 405 and no `Allow`.
+    const route = fs.readFileSync(path.resolve('app/iceberg/v1/[...path]/route.ts'), 'utf8');
+    const exported = [...route.matchAll(/handle as (\w+)/g)].map((m) => m[1]);
+    expect(exported.sort()).toEqual(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT']);
   });
 
   it('every operation of the spec was called above', () => {
@@ -214,7 +285,7 @@ describe('read back through ClickHouse', () => {
       'SELECT count() AS n, toString(sum(id)) AS s FROM lake.`peerns.sub.events`',
       'SELECT count() AS n FROM lake.`peerns.sub.deep.logs`',
     ]);
-    expect(tables.map((t) => t.name).sort()).toEqual(['peerns.sub.deep.logs', 'peerns.sub.events', 'sales.orders']);
+    expect(tables.map((t) => t.name).sort()).toEqual(['peerns.sub.deep.logs', 'peerns.sub.events', 'sales.empty', 'sales.orders']);
     expect(events).toEqual([{ n: 5, s: '10' }]);
     expect(logs).toEqual([{ n: 2 }]);
   }, 90_000);

@@ -29,9 +29,9 @@ export interface Catalog {
    * Every table row in this database, of any catalog name, whose current metadata file lies below
    * `folder`: the tables that share or nest inside a table's folder (a renamed table keeps its old
    * location, a nested namespace's tables live below its parent's), whose files an orphan sweep
-   * of that folder must keep.
+   * of that folder must keep. Views' rows (`view`: true) are listed too: their metadata file is kept, not read.
    */
-  tablesUnder(folder: string): Promise<{ catalog: string; ident: TableIdent; metadataLocation: string }[]>;
+  tablesUnder(folder: string): Promise<{ catalog: string; ident: TableIdent; metadataLocation: string; view: boolean }[]>;
   /** The table's current metadata, or null when it does not exist. */
   loadTable(ident: TableIdent): Promise<LoadedTable | null>;
   /** Write the first metadata file and register the table; `conflict` when it exists. */

@@ -75,6 +75,12 @@ export interface Lake {
   dropNamespace(ns: string): Promise<void>;
   listTables(ns?: string): Promise<string[]>;
   tableExists(ident: string): Promise<boolean>;
+  /**
+   * The table's current metadata file, or null when no table has this name (a view's row is none),
+   * without reading the file: for callers that pass the metadata on as it is (the REST catalog
+   * serves tables of any format version other writers left in a shared catalog).
+   */
+  tableMetadataLocation(ident: string): Promise<string | null>;
   createTable(ident: string, opts: CreateTableOptions): Promise<LakeTable>;
   loadTable(ident: string): Promise<LakeTable>;
   dropTable(ident: string, opts?: { purge?: boolean }): Promise<void>;

@@ -69,6 +69,7 @@ export function openLakeImpl(opts: LakeOptions): Lake {
     async tableExists(ident) {
       return (await catalog.metadataLocation(parseIdent(ident))) !== null;
     },
+    tableMetadataLocation: (ident) => catalog.metadataLocation(parseIdent(ident)),
     async createTable(ident, o: CreateTableOptions) {
       // Everything is checked before the first write: a refused table leaves no namespace or file behind.
       const t = parseIdent(ident);

@@ -213,3 +213,18 @@ describe('a commit that lands while the sweep lists', () => {
     expect((await scanRows(t)).map(canon).sort()).toEqual([...rows(1, 0, 10), ...rows(1, 10, 20, '-s')].map((r) => canon(r)).sort());
   });
 });
+
+describe('a JdbcCatalog view row whose metadata lies in the table folder', () => {
+  it('keeps the view\'s metadata file without reading it as a table\'s', async () => {
+    const lake = openLake({ pool: db.pool, warehouse: localDir, catalogName: 'orph_view' });
+    const t = await lake.createTable('vw.t', { schema: SCHEMA, partitionBy: ['BRANCH_ID'] });
+    await t.append([batch(rows(1, 0, 10))]);
+    const viewMeta = `${t.location}/views/v/metadata/00000-x.metadata.json`;
+    await lake.storage.write(viewMeta, new TextEncoder().encode(JSON.stringify({ 'view-uuid': 'fa6506c3-7681-40c8-86dc-e36561f83385', 'format-version': 1, location: `${t.location}/views/v` })));
+    const old = new Date(Date.now() - 10 * DAY);
+    fs.utimesSync(fileURLToPath(viewMeta), old, old);
+    await db.pool.query(`insert into iceberg_tables values ('orph_view', 'vw', 'v', $1, null, 'VIEW')`, [viewMeta]);
+    expect((await t.removeOrphanFiles()).orphans).toEqual([]);
+    expect(fs.existsSync(fileURLToPath(viewMeta))).toBe(true);
+  });
+});

@@ -97,6 +97,8 @@ async function referencedKeys(t: TableHandle): Promise<Set<string>> {
   const own = t.metadataLocation();
   for (const other of await catalogOf(t).tablesUnder(t.location)) {
     if (other.metadataLocation === own) continue;
+    // A view (JdbcCatalog's `iceberg_type = 'VIEW'`) references no data files: its metadata file is all there is to keep.
+    if (other.view) { keys.add(uriKey(other.metadataLocation)); continue; }
     const meta = await readMetadata(t.ctx.storage, other.metadataLocation, `${other.ident.namespace}.${other.ident.name}`);
     for (const p of await referencedFiles({ ...view, ident: `${other.ident.namespace}.${other.ident.name}`, metadata: meta }, other.metadataLocation)) keys.add(uriKey(p));
   }

@@ -14,7 +14,7 @@ import { AppError } from '../errors';
 import { Lru } from '../cache/lru';
 import type { Logger } from '../log';
 import { identString, type Catalog, type LoadedTable, type TableIdent } from './catalog';
-import { catalogTables } from './catalog-tables';
+import { catalogTables, IS_TABLE } from './catalog-tables';
 import { metadataFile, metadataVersion, readMetadata, serialiseMetadata, withMetadataLog } from './metadata';
 import type { Storage } from './storage';
 import { applyUpdates, checkRequirements, CommitFailed } from './table-update';
@@ -63,7 +63,9 @@ function namespaceOps(pool: SqlCatalogOptions['pool'], catalog: string): Namespa
     async namespaceProperties(ns) {
       const r = await pool.query<{ k: string; v: string | null }>(
         `select property_key as k, property_value as v from iceberg_namespace_properties where catalog_name = $1 and namespace = $2`, [catalog, ns]);
-      return Object.fromEntries(r.rows.map((x) => [x.k, x.v ?? '']));
+      // Properties are string → string (Iceberg's namespace model): a NULL value, which JdbcCatalog's schema
+      // allows and another writer may leave, is no value; it is left out rather than shown as "".
+      return Object.fromEntries(r.rows.flatMap((x) => (x.v === null ? [] : [[x.k, x.v]])));
     },
   };
 }
@@ -100,7 +102,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
 
   const metadataLocation = async (t: TableIdent): Promise<string | null> => {
     const r = await pool.query<{ m: string }>(
-      `select metadata_location as m from iceberg_tables where catalog_name = $1 and table_namespace = $2 and table_name = $3`,
+      `select metadata_location as m from iceberg_tables where catalog_name = $1 and table_namespace = $2 and table_name = $3 and ${IS_TABLE}`,
       [catalog, t.namespace, t.name]);
     return r.rows[0]?.m ?? null;
   };
@@ -112,10 +114,10 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
     metadataLocation,
     async tablesUnder(folder) {
       const like = `${folder.replace(/\/+$/, '').replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
-      const r = await pool.query<{ c: string; ns: string; n: string; m: string }>(
-        `select catalog_name as c, table_namespace as ns, table_name as n, metadata_location as m from iceberg_tables
+      const r = await pool.query<{ c: string; ns: string; n: string; m: string; v: boolean }>(
+        `select catalog_name as c, table_namespace as ns, table_name as n, metadata_location as m, not ${IS_TABLE} as v from iceberg_tables
          where metadata_location like $1 order by 1, 2, 3`, [like]);
-      return r.rows.map((x) => ({ catalog: x.c, ident: { namespace: x.ns, name: x.n }, metadataLocation: x.m }));
+      return r.rows.map((x) => ({ catalog: x.c, ident: { namespace: x.ns, name: x.n }, metadataLocation: x.m, view: x.v }));
     },
     async loadTable(t) {
       const loc = await metadataLocation(t);
@@ -142,14 +144,14 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
       return { metadata, metadataLocation: loc };
     },
     async dropTable(t) {
-      const r = await pool.query(`delete from iceberg_tables where catalog_name = $1 and table_namespace = $2 and table_name = $3`, [catalog, t.namespace, t.name]);
+      const r = await pool.query(`delete from iceberg_tables where catalog_name = $1 and table_namespace = $2 and table_name = $3 and ${IS_TABLE}`, [catalog, t.namespace, t.name]);
       return (r.rowCount ?? 0) === 1;
     },
     async renameTable(from, to) {
       if (!(await cat.namespaceExists(to.namespace))) await cat.setNamespaceProperties(to.namespace, {});
       try {
         const r = await pool.query(
-          `update iceberg_tables set table_namespace = $4, table_name = $5 where catalog_name = $1 and table_namespace = $2 and table_name = $3`,
+          `update iceberg_tables set table_namespace = $4, table_name = $5 where catalog_name = $1 and table_namespace = $2 and table_name = $3 and ${IS_TABLE}`,
           [catalog, from.namespace, from.name, to.namespace, to.name]);
         if ((r.rowCount ?? 0) !== 1) throw new AppError('not_found', `lake: table ${identString(from)} does not exist`);
       } catch (e) {
@@ -176,7 +178,7 @@ export function sqlCatalog(o: SqlCatalogOptions): Catalog {
       if (!loc && !moved) throw new AppError('conflict', `lake: table ${ident}: could not create a new metadata file after v${v}`);
       const swapped = !!loc && ((await pool.query(
         `update iceberg_tables set metadata_location = $5, previous_metadata_location = $4
-         where catalog_name = $1 and table_namespace = $2 and table_name = $3 and metadata_location = $4`,
+         where catalog_name = $1 and table_namespace = $2 and table_name = $3 and metadata_location = $4 and ${IS_TABLE}`,
         [catalog, t.namespace, t.name, baseLoc, loc])).rowCount ?? 0) === 1;
       if (!swapped) {
         if (loc) await storage.delete(loc);
