@@ -152,6 +152,13 @@ describe('seeds in the graph and in selection', () => {
     expect([...selectNodes(q, buildGraph(q), ['resource_type:seed'])].sort()).toEqual(['seed:b']);
   });
 
+  test('enabled given as text in a properties yml is read as dbt reads it ("false" was enabled); other text is an error', () => {
+    const q = parseProject('/x', { ...FILES, 'seeds/schema.yml': FILES['seeds/schema.yml'].replace('{tags: [yml_seed]}', '{tags: [yml_seed], enabled: "False"}') });
+    expect([...selectNodes(q, buildGraph(q), ['resource_type:seed'])].sort()).toEqual(['seed:b']);
+    const bad = parseProject('/x', { ...FILES, 'seeds/schema.yml': FILES['seeds/schema.yml'].replace('{tags: [yml_seed]}', '{tags: [yml_seed], enabled: "nope"}') });
+    expect(bad.errors.map((e) => e.message).join('\n')).toMatch(/enabled must be true or false, got "nope"/);
+  });
+
   test('a seed and a model of one name are an error', () => {
     const q = parseProject('/x', { 'seeds/a.csv': 'id\n1\n', 'models/a.sql': 'SELECT 1 AS id\n' });
     expect(q.errors.map((e) => e.message)).toEqual(['models: a is both a model (models/a.sql) and a seed (seeds/a.csv); ref() could not tell them apart']);

@@ -34,6 +34,17 @@ export function refTarget(to: unknown, where: string): string {
   return name;
 }
 
+/**
+ * `enabled` as dbt reads it: a boolean, or true/false as text in any case (a quoted `"false"` in a
+ * yml, or what a Jinja expression rendered); anything else is an error, never "enabled".
+ */
+function enabledValue(v: unknown, where: string): boolean {
+  if (typeof v === 'boolean') return v;
+  const s = typeof v === 'string' ? v.trim().toLowerCase() : '';
+  if (s === 'true' || s === 'false') return s === 'true';
+  throw new AppError('validation', `models: ${where}: enabled must be true or false, got ${JSON.stringify(v)}`, { field: 'enabled' });
+}
+
 function configOf(raw: Record<string, unknown>, where: string): Partial<ModelConfig> {
   const out: Partial<ModelConfig> = {};
   for (const [k, v] of Object.entries(raw)) {
@@ -42,7 +53,7 @@ function configOf(raw: Record<string, unknown>, where: string): Partial<ModelCon
       if (v !== 'view' && v !== 'table' && v !== 'incremental') throw new AppError('validation', `models: ${where}: materialized must be view, table or incremental, got ${JSON.stringify(v)}`);
       out.materialized = v;
     } else if (key === 'tags') out.tags = (Array.isArray(v) ? v : [v]).map(String);
-    else if (key === 'enabled') out.enabled = v !== false;
+    else if (key === 'enabled') out.enabled = enabledValue(v, where);
     else if (key === 'engine' || key === 'partition_by') out[key] = String(v);
     else if (key === 'order_by' || key === 'unique_key') out[key] = Array.isArray(v) ? v.map(String) : String(v);
     else if (key === 'query_settings') out.query_settings = checkQuerySettings(v, where);
@@ -65,7 +76,7 @@ function seedConfigOf(raw: Record<string, unknown>, where: string): Partial<Seed
       if (typeof v !== 'string' || v.length !== 1) throw new AppError('validation', `models: ${where}: delimiter must be one character, got ${JSON.stringify(v)}`, { field: 'delimiter' });
       out.delimiter = v;
     } else if (key === 'tags') out.tags = (Array.isArray(v) ? v : [v]).map(String);
-    else if (key === 'enabled') out.enabled = v !== false;
+    else if (key === 'enabled') out.enabled = enabledValue(v, where);
   }
   return out;
 }
@@ -84,7 +95,7 @@ export function testConfigOf(raw: Record<string, unknown>, where: string): TestC
       out.severity = sev;
     } else if (key === 'where') out.where = String(v);
     else if (key === 'tags') out.tags = (Array.isArray(v) ? v : [v]).map(String);
-    else if (key === 'enabled') out.enabled = v !== false;
+    else if (key === 'enabled') out.enabled = enabledValue(v, where);
   }
   return out;
 }
@@ -131,7 +142,7 @@ function genericTest(entry: unknown, model: string, column: string | undefined, 
   const node: YmlTest = {
     severitySet: cfg.severity !== undefined,
     kind: 'test', name, alias: customName === undefined ? names.short : name, path: file, model, refs: [model], sources: [],
-    severity, where: cfg.where === undefined ? undefined : String(cfg.where), enabled: cfg.enabled === undefined ? undefined : cfg.enabled !== false,
+    severity, where: cfg.where === undefined ? undefined : String(cfg.where), enabled: cfg.enabled === undefined ? undefined : enabledValue(cfg.enabled, `${where}: ${type}`),
     tags: (Array.isArray(cfg.tags) ? cfg.tags : cfg.tags ? [cfg.tags] : []).map(String),
     generic: { type: t, column: col, ...(column === undefined ? { modelLevel: true } : {}) }, args, ...thresholds,
     description: description === undefined ? undefined : String(description),
