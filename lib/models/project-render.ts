@@ -1,6 +1,7 @@
 import { DBT_ENV_VAR } from '../config/env';
 import { AppError } from '../errors';
 import { lookupVar } from './project-vars';
+import { enabledValue } from './schema-yml';
 import { renderTemplate } from './template';
 import { TemplateError } from './template-values';
 
@@ -62,15 +63,6 @@ function nativeOf(text: string): unknown {
   return text;
 }
 
-/** `enabled` as dbt takes it: a boolean, or the strings true/false in any case. */
-function enabledOf(v: unknown, where: string): unknown {
-  if (typeof v !== 'string') return v;
-  const s = v.trim().toLowerCase();
-  if (s === 'true') return true;
-  if (s === 'false') return false;
-  throw new AppError('validation', `models: dbt_project.yml: ${where}: enabled must be true or false, got ${JSON.stringify(v)}`);
-}
-
 /**
  * Render dbt_project.yml's document (see above). Errors name the key path;
  * the first one is thrown (the caller reports it as the file's error).
@@ -99,7 +91,7 @@ export function renderProjectYml(doc: Record<string, unknown>, input: ProjectRen
         else if (RESOURCES.has(path[0] ?? k) && path.length > 0 && HOOKS.has(key)) out[k] = x;
         else {
           const r = walk(x, [...path, k]);
-          out[k] = RESOURCES.has(path[0]) && key === 'enabled' ? enabledOf(r, `${where}.${k}`) : r;
+          out[k] = RESOURCES.has(path[0]) && key === 'enabled' ? enabledValue(r, `dbt_project.yml: ${where}.${k}`) : r;
         }
       }
       return out;

@@ -38,7 +38,7 @@ export function refTarget(to: unknown, where: string): string {
  * `enabled` as dbt reads it: a boolean, or true/false as text in any case (a quoted `"false"` in a
  * yml, or what a Jinja expression rendered); anything else is an error, never "enabled".
  */
-function enabledValue(v: unknown, where: string): boolean {
+export function enabledValue(v: unknown, where: string): boolean {
   if (typeof v === 'boolean') return v;
   const s = typeof v === 'string' ? v.trim().toLowerCase() : '';
   if (s === 'true' || s === 'false') return s === 'true';
