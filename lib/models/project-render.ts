@@ -1,5 +1,4 @@
 import { DBT_ENV_VAR } from '../config/env';
-import { AppError } from '../errors';
 import { lookupVar } from './project-vars';
 import { enabledValue } from './schema-yml';
 import { renderTemplate } from './template';
