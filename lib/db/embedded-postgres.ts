@@ -50,6 +50,11 @@ export interface EmbeddedHandle {
 export interface EmbeddedOptions {
   /** Database name to ensure exists. (Default: tributary) */
   database?: string;
+  /**
+   * Ports the server must not take (the panel's PORT): a free port picked now may be the one the web
+   * server listens on a moment later, which then fails with EADDRINUSE. (Default: none)
+   */
+  avoidPorts?: number[];
   /** PostgreSQL's own output lines. (Default: dropped) */
   log?: (m: string) => void;
   /**
@@ -102,15 +107,18 @@ async function loadEmbeddedPostgres() {
 
 interface Recorded { port: number; user: string; password: string }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
+async function freePort(avoid: ReadonlySet<number> = new Set()): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = net.createServer();
+      srv.once('error', reject);
+      srv.listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
     });
-  });
+    if (!avoid.has(port)) return port;
+  }
 }
 
 
@@ -246,7 +254,8 @@ async function startOwned(dataDir: string, pgDir: string, recFile: string, rec0:
   const initialised = existsSync(path.join(pgDir, 'PG_VERSION'));
   if (!rec || !initialised) rec = { port: 0, user: 'tributary', password: crypto.randomBytes(18).toString('base64url') };
   // The last port again when it is free: a client given the URL (DATABASE_URL) gets back in after the owner restarts.
-  rec.port = (await portFree(rec.port)) ? rec.port : await freePort();
+  const avoid = new Set(opts.avoidPorts ?? []);
+  rec.port = !avoid.has(rec.port) && (await portFree(rec.port)) ? rec.port : await freePort(avoid);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
